@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Thin wrapper over meson/ninja. `make demo` and `make test` work on a fresh Debian 12 as root.
+BUILD ?= build
+PY := .venv/bin/python
+
+.PHONY: all setup build test unit e2e demo bench asan fuzz clean
+
+all: build
+
+setup:
+	@scripts/setup.sh
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD) >/dev/null
+
+build: setup $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+unit: build
+	meson test -C $(BUILD) --print-errorlogs
+
+e2e: build
+	SLUICE_BUILD=$(BUILD) $(PY) -m pytest -q tests/e2e
+
+# Sanitizer build of the daemon and the unit tests, and a bounded fuzz run.
+asan: setup
+	[ -f build-asan/build.ninja ] || CC=clang meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug >/dev/null
+	ninja -C build-asan
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 meson test -C build-asan --print-errorlogs
+
+fuzz: setup
+	scripts/fuzz.sh
+
+test: build
+	meson test -C $(BUILD) --print-errorlogs
+	$(MAKE) --no-print-directory asan
+	$(MAKE) --no-print-directory fuzz
+	SLUICE_BUILD=$(BUILD) $(PY) -m pytest -q tests/e2e
+
+demo: build
+	$(PY) scripts/demo.py
+
+bench: build
+	$(PY) scripts/bench.py
+
+clean:
+	rm -rf $(BUILD) build-asan build-fuzz

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Installs what Sluice needs on Debian 12 (idempotent): DPDK 22.11, meson, ninja, clang for
+# the fuzzers and sanitizers, a Python venv with scapy and pytest; reserves hugepages.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pkgs="libdpdk-dev dpdk dpdk-doc meson ninja-build pkg-config gcc libpcap-dev libnuma-dev
+      clang libclang-rt-14-dev iproute2 python3-venv python3-pip valgrind tcpdump"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "setup: installing$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >/dev/null
+	apt-get install -y -q $missing >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import scapy, pytest, yaml' 2>/dev/null; then
+	echo "setup: python venv in .venv"
+	/usr/bin/python3 -m venv .venv
+	.venv/bin/pip install -q --disable-pip-version-check -r scripts/requirements.txt
+fi
+
+if [ "${SLUICE_NO_HUGEPAGES:-0}" != 1 ]; then
+	want=${SLUICE_HUGEPAGES:-512}
+	have=$(cat /proc/sys/vm/nr_hugepages 2>/dev/null || echo 0)
+	if [ "$have" -lt "$want" ]; then
+		echo "$want" > /proc/sys/vm/nr_hugepages 2>/dev/null || echo "setup: cannot reserve hugepages (tests run with --no-huge)"
+	fi
+	if ! mount | grep -q 'type hugetlbfs'; then
+		mkdir -p /dev/hugepages
+		mount -t hugetlbfs nodev /dev/hugepages 2>/dev/null || echo "setup: cannot mount hugetlbfs"
+	fi
+fi

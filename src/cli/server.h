@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Unix-socket CLI server polled by the main lcore. */
+#ifndef SL_CLI_SERVER_H
+#define SL_CLI_SERVER_H
+
+/* Wire format: the client writes "T <line>\n" (text) or "J <line>\n" (JSON); the server
+ * answers the output, then a NUL byte and '0' (success) or '1' (error). */
+int sl_cli_server_open(const char *path);
+/* Waits up to timeout_ms for requests and runs them. */
+void sl_cli_server_poll(int timeout_ms);
+void sl_cli_server_close(void);
+
+#endif

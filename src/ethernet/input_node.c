@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ethernet-input: checks the frame and its destination MAC, strips the Ethernet header and
+ * dispatches by ethertype. */
+#include "../interface/iface.h"
+
+#define ETH_ERRORS(X)                                                     \
+	X(ETH_ERR_SHORT, "frame shorter than an Ethernet header")         \
+	X(ETH_ERR_MAC, "destination MAC not ours")                        \
+	X(ETH_ERR_TYPE, "unsupported ethertype")                          \
+	X(ETH_ERR_DOWN, "interface down")
+enum { ETH_ERRORS(SL_ERR_ENUM) ETH_NB_ERR };
+static const char *const eth_reasons[] = {ETH_ERRORS(SL_ERR_STR)};
+static uint16_t eth_err;
+
+enum { ETH_NEXT_DROP, ETH_NEXT_IP4, ETH_NEXT_ARP, ETH_NB_NEXT };
+
+static inline uint16_t eth_one(struct rte_mbuf *m)
+{
+	if (unlikely(m->data_len < RTE_ETHER_HDR_LEN)) {
+		sl_set_error(m, eth_err + ETH_ERR_SHORT);
+		return ETH_NEXT_DROP;
+	}
+	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	const struct sl_iface *f = &sl_ifaces[m->port];
+	if (unlikely(!rte_is_same_ether_addr(&eh->dst_addr, &f->mac) &&
+		     !rte_is_multicast_ether_addr(&eh->dst_addr))) {
+		sl_set_error(m, eth_err + ETH_ERR_MAC);
+		return ETH_NEXT_DROP;
+	}
+	uint16_t type = eh->ether_type;
+	rte_pktmbuf_adj(m, RTE_ETHER_HDR_LEN);
+	if (likely(type == RTE_BE16(RTE_ETHER_TYPE_IPV4)))
+		return ETH_NEXT_IP4;
+	if (type == RTE_BE16(RTE_ETHER_TYPE_ARP))
+		return ETH_NEXT_ARP;
+	sl_set_error(m, eth_err + ETH_ERR_TYPE);
+	return ETH_NEXT_DROP;
+}
+
+static uint16_t eth_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	uint16_t nexts[n];
+	for (uint16_t i = 0; i < n; i++) {
+		if (i + 4 < n)
+			rte_prefetch0(rte_pktmbuf_mtod((struct rte_mbuf *)objs[i + 4], void *));
+		nexts[i] = eth_one(objs[i]);
+	}
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register eth_node = {
+	.name = "ethernet-input",
+	.process = eth_process,
+	.init = sl_node_init,
+	.nb_edges = ETH_NB_NEXT,
+	.next_nodes = {[ETH_NEXT_DROP] = "error-drop", [ETH_NEXT_IP4] = "ip4-input",
+		       [ETH_NEXT_ARP] = "arp-input"},
+};
+RTE_NODE_REGISTER(eth_node);
+
+RTE_INIT(eth_errors)
+{
+	eth_err = sl_error_register("ethernet-input", eth_reasons, ETH_NB_ERR);
+}

@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Interfaces, control side: port start-up, state, MTU, rx placement, and their CLI. */
+#include "iface.h"
+#include "../cli/cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+#include <rte_lcore.h>
+#include <rte_ring.h>
+
+struct sl_iface sl_ifaces[SL_MAX_PORTS];
+static uint16_t nb_graphs_cfg;
+struct rte_ring *sl_inject_ring;
+
+struct sl_iface *sl_iface_by_name(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (int i = 0; i < SL_MAX_PORTS; i++)
+		if (sl_ifaces[i].used && !strcmp(sl_ifaces[i].name, name))
+			return &sl_ifaces[i];
+	return NULL;
+}
+
+static int port_start(struct sl_iface *ifc, struct rte_mempool *mp, struct rte_ether_addr *mac)
+{
+	struct rte_eth_dev_info info;
+	struct rte_eth_conf conf = {0};
+	uint16_t p = ifc->port;
+	int rc = rte_eth_dev_info_get(p, &info);
+	if (rc)
+		return rc;
+	snprintf(ifc->driver, sizeof(ifc->driver), "%s", info.driver_name);
+	if (ifc->nb_rxq > info.max_rx_queues || ifc->nb_txq > info.max_tx_queues) {
+		fprintf(stderr, "sluiced: %s: wants %u rx / %u tx queues, device has %u / %u\n",
+			ifc->name, ifc->nb_rxq, ifc->nb_txq, info.max_rx_queues,
+			info.max_tx_queues);
+		return -EINVAL;
+	}
+	if (ifc->nb_rxq > 1) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf =
+			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) &
+			info.flow_type_rss_offloads;
+	}
+	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
+	if ((rc = rte_eth_dev_configure(p, ifc->nb_rxq, ifc->nb_txq, &conf)))
+		return rc;
+	if ((rc = rte_eth_dev_adjust_nb_rx_tx_desc(p, &ifc->nb_rxd, &ifc->nb_txd)))
+		return rc;
+	int sock = rte_eth_dev_socket_id(p);
+	for (uint16_t q = 0; q < ifc->nb_rxq; q++)
+		if ((rc = rte_eth_rx_queue_setup(p, q, ifc->nb_rxd, sock, NULL, mp)))
+			return rc;
+	struct rte_eth_txconf txc = info.default_txconf;
+	txc.offloads = conf.txmode.offloads;
+	for (uint16_t q = 0; q < ifc->nb_txq; q++)
+		if ((rc = rte_eth_tx_queue_setup(p, q, ifc->nb_txd, sock, &txc)))
+			return rc;
+	if (mac && (rc = rte_eth_dev_default_mac_addr_set(p, mac)))
+		return rc;
+	rte_eth_macaddr_get(p, &ifc->mac);
+	uint16_t mtu = 1500;
+	rte_eth_dev_get_mtu(p, &mtu);
+	ifc->mtu = mtu;
+	rte_eth_promiscuous_enable(p);
+	return rte_eth_dev_start(p);
+}
+
+int sl_iface_init(const struct sl_config *c, struct rte_mempool *mp, uint16_t nb_graphs)
+{
+	nb_graphs_cfg = nb_graphs;
+	sl_inject_ring = rte_ring_create("sl_inject", 1024, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	if (!sl_inject_ring)
+		return -ENOMEM;
+	for (int i = 0; i < c->nb_devs; i++) {
+		const struct sl_cfg_dev *d = &c->devs[i];
+		char dname[SL_CFG_STR];
+		snprintf(dname, sizeof(dname), "%s", d->devargs);
+		char *comma = strchr(dname, ',');
+		if (comma)
+			*comma = 0;
+		uint16_t port;
+		if (rte_eth_dev_get_port_by_name(dname, &port)) {
+			fprintf(stderr, "sluiced: device '%s' has no port (driver missing?)\n", dname);
+			return -ENODEV;
+		}
+		if (port >= SL_MAX_PORTS)
+			return -ERANGE;
+		struct sl_iface *ifc = &sl_ifaces[port];
+		if (ifc->used) {
+			fprintf(stderr, "sluiced: device '%s' given twice\n", dname);
+			return -EEXIST;
+		}
+		ifc->used = true;
+		ifc->port = port;
+		if (d->name[0])
+			snprintf(ifc->name, sizeof(ifc->name), "%s", d->name);
+		else
+			snprintf(ifc->name, sizeof(ifc->name), "port%u", port);
+		for (int j = 0; j < SL_MAX_PORTS; j++)
+			if (j != port && sl_ifaces[j].used && !strcmp(sl_ifaces[j].name, ifc->name)) {
+				fprintf(stderr, "sluiced: interface name '%s' used twice\n", ifc->name);
+				return -EEXIST;
+			}
+		ifc->nb_rxq = d->nb_rxq ? d->nb_rxq : 1;
+		ifc->nb_txq = nb_graphs;
+		if (d->nb_txq && d->nb_txq < nb_graphs) {
+			fprintf(stderr, "sluiced: %s: num-tx-queues %u < %u (one per worker)\n",
+				ifc->name, d->nb_txq, nb_graphs);
+			return -EINVAL;
+		}
+		ifc->nb_rxd = d->nb_rxd ? d->nb_rxd : 1024;
+		ifc->nb_txd = d->nb_txd ? d->nb_txd : 1024;
+		for (uint16_t q = 0; q < ifc->nb_rxq; q++)
+			ifc->rxq_worker[q] = (uint8_t)((port + q) % nb_graphs);
+		struct rte_ether_addr mac;
+		if (d->mac[0] && rte_ether_unformat_addr(d->mac, &mac)) {
+			fprintf(stderr, "sluiced: %s: bad mac-address %s\n", ifc->name, d->mac);
+			return -EINVAL;
+		}
+		int rc = port_start(ifc, mp, d->mac[0] ? &mac : NULL);
+		if (rc) {
+			fprintf(stderr, "sluiced: %s: cannot start port: %s\n", ifc->name,
+				strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+void sl_iface_fini(void)
+{
+	for (int i = 0; i < SL_MAX_PORTS; i++)
+		if (sl_ifaces[i].used) {
+			rte_eth_dev_stop(i);
+			rte_eth_dev_close(i);
+			sl_ifaces[i].used = false;
+		}
+}
+
+int sl_iface_publish_rx(void)
+{
+	struct sl_rxq_list *old[SL_MAX_WORKERS];
+	for (uint16_t w = 0; w < sl_nb_workers; w++) {
+		struct sl_rxq_list *l = rte_zmalloc("rxqs", sizeof(*l), RTE_CACHE_LINE_SIZE);
+		if (!l)
+			return -ENOMEM;
+		for (int p = 0; p < SL_MAX_PORTS; p++)
+			for (uint16_t q = 0; sl_ifaces[p].used && q < sl_ifaces[p].nb_rxq; q++)
+				if (sl_ifaces[p].rxq_worker[q] == w)
+					l->q[l->n++] = (struct sl_rxq){.port = p, .queue = q};
+		old[w] = sl_workers[w].rxqs;
+		__atomic_store_n(&sl_workers[w].rxqs, l, __ATOMIC_RELEASE);
+	}
+	rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
+	for (uint16_t w = 0; w < sl_nb_workers; w++)
+		rte_free(old[w]);
+	return 0;
+}
+
+int sl_iface_inject(struct rte_mbuf *m, uint16_t port)
+{
+	sl_meta(m)->aux = port;
+	if (rte_ring_mp_enqueue(sl_inject_ring, m)) {
+		rte_pktmbuf_free(m);
+		return -ENOBUFS;
+	}
+	return 0;
+}
+
+rte_edge_t sl_iface_add_tx_edges(const char *node_name)
+{
+	rte_node_t id = rte_node_from_name(node_name);
+	rte_edge_t first = rte_node_edge_count(id);
+	for (int p = 0; p < SL_MAX_PORTS; p++) {
+		char name[RTE_NODE_NAMESIZE];
+		snprintf(name, sizeof(name), "port-tx-%d", p);
+		const char *nn[] = {name};
+		if (sl_ifaces[p].used || rte_node_from_name(name) != RTE_NODE_ID_INVALID)
+			rte_node_edge_update(id, RTE_EDGE_ID_INVALID, nn, 1);
+		else
+			break;
+	}
+	return first;
+}
+
+/* ---------------- CLI ---------------- */
+
+static void u64s(char *b, uint64_t v)
+{
+	sprintf(b, "%" PRIu64, v);
+}
+
+static int cmd_show_interface(struct sl_out *o, int argc, char **argv)
+{
+	bool addr = argc > 0 && !strcmp(argv[0], "address");
+	struct sl_iface *only = NULL;
+	if (argc > 0 && !addr && !(only = sl_iface_by_name(argv[0])))
+		return sl_out_error(o, "unknown interface '%s'", argv[0]);
+	if (addr) {
+		sl_tbl_begin(o, "addresses", 3, (const char *[]){"name", "state", "address"});
+		for (int p = 0; p < SL_MAX_PORTS; p++) {
+			struct sl_iface *f = &sl_ifaces[p];
+			if (!f->used)
+				continue;
+			if (f->naddr == 0)
+				sl_tbl_row(o, f->name, f->up ? "up" : "down", "");
+			for (int a = 0; a < f->naddr; a++) {
+				char ip[32], s[40];
+				sl_fmt_ip4(ip, f->addrs[a]);
+				snprintf(s, sizeof(s), "%s/%u", ip, f->plens[a]);
+				sl_tbl_row(o, f->name, f->up ? "up" : "down", s);
+			}
+		}
+		sl_tbl_end(o);
+		return 0;
+	}
+	static const char *cols[] = {"name",     "idx:u",      "state",      "mtu:u",
+				     "rx-packets:u", "rx-bytes:u", "tx-packets:u", "tx-bytes:u",
+				     "drops:u",  "punt:u",     "tx-error:u", "rx-miss:u",
+				     "rx-error:u"};
+	sl_tbl_begin(o, "interfaces", 13, cols);
+	for (int p = 0; p < SL_MAX_PORTS; p++) {
+		struct sl_iface *f = &sl_ifaces[p];
+		if (!f->used || (only && only != f))
+			continue;
+		struct rte_eth_stats st = {0};
+		rte_eth_stats_get(p, &st);
+		uint64_t drops = 0, txe = 0, punts = 0;
+		for (int w = 0; w <= SL_MAX_WORKERS; w++) {
+			drops += sl_workers[w].ifc[p].drops;
+			txe += sl_workers[w].ifc[p].tx_error;
+			punts += sl_workers[w].ifc[p].punts;
+		}
+		char v[11][24];
+		sprintf(v[0], "%d", p);
+		sprintf(v[1], "%u", f->mtu);
+		u64s(v[2], st.ipackets);
+		u64s(v[3], st.ibytes);
+		u64s(v[4], st.opackets);
+		u64s(v[5], st.obytes);
+		u64s(v[6], drops);
+		u64s(v[7], punts);
+		u64s(v[8], txe + st.oerrors);
+		u64s(v[9], st.imissed);
+		u64s(v[10], st.ierrors + st.rx_nombuf);
+		sl_tbl_row(o, f->name, v[0], f->up ? "up" : "down", v[1], v[2], v[3], v[4], v[5],
+			   v[6], v[7], v[8], v[9], v[10]);
+	}
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(show_interface, .path = "show interface", .usage = "[IFACE | address]",
+	       .help = "interface state and counters", .fn = cmd_show_interface)
+
+static int cmd_show_hardware(struct sl_out *o, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	sl_tbl_begin(o, "hardware", 9,
+		     (const char *[]){"name", "port:u", "driver", "mac", "link", "speed:u",
+				      "rx-queues:u", "tx-queues:u", "numa:s"});
+	for (int p = 0; p < SL_MAX_PORTS; p++) {
+		struct sl_iface *f = &sl_ifaces[p];
+		if (!f->used)
+			continue;
+		struct rte_eth_link link = {0};
+		rte_eth_link_get_nowait(p, &link);
+		char mac[RTE_ETHER_ADDR_FMT_SIZE], v[5][16];
+		rte_ether_format_addr(mac, sizeof(mac), &f->mac);
+		sprintf(v[0], "%d", p);
+		sprintf(v[1], "%u", link.link_speed);
+		sprintf(v[2], "%u", f->nb_rxq);
+		sprintf(v[3], "%u", f->nb_txq);
+		sprintf(v[4], "%d", rte_eth_dev_socket_id(p));
+		sl_tbl_row(o, f->name, v[0], f->driver, mac, link.link_status ? "up" : "down", v[1],
+			   v[2], v[3], v[4]);
+	}
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(show_hardware, .path = "show hardware", .usage = "",
+	       .help = "driver, MAC, link and queues of each port", .fn = cmd_show_hardware)
+
+static int cmd_set_state(struct sl_out *o, int argc, char **argv)
+{
+	struct sl_iface *f = argc > 0 ? sl_iface_by_name(argv[0]) : NULL;
+	if (argc < 1)
+		return sl_out_error(o, "usage: set interface state IFACE up|down");
+	if (!f)
+		return sl_out_error(o, "unknown interface '%s'", argv[0]);
+	if (argc != 2 || (strcmp(argv[1], "up") && strcmp(argv[1], "down")))
+		return sl_out_error(o, "usage: set interface state IFACE up|down");
+	f->up = argv[1][0] == 'u';
+	return 0;
+}
+SL_CLI_COMMAND(set_state, .path = "set interface state", .usage = "IFACE up|down",
+	       .help = "admin state of an interface", .fn = cmd_set_state)
+
+static int cmd_set_mtu(struct sl_out *o, int argc, char **argv)
+{
+	uint32_t mtu;
+	if (argc != 2)
+		return sl_out_error(o, "usage: set interface mtu [packet] MTU IFACE");
+	struct sl_iface *f = sl_iface_by_name(argv[1]);
+	if (!f)
+		return sl_out_error(o, "unknown interface '%s'", argv[1]);
+	if (sl_arg_u32(o, "MTU", argv[0], 68, 9000, &mtu))
+		return -1;
+	f->mtu = (uint16_t)mtu;
+	return 0;
+}
+SL_CLI_COMMAND(set_mtu, .path = "set interface mtu", .usage = "MTU IFACE",
+	       .help = "IPv4 MTU used by ip4-rewrite (software check)", .fn = cmd_set_mtu)
+
+static int cmd_show_placement(struct sl_out *o, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	sl_tbl_begin(o, "rx-placement", 3, (const char *[]){"interface", "queue:u", "worker:u"});
+	for (int p = 0; p < SL_MAX_PORTS; p++)
+		for (uint16_t q = 0; sl_ifaces[p].used && q < sl_ifaces[p].nb_rxq; q++) {
+			char qs[8], ws[8];
+			sprintf(qs, "%u", q);
+			sprintf(ws, "%u", sl_ifaces[p].rxq_worker[q]);
+			sl_tbl_row(o, sl_ifaces[p].name, qs, ws);
+		}
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(show_placement, .path = "show interface rx-placement", .usage = "",
+	       .help = "which worker polls each rx queue", .fn = cmd_show_placement)
+
+static int cmd_set_placement(struct sl_out *o, int argc, char **argv)
+{
+	uint32_t q, w;
+	if (argc != 5 || strcmp(argv[1], "queue") || strcmp(argv[3], "worker"))
+		return sl_out_error(o, "usage: set interface rx-placement IFACE queue N worker M");
+	struct sl_iface *f = sl_iface_by_name(argv[0]);
+	if (!f)
+		return sl_out_error(o, "unknown interface '%s'", argv[0]);
+	if (sl_arg_u32(o, "queue", argv[2], 0, f->nb_rxq - 1, &q) ||
+	    sl_arg_u32(o, "worker", argv[4], 0, sl_nb_workers - 1, &w))
+		return -1;
+	f->rxq_worker[q] = (uint8_t)w;
+	if (sl_iface_publish_rx())
+		return sl_out_error(o, "out of memory");
+	return 0;
+}
+SL_CLI_COMMAND(set_placement, .path = "set interface rx-placement",
+	       .usage = "IFACE queue N worker M", .help = "move an rx queue to a worker",
+	       .fn = cmd_set_placement)
+
+static int cmd_clear_interfaces(struct sl_out *o, int argc, char **argv)
+{
+	(void)o;
+	(void)argc;
+	(void)argv;
+	for (int p = 0; p < SL_MAX_PORTS; p++)
+		if (sl_ifaces[p].used)
+			rte_eth_stats_reset(p);
+	for (int w = 0; w <= SL_MAX_WORKERS; w++)
+		memset(sl_workers[w].ifc, 0, sizeof(sl_workers[w].ifc));
+	return 0;
+}
+SL_CLI_COMMAND(clear_interfaces, .path = "clear interfaces", .usage = "",
+	       .help = "zero interface counters", .fn = cmd_clear_interfaces)

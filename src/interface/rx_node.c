@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* port-rx: polls the worker's (port, queue) pairs into one vector; also sends frames the
+ * main lcore injected (ARP) out through this worker's TX queues. */
+#include "iface.h"
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_ring.h>
+
+#define RX_BURST 32
+extern struct rte_ring *sl_inject_ring;
+
+enum { RX_NEXT_ETH, RX_NEXT_OUTPUT, RX_NB_NEXT };
+
+static uint16_t rx_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct sl_worker *w = sl_node_worker(node);
+	const struct sl_rxq_list *l = __atomic_load_n(&w->rxqs, __ATOMIC_ACQUIRE);
+	uint16_t total = 0;
+	uint64_t t0 = rte_rdtsc();
+	(void)objs;
+	(void)n;
+	if (l && l->n) {
+		void **to = rte_node_next_stream_get(g, node, RX_NEXT_ETH, RTE_GRAPH_BURST_SIZE);
+		for (uint16_t i = 0; i < l->n && total < RTE_GRAPH_BURST_SIZE; i++) {
+			const struct sl_rxq *q = &l->q[i];
+			if (!sl_ifaces[q->port].up)
+				continue;
+			uint16_t k;
+			do {
+				uint16_t want = RTE_MIN(RX_BURST, RTE_GRAPH_BURST_SIZE - total);
+				k = rte_eth_rx_burst(q->port, q->queue, (struct rte_mbuf **)to + total,
+						     want);
+				total += k;
+				if (k < want)
+					break;
+			} while (total < RTE_GRAPH_BURST_SIZE);
+		}
+		rte_node_next_stream_put(g, node, RX_NEXT_ETH, total);
+	}
+	/* worker 0 transmits what the main lcore built */
+	if (w->id == 0 && sl_inject_ring && !rte_ring_empty(sl_inject_ring)) {
+		void *m[32];
+		unsigned k = rte_ring_sc_dequeue_burst(sl_inject_ring, m, 32, NULL);
+		if (k) {
+			rte_node_enqueue(g, node, RX_NEXT_OUTPUT, m, (uint16_t)k);
+			total += k;
+		}
+	}
+	if (total == 0) {
+		w->rx_idle_calls++;
+		w->rx_idle_cycles += rte_rdtsc() - t0;
+	}
+	return total;
+}
+
+static struct rte_node_register rx_node = {
+	.name = "port-rx",
+	.flags = RTE_NODE_SOURCE_F,
+	.process = rx_process,
+	.init = sl_node_init,
+	.nb_edges = RX_NB_NEXT,
+	.next_nodes = {[RX_NEXT_ETH] = "ethernet-input", [RX_NEXT_OUTPUT] = "interface-output"},
+};
+RTE_NODE_REGISTER(rx_node);

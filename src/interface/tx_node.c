@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* port-tx-P: sends a vector on port P through the worker's own TX queue; interface-output:
+ * sorts frames by their meta->aux port onto the port-tx nodes. */
+#include "iface.h"
+#include <stdlib.h>
+#include <string.h>
+#include <rte_ethdev.h>
+
+struct tx_ctx {
+	struct sl_worker *w;
+	uint16_t port;
+};
+
+static int tx_init(const struct rte_graph *graph, struct rte_node *node)
+{
+	struct tx_ctx *c = (struct tx_ctx *)node->ctx;
+	sl_node_init(graph, node);
+	const char *dash = strrchr(node->name, '-');
+	c->port = dash ? (uint16_t)atoi(dash + 1) : 0;
+	return 0;
+}
+
+static uint16_t tx_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct tx_ctx *c = (struct tx_ctx *)node->ctx;
+	(void)g;
+	uint16_t sent = 0;
+	if (likely(sl_ifaces[c->port].up))
+		sent = rte_eth_tx_burst(c->port, c->w->id, (struct rte_mbuf **)objs, n);
+	if (unlikely(sent < n)) {
+		if (sl_ifaces[c->port].up)
+			c->w->ifc[c->port].tx_error += n - sent;
+		else
+			c->w->ifc[c->port].drops += n - sent;
+		rte_pktmbuf_free_bulk((struct rte_mbuf **)objs + sent, n - sent);
+	}
+	return n;
+}
+
+/* The template; sluiced clones it as port-tx-0, port-tx-1, ... */
+static struct rte_node_register tx_node = {
+	.name = "port-tx",
+	.process = tx_process,
+	.init = tx_init,
+	.nb_edges = 0,
+};
+RTE_NODE_REGISTER(tx_node);
+
+rte_node_t sl_tx_node_id(void)
+{
+	return tx_node.id;
+}
+
+/* interface-output: edges 0.. are port-tx-0.. (added at start-up) */
+static uint16_t out_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	uint16_t nexts[n];
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = (uint16_t)sl_meta(objs[i])->aux;
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register out_node = {
+	.name = "interface-output",
+	.process = out_process,
+	.init = sl_node_init,
+	.nb_edges = 0,
+};
+RTE_NODE_REGISTER(out_node);

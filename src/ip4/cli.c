@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* IPv4 CLI: addresses, routes, neighbours, in VPP's grammar. */
+#include "route.h"
+#include "../cli/cli.h"
+#include "../interface/iface.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rte_cycles.h>
+
+static int errno_msg(struct sl_out *o, int rc, const char *what)
+{
+	switch (rc) {
+	case -EEXIST: return sl_out_error(o, "%s: already exists", what);
+	case -ENOENT: return sl_out_error(o, "%s: not found", what);
+	case -ENOSPC: return sl_out_error(o, "%s: table full", what);
+	case -ENETUNREACH:
+		return sl_out_error(o, "%s: next hop is not on a connected subnet "
+				       "(add an interface address or name the interface)", what);
+	case -EINVAL: return sl_out_error(o, "%s: invalid address or prefix", what);
+	default: return sl_out_error(o, "%s: %s", what, strerror(-rc));
+	}
+}
+
+static int cmd_set_ip_address(struct sl_out *o, int argc, char **argv)
+{
+	const char *usage = "usage: set interface ip address [del] IFACE A.B.C.D/LEN";
+	bool del = argc > 0 && !strcmp(argv[0], "del");
+	if (argc != 2 + del)
+		return sl_out_error(o, "%s", usage);
+	struct sl_iface *f = sl_iface_by_name(argv[del]);
+	if (!f)
+		return sl_out_error(o, "unknown interface '%s'", argv[del]);
+	uint32_t ip;
+	uint8_t len;
+	if (sl_arg_prefix4(o, argv[del + 1], &ip, &len))
+		return -1;
+	int rc = del ? sl_ip4_addr_del(f->port, ip, len) : sl_ip4_addr_add(f->port, ip, len);
+	return rc ? errno_msg(o, rc, argv[del + 1]) : 0;
+}
+SL_CLI_COMMAND(set_ip_address, .path = "set interface ip address",
+	       .usage = "[del] IFACE A.B.C.D/LEN", .help = "add or delete an interface address",
+	       .fn = cmd_set_ip_address)
+
+/* ip route add|del PREFIX via NEXTHOP [IFACE] */
+static int route_cmd(struct sl_out *o, int argc, char **argv, bool add)
+{
+	const char *usage = add ? "usage: ip route add PREFIX via NEXTHOP [IFACE]"
+				: "usage: ip route del PREFIX [via NEXTHOP [IFACE]]";
+	uint32_t pfx, nh = 0, count = 1;
+	uint8_t len;
+	if (argc >= 2 && !strcmp(argv[0], "count")) {
+		if (sl_arg_u32(o, "count", argv[1], 1, 1 << 24, &count))
+			return -1;
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc < 1)
+		return sl_out_error(o, "%s", usage);
+	if (sl_arg_prefix4(o, argv[0], &pfx, &len))
+		return -1;
+	int port = -1;
+	if (argc >= 2) {
+		if (strcmp(argv[1], "via") || argc < 3 || argc > 4)
+			return sl_out_error(o, "%s", usage);
+		if (sl_arg_ip4(o, argv[2], &nh))
+			return -1;
+		if (argc == 4) {
+			struct sl_iface *f = sl_iface_by_name(argv[3]);
+			if (!f)
+				return sl_out_error(o, "unknown interface '%s'", argv[3]);
+			port = f->port;
+		}
+	} else if (add) {
+		return sl_out_error(o, "%s", usage);
+	}
+	uint32_t step = len ? 1u << (32 - len) : 0;
+	if (count > 1 && (len == 0 || (uint64_t)(pfx >> (32 - len)) + count > (1ull << len)))
+		return sl_out_error(o, "count %u overflows the address space from %s", count,
+				    argv[0]);
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t p = pfx + i * step;
+		int rc = add ? sl_ip4_route_add(p, len, nh, port) : sl_ip4_route_del(p, len);
+		if (rc) {
+			char what[64], ip[20];
+			sl_fmt_ip4(ip, p);
+			snprintf(what, sizeof(what), "%s/%u", ip, len);
+			if (i)
+				sl_out_msg(o, "%u routes done before the error", i);
+			return errno_msg(o, rc, what);
+		}
+	}
+	return 0;
+}
+
+static int cmd_route_add(struct sl_out *o, int argc, char **argv)
+{
+	return route_cmd(o, argc, argv, true);
+}
+SL_CLI_COMMAND(route_add, .path = "ip route add",
+	       .usage = "[count N] PREFIX via NEXTHOP [IFACE]",
+	       .help = "add a static route (count N adds N consecutive prefixes)",
+	       .fn = cmd_route_add)
+
+static int cmd_route_del(struct sl_out *o, int argc, char **argv)
+{
+	return route_cmd(o, argc, argv, false);
+}
+SL_CLI_COMMAND(route_del, .path = "ip route del", .usage = "[count N] PREFIX [via NEXTHOP]",
+	       .help = "delete a static route", .fn = cmd_route_del)
+
+static int cmd_neighbor(struct sl_out *o, int argc, char **argv)
+{
+	bool del = argc > 0 && !strcmp(argv[0], "del");
+	const char *usage = "usage: ip neighbor [del] IFACE A.B.C.D [MAC] [static]";
+	if (argc < 2 + del)
+		return sl_out_error(o, "%s", usage);
+	struct sl_iface *f = sl_iface_by_name(argv[del]);
+	if (!f)
+		return sl_out_error(o, "unknown interface '%s'", argv[del]);
+	uint32_t ip;
+	uint8_t mac[6];
+	if (sl_arg_ip4(o, argv[del + 1], &ip))
+		return -1;
+	if (del) {
+		int rc = sl_ip4_neigh_del(f->port, ip);
+		return rc ? errno_msg(o, rc, argv[2]) : 0;
+	}
+	if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "static")))
+		return sl_out_error(o, "%s", usage);
+	if (sl_arg_mac(o, argv[2], mac))
+		return -1;
+	int rc = sl_ip4_neigh_set(f->port, ip, mac, true);
+	return rc ? errno_msg(o, rc, argv[1]) : 0;
+}
+SL_CLI_COMMAND(neighbor, .path = "ip neighbor", .usage = "[del] IFACE A.B.C.D MAC [static]",
+	       .help = "add or delete a static ARP entry", .fn = cmd_neighbor)
+
+static const char *src_names[] = {"local", "connected", "static", "adjacency"};
+static const char *adj_names[] = {"drop", "local", "glean", "incomplete", "forward"};
+
+static void route_row(struct sl_out *o, const struct sl_route *r)
+{
+	int src = 0;
+	for (int s = 0; s < SL_SRC_N; s++)
+		if (r->present & (1u << s)) {
+			src = s;
+			break;
+		}
+	uint32_t id = r->adj[src];
+	const struct sl_adj *a = sl_adj_tbl[id];
+	char pfx[40], ip[20], nh[20] = "", ids[12], mac[20] = "";
+	sl_fmt_ip4(ip, r->pfx);
+	snprintf(pfx, sizeof(pfx), "%s/%u", ip, r->len);
+	if (a->type == SL_ADJ_FORWARD || a->type == SL_ADJ_INCOMPLETE)
+		sl_fmt_ip4(nh, a->nh);
+	if (a->type == SL_ADJ_FORWARD)
+		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", a->rewrite[0],
+			 a->rewrite[1], a->rewrite[2], a->rewrite[3], a->rewrite[4], a->rewrite[5]);
+	snprintf(ids, sizeof(ids), "%u", id);
+	const char *ifn = (a->type >= SL_ADJ_GLEAN) ? sl_ifaces[a->port].name : "";
+	sl_tbl_row(o, pfx, src_names[src], adj_names[a->type], nh, ifn, mac, ids);
+}
+
+struct collect {
+	const struct sl_route **v;
+	size_t n, cap;
+};
+
+static int collect_one(const struct sl_route *r, void *arg)
+{
+	struct collect *c = arg;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 1024;
+		c->v = realloc(c->v, c->cap * sizeof(*c->v));
+		if (!c->v)
+			return 1;
+	}
+	c->v[c->n++] = r;
+	return 0;
+}
+
+static int cmp_route(const void *a, const void *b)
+{
+	const struct sl_route *x = *(const struct sl_route *const *)a;
+	const struct sl_route *y = *(const struct sl_route *const *)b;
+	if (x->pfx != y->pfx)
+		return x->pfx < y->pfx ? -1 : 1;
+	return (int)x->len - (int)y->len;
+}
+
+static const char *fib_cols[] = {"prefix", "source", "type", "next-hop", "interface",
+				 "mac", "adj:u"};
+
+static int cmd_show_fib(struct sl_out *o, int argc, char **argv)
+{
+	if (argc == 1 && !strcmp(argv[0], "summary")) {
+		char n[16];
+		snprintf(n, sizeof(n), "%u", sl_ip4_route_count());
+		sl_tbl_begin(o, "summary", 1, (const char *[]){"routes:u"});
+		sl_tbl_row(o, n);
+		sl_tbl_end(o);
+		return 0;
+	}
+	if (argc == 1) {
+		uint32_t ip;
+		uint8_t len = 32;
+		if (strchr(argv[0], '/') ? sl_arg_prefix4(o, argv[0], &ip, &len)
+					 : sl_arg_ip4(o, argv[0], &ip))
+			return -1;
+		sl_tbl_begin(o, "routes", 7, fib_cols);
+		for (int l = len; l >= 0; l--) {
+			const struct sl_route *r = sl_rib_find(ip, (uint8_t)l);
+			if (r) {
+				route_row(o, r);
+				break;
+			}
+		}
+		sl_tbl_end(o);
+		return 0;
+	}
+	if (argc > 1)
+		return sl_out_error(o, "usage: show ip fib [PREFIX | ADDRESS | summary]");
+	struct collect c = {0};
+	sl_rib_walk(collect_one, &c);
+	qsort(c.v, c.n, sizeof(*c.v), cmp_route);
+	sl_tbl_begin(o, "routes", 7, fib_cols);
+	for (size_t i = 0; i < c.n; i++)
+		route_row(o, c.v[i]);
+	sl_tbl_end(o);
+	free(c.v);
+	return 0;
+}
+SL_CLI_COMMAND(show_fib, .path = "show ip fib", .usage = "[PREFIX | ADDRESS | summary]",
+	       .help = "routes: all, the best match of one prefix, or the count",
+	       .fn = cmd_show_fib)
+
+static int neigh_row(const struct sl_neigh *n, void *arg)
+{
+	struct sl_out *o = arg;
+	static const char *st[] = {"incomplete", "dynamic", "static"};
+	char ip[20], mac[20] = "", age[24] = "";
+	sl_fmt_ip4(ip, n->ip);
+	if (n->state != SL_NEIGH_INCOMPLETE) {
+		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", n->mac[0], n->mac[1],
+			 n->mac[2], n->mac[3], n->mac[4], n->mac[5]);
+		snprintf(age, sizeof(age), "%.1f",
+			 (double)(rte_rdtsc() - n->last_seen) / (double)rte_get_tsc_hz());
+	}
+	sl_tbl_row(o, sl_ifaces[n->port].name, ip, mac, st[n->state], age);
+	return 0;
+}
+
+static int cmd_show_neigh(struct sl_out *o, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	sl_tbl_begin(o, "neighbors", 5,
+		     (const char *[]){"interface", "address", "mac", "state", "age-s"});
+	sl_neigh_walk(neigh_row, o);
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(show_neigh, .path = "show ip neighbors", .usage = "",
+	       .help = "the ARP table", .fn = cmd_show_neigh)
+
+static int cmd_neigh_age(struct sl_out *o, int argc, char **argv)
+{
+	uint32_t s;
+	if (argc != 2 || strcmp(argv[0], "age"))
+		return sl_out_error(o, "usage: set ip neighbor-config age SECONDS");
+	if (sl_arg_u32(o, "age", argv[1], 1, 86400 * 7, &s))
+		return -1;
+	sl_neigh_age_s = s;
+	return 0;
+}
+SL_CLI_COMMAND(neigh_age, .path = "set ip neighbor-config", .usage = "age SECONDS",
+	       .help = "how long learnt ARP entries live", .fn = cmd_neigh_age)

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ip4-input: the RFC 1812 section 5.2.2 header checks, each with a named error. */
+#include "../interface/iface.h"
+#include "ip4.h"
+#include <rte_ip.h>
+
+#define IP4IN_ERRORS(X)                                                   \
+	X(IN_ERR_SHORT, "packet shorter than an IPv4 header")             \
+	X(IN_ERR_VERSION, "IP version is not 4")                          \
+	X(IN_ERR_IHL, "bad header length (IHL)")                          \
+	X(IN_ERR_CKSUM, "bad header checksum")                            \
+	X(IN_ERR_LEN, "total length does not match the frame")            \
+	X(IN_ERR_TTL0, "TTL is zero")                                     \
+	X(IN_ERR_SRC, "bad source address (multicast or broadcast)")
+enum { IP4IN_ERRORS(SL_ERR_ENUM) IN_NB_ERR };
+static const char *const in_reasons[] = {IP4IN_ERRORS(SL_ERR_STR)};
+static uint16_t in_err;
+
+enum { IN_NEXT_DROP, IN_NEXT_LOOKUP, IN_NB_NEXT };
+
+static inline uint16_t in_one(struct rte_mbuf *m)
+{
+	uint16_t e;
+	uint32_t plen = rte_pktmbuf_pkt_len(m);
+	/* RFC 1812 5.2.2 (1): the packet length reported by the link layer is large enough */
+	if (unlikely(m->data_len < sizeof(struct rte_ipv4_hdr))) {
+		e = IN_ERR_SHORT;
+		goto drop;
+	}
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+	/* (3): version is 4 */
+	if (unlikely((ip->version_ihl >> 4) != 4)) {
+		e = IN_ERR_VERSION;
+		goto drop;
+	}
+	/* (4): header length is at least 20 bytes and within the data */
+	uint32_t hl = (ip->version_ihl & 0xf) * 4u;
+	if (unlikely(hl < 20 || hl > m->data_len)) {
+		e = IN_ERR_IHL;
+		goto drop;
+	}
+	/* (2): the checksum is correct */
+	if (likely((m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) != RTE_MBUF_F_RX_IP_CKSUM_GOOD)) {
+		if (unlikely(rte_raw_cksum(ip, hl) != 0xffff)) {
+			e = IN_ERR_CKSUM;
+			goto drop;
+		}
+	}
+	/* (5): total length is at least the header length and within the frame */
+	uint32_t tl = rte_be_to_cpu_16(ip->total_length);
+	if (unlikely(tl < hl || tl > plen)) {
+		e = IN_ERR_LEN;
+		goto drop;
+	}
+	if (unlikely(tl < plen))
+		rte_pktmbuf_trim(m, (uint16_t)(plen - tl)); /* Ethernet padding */
+	if (unlikely(ip->time_to_live == 0)) {
+		e = IN_ERR_TTL0;
+		goto drop;
+	}
+	/* 5.3.7: a router must not forward packets with a multicast or broadcast source */
+	uint32_t src = rte_be_to_cpu_32(ip->src_addr);
+	if (unlikely((src >> 28) == 0xe || src == 0xffffffff)) {
+		e = IN_ERR_SRC;
+		goto drop;
+	}
+	return IN_NEXT_LOOKUP;
+drop:
+	sl_set_error(m, in_err + e);
+	return IN_NEXT_DROP;
+}
+
+static uint16_t in_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	uint16_t nexts[n];
+	for (uint16_t i = 0; i < n; i++) {
+		if (i + 4 < n)
+			rte_prefetch0(rte_pktmbuf_mtod((struct rte_mbuf *)objs[i + 4], void *));
+		nexts[i] = in_one(objs[i]);
+	}
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register in_node = {
+	.name = "ip4-input",
+	.process = in_process,
+	.init = sl_node_init,
+	.nb_edges = IN_NB_NEXT,
+	.next_nodes = {[IN_NEXT_DROP] = "error-drop", [IN_NEXT_LOOKUP] = "ip4-lookup"},
+};
+RTE_NODE_REGISTER(in_node);
+
+RTE_INIT(in_errors)
+{
+	in_err = sl_error_register("ip4-input", in_reasons, IN_NB_ERR);
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* IPv4: adjacencies read by workers, the FIB (rte_lpm, DIR-24-8 with RCU), routes and ARP. */
+#ifndef SL_IP4_H
+#define SL_IP4_H
+
+#include "../sluice.h"
+#include <rte_lpm.h>
+
+#define SL_ADJ_MAX (1u << 20)
+
+enum sl_adj_type {
+	SL_ADJ_DROP,        /* no route: ICMP unreachable */
+	SL_ADJ_LOCAL,       /* one of our addresses */
+	SL_ADJ_GLEAN,       /* connected subnet: resolve the destination itself */
+	SL_ADJ_INCOMPLETE,  /* next hop known, its MAC not yet */
+	SL_ADJ_FORWARD,     /* complete rewrite */
+};
+
+/* Immutable once published: the control plane replaces the pointer, never the contents. */
+struct sl_adj {
+	uint8_t rewrite[16];   /* dst MAC, src MAC, ethertype: copied before the IP header */
+	uint8_t type;
+	uint16_t port;
+	uint32_t nh;           /* next hop to resolve (host order) */
+} __rte_aligned(32);
+_Static_assert(sizeof(struct sl_adj) == 32, "adjacency is half a cache line");
+
+extern struct sl_adj *sl_adj_tbl[SL_ADJ_MAX];
+extern struct rte_lpm *sl_lpm;
+
+#define SL_ADJ_ID_DROP 0
+#define SL_ADJ_ID_LOCAL 1
+
+enum { SL_PUNT_ARP = 1, SL_PUNT_GLEAN = 2 };
+
+/* ICMP types (RFC 792) */
+#define SL_ICMP_ECHO_REPLY 0
+#define SL_ICMP_UNREACH 3
+#define SL_ICMP_ECHO 8
+#define SL_ICMP_TIME_EXCEEDED 11
+#define SL_ICMP_UNREACH_NEEDFRAG 4
+
+/* RFC 1624 eqn. 3: checksum after the TTL (high byte of its 16-bit word) drops by one. */
+static inline uint16_t sl_cksum_ttl_dec(uint16_t be_cksum)
+{
+	uint32_t s = (uint32_t)(~rte_be_to_cpu_16(be_cksum) & 0xffff) + 0xfeff;
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return rte_cpu_to_be_16((uint16_t)~s);
+}
+
+static inline const struct sl_adj *sl_adj_get(uint32_t id)
+{
+	return __atomic_load_n(&sl_adj_tbl[id], __ATOMIC_ACQUIRE);
+}
+
+/* Control plane (main lcore only). Return 0 or -errno. */
+int sl_ip4_init(uint32_t max_routes, uint32_t tbl8s);
+void sl_ip4_fini(void);
+int sl_ip4_addr_add(uint16_t port, uint32_t ip, uint8_t len);
+int sl_ip4_addr_del(uint16_t port, uint32_t ip, uint8_t len);
+int sl_ip4_route_add(uint32_t pfx, uint8_t len, uint32_t nh, int port);
+int sl_ip4_route_del(uint32_t pfx, uint8_t len);
+int sl_ip4_neigh_set(uint16_t port, uint32_t ip, const uint8_t mac[6], bool is_static);
+int sl_ip4_neigh_del(uint16_t port, uint32_t ip);
+/* Handles a punted packet (ARP, or a packet waiting for resolution); frees it. */
+void sl_ip4_punt(struct rte_mbuf *m);
+/* Periodic work: reclaim memory after RCU grace periods, age neighbours. */
+void sl_ip4_tick(uint64_t now);
+uint32_t sl_ip4_route_count(void);
+
+#endif

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ip4-rewrite: TTL decrement with incremental checksum, MTU check, and the adjacency's
+ * precomputed Ethernet header in one copy. */
+#include "../interface/iface.h"
+#include "ip4.h"
+#include <rte_ip.h>
+
+#define RW_ERRORS(X)                                                          \
+	X(RW_ERR_TTL, "TTL expired in transit (ICMP time exceeded follows)")  \
+	X(RW_ERR_DF, "too big with DF set (ICMP frag needed follows)")        \
+	X(RW_ERR_ADJ, "adjacency no longer complete")                         \
+	X(RW_ERR_HEADROOM, "no headroom for the L2 header")
+enum { RW_ERRORS(SL_ERR_ENUM) RW_NB_ERR };
+static const char *const rw_reasons[] = {RW_ERRORS(SL_ERR_STR)};
+static uint16_t rw_err;
+
+enum { RW_NEXT_DROP, RW_NEXT_ICMP, RW_NEXT_FRAG, RW_NB_STATIC };
+static rte_edge_t rw_tx0; /* edge of port-tx-0; port P is rw_tx0 + P */
+
+static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m)
+{
+	struct sl_meta *mt = sl_meta(m);
+	const struct sl_adj *adj = sl_adj_get(mt->adj);
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+	if (unlikely(adj->type != SL_ADJ_FORWARD)) {
+		sl_set_error(m, rw_err + RW_ERR_ADJ);
+		return RW_NEXT_DROP;
+	}
+	/* RFC 1812 5.3.1: a packet whose TTL would reach zero is not forwarded */
+	if (unlikely(ip->time_to_live <= 1)) {
+		w->errors[rw_err + RW_ERR_TTL]++;
+		mt->icmp = SL_ICMP_TIME_EXCEEDED << 8;
+		return RW_NEXT_ICMP;
+	}
+	uint16_t mtu = sl_ifaces[adj->port].mtu;
+	if (unlikely(rte_pktmbuf_pkt_len(m) > mtu)) {
+		/* RFC 1812 5.2.7.1 / RFC 1191: DF set -> fragmentation needed with our MTU */
+		if (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_DF_FLAG)) {
+			w->errors[rw_err + RW_ERR_DF]++;
+			mt->icmp = SL_ICMP_UNREACH << 8 | SL_ICMP_UNREACH_NEEDFRAG;
+			mt->aux = mtu;
+			return RW_NEXT_ICMP;
+		}
+		return RW_NEXT_FRAG;
+	}
+	ip->time_to_live--;
+	ip->hdr_checksum = sl_cksum_ttl_dec(ip->hdr_checksum);
+	uint8_t *eth = (uint8_t *)rte_pktmbuf_prepend(m, RTE_ETHER_HDR_LEN);
+	if (unlikely(!eth)) {
+		sl_set_error(m, rw_err + RW_ERR_HEADROOM);
+		return RW_NEXT_DROP;
+	}
+	memcpy(eth, adj->rewrite, 12);
+	memcpy(eth + 12, adj->rewrite + 12, 2);
+	return (uint16_t)(rw_tx0 + adj->port);
+}
+
+static uint16_t rw_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct sl_worker *w = sl_node_worker(node);
+	uint16_t nexts[n];
+	for (uint16_t i = 0; i < n; i++) {
+		if (i + 4 < n)
+			rte_prefetch0(rte_pktmbuf_mtod((struct rte_mbuf *)objs[i + 4], void *));
+		nexts[i] = rw_one(w, objs[i]);
+	}
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register rw_node = {
+	.name = "ip4-rewrite",
+	.process = rw_process,
+	.init = sl_node_init,
+	.nb_edges = RW_NB_STATIC,
+	.next_nodes = {[RW_NEXT_DROP] = "error-drop", [RW_NEXT_ICMP] = "icmp4-error",
+		       [RW_NEXT_FRAG] = "ip4-frag"},
+};
+RTE_NODE_REGISTER(rw_node);
+
+/* Called at start-up once the ports exist. */
+void sl_ip4_rewrite_add_ports(void)
+{
+	rw_tx0 = sl_iface_add_tx_edges("ip4-rewrite");
+}
+
+RTE_INIT(rw_errors)
+{
+	rw_err = sl_error_register("ip4-rewrite", rw_reasons, RW_NB_ERR);
+}

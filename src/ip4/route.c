@@ -1,0 +1,618 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* IPv4 control plane (main lcore only): the RIB (exact routes by source), the FIB it
+ * compiles into (rte_lpm with RCU-deferred tbl8 reuse), adjacencies and neighbours. */
+#include "route.h"
+#include "../interface/iface.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rte_arp.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ip.h>
+#include <rte_hash.h>
+#include <rte_jhash.h>
+#include <rte_malloc.h>
+
+struct sl_adj *sl_adj_tbl[SL_ADJ_MAX];
+struct rte_lpm *sl_lpm;
+static struct rte_hash *rib, *neighs;
+static struct rte_rcu_qsbr_dq *adj_dq;
+static uint32_t *adj_free;   /* stack of free ids */
+static uint32_t adj_nfree;
+static uint32_t glean_adj[SL_MAX_PORTS];
+static uint32_t nroutes;
+uint64_t sl_neigh_age_s = 300;
+
+struct dq_elem {
+	struct sl_adj *adj;
+	uint32_t id;      /* id to recycle, or 0 */
+};
+
+static void dq_free(void *p, void *e, unsigned int n)
+{
+	(void)p;
+	struct dq_elem *el = e;
+	for (unsigned i = 0; i < n; i++) {
+		if (el[i].id) {
+			__atomic_store_n(&sl_adj_tbl[el[i].id], sl_adj_tbl[SL_ADJ_ID_DROP],
+					 __ATOMIC_RELEASE);
+			adj_free[adj_nfree++] = el[i].id;
+		}
+		free(el[i].adj);
+	}
+}
+
+static void retire(struct sl_adj *old, uint32_t id)
+{
+	struct dq_elem el = {old, id};
+	if (!old && !id)
+		return;
+	if (rte_rcu_qsbr_dq_enqueue(adj_dq, &el)) {
+		/* queue full: wait for a grace period, then free now */
+		rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
+		dq_free(NULL, &el, 1);
+	}
+}
+
+static struct sl_adj *adj_new(uint8_t type, uint16_t port, uint32_t nh, const uint8_t *dmac)
+{
+	struct sl_adj *a = aligned_alloc(32, sizeof(*a));
+	if (!a)
+		return NULL;
+	memset(a, 0, sizeof(*a));
+	a->type = type;
+	a->port = port;
+	a->nh = nh;
+	if (dmac) {
+		memcpy(a->rewrite, dmac, 6);
+		memcpy(a->rewrite + 6, &sl_ifaces[port].mac, 6);
+		a->rewrite[12] = RTE_ETHER_TYPE_IPV4 >> 8;
+		a->rewrite[13] = RTE_ETHER_TYPE_IPV4 & 0xff;
+	}
+	return a;
+}
+
+/* Publishes a new adjacency under id; the old one is freed after a grace period. */
+static void adj_publish(uint32_t id, struct sl_adj *a)
+{
+	struct sl_adj *old = sl_adj_tbl[id];
+	__atomic_store_n(&sl_adj_tbl[id], a, __ATOMIC_RELEASE);
+	retire(old, 0);
+}
+
+static int adj_alloc(struct sl_adj *a, uint32_t *id)
+{
+	if (adj_nfree == 0)
+		rte_rcu_qsbr_dq_reclaim(adj_dq, ~0u, NULL, NULL, NULL);
+	if (adj_nfree == 0) {
+		free(a);
+		return -ENOSPC;
+	}
+	*id = adj_free[--adj_nfree];
+	__atomic_store_n(&sl_adj_tbl[*id], a, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* The id must no longer be in the FIB; it is recycled after a grace period. */
+static void adj_release(uint32_t id)
+{
+	struct sl_adj *old = sl_adj_tbl[id];
+	retire(old, id);
+	/* the slot keeps pointing at the old adjacency until the id is reused */
+}
+
+int sl_ip4_init(uint32_t max_routes, uint32_t tbl8s)
+{
+	struct rte_lpm_config cfg = {.max_rules = max_routes, .number_tbl8s = tbl8s};
+	sl_lpm = rte_lpm_create("sl_ip4", SOCKET_ID_ANY, &cfg);
+	if (!sl_lpm)
+		return -rte_errno;
+	struct rte_lpm_rcu_config rc = {.v = sl_rcu, .mode = RTE_LPM_QSBR_MODE_DQ};
+	if (rte_lpm_rcu_qsbr_add(sl_lpm, &rc))
+		return -rte_errno;
+	struct rte_hash_parameters hp = {
+		.name = "sl_rib", .entries = max_routes + 1024, .key_len = sizeof(uint64_t),
+		.hash_func = rte_jhash, .socket_id = SOCKET_ID_ANY,
+	};
+	if (!(rib = rte_hash_create(&hp)))
+		return -rte_errno;
+	hp.name = "sl_neigh";
+	hp.entries = 65536;
+	if (!(neighs = rte_hash_create(&hp)))
+		return -rte_errno;
+	struct rte_rcu_qsbr_dq_parameters dp = {
+		.name = "sl_adj_dq", .size = 1 << 16, .esize = sizeof(struct dq_elem),
+		.trigger_reclaim_limit = 256, .max_reclaim_size = 1024, .free_fn = dq_free,
+		.v = sl_rcu,
+	};
+	if (!(adj_dq = rte_rcu_qsbr_dq_create(&dp)))
+		return -rte_errno;
+	adj_free = malloc(sizeof(uint32_t) * SL_ADJ_MAX);
+	if (!adj_free)
+		return -ENOMEM;
+	for (uint32_t i = SL_ADJ_MAX - 1; i > SL_ADJ_ID_LOCAL; i--)
+		adj_free[adj_nfree++] = i;
+	sl_adj_tbl[SL_ADJ_ID_DROP] = adj_new(SL_ADJ_DROP, 0, 0, NULL);
+	sl_adj_tbl[SL_ADJ_ID_LOCAL] = adj_new(SL_ADJ_LOCAL, 0, 0, NULL);
+	for (uint32_t i = SL_ADJ_ID_LOCAL + 1; i < SL_ADJ_MAX; i++)
+		sl_adj_tbl[i] = sl_adj_tbl[SL_ADJ_ID_DROP];
+	if (!sl_adj_tbl[0] || !sl_adj_tbl[1])
+		return -ENOMEM;
+	return 0;
+}
+
+void sl_ip4_fini(void)
+{
+	if (adj_dq) {
+		rte_rcu_qsbr_dq_delete(adj_dq);
+		adj_dq = NULL;
+	}
+	rte_lpm_free(sl_lpm);
+	sl_lpm = NULL;
+}
+
+/* ---------------- RIB ---------------- */
+
+static inline uint64_t rkey(uint32_t pfx, uint8_t len)
+{
+	return (uint64_t)pfx << 8 | len;
+}
+
+static inline uint32_t mask(uint8_t len)
+{
+	return len ? ~0u << (32 - len) : 0;
+}
+
+struct sl_route *sl_rib_find(uint32_t pfx, uint8_t len)
+{
+	uint64_t k = rkey(pfx & mask(len), len);
+	void *d;
+	return rte_hash_lookup_data(rib, &k, &d) >= 0 ? d : NULL;
+}
+
+static uint32_t route_active(const struct sl_route *r, int *src)
+{
+	for (int s = 0; s < SL_SRC_N; s++)
+		if (r->present & (1u << s)) {
+			if (src)
+				*src = s;
+			return r->adj[s];
+		}
+	return 0;
+}
+
+/* Sets or clears (adj = ~0) one source of a prefix and reprograms the FIB. */
+static int rib_set(uint32_t pfx, uint8_t len, int src, uint32_t adj, uint32_t nh)
+{
+	pfx &= mask(len);
+	uint64_t k = rkey(pfx, len);
+	struct sl_route *r = sl_rib_find(pfx, len);
+	if (!r) {
+		if (adj == ~0u)
+			return -ENOENT;
+		r = calloc(1, sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		r->pfx = pfx;
+		r->len = len;
+		if (rte_hash_add_key_data(rib, &k, r)) {
+			free(r);
+			return -ENOSPC;
+		}
+		nroutes++;
+	}
+	uint32_t before = r->present ? route_active(r, NULL) : ~0u;
+	if (adj == ~0u) {
+		if (!(r->present & (1u << src)))
+			return -ENOENT;
+		r->present &= ~(1u << src);
+	} else {
+		r->present |= 1u << src;
+		r->adj[src] = adj;
+		r->nh[src] = nh;
+	}
+	int rc = 0;
+	if (!r->present) {
+		rte_lpm_delete(sl_lpm, pfx, len);
+		rte_hash_del_key(rib, &k);
+		free(r);
+		nroutes--;
+	} else {
+		uint32_t after = route_active(r, NULL);
+		if (after != before)
+			rc = rte_lpm_add(sl_lpm, pfx, len, after);
+		if (rc) {
+			/* FIB full: undo this source */
+			r->present &= ~(1u << src);
+			if (!r->present) {
+				rte_hash_del_key(rib, &k);
+				free(r);
+				nroutes--;
+			}
+		}
+	}
+	return rc;
+}
+
+uint32_t sl_ip4_route_count(void)
+{
+	return nroutes;
+}
+
+int sl_rib_walk(int (*fn)(const struct sl_route *r, void *arg), void *arg)
+{
+	const void *k;
+	void *d;
+	uint32_t it = 0;
+	while (rte_hash_iterate(rib, &k, &d, &it) >= 0)
+		if (fn(d, arg))
+			return 1;
+	return 0;
+}
+
+/* ---------------- neighbours ---------------- */
+
+static inline uint64_t nkey(uint16_t port, uint32_t ip)
+{
+	return (uint64_t)port << 32 | ip;
+}
+
+struct sl_neigh *sl_neigh_find(uint16_t port, uint32_t ip)
+{
+	uint64_t k = nkey(port, ip);
+	void *d;
+	return rte_hash_lookup_data(neighs, &k, &d) >= 0 ? d : NULL;
+}
+
+int sl_neigh_walk(int (*fn)(const struct sl_neigh *n, void *arg), void *arg)
+{
+	const void *k;
+	void *d;
+	uint32_t it = 0;
+	while (rte_hash_iterate(neighs, &k, &d, &it) >= 0)
+		if (fn(d, arg))
+			return 1;
+	return 0;
+}
+
+/* The interface address whose subnet holds ip, or 0. */
+static uint32_t connected_src(uint16_t port, uint32_t ip)
+{
+	const struct sl_iface *f = &sl_ifaces[port];
+	for (int i = 0; i < f->naddr; i++)
+		if (((f->addrs[i] ^ ip) & mask(f->plens[i])) == 0)
+			return f->addrs[i];
+	return 0;
+}
+
+static int connected_port(uint32_t ip)
+{
+	for (int p = 0; p < SL_MAX_PORTS; p++)
+		if (sl_ifaces[p].used && connected_src((uint16_t)p, ip))
+			return p;
+	return -1;
+}
+
+static struct sl_neigh *neigh_get(uint16_t port, uint32_t ip)
+{
+	struct sl_neigh *n = sl_neigh_find(port, ip);
+	if (n)
+		return n;
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return NULL;
+	n->port = port;
+	n->ip = ip;
+	n->state = SL_NEIGH_INCOMPLETE;
+	n->created = rte_rdtsc();
+	if (adj_alloc(adj_new(SL_ADJ_INCOMPLETE, port, ip, NULL), &n->adj)) {
+		free(n);
+		return NULL;
+	}
+	uint64_t k = nkey(port, ip);
+	if (rte_hash_add_key_data(neighs, &k, n)) {
+		adj_release(n->adj);
+		free(n);
+		return NULL;
+	}
+	return n;
+}
+
+static void neigh_free(struct sl_neigh *n)
+{
+	uint64_t k = nkey(n->port, n->ip);
+	if (n->host_route)
+		rib_set(n->ip, 32, SL_SRC_ADJ, ~0u, 0);
+	rte_hash_del_key(neighs, &k);
+	adj_release(n->adj);
+	free(n);
+}
+
+int sl_ip4_neigh_set(uint16_t port, uint32_t ip, const uint8_t mac[6], bool is_static)
+{
+	if (port >= SL_MAX_PORTS || !sl_ifaces[port].used)
+		return -ENODEV;
+	struct sl_neigh *n = neigh_get(port, ip);
+	if (!n)
+		return -ENOSPC;
+	if (n->state == SL_NEIGH_STATIC && !is_static)
+		return 0; /* learning never overrides a static entry */
+	bool same = n->state != SL_NEIGH_INCOMPLETE && !memcmp(n->mac, mac, 6);
+	n->state = is_static ? SL_NEIGH_STATIC : SL_NEIGH_DYNAMIC;
+	n->last_seen = rte_rdtsc();
+	if (!same) {
+		memcpy(n->mac, mac, 6);
+		struct sl_adj *a = adj_new(SL_ADJ_FORWARD, port, ip, mac);
+		if (!a)
+			return -ENOMEM;
+		adj_publish(n->adj, a);
+	}
+	if (!n->host_route && connected_src(port, ip)) {
+		if (rib_set(ip, 32, SL_SRC_ADJ, n->adj, ip) == 0)
+			n->host_route = true;
+	}
+	return 0;
+}
+
+int sl_ip4_neigh_del(uint16_t port, uint32_t ip)
+{
+	struct sl_neigh *n = sl_neigh_find(port, ip);
+	if (!n || n->state == SL_NEIGH_INCOMPLETE)
+		return -ENOENT;
+	if (n->refcnt) {
+		/* routes still use it: back to incomplete so they resolve again */
+		n->state = SL_NEIGH_INCOMPLETE;
+		memset(n->mac, 0, 6);
+		adj_publish(n->adj, adj_new(SL_ADJ_INCOMPLETE, port, ip, NULL));
+		if (n->host_route) {
+			rib_set(ip, 32, SL_SRC_ADJ, ~0u, 0);
+			n->host_route = false;
+		}
+		return 0;
+	}
+	neigh_free(n);
+	return 0;
+}
+
+/* ---------------- addresses and routes ---------------- */
+
+int sl_ip4_addr_add(uint16_t port, uint32_t ip, uint8_t len)
+{
+	struct sl_iface *f = &sl_ifaces[port];
+	if (!f->used)
+		return -ENODEV;
+	if (len == 0 || len > 32 || ip == 0 || (ip >> 28) >= 0xe)
+		return -EINVAL;
+	for (int p = 0; p < SL_MAX_PORTS; p++)
+		for (int i = 0; sl_ifaces[p].used && i < sl_ifaces[p].naddr; i++)
+			if (sl_ifaces[p].addrs[i] == ip)
+				return -EEXIST;
+	if (f->naddr >= SL_IF_MAX_ADDRS)
+		return -ENOSPC;
+	int rc = rib_set(ip, 32, SL_SRC_LOCAL, SL_ADJ_ID_LOCAL, 0);
+	if (rc)
+		return rc;
+	if (len < 32) {
+		if (!glean_adj[port] &&
+		    adj_alloc(adj_new(SL_ADJ_GLEAN, port, 0, NULL), &glean_adj[port]))
+			goto undo_local;
+		if ((rc = rib_set(ip, len, SL_SRC_CONNECTED, glean_adj[port], 0)))
+			goto undo_local;
+	}
+	f->addrs[f->naddr] = ip;
+	f->plens[f->naddr++] = len;
+	if (!f->ip4)
+		__atomic_store_n(&f->ip4, ip, __ATOMIC_RELEASE);
+	return 0;
+undo_local:
+	rib_set(ip, 32, SL_SRC_LOCAL, ~0u, 0);
+	return rc ? rc : -ENOSPC;
+}
+
+int sl_ip4_addr_del(uint16_t port, uint32_t ip, uint8_t len)
+{
+	struct sl_iface *f = &sl_ifaces[port];
+	int i;
+	for (i = 0; i < f->naddr; i++)
+		if (f->addrs[i] == ip && f->plens[i] == len)
+			break;
+	if (i == f->naddr)
+		return -ENOENT;
+	rib_set(ip, 32, SL_SRC_LOCAL, ~0u, 0);
+	if (len < 32)
+		rib_set(ip, len, SL_SRC_CONNECTED, ~0u, 0);
+	f->naddr--;
+	memmove(&f->addrs[i], &f->addrs[i + 1], (f->naddr - i) * sizeof(f->addrs[0]));
+	memmove(&f->plens[i], &f->plens[i + 1], f->naddr - i);
+	__atomic_store_n(&f->ip4, f->naddr ? f->addrs[0] : 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int sl_ip4_route_add(uint32_t pfx, uint8_t len, uint32_t nh, int port)
+{
+	if (len > 32)
+		return -EINVAL;
+	if (port < 0)
+		port = connected_port(nh);
+	else if (!sl_ifaces[port].used)
+		return -ENODEV;
+	if (port < 0)
+		return -ENETUNREACH;
+	struct sl_route *r = sl_rib_find(pfx, len);
+	if (r && (r->present & (1u << SL_SRC_STATIC))) {
+		if (r->nh[SL_SRC_STATIC] == nh && r->port == port)
+			return 0;
+		sl_ip4_route_del(pfx, len); /* replace */
+	}
+	struct sl_neigh *n = neigh_get((uint16_t)port, nh);
+	if (!n)
+		return -ENOSPC;
+	n->refcnt++;
+	int rc = rib_set(pfx, len, SL_SRC_STATIC, n->adj, nh);
+	if (rc) {
+		n->refcnt--;
+		return rc;
+	}
+	sl_rib_find(pfx, len)->port = (uint16_t)port;
+	if (n->state == SL_NEIGH_INCOMPLETE)
+		sl_arp_request((uint16_t)port, nh);
+	return 0;
+}
+
+int sl_ip4_route_del(uint32_t pfx, uint8_t len)
+{
+	if (len > 32)
+		return -EINVAL;
+	struct sl_route *r = sl_rib_find(pfx, len);
+	if (!r || !(r->present & (1u << SL_SRC_STATIC)))
+		return -ENOENT;
+	uint32_t nh = r->nh[SL_SRC_STATIC];
+	uint16_t port = r->port;
+	int rc = rib_set(pfx, len, SL_SRC_STATIC, ~0u, 0);
+	struct sl_neigh *n = sl_neigh_find(port, nh);
+	if (n && n->refcnt)
+		n->refcnt--;
+	return rc;
+}
+
+/* ---------------- ARP (RFC 826) on the main lcore ---------------- */
+
+extern struct rte_mempool *sl_pool;
+
+#define MAIN_ERRORS(X)                                                    \
+	X(MN_GLEAN_DROP, "packets dropped while resolving a next hop")    \
+	X(MN_ARP_REQ, "ARP requests sent")                                \
+	X(MN_ARP_REPLY, "ARP replies sent")                               \
+	X(MN_ARP_LEARN, "ARP entries learnt or refreshed")                \
+	X(MN_ARP_IGNORED, "ARP not for us and not in the table")          \
+	X(MN_NOBUF, "no buffer for an ARP packet")
+enum { MAIN_ERRORS(SL_ERR_ENUM) MN_NB };
+static const char *const mn_reasons[] = {MAIN_ERRORS(SL_ERR_STR)};
+static uint16_t mn_err;
+RTE_INIT(mn_errors)
+{
+	mn_err = sl_error_register("arp (main)", mn_reasons, MN_NB);
+}
+
+static void arp_fill(struct rte_mbuf *m, uint16_t port, uint16_t op, const uint8_t *dmac,
+		     uint32_t sip, const uint8_t *tmac, uint32_t tip)
+{
+	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_arp_hdr *a = (struct rte_arp_hdr *)(eh + 1);
+	memcpy(&eh->dst_addr, dmac, 6);
+	eh->src_addr = sl_ifaces[port].mac;
+	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_ARP);
+	a->arp_hardware = RTE_BE16(RTE_ARP_HRD_ETHER);
+	a->arp_protocol = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	a->arp_hlen = 6;
+	a->arp_plen = 4;
+	a->arp_opcode = rte_cpu_to_be_16(op);
+	a->arp_data.arp_sha = sl_ifaces[port].mac;
+	a->arp_data.arp_sip = rte_cpu_to_be_32(sip);
+	memcpy(&a->arp_data.arp_tha, tmac, 6);
+	a->arp_data.arp_tip = rte_cpu_to_be_32(tip);
+	m->data_len = m->pkt_len = 60; /* minimum frame, zero padded */
+	memset((uint8_t *)(a + 1), 0, 60 - sizeof(*eh) - sizeof(*a));
+}
+
+void sl_arp_request(uint16_t port, uint32_t ip)
+{
+	static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, zero[6] = {0};
+	uint32_t sip = connected_src(port, ip);
+	if (!sip)
+		sip = sl_ifaces[port].ip4;
+	if (!sip || !sl_ifaces[port].up)
+		return;
+	struct sl_neigh *n = sl_neigh_find(port, ip);
+	uint64_t now = rte_rdtsc();
+	if (n) {
+		/* at most ten requests a second per neighbour */
+		if (n->last_req && now - n->last_req < rte_get_tsc_hz() / 10)
+			return;
+		n->last_req = now;
+	}
+	struct rte_mbuf *m = rte_pktmbuf_alloc(sl_pool);
+	if (!m) {
+		sl_main_ctx->errors[mn_err + MN_NOBUF]++;
+		return;
+	}
+	arp_fill(m, port, RTE_ARP_OP_REQUEST, bcast, sip, zero, ip);
+	sl_main_ctx->errors[mn_err + MN_ARP_REQ]++;
+	sl_iface_inject(m, port);
+}
+
+static void arp_input(struct rte_mbuf *m)
+{
+	uint16_t port = m->port;
+	struct rte_arp_hdr *a = rte_pktmbuf_mtod(m, struct rte_arp_hdr *);
+	uint32_t sip = rte_be_to_cpu_32(a->arp_data.arp_sip);
+	uint32_t tip = rte_be_to_cpu_32(a->arp_data.arp_tip);
+	uint8_t smac[6];
+	memcpy(smac, &a->arp_data.arp_sha, 6);
+	bool for_us = false;
+	for (int i = 0; i < sl_ifaces[port].naddr; i++)
+		for_us |= sl_ifaces[port].addrs[i] == tip;
+	/* RFC 826: merge the sender if known; add it if the packet is for us */
+	bool known = sl_neigh_find(port, sip) != NULL;
+	if (sip && connected_src(port, sip) && !rte_is_multicast_ether_addr((void *)smac) &&
+	    (for_us || known)) {
+		sl_ip4_neigh_set(port, sip, smac, false);
+		sl_main_ctx->errors[mn_err + MN_ARP_LEARN]++;
+	}
+	if (for_us && a->arp_opcode == RTE_BE16(RTE_ARP_OP_REQUEST)) {
+		rte_pktmbuf_prepend(m, RTE_ETHER_HDR_LEN);
+		arp_fill(m, port, RTE_ARP_OP_REPLY, smac, tip, smac, sip);
+		sl_main_ctx->errors[mn_err + MN_ARP_REPLY]++;
+		sl_iface_inject(m, port);
+		return;
+	}
+	if (!for_us && !known)
+		sl_main_ctx->errors[mn_err + MN_ARP_IGNORED]++;
+	rte_pktmbuf_free(m);
+}
+
+void sl_ip4_punt(struct rte_mbuf *m)
+{
+	struct sl_meta *mt = sl_meta(m);
+	if (mt->aux == SL_PUNT_ARP) {
+		arp_input(m);
+		return;
+	}
+	const struct sl_adj *adj = sl_adj_tbl[mt->adj];
+	if (adj->type == SL_ADJ_GLEAN) {
+		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
+		uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
+		neigh_get(adj->port, dst);
+		sl_arp_request(adj->port, dst);
+	} else if (adj->type == SL_ADJ_INCOMPLETE) {
+		sl_arp_request(adj->port, adj->nh);
+	}
+	sl_main_ctx->errors[mn_err + MN_GLEAN_DROP]++;
+	if (m->port < SL_MAX_PORTS)
+		sl_main_ctx->ifc[m->port].drops++;
+	rte_pktmbuf_free(m);
+}
+
+static int age_one(const struct sl_neigh *cn, void *arg)
+{
+	uint64_t now = *(uint64_t *)arg, hz = rte_get_tsc_hz();
+	struct sl_neigh *n = (struct sl_neigh *)cn;
+	if (n->state == SL_NEIGH_DYNAMIC && now - n->last_seen > sl_neigh_age_s * hz) {
+		sl_ip4_neigh_del(n->port, n->ip);
+		return 1; /* the table changed: restart next tick */
+	}
+	if (n->state == SL_NEIGH_INCOMPLETE && n->refcnt == 0 && now - n->created > 3 * hz) {
+		neigh_free(n);
+		return 1;
+	}
+	return 0;
+}
+
+void sl_ip4_tick(uint64_t now)
+{
+	rte_rcu_qsbr_dq_reclaim(adj_dq, ~0u, NULL, NULL, NULL);
+	for (int i = 0; i < 64 && sl_neigh_walk(age_one, &now); i++)
+		;
+}

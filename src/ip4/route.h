@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* IPv4 control-plane tables, shared by route.c and the IPv4 CLI. */
+#ifndef SL_IP4_ROUTE_H
+#define SL_IP4_ROUTE_H
+
+#include "ip4.h"
+
+/* Route sources, most preferred first. */
+enum { SL_SRC_LOCAL, SL_SRC_CONNECTED, SL_SRC_STATIC, SL_SRC_ADJ, SL_SRC_N };
+
+struct sl_route {
+	uint32_t pfx;
+	uint8_t len;
+	uint8_t present;         /* bit per source */
+	uint16_t port;           /* static route's interface */
+	uint32_t adj[SL_SRC_N];
+	uint32_t nh[SL_SRC_N];
+};
+
+enum { SL_NEIGH_INCOMPLETE, SL_NEIGH_DYNAMIC, SL_NEIGH_STATIC };
+
+struct sl_neigh {
+	uint16_t port;
+	uint8_t state;
+	bool host_route;         /* /32 installed from this entry */
+	uint32_t ip;
+	uint8_t mac[6];
+	uint32_t adj;
+	uint32_t refcnt;         /* static routes through it */
+	uint64_t created, last_seen, last_req;
+};
+
+extern uint64_t sl_neigh_age_s;
+struct sl_route *sl_rib_find(uint32_t pfx, uint8_t len);
+int sl_rib_walk(int (*fn)(const struct sl_route *r, void *arg), void *arg);
+struct sl_neigh *sl_neigh_find(uint16_t port, uint32_t ip);
+int sl_neigh_walk(int (*fn)(const struct sl_neigh *n, void *arg), void *arg);
+void sl_arp_request(uint16_t port, uint32_t ip);
+
+#endif

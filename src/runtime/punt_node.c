@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* punt: hands packets to the main lcore (ARP, next hops to resolve) over a per-worker ring. */
+#include "../sluice.h"
+#include <rte_ring.h>
+
+#define PUNT_ERRORS(X) X(PUNT_ERR_FULL, "punt queue full")
+enum { PUNT_ERRORS(SL_ERR_ENUM) };
+static const char *const punt_reasons[] = {PUNT_ERRORS(SL_ERR_STR)};
+static uint16_t punt_err_base;
+
+enum { PUNT_NEXT_DROP, PUNT_NB_NEXT };
+
+static uint16_t punt_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct sl_worker *w = sl_node_worker(node);
+	unsigned k = rte_ring_sp_enqueue_burst(w->punt, objs, n, NULL);
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
+		if (m->port < SL_MAX_PORTS)
+			w->ifc[m->port].punts += i < k;
+	}
+	for (uint16_t i = (uint16_t)k; i < n; i++)
+		sl_set_error(objs[i], punt_err_base + PUNT_ERR_FULL);
+	if (k < n)
+		rte_node_enqueue(g, node, PUNT_NEXT_DROP, objs + k, (uint16_t)(n - k));
+	return n;
+}
+
+static struct rte_node_register punt_node = {
+	.name = "punt",
+	.process = punt_process,
+	.init = sl_node_init,
+	.nb_edges = PUNT_NB_NEXT,
+	.next_nodes = {[PUNT_NEXT_DROP] = "error-drop"},
+};
+RTE_NODE_REGISTER(punt_node);
+
+RTE_INIT(punt_errors)
+{
+	punt_err_base = sl_error_register("punt", punt_reasons, 1);
+}

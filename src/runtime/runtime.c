@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Workers and their graphs: creation, the run-to-completion loop, RCU reporting, and the
+ * runtime CLI (show runtime, show errors, show threads). */
+#include "runtime.h"
+#include "../cli/cli.h"
+#include "../interface/iface.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_version.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_ring.h>
+
+struct sl_worker sl_workers[SL_MAX_WORKERS + 1];
+struct sl_worker *sl_graph_creating;
+uint16_t sl_nb_workers;
+struct rte_rcu_qsbr *sl_rcu;
+volatile bool sl_quit;
+
+int sl_node_init(const struct rte_graph *graph, struct rte_node *node)
+{
+	(void)graph;
+	*(struct sl_worker **)node->ctx = sl_graph_creating;
+	return 0;
+}
+
+rte_node_t sl_tx_node_id(void);
+
+int sl_runtime_init(uint16_t nb_graphs, const uint16_t *lcores)
+{
+	sl_nb_workers = nb_graphs;
+	size_t sz = rte_rcu_qsbr_get_memsize(nb_graphs);
+	sl_rcu = rte_zmalloc("sl_rcu", sz, RTE_CACHE_LINE_SIZE);
+	if (!sl_rcu || rte_rcu_qsbr_init(sl_rcu, nb_graphs))
+		return -ENOMEM;
+	for (uint16_t w = 0; w < nb_graphs; w++) {
+		struct sl_worker *wk = &sl_workers[w];
+		char name[32];
+		wk->id = w;
+		wk->lcore = lcores[w];
+		wk->rcu_id = w;
+		snprintf(name, sizeof(name), "sl_punt_%u", w);
+		wk->punt = rte_ring_create(name, SL_PUNT_RING_SIZE, SOCKET_ID_ANY,
+					   RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (!wk->punt)
+			return -ENOMEM;
+		rte_rcu_qsbr_thread_register(sl_rcu, w);
+	}
+	sl_main_ctx->id = UINT16_MAX;
+	return 0;
+}
+
+/* Clones port-tx per port; must run before graphs are created. */
+int sl_runtime_clone_tx(void)
+{
+	for (int p = 0; p < SL_MAX_PORTS; p++) {
+		if (!sl_ifaces[p].used)
+			break;
+		char name[16];
+		snprintf(name, sizeof(name), "%d", p);
+		if (rte_node_clone(sl_tx_node_id(), name) == RTE_NODE_ID_INVALID)
+			return -ENOMEM;
+	}
+	for (int p = 1; p < SL_MAX_PORTS; p++)
+		if (sl_ifaces[p].used && !sl_ifaces[p - 1].used) {
+			fprintf(stderr, "sluiced: ports must be numbered without gaps\n");
+			return -EINVAL;
+		}
+	sl_iface_add_tx_edges("interface-output");
+	return 0;
+}
+
+int sl_runtime_create_graphs(void)
+{
+	static const char *patterns[] = {"port-rx", "ethernet-input", "arp-input", "ip4-*",
+					 "icmp4-error", "punt", "error-drop", "interface-output",
+					 "port-tx-*"};
+	for (uint16_t w = 0; w < sl_nb_workers; w++) {
+		struct sl_worker *wk = &sl_workers[w];
+		struct rte_graph_param gp = {
+			.socket_id = (int)rte_lcore_to_socket_id(wk->lcore),
+			.nb_node_patterns = RTE_DIM(patterns),
+			.node_patterns = patterns,
+		};
+		char name[RTE_GRAPH_NAMESIZE];
+		snprintf(name, sizeof(name), "worker%u", w);
+		sl_graph_creating = wk;
+		wk->graph_id = rte_graph_create(name, &gp);
+		sl_graph_creating = NULL;
+		if (wk->graph_id == RTE_GRAPH_ID_INVALID) {
+			fprintf(stderr, "sluiced: cannot create graph %s: %s\n", name,
+				rte_strerror(rte_errno));
+			return -EINVAL;
+		}
+		wk->graph = rte_graph_lookup(name);
+	}
+	return sl_iface_publish_rx();
+}
+
+/* One loop turn of a worker: walk the graph, then report a quiescent state. */
+static inline void worker_turn(struct sl_worker *wk)
+{
+	rte_graph_walk(wk->graph);
+	rte_rcu_qsbr_quiescent(sl_rcu, wk->rcu_id);
+}
+
+static int worker_main(void *arg)
+{
+	struct sl_worker *wk = arg;
+	rte_rcu_qsbr_thread_online(sl_rcu, wk->rcu_id);
+	while (!wk->quit)
+		worker_turn(wk);
+	rte_rcu_qsbr_thread_offline(sl_rcu, wk->rcu_id);
+	return 0;
+}
+
+int sl_runtime_start(bool main_forwards)
+{
+	for (uint16_t w = main_forwards ? 1 : 0; w < sl_nb_workers; w++)
+		if (rte_eal_remote_launch(worker_main, &sl_workers[w], sl_workers[w].lcore))
+			return -EBUSY;
+	return 0;
+}
+
+void sl_runtime_stop(void)
+{
+	for (uint16_t w = 0; w < sl_nb_workers; w++)
+		sl_workers[w].quit = true;
+	rte_eal_mp_wait_lcore();
+}
+
+void sl_runtime_main_turn(void)
+{
+	rte_rcu_qsbr_thread_online(sl_rcu, 0);
+	for (int i = 0; i < 64; i++)
+		worker_turn(&sl_workers[0]);
+	rte_rcu_qsbr_thread_offline(sl_rcu, 0);
+}
+
+unsigned sl_runtime_drain_punts(void (*fn)(struct rte_mbuf *m))
+{
+	unsigned total = 0;
+	for (uint16_t w = 0; w < sl_nb_workers; w++) {
+		void *m[32];
+		unsigned k = rte_ring_sc_dequeue_burst(sl_workers[w].punt, m, 32, NULL);
+		for (unsigned i = 0; i < k; i++)
+			fn(m[i]);
+		total += k;
+	}
+	return total;
+}
+
+void sl_runtime_fini(void)
+{
+	for (uint16_t w = 0; w < sl_nb_workers; w++) {
+		void *m;
+		while (sl_workers[w].punt && rte_ring_sc_dequeue(sl_workers[w].punt, &m) == 0)
+			rte_pktmbuf_free(m);
+		if (sl_workers[w].graph_id != RTE_GRAPH_ID_INVALID && sl_workers[w].graph)
+			rte_graph_destroy(sl_workers[w].graph_id);
+		rte_free(sl_workers[w].rxqs);
+	}
+	rte_free(sl_rcu);
+}
+
+/* ---------------- CLI ---------------- */
+
+/* Baselines subtracted by "clear runtime" (rte_graph's counters cannot be reset). */
+struct node_base {
+	char name[RTE_NODE_NAMESIZE];
+	uint64_t calls, objs, cycles;
+};
+static struct node_base *bases[SL_MAX_WORKERS];
+static uint16_t nbases[SL_MAX_WORKERS];
+
+struct rt_ctx {
+	struct sl_out *o;
+	uint16_t w;
+	bool clear;
+	uint64_t tot_objs_rx, tot_cycles;
+};
+
+static struct node_base *base_of(uint16_t w, const char *name, bool create)
+{
+	for (uint16_t i = 0; i < nbases[w]; i++)
+		if (!strcmp(bases[w][i].name, name))
+			return &bases[w][i];
+	if (!create)
+		return NULL;
+	struct node_base *nb = realloc(bases[w], (nbases[w] + 1) * sizeof(*nb));
+	if (!nb)
+		return NULL;
+	bases[w] = nb;
+	memset(&nb[nbases[w]], 0, sizeof(*nb));
+	snprintf(nb[nbases[w]].name, sizeof(nb->name), "%s", name);
+	return &nb[nbases[w]++];
+}
+
+static int rt_cb(bool first, bool last, void *cookie,
+		 const struct rte_graph_cluster_node_stats *st)
+{
+	struct rt_ctx *c = cookie;
+	(void)first;
+	(void)last;
+	struct node_base *b = base_of(c->w, st->name, c->clear);
+	uint64_t calls = st->calls, objs = st->objs, cyc = st->cycles;
+	if (!strcmp(st->name, "port-rx")) {
+		/* empty polls are idle time, not work */
+		const struct sl_worker *w = &sl_workers[c->w];
+		calls -= RTE_MIN(calls, w->rx_idle_calls);
+		cyc -= RTE_MIN(cyc, w->rx_idle_cycles);
+	}
+	if (b && c->clear) {
+		b->calls = calls;
+		b->objs = objs;
+		b->cycles = cyc;
+		return 0;
+	}
+	if (b) {
+		calls -= b->calls;
+		objs -= b->objs;
+		cyc -= b->cycles;
+	}
+	if (calls == 0)
+		return 0;
+	char v[6][24];
+	snprintf(v[0], 24, "%u", c->w);
+	snprintf(v[1], 24, "%" PRIu64, calls);
+	snprintf(v[2], 24, "%" PRIu64, objs);
+	snprintf(v[3], 24, "%.2f", (double)objs / (double)calls);
+	snprintf(v[4], 24, "%.1f", objs ? (double)cyc / (double)objs : 0.0);
+	snprintf(v[5], 24, "%" PRIu64, cyc);
+	sl_tbl_row(c->o, v[0], st->name, v[1], v[2], v[3], v[4], v[5]);
+	if (!strcmp(st->name, "port-rx"))
+		c->tot_objs_rx += objs;
+	c->tot_cycles += cyc;
+	return 0;
+}
+
+static void runtime_walk(struct sl_out *o, bool clear)
+{
+	if (!clear)
+		sl_tbl_begin(o, "runtime", 7,
+			     (const char *[]){"worker:u", "node", "calls:u", "vectors:u",
+					      "vectors/call:u", "clocks/packet:u", "clocks:u"});
+	struct rt_ctx c = {.o = o, .clear = clear};
+	char summary[SL_MAX_WORKERS][3][24];
+	for (uint16_t w = 0; w < sl_nb_workers; w++) {
+		char gname[RTE_GRAPH_NAMESIZE];
+		snprintf(gname, sizeof(gname), "worker%u", w);
+		const char *pat[] = {gname};
+		struct rte_graph_cluster_stats_param sp = {
+			.socket_id = SOCKET_ID_ANY, .fn = rt_cb, .cookie = &c,
+			.nb_graph_patterns = 1, .graph_patterns = pat,
+		};
+		struct rte_graph_cluster_stats *s = rte_graph_cluster_stats_create(&sp);
+		if (!s)
+			continue;
+		c.w = w;
+		c.tot_objs_rx = c.tot_cycles = 0;
+		rte_graph_cluster_stats_get(s, false);
+		rte_graph_cluster_stats_destroy(s);
+		snprintf(summary[w][0], 24, "%u", w);
+		snprintf(summary[w][1], 24, "%" PRIu64, c.tot_objs_rx);
+		snprintf(summary[w][2], 24, "%.1f",
+			 c.tot_objs_rx ? (double)c.tot_cycles / (double)c.tot_objs_rx : 0.0);
+	}
+	if (clear)
+		return;
+	sl_tbl_end(o);
+	sl_tbl_begin(o, "workers", 3,
+		     (const char *[]){"worker:u", "rx-packets:u", "busy-clocks/packet:u"});
+	for (uint16_t w = 0; w < sl_nb_workers; w++)
+		sl_tbl_row(o, summary[w][0], summary[w][1], summary[w][2]);
+	sl_tbl_end(o);
+}
+
+static int cmd_show_runtime(struct sl_out *o, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	runtime_walk(o, false);
+	return 0;
+}
+SL_CLI_COMMAND(show_runtime, .path = "show runtime", .usage = "",
+	       .help = "per worker and node: calls, vectors, vectors/call, clocks/packet",
+	       .fn = cmd_show_runtime)
+
+static int cmd_clear_runtime(struct sl_out *o, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	runtime_walk(o, true);
+	return 0;
+}
+SL_CLI_COMMAND(clear_runtime, .path = "clear runtime", .usage = "",
+	       .help = "restart the runtime counters", .fn = cmd_clear_runtime)
+
+static uint64_t err_base[SL_MAX_ERRORS];
+
+static int cmd_show_errors(struct sl_out *o, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	sl_tbl_begin(o, "errors", 3, (const char *[]){"count:u", "node", "reason"});
+	for (uint16_t e = 0; e < sl_nb_errors; e++) {
+		uint64_t sum = 0;
+		for (int w = 0; w <= SL_MAX_WORKERS; w++)
+			sum += sl_workers[w].errors[e];
+		sum -= err_base[e];
+		if (!sum)
+			continue;
+		char v[24];
+		snprintf(v, sizeof(v), "%" PRIu64, sum);
+		sl_tbl_row(o, v, sl_errors[e].node, sl_errors[e].reason);
+	}
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(show_errors, .path = "show errors", .usage = "",
+	       .help = "packets counted per node and reason (drops and events)",
+	       .fn = cmd_show_errors)
+
+static int cmd_clear_errors(struct sl_out *o, int argc, char **argv)
+{
+	(void)o;
+	(void)argc;
+	(void)argv;
+	for (uint16_t e = 0; e < sl_nb_errors; e++) {
+		uint64_t sum = 0;
+		for (int w = 0; w <= SL_MAX_WORKERS; w++)
+			sum += sl_workers[w].errors[e];
+		err_base[e] = sum;
+	}
+	return 0;
+}
+SL_CLI_COMMAND(clear_errors, .path = "clear errors", .usage = "",
+	       .help = "zero the error counters", .fn = cmd_clear_errors)
+
+static int cmd_show_threads(struct sl_out *o, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	sl_tbl_begin(o, "threads", 4, (const char *[]){"id:u", "name", "lcore:u", "rx-queues:u"});
+	char id[8], lc[8], nq[8];
+	snprintf(lc, sizeof(lc), "%u", rte_get_main_lcore());
+	sl_tbl_row(o, "0", "main", lc, sl_workers[0].lcore == rte_get_main_lcore() ? "all" : "0");
+	for (uint16_t w = 0; w < sl_nb_workers; w++) {
+		if (sl_workers[w].lcore == rte_get_main_lcore())
+			continue;
+		char name[16];
+		snprintf(id, sizeof(id), "%u", w + 1);
+		snprintf(name, sizeof(name), "worker%u", w);
+		snprintf(lc, sizeof(lc), "%u", sl_workers[w].lcore);
+		snprintf(nq, sizeof(nq), "%u", sl_workers[w].rxqs ? sl_workers[w].rxqs->n : 0);
+		sl_tbl_row(o, id, name, lc, nq);
+	}
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(show_threads, .path = "show threads", .usage = "",
+	       .help = "main and worker threads with their lcores", .fn = cmd_show_threads)
+
+static int cmd_show_version(struct sl_out *o, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	sl_tbl_begin(o, "version", 2, (const char *[]){"sluice", "dpdk"});
+	sl_tbl_row(o, SL_VERSION, rte_version());
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(show_version, .path = "show version", .usage = "",
+	       .help = "versions of sluiced and DPDK", .fn = cmd_show_version)
+
+static int cmd_exec(struct sl_out *o, int argc, char **argv)
+{
+	if (argc != 1)
+		return sl_out_error(o, "usage: exec FILE");
+	return sl_cli_exec_file(o, argv[0]);
+}
+SL_CLI_COMMAND(exec, .path = "exec", .usage = "FILE", .help = "run the commands of a file",
+	       .fn = cmd_exec)

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Sluice: shared definitions for the data plane (packet metadata, workers, errors). */
+#ifndef SLUICE_H
+#define SLUICE_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <rte_mbuf.h>
+#include <rte_graph.h>
+#include <rte_graph_worker.h>
+#include <rte_rcu_qsbr.h>
+
+#define SL_VERSION "0.1.0"
+#define SL_MAX_PORTS 32
+#define SL_MAX_WORKERS 32
+#define SL_MAX_ERRORS 128
+#define SL_MAX_RXQ 16
+#define SL_PUNT_RING_SIZE 1024
+
+/* Per-packet metadata in the mbuf private area. */
+struct sl_meta {
+	uint32_t adj;     /* adjacency index chosen by ip4-lookup */
+	uint16_t error;   /* error id for error-drop */
+	uint16_t icmp;    /* ICMP type << 8 | code requested from icmp4-error */
+	uint32_t aux;     /* e.g. MTU for fragmentation-needed */
+	uint32_t pad;
+};
+_Static_assert(sizeof(struct sl_meta) <= 16, "mbuf private area is 16 bytes");
+#define SL_MBUF_PRIV 16
+
+static inline struct sl_meta *sl_meta(struct rte_mbuf *m)
+{
+	return (struct sl_meta *)(m + 1);
+}
+
+/* ---- errors: every drop has a named reason, counted per worker ---- */
+struct sl_error_desc {
+	const char *node;
+	const char *reason;
+};
+extern struct sl_error_desc sl_errors[SL_MAX_ERRORS];
+extern uint16_t sl_nb_errors;
+/* Registers the reasons of one node; returns the id of the first one. */
+uint16_t sl_error_register(const char *node, const char *const *reasons, uint16_t n);
+
+/* Declare a node's errors with an X-macro list: X(ENUM, "reason"). */
+#define SL_ERR_ENUM(e, s) e,
+#define SL_ERR_STR(e, s) s,
+
+/* ---- workers ---- */
+struct sl_rxq {
+	uint16_t port;
+	uint16_t queue;
+};
+struct sl_rxq_list {
+	uint16_t n;
+	struct sl_rxq q[SL_MAX_PORTS * SL_MAX_RXQ];
+};
+
+struct sl_if_counters {
+	uint64_t drops;
+	uint64_t tx_error;
+	uint64_t punts;
+};
+
+struct sl_worker {
+	uint16_t id;       /* worker index; also its TX queue on every port */
+	uint16_t lcore;
+	uint32_t rcu_id;
+	struct rte_graph *graph;
+	rte_graph_t graph_id;
+	struct sl_rxq_list *rxqs;     /* swapped by main with a release store */
+	struct rte_ring *punt;        /* SP/SC ring to the main lcore */
+	uint64_t icmp_tokens;         /* ICMP error rate limiter */
+	uint64_t icmp_last;
+	uint64_t rx_idle_calls;       /* empty polls, left out of show runtime */
+	uint64_t rx_idle_cycles;
+	volatile bool quit;
+	uint64_t errors[SL_MAX_ERRORS] __rte_cache_aligned;
+	struct sl_if_counters ifc[SL_MAX_PORTS] __rte_cache_aligned;
+} __rte_cache_aligned;
+
+extern struct sl_worker sl_workers[SL_MAX_WORKERS + 1]; /* last one: main lcore */
+#define sl_main_ctx (&sl_workers[SL_MAX_WORKERS])
+extern struct sl_worker *sl_graph_creating; /* set while a graph is built */
+extern uint16_t sl_nb_workers;   /* graphs; the main lcore is graph 0 when no workers */
+extern struct rte_rcu_qsbr *sl_rcu;
+
+
+/* Every node keeps its worker in the first word of its context (set by sl_node_init). */
+static inline struct sl_worker *sl_node_worker(const struct rte_node *node)
+{
+	return *(struct sl_worker *const *)node->ctx;
+}
+int sl_node_init(const struct rte_graph *graph, struct rte_node *node);
+
+/* Send the vector to per-packet next edges, moving runs in bulk. */
+static inline void sl_enqueue_nexts(struct rte_graph *g, struct rte_node *node, void **objs,
+				    const uint16_t *nexts, uint16_t n)
+{
+	uint16_t i = 0;
+	if (n == 0)
+		return;
+	uint16_t first = nexts[0];
+	for (i = 1; i < n && nexts[i] == first; i++)
+		;
+	if (i == n && objs == node->objs) {
+		rte_node_next_stream_move(g, node, first);
+		return;
+	}
+	uint16_t start = 0;
+	while (start < n) {
+		uint16_t nx = nexts[start], end = start + 1;
+		while (end < n && nexts[end] == nx)
+			end++;
+		rte_node_enqueue(g, node, nx, objs + start, end - start);
+		start = end;
+	}
+}
+
+/* Mark a packet dropped with an error id. */
+static inline void sl_set_error(struct rte_mbuf *m, uint16_t err)
+{
+	sl_meta(m)->error = err;
+}
+
+#endif
