@@ -92,12 +92,10 @@ int main(int argc, char **argv)
 		char *line = calloc(1, len);
 		if (!line)
 			return 2;
+		/* like vppctl: the words are joined; "show version" as one word works too */
 		for (int k = i; k < argc; k++) {
-			int q = strchr(argv[k], ' ') != NULL;
 			strcat(line, k > i ? " " : "");
-			strcat(line, q ? "\"" : "");
 			strcat(line, argv[k]);
-			strcat(line, q ? "\"" : "");
 		}
 		int rc = run(fd, line, json);
 		free(line);

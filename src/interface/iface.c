@@ -61,9 +61,15 @@ static int port_start(struct sl_iface *ifc, struct rte_mempool *mp, struct rte_e
 	for (uint16_t q = 0; q < ifc->nb_txq; q++)
 		if ((rc = rte_eth_tx_queue_setup(p, q, ifc->nb_txd, sock, &txc)))
 			return rc;
-	if (mac && (rc = rte_eth_dev_default_mac_addr_set(p, mac)))
-		return rc;
 	rte_eth_macaddr_get(p, &ifc->mac);
+	if (mac) {
+		/* drivers that cannot change it (pcap, null) still get it in software: the graph
+		 * reads ifc->mac, and the port is promiscuous */
+		rc = rte_eth_dev_default_mac_addr_set(p, mac);
+		if (rc && rc != -ENOTSUP)
+			return rc;
+		ifc->mac = *mac;
+	}
 	uint16_t mtu = 1500;
 	rte_eth_dev_get_mtu(p, &mtu);
 	ifc->mtu = mtu;
@@ -355,6 +361,24 @@ static int cmd_set_placement(struct sl_out *o, int argc, char **argv)
 SL_CLI_COMMAND(set_placement, .path = "set interface rx-placement",
 	       .usage = "IFACE queue N worker M", .help = "move an rx queue to a worker",
 	       .fn = cmd_set_placement)
+
+extern struct rte_mempool *sl_pool;
+
+static int cmd_show_buffers(struct sl_out *o, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	char v[3][16];
+	snprintf(v[0], 16, "%u", sl_pool->size);
+	snprintf(v[1], 16, "%u", rte_mempool_in_use_count(sl_pool));
+	snprintf(v[2], 16, "%u", rte_mempool_avail_count(sl_pool));
+	sl_tbl_begin(o, "buffers", 4, (const char *[]){"pool", "size:u", "in-use:u", "free:u"});
+	sl_tbl_row(o, sl_pool->name, v[0], v[1], v[2]);
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(show_buffers, .path = "show buffers", .usage = "",
+	       .help = "packet buffer pool usage", .fn = cmd_show_buffers)
 
 static int cmd_clear_interfaces(struct sl_out *o, int argc, char **argv)
 {

@@ -85,7 +85,8 @@ int sl_runtime_create_graphs(void)
 		struct sl_worker *wk = &sl_workers[w];
 		struct rte_graph_param gp = {
 			.socket_id = (int)rte_lcore_to_socket_id(wk->lcore),
-			.nb_node_patterns = RTE_DIM(patterns),
+			/* without ports there is no port-tx-N to match */
+			.nb_node_patterns = RTE_DIM(patterns) - !sl_ifaces[0].used,
 			.node_patterns = patterns,
 		};
 		char name[RTE_GRAPH_NAMESIZE];

@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Fixtures that start sluiced on DPDK virtual ports and talk to it through sluicectl."""
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = ROOT / os.environ.get("SLUICE_BUILD", "build")
+SLUICED = BUILD / "sluiced"
+SLUICECTL = BUILD / "sluicectl"
+
+# MACs given to the ports so test frames can be written before start-up.
+MAC0 = "02:00:00:00:00:10"
+MAC1 = "02:00:00:00:00:11"
+MAC2 = "02:00:00:00:00:12"
+PEER0 = "02:00:00:00:00:99"
+NH1 = "42:01:0a:0a:02:01"
+
+
+class Sluiced:
+    """One sluiced process with its own file-prefix, socket and files."""
+
+    def __init__(self, tmp: Path, devs, cli_lines, extra="", memory=512):
+        self.tmp = tmp
+        self.sock = str(tmp / "cli.sock")
+        self.setup = tmp / "setup.cli"
+        self.setup.write_text("\n".join(cli_lines) + "\n")
+        dev_text = "\n".join(f"  vdev {d}" for d in devs)
+        self.conf = tmp / "startup.conf"
+        self.conf.write_text(
+            f"unix {{ cli-listen {self.sock} exec {self.setup} log {tmp}/sluiced.log }}\n"
+            f"dpdk {{\n  no-huge\n  socket-mem {memory}\n  file-prefix sl-test-{os.getpid()}-{id(self)}\n{dev_text}\n}}\n"
+            f"buffers {{ buffers-per-numa 8192 }}\nip4 {{ max-routes 262144 tbl8s 8192 }}\n{extra}"
+        )
+        self.proc = None
+
+    def start(self):
+        self.out = open(self.tmp / "stdout.txt", "w")
+        self.proc = subprocess.Popen([str(SLUICED), str(self.conf)], stdout=self.out,
+                                     stderr=subprocess.STDOUT)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("sluiced exited: " + (self.tmp / "stdout.txt").read_text())
+            if os.path.exists(self.sock):
+                try:
+                    self.cli("show version")
+                    return self
+                except RuntimeError:
+                    pass
+            time.sleep(0.1)
+        raise RuntimeError("sluiced did not start")
+
+    def cli_raw(self, cmd, json_out=False):
+        args = [str(SLUICECTL), "-s", self.sock] + (["--json"] if json_out else []) + [cmd]
+        return subprocess.run(args, capture_output=True, text=True, timeout=120)
+
+    def cli(self, cmd):
+        r = self.cli_raw(cmd)
+        if r.returncode != 0:
+            raise RuntimeError(f"{cmd}: {r.stdout}{r.stderr}")
+        return r.stdout
+
+    def js(self, cmd):
+        r = self.cli_raw(cmd, json_out=True)
+        return json.loads(r.stdout)
+
+    def iface(self, name):
+        for row in self.js("show interface")["interfaces"]:
+            if row["name"] == name:
+                return row
+        raise KeyError(name)
+
+    def errors(self):
+        return {(e["node"], e["reason"]): e["count"] for e in self.js("show errors")["errors"]}
+
+    def wait_rx(self, name, n, timeout=20):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.iface(name)["rx-packets"] >= n:
+                time.sleep(0.2)  # let the vector drain to tx
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"{name} received {self.iface(name)['rx-packets']} of {n}")
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                rc = self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                raise
+            self.out.close()
+            return rc
+        return self.proc.returncode if self.proc else None
+
+
+@pytest.fixture
+def sluiced_factory(tmp_path):
+    started = []
+
+    def make(devs, cli_lines, **kw):
+        s = Sluiced(tmp_path, devs, cli_lines, **kw)
+        started.append(s)
+        return s.start()
+
+    yield make
+    for s in started:
+        rc = s.stop()
+        assert rc in (0, None), f"sluiced exit code {rc}"

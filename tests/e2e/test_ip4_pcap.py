@@ -1,0 +1,190 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""IPv4 routing through sluiced on pcap ports: exact packets out, counters, errors."""
+import struct
+
+from scapy.all import ARP, ICMP, IP, UDP, Ether, Raw, rdpcap, wrpcap, raw, IPv6, fragment
+
+from conftest import MAC0, MAC1, NH1, PEER0
+
+ROUTER = [
+    "set interface ip address port0 10.10.1.10/24",
+    "set interface ip address port1 10.10.2.10/24",
+    "set interface state port0 up",
+    "set interface state port1 up",
+    "ip neighbor port1 10.10.2.1 42:01:0a:0a:02:01",
+    "ip neighbor port0 10.10.1.2 02:00:00:00:00:99",
+    "ip route add 48.0.0.0/8 via 10.10.2.1",
+]
+
+
+def run(factory, tmp_path, pkts, extra_cli=(), wait=True):
+    wrpcap(str(tmp_path / "in0.pcap"), pkts, linktype=1)
+    wrpcap(str(tmp_path / "empty.pcap"), [], linktype=1)
+    devs = [
+        f"net_pcap0,rx_pcap={tmp_path}/in0.pcap,tx_pcap={tmp_path}/out0.pcap {{ name port0 mac-address {MAC0} }}",
+        f"net_pcap1,rx_pcap={tmp_path}/empty.pcap,tx_pcap={tmp_path}/out1.pcap {{ name port1 mac-address {MAC1} }}",
+    ]
+    s = factory(devs, ROUTER + list(extra_cli))
+    if wait:
+        s.wait_rx("port0", len(pkts))
+    errs = s.errors()
+    ifs = {n: s.iface(n) for n in ("port0", "port1")}
+    assert s.stop() == 0
+    out0 = list(rdpcap(str(tmp_path / "out0.pcap")))
+    out1 = list(rdpcap(str(tmp_path / "out1.pcap")))
+    return s, errs, ifs, out0, out1
+
+
+def eth(dst=MAC0):
+    return Ether(dst=dst, src=PEER0)
+
+
+def eth4():
+    return Ether(dst=MAC0, src=PEER0, type=0x0800)
+
+
+def test_routes_exact_packets(sluiced_factory, tmp_path):
+    # 300 packets: more than one vector of 256, and a tail
+    pkts = [eth() / IP(src="10.10.1.2", dst=f"48.0.{i // 256}.{i % 256}", ttl=64, id=i) /
+            UDP(sport=1024 + i, dport=4000) / Raw(bytes([i % 256]) * 22) for i in range(300)]
+    s, errs, ifs, out0, out1 = run(sluiced_factory, tmp_path, pkts)
+    assert len(out1) == 300 and len(out0) == 0
+    for i, (o, p) in enumerate(zip(out1, pkts)):
+        assert o[Ether].dst == NH1 and o[Ether].src == MAC1
+        assert o[IP].ttl == 63
+        exp = p[IP].copy()
+        exp.ttl = 63
+        del exp.chksum
+        assert raw(o[IP]) == raw(IP(raw(exp))), f"packet {i}"
+    assert ifs["port1"]["tx-packets"] == 300
+    assert ifs["port0"]["drops"] == 0
+    assert errs == {}
+
+
+def test_malformed_named_errors(sluiced_factory, tmp_path):
+    good = IP(src="10.10.1.2", dst="48.1.1.1") / UDP() / Raw(b"x" * 20)
+    bad_ck = IP(raw(good))
+    bad_ck.chksum = (bad_ck.chksum + 1) & 0xFFFF
+    pkts = [
+        Raw(raw(eth())[:10]),                                             # truncated frame
+        eth4() / Raw(b"\x45\x00"),                                           # short IP
+        eth4() / Raw(b"\x65" + raw(good)[1:]),                               # version 6 in IPv4
+        eth4() / Raw(b"\x44" + raw(good)[1:]),              # IHL 4
+        eth() / bad_ck,                                                     # bad checksum
+        eth() / IP(src="10.10.1.2", dst="48.1.1.1", len=200) / UDP(),       # length > frame
+        eth() / IP(src="10.10.1.2", dst="48.1.1.1", ttl=0) / UDP(),         # TTL 0
+        eth() / IPv6() / UDP(),                                             # not IPv4
+        Ether(dst=MAC0, src=PEER0, type=0x88CC) / Raw(b"\0" * 46),          # LLDP
+        Ether(dst="02:00:00:00:00:77", src=PEER0) / good,                   # not our MAC
+        eth() / IP(src="224.0.0.1", dst="48.1.1.1") / UDP(),                # multicast source
+    ]
+    s, errs, ifs, out0, out1 = run(sluiced_factory, tmp_path, pkts)
+    assert out1 == [] and out0 == []
+    assert errs == {
+        ("ethernet-input", "frame shorter than an Ethernet header"): 1,
+        ("ip4-input", "packet shorter than an IPv4 header"): 1,
+        ("ip4-input", "IP version is not 4"): 1,
+        ("ip4-input", "bad header length (IHL)"): 1,
+        ("ip4-input", "bad header checksum"): 1,
+        ("ip4-input", "total length does not match the frame"): 1,
+        ("ip4-input", "TTL is zero"): 1,
+        ("ethernet-input", "unsupported ethertype"): 2,
+        ("ethernet-input", "destination MAC not ours"): 1,
+        ("ip4-input", "bad source address (multicast or broadcast)"): 1,
+    }
+    assert ifs["port0"]["drops"] == len(pkts)
+
+
+def test_ttl1_time_exceeded_and_no_route_unreachable(sluiced_factory, tmp_path):
+    p_ttl = eth() / IP(src="10.10.1.2", dst="48.0.0.9", ttl=1, id=7) / UDP(sport=5, dport=6) / Raw(b"abcdefgh12345")
+    p_nr = eth() / IP(src="10.10.1.2", dst="99.0.0.1", id=8) / UDP(sport=7, dport=8) / Raw(b"q" * 20)
+    s, errs, ifs, out0, out1 = run(sluiced_factory, tmp_path, [p_ttl, p_nr])
+    assert out1 == []
+    assert len(out0) == 2
+    te, un = sorted(out0, key=lambda o: -o[ICMP].type)
+    for o in (te, un):
+        assert o[Ether].dst == PEER0 and o[Ether].src == MAC0
+        assert o[IP].src == "10.10.1.10" and o[IP].dst == "10.10.1.2"
+        # checksums as sent are valid
+        assert IP(raw(o[IP])).chksum == IP(raw(o[IP]))[IP].chksum
+        c = o[ICMP]
+        ck = c.chksum
+        c2 = ICMP(raw(c))
+        del c2.chksum
+        assert ICMP(raw(c2)).chksum == ck
+    assert te[ICMP].type == 11 and te[ICMP].code == 0
+    # quoted: the original header (TTL as received) and 8 bytes
+    assert raw(te[ICMP].payload)[:28] == raw(p_ttl[IP])[:28]
+    assert un[ICMP].type == 3 and un[ICMP].code == 0
+    assert raw(un[ICMP].payload)[:28] == raw(p_nr[IP])[:28]
+    assert errs[("icmp4-error", "time exceeded sent")] == 1
+    assert errs[("icmp4-error", "destination unreachable sent")] == 1
+    assert errs[("ip4-lookup", "no route (ICMP unreachable follows)")] == 1
+
+
+def test_ping_router_and_arp(sluiced_factory, tmp_path):
+    echo = eth() / IP(src="10.10.1.2", dst="10.10.1.10", id=99) / ICMP(type=8, id=0x1234, seq=7) / Raw(b"ping-data")
+    arp_req = Ether(dst="ff:ff:ff:ff:ff:ff", src="02:00:00:00:00:55") / ARP(
+        op=1, hwsrc="02:00:00:00:00:55", psrc="10.10.1.5", pdst="10.10.1.10")
+    udp_local = eth() / IP(src="10.10.1.2", dst="10.10.2.10") / UDP(dport=9) / Raw(b"z")
+    s, errs, ifs, out0, out1 = run(sluiced_factory, tmp_path, [echo, arp_req, udp_local])
+    replies = [p for p in out0 if ICMP in p]
+    arps = [p for p in out0 if ARP in p]
+    assert len(replies) == 1 and len(arps) == 1
+    r = replies[0]
+    assert r[IP].src == "10.10.1.10" and r[IP].dst == "10.10.1.2"
+    assert r[ICMP].type == 0 and r[ICMP].id == 0x1234 and r[ICMP].seq == 7
+    assert raw(r[ICMP].payload) == b"ping-data"
+    a = arps[0]
+    assert a[Ether].dst == "02:00:00:00:00:55" and a[Ether].src == MAC0
+    assert a[ARP].op == 2 and a[ARP].psrc == "10.10.1.10" and a[ARP].hwsrc == MAC0
+    assert a[ARP].pdst == "10.10.1.5" and a[ARP].hwdst == "02:00:00:00:00:55"
+    assert errs[("ip4-local", "protocol not handled locally")] == 1
+    assert errs[("ip4-local", "echo replies sent")] == 1
+
+
+def test_arp_learn_and_resolution(sluiced_factory, tmp_path):
+    # a packet to an unresolved host on port1 triggers an ARP request and is dropped, counted
+    p = eth() / IP(src="10.10.1.2", dst="10.10.2.7") / UDP() / Raw(b"r" * 10)
+    arp_req = Ether(dst="ff:ff:ff:ff:ff:ff", src="02:00:00:00:00:55") / ARP(
+        op=1, hwsrc="02:00:00:00:00:55", psrc="10.10.1.5", pdst="10.10.1.10")
+    wrpcap(str(tmp_path / "in0.pcap"), [arp_req, p])
+    wrpcap(str(tmp_path / "empty.pcap"), [], linktype=1)
+    devs = [
+        f"net_pcap0,rx_pcap={tmp_path}/in0.pcap,tx_pcap={tmp_path}/out0.pcap {{ name port0 mac-address {MAC0} }}",
+        f"net_pcap1,rx_pcap={tmp_path}/empty.pcap,tx_pcap={tmp_path}/out1.pcap {{ name port1 mac-address {MAC1} }}",
+    ]
+    s = sluiced_factory(devs, ROUTER)
+    s.wait_rx("port0", 2)
+    neigh = {(n["interface"], n["address"]): n for n in s.js("show ip neighbors")["neighbors"]}
+    assert neigh[("port0", "10.10.1.5")]["mac"] == "02:00:00:00:00:55"
+    assert neigh[("port0", "10.10.1.5")]["state"] == "dynamic"
+    assert neigh[("port1", "10.10.2.1")]["state"] == "static"
+    assert neigh[("port1", "10.10.2.7")]["state"] == "incomplete"
+    fib = s.js("show ip fib 10.10.1.5")["routes"]
+    assert fib[0]["prefix"] == "10.10.1.5/32" and fib[0]["mac"] == "02:00:00:00:00:55"
+    errs = s.errors()
+    assert errs[("arp (main)", "packets dropped while resolving a next hop")] == 1
+    assert s.stop() == 0
+    out1 = list(rdpcap(str(tmp_path / "out1.pcap")))
+    assert len(out1) == 1
+    a = out1[0]
+    assert a[Ether].dst == "ff:ff:ff:ff:ff:ff" and a[ARP].op == 1
+    assert a[ARP].psrc == "10.10.2.10" and a[ARP].pdst == "10.10.2.7" and a[ARP].hwsrc == MAC1
+
+
+def test_mtu_df_and_fragmentation(sluiced_factory, tmp_path):
+    big_df = eth() / IP(src="10.10.1.2", dst="48.0.0.1", flags="DF", id=1) / UDP() / Raw(b"d" * 972)
+    big = eth() / IP(src="10.10.1.2", dst="48.0.0.2", id=2) / UDP(sport=1, dport=2) / Raw(bytes(range(256)) * 4)
+    s, errs, ifs, out0, out1 = run(sluiced_factory, tmp_path, [big_df, big],
+                                   extra_cli=["set interface mtu 576 port1"])
+    assert len(out0) == 1
+    ic = out0[0][ICMP]
+    assert ic.type == 3 and ic.code == 4
+    assert struct.unpack("!H", raw(ic)[6:8])[0] == 576
+    assert len(out1) >= 2
+    for f in out1:
+        assert len(f[IP]) <= 576 and f[IP].ttl == 63 and f[Ether].dst == NH1
+    data = b"".join(raw(f[IP].payload) for f in sorted(out1, key=lambda f: f[IP].frag))
+    assert data == raw(big[UDP])
+    assert errs[("icmp4-error", "fragmentation needed sent")] == 1
