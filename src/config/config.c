@@ -112,7 +112,7 @@ static int expect_uint(struct lexer *lx, const char *key, uint32_t min, uint32_t
 
 static int expect_open(struct lexer *lx, const char *what)
 {
-	char t[8];
+	char t[SL_CFG_STR];
 	int rc = next_tok(lx, t, sizeof(t));
 	if (rc < 0)
 		return rc;
@@ -267,7 +267,7 @@ static int sec_dpdk(struct lexer *lx, struct sl_config *c, const char *key)
 		/* optional { ... } body */
 		const char *save = lx->p;
 		int line = lx->line;
-		char t[8];
+		char t[SL_CFG_STR];
 		rc = next_tok(lx, t, sizeof(t));
 		if (rc < 0)
 			return rc;
