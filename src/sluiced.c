@@ -212,6 +212,7 @@ int main(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	rc = 1;
 	if (cfg.exec[0]) {
 		struct sl_out o = {0};
 		int erc = sl_cli_exec_file(&o, cfg.exec);
