@@ -23,10 +23,12 @@ e2e: build
 	SLUICE_BUILD=$(BUILD) $(PY) -m pytest -q tests/e2e
 
 # Sanitizer build of the daemon and the unit tests, and a bounded fuzz run.
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 asan: setup
 	[ -f build-asan/build.ninja ] || CC=clang meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug >/dev/null
 	ninja -C build-asan
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 meson test -C build-asan --print-errorlogs
+	$(SAN_ENV) meson test -C build-asan --print-errorlogs
+	$(SAN_ENV) SLUICE_BUILD=build-asan $(PY) -m pytest -q tests/e2e
 
 fuzz: setup
 	scripts/fuzz.sh

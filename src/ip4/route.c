@@ -143,12 +143,38 @@ int sl_ip4_init(uint32_t max_routes, uint32_t tbl8s)
 	return 0;
 }
 
+static void free_hash_data(struct rte_hash **h)
+{
+	const void *k;
+	void *d;
+	uint32_t it = 0;
+	if (!*h)
+		return;
+	while (rte_hash_iterate(*h, &k, &d, &it) >= 0)
+		free(d);
+	rte_hash_free(*h);
+	*h = NULL;
+}
+
+/* At exit, with the workers stopped. */
 void sl_ip4_fini(void)
 {
 	if (adj_dq) {
-		rte_rcu_qsbr_dq_delete(adj_dq);
+		rte_rcu_qsbr_dq_delete(adj_dq); /* frees what waits for a grace period */
 		adj_dq = NULL;
 	}
+	free_hash_data(&rib);
+	free_hash_data(&neighs);
+	struct sl_adj *drop = sl_adj_tbl[SL_ADJ_ID_DROP];
+	for (uint32_t i = 1; drop && i < SL_ADJ_MAX; i++)
+		if (sl_adj_tbl[i] != drop)
+			free(sl_adj_tbl[i]);
+	free(drop);
+	memset(sl_adj_tbl, 0, sizeof(sl_adj_tbl));
+	free(adj_free);
+	adj_free = NULL;
+	adj_nfree = 0;
+	memset(glean_adj, 0, sizeof(glean_adj));
 	rte_lpm_free(sl_lpm);
 	sl_lpm = NULL;
 }

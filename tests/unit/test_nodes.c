@@ -2,6 +2,7 @@
 /* Node tests on synthetic mbufs: two ring-backed ports, the real graph and tables, the
  * router set up by CLI; checks exact bytes out, edges taken, counters and buffer leaks.
  * Runs with --no-huge --no-pci. */
+#include "../common/ring_env.h"
 #include "../../src/cli/cli.h"
 #include "../../src/interface/iface.h"
 #include "../../src/ip4/ip4.h"
@@ -17,8 +18,7 @@
 #include <rte_ring.h>
 #include <rte_udp.h>
 
-extern struct rte_mempool *sl_pool, *sl_indirect_pool;
-void sl_ip4_rewrite_add_ports(void);
+extern struct rte_mempool *sl_pool;
 
 static int fails, runs;
 #define CHECK(c)                                                                  \
@@ -30,20 +30,14 @@ static int fails, runs;
 		}                                                                 \
 	} while (0)
 
-static struct rte_ring *rx[2], *tx[2];
+#define rx env_rx
+#define tx env_tx
 static const uint8_t mac0[6] = {2, 0, 0, 0, 0, 0x10}, peer[6] = {2, 0, 0, 0, 0, 0x99};
 static const uint8_t nh1[6] = {0x42, 1, 10, 10, 2, 1};
 
 static void cli(const char *line)
 {
-	struct sl_out o = {0};
-	size_t len;
-	int rc = sl_cli_exec(&o, line);
-	char *t = sl_out_finish(&o, &len);
-	if (rc)
-		fprintf(stderr, "cli '%s': %s", line, t);
-	CHECK(rc == 0);
-	free(t);
+	CHECK(env_cli(line, false) == 0);
 }
 
 static struct rte_mbuf *udp_pkt(uint32_t dst, uint8_t ttl, uint16_t id)
@@ -65,11 +59,7 @@ static struct rte_mbuf *udp_pkt(uint32_t dst, uint8_t ttl, uint16_t id)
 	return m;
 }
 
-static void walk(int n)
-{
-	for (int i = 0; i < n; i++)
-		rte_graph_walk(sl_workers[0].graph);
-}
+#define walk env_walk
 
 static unsigned drain(int port, struct rte_mbuf **out, unsigned max)
 {
@@ -170,51 +160,14 @@ static void test_churn(void)
 int main(int argc, char **argv)
 {
 	(void)argc;
-	char *eal[] = {argv[0], "--no-huge", "--no-pci", "-m", "512", "-l", "0",
-		       "--file-prefix", "sl-unit-nodes", "--log-level", "5", NULL};
-	if (rte_eal_init(11, eal) < 0) {
-		fprintf(stderr, "EAL init failed\n");
+	if (env_init(argv[0], "sl-unit-nodes")) {
+		fprintf(stderr, "test environment failed\n");
 		return 1;
 	}
-	sl_pool = rte_pktmbuf_pool_create("sl_pool", 8192, 0, SL_MBUF_PRIV,
-					  RTE_MBUF_DEFAULT_BUF_SIZE, 0);
-	sl_indirect_pool = rte_pktmbuf_pool_create("sl_ind", 1024, 0, SL_MBUF_PRIV, 0, 0);
-	struct sl_config cfg;
-	sl_config_defaults(&cfg);
-	for (int p = 0; p < 2; p++) {
-		char name[16];
-		snprintf(name, sizeof(name), "r%d", p);
-		rx[p] = rte_ring_create(name, 1024, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-		snprintf(name, sizeof(name), "t%d", p);
-		tx[p] = rte_ring_create(name, 1024, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-		snprintf(name, sizeof(name), "ring%d", p);
-		CHECK(rte_eth_from_rings(name, &rx[p], 1, &tx[p], 1, 0) == p);
-		snprintf(cfg.devs[p].devargs, sizeof(cfg.devs[p].devargs), "net_ring_%s", name);
-		snprintf(cfg.devs[p].name, sizeof(cfg.devs[p].name), "port%d", p);
-	}
-	snprintf(cfg.devs[0].mac, sizeof(cfg.devs[0].mac), "02:00:00:00:00:10");
-	cfg.nb_devs = 2;
-	uint16_t lc = (uint16_t)rte_lcore_id();
-	CHECK(sl_runtime_init(1, &lc) == 0);
-	CHECK(sl_iface_init(&cfg, sl_pool, 1) == 0);
-	CHECK(sl_ip4_init(1 << 18, 4096) == 0);
-	CHECK(sl_runtime_clone_tx() == 0);
-	sl_ip4_rewrite_add_ports();
-	CHECK(sl_runtime_create_graphs() == 0);
-	cli("set interface ip address port0 10.10.1.10/24");
-	cli("set interface ip address port1 10.10.2.10/24");
-	cli("set interface state port0 up");
-	cli("set interface state port1 up");
-	cli("ip neighbor port1 10.10.2.1 42:01:0a:0a:02:01");
-	cli("ip neighbor port0 10.10.1.2 02:00:00:00:00:99");
-	cli("ip route add 48.0.0.0/8 via 10.10.2.1");
 	test_forward();
 	test_errors_and_icmp();
 	test_churn();
-	sl_runtime_fini();
-	sl_iface_fini();
-	sl_ip4_fini();
-	rte_eal_cleanup();
+	env_fini();
 	printf("%d passed, %d failed\n", runs - fails, fails);
 	return fails != 0;
 }

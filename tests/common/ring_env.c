@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* A test router on two ring-backed ports, for node tests and fuzzers: EAL with --no-huge
+ * --no-pci, the real graph and tables, set up through the CLI. */
+#include "ring_env.h"
+#include "../../src/cli/cli.h"
+#include "../../src/interface/iface.h"
+#include "../../src/ip4/ip4.h"
+#include "../../src/runtime/runtime.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_lcore.h>
+
+extern struct rte_mempool *sl_pool, *sl_indirect_pool;
+void sl_ip4_rewrite_add_ports(void);
+
+struct rte_ring *env_rx[2], *env_tx[2];
+
+static const char *const router[] = {
+	"set interface ip address port0 10.10.1.10/24",
+	"set interface ip address port1 10.10.2.10/24",
+	"set interface state port0 up",
+	"set interface state port1 up",
+	"ip neighbor port1 10.10.2.1 42:01:0a:0a:02:01",
+	"ip neighbor port0 10.10.1.2 02:00:00:00:00:99",
+	"ip route add 48.0.0.0/8 via 10.10.2.1",
+};
+
+int env_cli(const char *line, bool quiet)
+{
+	struct sl_out o = {0};
+	size_t len;
+	int rc = sl_cli_exec(&o, line);
+	char *t = sl_out_finish(&o, &len);
+	if (rc && !quiet)
+		fprintf(stderr, "cli '%s': %s", line, t);
+	free(t);
+	return rc;
+}
+
+int env_init(const char *prog, const char *prefix)
+{
+	char *eal[] = {(char *)prog, "--no-huge", "--no-pci", "-m", "512", "-l", "0",
+		       "--file-prefix", (char *)prefix, "--log-level", "5", NULL};
+	if (rte_eal_init(11, eal) < 0)
+		return -1;
+	sl_pool = rte_pktmbuf_pool_create("sl_pool", 8192, 0, SL_MBUF_PRIV,
+					  RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	sl_indirect_pool = rte_pktmbuf_pool_create("sl_ind", 1024, 0, SL_MBUF_PRIV, 0, 0);
+	if (!sl_pool || !sl_indirect_pool)
+		return -1;
+	static struct sl_config cfg;
+	sl_config_defaults(&cfg);
+	for (int p = 0; p < 2; p++) {
+		char name[16];
+		snprintf(name, sizeof(name), "r%d", p);
+		env_rx[p] = rte_ring_create(name, 1024, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "t%d", p);
+		env_tx[p] = rte_ring_create(name, 1024, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "ring%d", p);
+		if (rte_eth_from_rings(name, &env_rx[p], 1, &env_tx[p], 1, 0) != p)
+			return -1;
+		snprintf(cfg.devs[p].devargs, sizeof(cfg.devs[p].devargs), "net_ring_%s", name);
+		snprintf(cfg.devs[p].name, sizeof(cfg.devs[p].name), "port%d", p);
+	}
+	snprintf(cfg.devs[0].mac, sizeof(cfg.devs[0].mac), "02:00:00:00:00:10");
+	cfg.nb_devs = 2;
+	uint16_t lc = (uint16_t)rte_lcore_id();
+	if (sl_runtime_init(1, &lc) || sl_iface_init(&cfg, sl_pool, 1) ||
+	    sl_ip4_init(1 << 18, 4096) || sl_runtime_clone_tx())
+		return -1;
+	sl_ip4_rewrite_add_ports();
+	if (sl_runtime_create_graphs())
+		return -1;
+	for (size_t i = 0; i < sizeof(router) / sizeof(router[0]); i++)
+		if (env_cli(router[i], false))
+			return -1;
+	return 0;
+}
+
+void env_walk(int n)
+{
+	for (int i = 0; i < n; i++)
+		rte_graph_walk(sl_workers[0].graph);
+}
+
+void env_fini(void)
+{
+	sl_runtime_fini();
+	sl_iface_fini();
+	sl_ip4_fini();
+	rte_eal_cleanup();
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* A test router on two ring-backed ports (see ring_env.c). */
+#ifndef SL_RING_ENV_H
+#define SL_RING_ENV_H
+
+#include <stdbool.h>
+#include <rte_ring.h>
+
+extern struct rte_ring *env_rx[2], *env_tx[2];  /* port P's rx (we enqueue) and tx rings */
+int env_init(const char *prog, const char *prefix);
+int env_cli(const char *line, bool quiet);
+void env_walk(int n);
+void env_fini(void);
+
+#endif

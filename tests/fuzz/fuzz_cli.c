@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* libFuzzer: arbitrary CLI lines against a live router; a failed command must change
+ * nothing (the route count is the witness). */
+#include "../common/ring_env.h"
+#include "../../src/ip4/ip4.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	if (env_init((*argv)[0], "sl-fuzz-cli"))
+		abort();
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size > 256)
+		return 0;
+	char line[260];
+	memcpy(line, data, size);
+	line[size] = 0;
+	/* bounded work per input: no files, no huge counts */
+	if (strstr(line, "exec") || strstr(line, "count"))
+		return 0;
+	uint32_t before = sl_ip4_route_count();
+	if (env_cli(line, true) != 0 && sl_ip4_route_count() != before)
+		abort();
+	return 0;
+}
