@@ -58,6 +58,7 @@ struct sl_rxq_list {
 };
 
 struct sl_if_counters {
+	uint64_t rx_pkts, rx_bytes, tx_pkts, tx_bytes;
 	uint64_t drops;
 	uint64_t tx_error;
 	uint64_t punts;

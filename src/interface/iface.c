@@ -237,8 +237,12 @@ static int cmd_show_interface(struct sl_out *o, int argc, char **argv)
 			continue;
 		struct rte_eth_stats st = {0};
 		rte_eth_stats_get(p, &st);
-		uint64_t drops = 0, txe = 0, punts = 0;
+		uint64_t drops = 0, txe = 0, punts = 0, rxp = 0, rxb = 0, txp = 0, txb = 0;
 		for (int w = 0; w <= SL_MAX_WORKERS; w++) {
+			rxp += sl_workers[w].ifc[p].rx_pkts;
+			rxb += sl_workers[w].ifc[p].rx_bytes;
+			txp += sl_workers[w].ifc[p].tx_pkts;
+			txb += sl_workers[w].ifc[p].tx_bytes;
 			drops += sl_workers[w].ifc[p].drops;
 			txe += sl_workers[w].ifc[p].tx_error;
 			punts += sl_workers[w].ifc[p].punts;
@@ -246,10 +250,10 @@ static int cmd_show_interface(struct sl_out *o, int argc, char **argv)
 		char v[11][24];
 		sprintf(v[0], "%d", p);
 		sprintf(v[1], "%u", f->mtu);
-		u64s(v[2], st.ipackets);
-		u64s(v[3], st.ibytes);
-		u64s(v[4], st.opackets);
-		u64s(v[5], st.obytes);
+		u64s(v[2], rxp);
+		u64s(v[3], rxb);
+		u64s(v[4], txp);
+		u64s(v[5], txb);
 		u64s(v[6], drops);
 		u64s(v[7], punts);
 		u64s(v[8], txe + st.oerrors);

@@ -28,8 +28,13 @@ static uint16_t rx_process(struct rte_graph *g, struct rte_node *node, void **ob
 			uint16_t k;
 			do {
 				uint16_t want = RTE_MIN(RX_BURST, RTE_GRAPH_BURST_SIZE - total);
-				k = rte_eth_rx_burst(q->port, q->queue, (struct rte_mbuf **)to + total,
-						     want);
+				struct rte_mbuf **b = (struct rte_mbuf **)to + total;
+				k = rte_eth_rx_burst(q->port, q->queue, b, want);
+				uint64_t bytes = 0;
+				for (uint16_t j = 0; j < k; j++)
+					bytes += b[j]->pkt_len;
+				w->ifc[q->port].rx_pkts += k;
+				w->ifc[q->port].rx_bytes += bytes;
 				total += k;
 				if (k < want)
 					break;

@@ -25,8 +25,16 @@ static uint16_t tx_process(struct rte_graph *g, struct rte_node *node, void **ob
 	struct tx_ctx *c = (struct tx_ctx *)node->ctx;
 	(void)g;
 	uint16_t sent = 0;
-	if (likely(sl_ifaces[c->port].up))
+	if (likely(sl_ifaces[c->port].up)) {
+		uint64_t bytes = 0;
+		for (uint16_t i = 0; i < n; i++)
+			bytes += ((struct rte_mbuf *)objs[i])->pkt_len;
 		sent = rte_eth_tx_burst(c->port, c->w->id, (struct rte_mbuf **)objs, n);
+		for (uint16_t i = sent; i < n; i++) /* the unsent ones are still ours */
+			bytes -= ((struct rte_mbuf *)objs[i])->pkt_len;
+		c->w->ifc[c->port].tx_pkts += sent;
+		c->w->ifc[c->port].tx_bytes += bytes;
+	}
 	if (unlikely(sent < n)) {
 		if (sl_ifaces[c->port].up)
 			c->w->ifc[c->port].tx_error += n - sent;

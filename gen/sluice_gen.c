@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* sluice-gen (first cut): sends 64..1518-byte UDP/IPv4 with a signature and sequence number
+ * to a destination prefix, paced or as fast as possible, and counts what comes back on the
+ * receive port (signed packets, loss, out of order). The full generator is issue 3. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_udp.h>
+
+#define SIG 0x5eed51ceu
+#define BURST 32
+
+/* 12 bytes: fits the 18 bytes a 64-byte frame leaves after Ethernet, IPv4 and UDP */
+struct payload {
+	uint32_t sig;
+	uint64_t seq;
+} __attribute__((packed));
+
+static struct {
+	uint16_t tx_port, rx_port;
+	uint64_t rate;       /* pps, 0 = as fast as possible */
+	double duration;
+	uint16_t size;
+	uint32_t dst, dst_len, src;
+	struct rte_ether_addr dmac;
+	int json;
+} opt = {.tx_port = 0, .rx_port = 1, .duration = 5, .size = 64, .dst = 0x30000000,
+	 .dst_len = 8, .src = 0x0a0a0102};
+
+static volatile int quit;
+static void on_sig(int s)
+{
+	(void)s;
+	quit = 1;
+}
+
+static int port_init(uint16_t p, struct rte_mempool *mp)
+{
+	struct rte_eth_conf conf = {0};
+	uint16_t nrx = 1024, ntx = 1024;
+	if (rte_eth_dev_configure(p, 1, 1, &conf) ||
+	    rte_eth_dev_adjust_nb_rx_tx_desc(p, &nrx, &ntx) ||
+	    rte_eth_rx_queue_setup(p, 0, nrx, rte_eth_dev_socket_id(p), NULL, mp) ||
+	    rte_eth_tx_queue_setup(p, 0, ntx, rte_eth_dev_socket_id(p), NULL))
+		return -1;
+	rte_eth_promiscuous_enable(p);
+	return rte_eth_dev_start(p);
+}
+
+/* A template frame; per packet only the destination, checksum and payload change. */
+static void fill(struct rte_mbuf *m, uint64_t seq, uint64_t now)
+{
+	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, opt.size - 4); /* FCS not carried */
+	struct rte_ether_hdr *eh = (struct rte_ether_hdr *)p;
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eh + 1);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
+	struct payload *pl = (struct payload *)(udp + 1);
+	uint16_t iplen = (uint16_t)(opt.size - 4 - sizeof(*eh));
+	eh->dst_addr = opt.dmac;
+	rte_eth_macaddr_get(opt.tx_port, &eh->src_addr);
+	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	uint32_t span = opt.dst_len ? (uint32_t)((1ull << (32 - opt.dst_len)) - 1) : ~0u;
+	*ip = (struct rte_ipv4_hdr){.version_ihl = 0x45, .total_length = rte_cpu_to_be_16(iplen),
+				    .time_to_live = 64, .next_proto_id = IPPROTO_UDP,
+				    .src_addr = rte_cpu_to_be_32(opt.src),
+				    .dst_addr = rte_cpu_to_be_32(opt.dst + (uint32_t)(seq * 2654435761u & span))};
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	udp->src_port = RTE_BE16(2123);
+	udp->dst_port = RTE_BE16(10000);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(iplen - sizeof(*ip)));
+	udp->dgram_cksum = 0;
+	if ((size_t)iplen >= sizeof(*ip) + sizeof(*udp) + sizeof(*pl)) {
+		pl->sig = SIG;
+		pl->seq = seq;
+		(void)now;
+	}
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: sluice-gen [EAL args] -- [--tx-port N] [--rx-port N] [--rate PPS]\n"
+		"       [--duration S] [--size BYTES] [--dst A.B.C.D/LEN] [--src A.B.C.D]\n"
+		"       --dst-mac MAC [--json]\n");
+}
+
+static int parse(int argc, char **argv)
+{
+	static struct option lo[] = {
+		{"tx-port", 1, 0, 't'}, {"rx-port", 1, 0, 'r'}, {"rate", 1, 0, 'R'},
+		{"duration", 1, 0, 'd'}, {"size", 1, 0, 's'},  {"dst", 1, 0, 'D'},
+		{"src", 1, 0, 'S'},      {"dst-mac", 1, 0, 'm'}, {"json", 0, 0, 'j'},
+		{0, 0, 0, 0}};
+	int c, have_mac = 0;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 't': opt.tx_port = (uint16_t)atoi(optarg); break;
+		case 'r': opt.rx_port = (uint16_t)atoi(optarg); break;
+		case 'R': opt.rate = strtoull(optarg, NULL, 10); break;
+		case 'd': opt.duration = atof(optarg); break;
+		case 's': opt.size = (uint16_t)atoi(optarg); break;
+		case 'j': opt.json = 1; break;
+		case 'm':
+			if (rte_ether_unformat_addr(optarg, &opt.dmac))
+				return fprintf(stderr, "sluice-gen: bad MAC %s\n", optarg), -1;
+			have_mac = 1;
+			break;
+		case 'S': {
+			struct in_addr a;
+			if (inet_pton(AF_INET, optarg, &a) != 1)
+				return fprintf(stderr, "sluice-gen: bad address %s\n", optarg), -1;
+			opt.src = ntohl(a.s_addr);
+			break;
+		}
+		case 'D': {
+			char tmp[32];
+			snprintf(tmp, sizeof(tmp), "%s", optarg);
+			char *sl = strchr(tmp, '/');
+			struct in_addr a;
+			if (!sl || inet_pton(AF_INET, (*sl = 0, tmp), &a) != 1 || atoi(sl + 1) > 32)
+				return fprintf(stderr, "sluice-gen: bad prefix %s\n", optarg), -1;
+			opt.dst = ntohl(a.s_addr);
+			opt.dst_len = (uint32_t)atoi(sl + 1);
+			break;
+		}
+		default: usage(); return -1;
+		}
+	}
+	if (!have_mac) {
+		usage();
+		return -1;
+	}
+	if (opt.size < 64 || opt.size > 1518)
+		return fprintf(stderr, "sluice-gen: size %u: must be 64..1518 (headers need 64)\n",
+			       opt.size), -1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int n = rte_eal_init(argc, argv);
+	if (n < 0)
+		return fprintf(stderr, "sluice-gen: EAL init failed\n"), 1;
+	if (parse(argc - n, argv + n))
+		return 2;
+	signal(SIGINT, on_sig);
+	signal(SIGTERM, on_sig);
+	struct rte_mempool *mp = rte_pktmbuf_pool_create("gen_pool", 16384, 256, 0,
+							 RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	if (!mp || port_init(opt.tx_port, mp) || (opt.rx_port != opt.tx_port && port_init(opt.rx_port, mp)))
+		return fprintf(stderr, "sluice-gen: port set-up failed\n"), 1;
+	/* wait for links (memif connects asynchronously) */
+	for (int i = 0; i < 100; i++) {
+		struct rte_eth_link a, b;
+		rte_eth_link_get_nowait(opt.tx_port, &a);
+		rte_eth_link_get_nowait(opt.rx_port, &b);
+		if (a.link_status && b.link_status)
+			break;
+		rte_delay_ms(50);
+	}
+	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), end = start + (uint64_t)(opt.duration * hz);
+	uint64_t seq = 0, sent = 0, rx = 0, rx_sig = 0, ooo = 0, next_seq = 0, tx_fail = 0;
+	uint64_t gap = opt.rate ? hz * BURST / opt.rate : 0, next_tx = start;
+	uint64_t drain_end = 0;
+	struct rte_mbuf *b[BURST];
+	while (!quit) {
+		uint64_t now = rte_rdtsc();
+		if (now < end) {
+			if (!gap || now >= next_tx) {
+				if (rte_pktmbuf_alloc_bulk(mp, b, BURST) == 0) {
+					for (int i = 0; i < BURST; i++)
+						fill(b[i], seq++, now);
+					uint16_t k = rte_eth_tx_burst(opt.tx_port, 0, b, BURST);
+					sent += k;
+					if (k < BURST) {
+						tx_fail += BURST - k;
+						seq -= BURST - k;
+						rte_pktmbuf_free_bulk(b + k, BURST - k);
+					}
+				}
+				next_tx += gap;
+			}
+		} else if (!drain_end) {
+			drain_end = now + hz / 2; /* collect what is still in flight */
+		} else if (now > drain_end) {
+			break;
+		}
+		uint16_t k = rte_eth_rx_burst(opt.rx_port, 0, b, BURST);
+		for (uint16_t i = 0; i < k; i++) {
+			rx++;
+			const struct payload *pl =
+				rte_pktmbuf_mtod_offset(b[i], const struct payload *, 14 + 20 + 8);
+			if (b[i]->pkt_len >= 14 + 20 + 8 + sizeof(*pl) && pl->sig == SIG) {
+				rx_sig++;
+				if (pl->seq < next_seq)
+					ooo++;
+				else
+					next_seq = pl->seq + 1;
+			}
+		}
+		if (k)
+			rte_pktmbuf_free_bulk(b, k);
+	}
+	double secs = (double)(RTE_MIN(rte_rdtsc(), end) - start) / (double)hz;
+	if (opt.json)
+		printf("{\"sent\": %" PRIu64 ", \"received\": %" PRIu64 ", \"signed\": %" PRIu64
+		       ", \"lost\": %" PRId64 ", \"out_of_order\": %" PRIu64 ", \"tx_full\": %" PRIu64
+		       ", \"seconds\": %.3f, \"tx_mpps\": %.3f, \"rx_mpps\": %.3f}\n",
+		       sent, rx, rx_sig, (int64_t)sent - (int64_t)rx_sig, ooo, tx_fail, secs,
+		       sent / secs / 1e6, rx_sig / secs / 1e6);
+	else
+		printf("sent %" PRIu64 "  received %" PRIu64 " (signed %" PRIu64 ")  lost %" PRId64
+		       "  out-of-order %" PRIu64 "  tx-full %" PRIu64 "\n"
+		       "%.2f s: offered %.3f Mpps, received %.3f Mpps\n",
+		       sent, rx, rx_sig, (int64_t)sent - (int64_t)rx_sig, ooo, tx_fail, secs,
+		       sent / secs / 1e6, rx_sig / secs / 1e6);
+	rte_eth_dev_stop(opt.tx_port);
+	rte_eth_dev_close(opt.tx_port);
+	if (opt.rx_port != opt.tx_port) {
+		rte_eth_dev_stop(opt.rx_port);
+		rte_eth_dev_close(opt.rx_port);
+	}
+	rte_eal_cleanup();
+	return 0;
+}

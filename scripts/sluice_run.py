@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Helpers shared by the demo and the benchmark: start sluiced, talk to it, run sluice-gen."""
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD = ROOT / os.environ.get("SLUICE_BUILD", "build")
+
+
+def hugepages_free():
+    for line in open("/proc/meminfo"):
+        if line.startswith("HugePages_Free"):
+            return int(line.split()[1])
+    return 0
+
+
+class Daemon:
+    def __init__(self, conf_text, run_dir):
+        self.dir = Path(run_dir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.conf = self.dir / "startup.conf"
+        self.conf.write_text(conf_text)
+        self.sock = str(self.dir / "cli.sock")
+        self.proc = None
+
+    def __enter__(self):
+        self.log = open(self.dir / "stdout.txt", "w")
+        self.proc = subprocess.Popen([str(BUILD / "sluiced"), str(self.conf)],
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+        for _ in range(300):
+            if self.proc.poll() is not None:
+                raise RuntimeError((self.dir / "stdout.txt").read_text())
+            if os.path.exists(self.sock) and self.cli_raw("show version").returncode == 0:
+                return self
+            time.sleep(0.1)
+        raise RuntimeError("sluiced did not start")
+
+    def __exit__(self, *exc):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+    def cli_raw(self, cmd, js=False):
+        return subprocess.run([str(BUILD / "sluicectl"), "-s", self.sock] + (["--json"] if js else []) + [cmd],
+                              capture_output=True, text=True, timeout=600)
+
+    def cli(self, cmd):
+        r = self.cli_raw(cmd)
+        if r.returncode:
+            raise RuntimeError(f"{cmd}: {r.stdout}")
+        return r.stdout
+
+    def js(self, cmd):
+        return json.loads(self.cli_raw(cmd, js=True).stdout)
+
+
+def run_gen(sock, seconds, size=64, dst="48.0.0.0/8", core=0, rate=0, huge=True):
+    args = [str(BUILD / "sluice-gen"), "-l", str(core), "--file-prefix", f"sluice-gen-{os.getpid()}",
+            "--log-level", "4",
+            "--vdev", f"net_memif0,role=client,id=0,socket={sock}",
+            "--vdev", f"net_memif1,role=client,id=1,socket={sock}"]
+    args += ["--huge-unlink", "--socket-mem", "256"] if huge else ["--no-huge", "-m", "512"]
+    args += ["--", "--tx-port", "0", "--rx-port", "1", "--duration", str(seconds), "--size", str(size),
+             "--dst", dst, "--dst-mac", "02:00:00:00:00:10", "--json"]
+    r = subprocess.run(args, capture_output=True, text=True, timeout=seconds + 60)
+    for line in r.stdout.splitlines():
+        if line.startswith("{"):
+            return json.loads(line)
+    raise RuntimeError("sluice-gen failed: " + r.stdout + r.stderr)
