@@ -25,7 +25,7 @@ if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import scapy, pytest, yam
 fi
 
 if [ "${SLUICE_NO_HUGEPAGES:-0}" != 1 ]; then
-	want=${SLUICE_HUGEPAGES:-512}
+	want=${SLUICE_HUGEPAGES:-1024}
 	have=$(cat /proc/sys/vm/nr_hugepages 2>/dev/null || echo 0)
 	if [ "$have" -lt "$want" ]; then
 		echo "$want" > /proc/sys/vm/nr_hugepages 2>/dev/null || echo "setup: cannot reserve hugepages (tests run with --no-huge)"

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* IPv4: adjacencies read by workers, the FIB (rte_lpm, DIR-24-8 with RCU), routes and ARP. */
+/* IPv4: adjacencies read by workers, the FIB (rte_fib DIR-24-8 over rte_rib), routes, ARP. */
 #ifndef SL_IP4_H
 #define SL_IP4_H
 
 #include "../sluice.h"
-#include <rte_lpm.h>
+#include <rte_fib.h>
 
 #define SL_ADJ_MAX (1u << 20)
 
@@ -26,7 +26,7 @@ struct sl_adj {
 _Static_assert(sizeof(struct sl_adj) == 32, "adjacency is half a cache line");
 
 extern struct sl_adj *sl_adj_tbl[SL_ADJ_MAX];
-extern struct rte_lpm *sl_lpm;
+extern struct rte_fib *sl_fib;
 
 #define SL_ADJ_ID_DROP 0
 #define SL_ADJ_ID_LOCAL 1
@@ -47,6 +47,14 @@ static inline uint16_t sl_cksum_ttl_dec(uint16_t be_cksum)
 	s = (s & 0xffff) + (s >> 16);
 	s = (s & 0xffff) + (s >> 16);
 	return rte_cpu_to_be_16((uint16_t)~s);
+}
+
+/* One lookup, for the control plane and tests; workers use rte_fib_lookup_bulk. */
+static inline uint32_t sl_ip4_fib_lookup(uint32_t ip)
+{
+	uint64_t nh = 0;
+	rte_fib_lookup_bulk(sl_fib, &ip, &nh, 1);
+	return (uint32_t)nh;
 }
 
 static inline const struct sl_adj *sl_adj_get(uint32_t id)

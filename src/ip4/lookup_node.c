@@ -21,16 +21,17 @@ static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **ob
 {
 	struct sl_worker *w = sl_node_worker(node);
 	uint16_t nexts[n];
-	uint32_t ips[n], hops[n];
+	uint32_t ips[n];
+	uint64_t hops[n];
 	for (uint16_t i = 0; i < n; i++) {
 		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod((struct rte_mbuf *)objs[i],
 								  const struct rte_ipv4_hdr *);
 		ips[i] = rte_be_to_cpu_32(ip->dst_addr);
 	}
-	rte_lpm_lookup_bulk(sl_lpm, ips, hops, n);
+	rte_fib_lookup_bulk(sl_fib, ips, hops, n);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
-		uint32_t id = (hops[i] & RTE_LPM_LOOKUP_SUCCESS) ? hops[i] & 0x00ffffff : 0;
+		uint32_t id = (uint32_t)hops[i]; /* default_nh: the drop adjacency */
 		const struct sl_adj *adj = sl_adj_get(id);
 		struct sl_meta *mt = sl_meta(m);
 		mt->adj = id;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* IPv4 control plane (main lcore only): the RIB (exact routes by source), the FIB it
- * compiles into (rte_lpm with RCU-deferred tbl8 reuse), adjacencies and neighbours. */
+ * compiles into (rte_fib DIR-24-8), adjacencies and neighbours. Memory that workers may
+ * still read is reused only after an RCU grace period. */
 #include "route.h"
 #include "../interface/iface.h"
 
@@ -16,7 +17,7 @@
 #include <rte_malloc.h>
 
 struct sl_adj *sl_adj_tbl[SL_ADJ_MAX];
-struct rte_lpm *sl_lpm;
+struct rte_fib *sl_fib;
 static struct rte_hash *rib, *neighs;
 static struct rte_rcu_qsbr_dq *adj_dq;
 static uint32_t *adj_free;   /* stack of free ids */
@@ -105,12 +106,12 @@ static void adj_release(uint32_t id)
 
 int sl_ip4_init(uint32_t max_routes, uint32_t tbl8s)
 {
-	struct rte_lpm_config cfg = {.max_rules = max_routes, .number_tbl8s = tbl8s};
-	sl_lpm = rte_lpm_create("sl_ip4", SOCKET_ID_ANY, &cfg);
-	if (!sl_lpm)
-		return -rte_errno;
-	struct rte_lpm_rcu_config rc = {.v = sl_rcu, .mode = RTE_LPM_QSBR_MODE_DQ};
-	if (rte_lpm_rcu_qsbr_add(sl_lpm, &rc))
+	struct rte_fib_conf cfg = {
+		.type = RTE_FIB_DIR24_8, .default_nh = SL_ADJ_ID_DROP, .max_routes = (int)max_routes,
+		.dir24_8 = {.nh_sz = RTE_FIB_DIR24_8_4B, .num_tbl8 = tbl8s},
+	};
+	sl_fib = rte_fib_create("sl_ip4", SOCKET_ID_ANY, &cfg);
+	if (!sl_fib)
 		return -rte_errno;
 	struct rte_hash_parameters hp = {
 		.name = "sl_rib", .entries = max_routes + 1024, .key_len = sizeof(uint64_t),
@@ -175,8 +176,8 @@ void sl_ip4_fini(void)
 	adj_free = NULL;
 	adj_nfree = 0;
 	memset(glean_adj, 0, sizeof(glean_adj));
-	rte_lpm_free(sl_lpm);
-	sl_lpm = NULL;
+	rte_fib_free(sl_fib);
+	sl_fib = NULL;
 }
 
 /* ---------------- RIB ---------------- */
@@ -207,6 +208,16 @@ static uint32_t route_active(const struct sl_route *r, int *src)
 			return r->adj[s];
 		}
 	return 0;
+}
+
+/* rte_fib (22.11) recycles a tbl8 group as soon as a delete of a prefix longer than /24
+ * makes it uniform. A worker that read the tbl24 entry just before may still index that
+ * group, so no later add may reuse it until every worker has passed a quiescent state. */
+static void fib_delete(uint32_t pfx, uint8_t len)
+{
+	rte_fib_delete(sl_fib, pfx, len);
+	if (len > 24)
+		rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
 }
 
 /* Sets or clears (adj = ~0) one source of a prefix and reprograms the FIB. */
@@ -241,14 +252,14 @@ static int rib_set(uint32_t pfx, uint8_t len, int src, uint32_t adj, uint32_t nh
 	}
 	int rc = 0;
 	if (!r->present) {
-		rte_lpm_delete(sl_lpm, pfx, len);
+		fib_delete(pfx, len);
 		rte_hash_del_key(rib, &k);
 		free(r);
 		nroutes--;
 	} else {
 		uint32_t after = route_active(r, NULL);
 		if (after != before)
-			rc = rte_lpm_add(sl_lpm, pfx, len, after);
+			rc = rte_fib_add(sl_fib, pfx, len, after);
 		if (rc) {
 			/* FIB full: undo this source */
 			r->present &= ~(1u << src);

@@ -141,12 +141,11 @@ static void test_churn(void)
 	cli("ip neighbor port1 10.10.2.2 42:01:0a:0a:02:02");
 	for (int round = 0; round < 3; round++) {
 		cli("ip route add count 3000 49.0.0.128/25 via 10.10.2.2");
-		uint32_t hop;
-		CHECK(rte_lpm_lookup(sl_lpm, 0x31000081, &hop) == 0);
+		uint32_t hop = sl_ip4_fib_lookup(0x31000081);
 		CHECK(sl_adj_get(hop)->type == SL_ADJ_FORWARD && sl_adj_get(hop)->nh == 0x0a0a0202);
-		CHECK(rte_lpm_lookup(sl_lpm, 0x31000001, &hop) != 0);
+		CHECK(sl_ip4_fib_lookup(0x31000001) == SL_ADJ_ID_DROP);
 		cli("ip route del count 3000 49.0.0.128/25");
-		CHECK(rte_lpm_lookup(sl_lpm, 0x31000081, &hop) != 0);
+		CHECK(sl_ip4_fib_lookup(0x31000081) == SL_ADJ_ID_DROP);
 	}
 	struct sl_out o = {0};
 	size_t len;

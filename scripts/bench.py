@@ -1,0 +1,219 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""make bench: IPv4 routing cost and rate of sluiced, side by side with DPDK's l3fwd (LPM)
+on the same memif path in the same run, plus in-process cycles/packet with 1 and 1,000,000
+routes, and the time to load 1,000,000 routes. Medians of repeated trials; JSON and a
+Markdown table in results/."""
+import json
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from sluice_run import ROOT, Daemon, run_gen  # noqa: E402
+
+TRIALS = int(os.environ.get("BENCH_TRIALS", "3"))
+SECONDS = float(os.environ.get("BENCH_SECONDS", "4"))
+OUT = ROOT / "results"
+
+MEMIF_CONF = """unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
+cpu {{ main-core 0 corelist-workers 1 }}
+dpdk {{
+  vdev net_memif0,role=server,id=0,socket={d}/memif.sock {{ name port0 mac-address 02:00:00:00:00:10 }}
+  vdev net_memif1,role=server,id=1,socket={d}/memif.sock {{ name port1 mac-address 02:00:00:00:00:11 }}
+  socket-mem 256
+}}
+"""
+ROUTER = """set interface ip address port0 10.10.1.10/24
+set interface ip address port1 10.10.2.10/24
+set interface state port0 up
+set interface state port1 up
+ip neighbor port1 10.10.2.1 42:01:0a:0a:02:01
+ip route add 48.0.0.0/8 via 10.10.2.1
+"""
+
+
+def cpu_name():
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor()
+
+
+def runtime_cost(d):
+    """Busy clocks per packet over the whole path (port-rx to port-tx) and per node."""
+    rt = d.js("show runtime")
+    nodes = {r["node"]: r["clocks/packet"] for r in rt["runtime"] if r["vectors"]}
+    total = rt["workers"][0]["busy-clocks/packet"]
+    return total, nodes
+
+
+def bench_sluiced_memif(tmp):
+    d = tmp / "sluiced-memif"
+    d.mkdir()
+    (d / "setup.cli").write_text(ROUTER)
+    rates, costs, nodes = [], [], {}
+    with Daemon(MEMIF_CONF.format(d=d), d) as s:
+        for _ in range(TRIALS):
+            s.cli("clear runtime")
+            g = run_gen(f"{d}/memif.sock", SECONDS)
+            rates.append(g["rx_mpps"])
+            c, nodes = runtime_cost(s)
+            costs.append(c)
+    return {"rx_mpps": statistics.median(rates), "trials": rates,
+            "busy_clocks_per_packet": statistics.median(costs), "nodes_last_trial": nodes}
+
+
+def build_l3fwd(tmp):
+    src = Path("/usr/share/dpdk/examples")
+    if not (src / "l3fwd").exists():
+        return None
+    work = tmp / "l3fwd-src"
+    work.mkdir()
+    shutil.copytree(src / "l3fwd", work / "l3fwd")
+    shutil.copytree(src / "common", work / "common")
+    main = work / "l3fwd/main.c"
+    text = main.read_text()
+    # memif offers no RX offloads: mask what l3fwd asks for by what the device has
+    text = text.replace("\t\tlocal_port_conf.rx_adv_conf.rss_conf.rss_hf &=",
+                        "\t\tlocal_port_conf.rxmode.offloads &= dev_info.rx_offload_capa;\n"
+                        "\t\tport_conf.rxmode.offloads &= dev_info.rx_offload_capa;\n"
+                        "\t\tlocal_port_conf.rx_adv_conf.rss_conf.rss_hf &=", 1)
+    main.write_text(text)
+    r = subprocess.run(["make", "-j2"], cwd=work / "l3fwd", capture_output=True, text=True)
+    if r.returncode:
+        print("l3fwd build failed:\n" + r.stderr[-2000:])
+        return None
+    return work / "l3fwd"
+
+
+def bench_l3fwd_memif(tmp, l3):
+    d = tmp / "l3fwd-memif"
+    d.mkdir()
+    sock = f"{d}/memif.sock"
+    args = [str(l3 / "build/l3fwd"), "-l", "1", "--file-prefix", f"l3fwd-{os.getpid()}",
+            "--huge-unlink", "--socket-mem", "256", "--log-level", "4",
+            "--vdev", f"net_memif0,role=server,id=0,socket={sock}",
+            "--vdev", f"net_memif1,role=server,id=1,socket={sock}",
+            "--", "-p", "0x3", "-P", "--config", "(0,0,1),(1,0,1)", "--parse-ptype",
+            "--rule_ipv4", str(l3 / "lpm_default_v4.cfg"), "--rule_ipv6", str(l3 / "lpm_default_v6.cfg")]
+    log = open(d / "l3fwd.log", "w")
+    p = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        time.sleep(2)
+        if p.poll() is not None:
+            raise RuntimeError((d / "l3fwd.log").read_text()[-2000:])
+        rates = [run_gen(sock, SECONDS, dst="198.18.1.0/24")["rx_mpps"] for _ in range(TRIALS)]
+    finally:
+        p.terminate()
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        log.close()
+    return {"rx_mpps": statistics.median(rates), "trials": rates}
+
+
+def write_pcap(path, dsts):
+    sys.path.insert(0, str(ROOT / ".venv"))
+    from scapy.all import IP, UDP, Ether, Raw, wrpcap
+    wrpcap(str(path), [Ether(dst="02:00:00:00:00:10", src="02:00:00:00:00:99") /
+                       IP(src="10.10.1.2", dst=dst) / UDP(sport=2123, dport=10000) / Raw(b"\0" * 18)
+                       for dst in dsts], linktype=1)
+
+
+def bench_inprocess(tmp, routes):
+    """pcap (infinite_rx) -> sluiced -> null on one worker: the routing nodes' cost without
+    a second process in the way."""
+    d = tmp / f"inproc-{routes}"
+    d.mkdir()
+    rnd = random.Random(1)
+    if routes == 1:
+        dsts = [f"48.{rnd.randrange(256)}.{rnd.randrange(256)}.{rnd.randrange(1, 255)}" for _ in range(4096)]
+    else:
+        dsts = [f"{16 + rnd.randrange(16)}.{rnd.randrange(256)}.{rnd.randrange(256)}.{rnd.randrange(1, 255)}"
+                for _ in range(4096)]
+    write_pcap(d / "in.pcap", dsts)
+    conf = f"""unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
+cpu {{ main-core 0 corelist-workers 1 }}
+dpdk {{
+  vdev net_pcap0,rx_pcap={d}/in.pcap,infinite_rx=1 {{ name port0 mac-address 02:00:00:00:00:10 }}
+  vdev net_null0,no-rx=1 {{ name port1 }}
+  socket-mem 1024
+}}
+ip4 {{ max-routes 2097152 tbl8s 1024 }}
+"""
+    (d / "setup.cli").write_text(ROUTER.replace("set interface state port0 up\n", ""))
+    res = {}
+    with Daemon(conf, d) as s:
+        if routes > 1:
+            lines = d / "routes.cli"
+            with open(lines, "w") as f:
+                for i in range(routes):
+                    f.write(f"ip route add {16 + (i >> 16)}.{(i >> 8) & 255}.{i & 255}.0/24 via 10.10.2.1\n")
+            t0 = time.time()
+            s.cli(f"exec {lines}")
+            res["load_seconds"] = time.time() - t0
+            res["routes"] = s.js("show ip fib summary")["summary"][0]["routes"]
+        s.cli("set interface state port0 up")
+        costs, rates = [], []
+        for _ in range(TRIALS):
+            s.cli("clear runtime")
+            a = s.js("show interface port1")["interfaces"][0]["tx-packets"]
+            time.sleep(SECONDS)
+            b = s.js("show interface port1")["interfaces"][0]["tx-packets"]
+            rates.append((b - a) / SECONDS / 1e6)
+            c, nodes = runtime_cost(s)
+            costs.append(c)
+        res.update({"fwd_mpps": statistics.median(rates), "trials": rates,
+                    "busy_clocks_per_packet": statistics.median(costs), "nodes_last_trial": nodes})
+    return res
+
+
+def main():
+    OUT.mkdir(exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="sluice-bench-"))
+    res = {"machine": {"cpu": cpu_name(), "cores": os.cpu_count(), "kernel": platform.release()},
+           "trials": TRIALS, "seconds": SECONDS}
+    print(f"machine: {res['machine']}")
+    res["sluiced_memif"] = bench_sluiced_memif(tmp)
+    print("sluiced memif:", res["sluiced_memif"])
+    l3 = build_l3fwd(tmp)
+    if l3:
+        res["l3fwd_memif"] = bench_l3fwd_memif(tmp, l3)
+        print("l3fwd memif:", res["l3fwd_memif"])
+    res["inproc_1_route"] = bench_inprocess(tmp, 1)
+    print("in-process, 1 route:", res["inproc_1_route"])
+    res["inproc_1m_routes"] = bench_inprocess(tmp, 1 << 20)
+    print("in-process, 1M routes:", res["inproc_1m_routes"])
+    (OUT / "bench.json").write_text(json.dumps(res, indent=2))
+    r1, rm = res["inproc_1_route"], res["inproc_1m_routes"]
+    sm = res["sluiced_memif"]
+    lines = ["| path | sluiced Mpps | l3fwd Mpps | sluiced / l3fwd | sluiced busy clocks/pkt |",
+             "|---|---|---|---|---|"]
+    l3r = res.get("l3fwd_memif", {}).get("rx_mpps")
+    lines.append(f"| memif, 64 B, 1 route | {sm['rx_mpps']:.2f} | {l3r or float('nan'):.2f} | "
+                 f"{(sm['rx_mpps'] / l3r) if l3r else float('nan'):.2f} | {sm['busy_clocks_per_packet']:.1f} |")
+    lines += ["", "| in-process pcap -> null, 64 B | Mpps | busy clocks/pkt | routing nodes clocks/pkt |",
+              "|---|---|---|---|"]
+    for name, r in (("1 route", r1), (f"{rm.get('routes')} routes, random dst", rm)):
+        n = r["nodes_last_trial"]
+        routing = sum(n.get(k, 0) for k in ("ethernet-input", "ip4-input", "ip4-lookup", "ip4-rewrite"))
+        lines.append(f"| {name} | {r['fwd_mpps']:.2f} | {r['busy_clocks_per_packet']:.1f} | {routing:.1f} |")
+    lines.append(f"\n1M-route rate / 1-route rate: {rm['fwd_mpps'] / r1['fwd_mpps']:.2f}; "
+                 f"loading {rm.get('routes')} routes by exec: {rm.get('load_seconds', 0):.1f} s")
+    table = "\n".join(lines)
+    (OUT / "bench.md").write_text(table + "\n")
+    print("\n" + table)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
