@@ -1,20 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of the CLI: tokenizer, dispatch, help, errors, argument parsers, JSON output. */
+#include "../common/check.h"
 #include "../../src/cli/cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int fails, runs;
-#define CHECK(c)                                                                  \
-	do {                                                                      \
-		runs++;                                                           \
-		if (!(c)) {                                                       \
-			fails++;                                                  \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c); \
-		}                                                                 \
-	} while (0)
 
 static int got_argc;
 static char got_last[64];
@@ -91,6 +83,5 @@ int main(void)
 	CHECK(sl_arg_u32(&o, "n", "", 0, 10, &v) == -1);
 	size_t l;
 	free(sl_out_finish(&o, &l));
-	printf("%d passed, %d failed\n", runs - fails, fails);
-	return fails != 0;
+	return CHECK_REPORT();
 }

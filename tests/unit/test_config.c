@@ -1,19 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of the startup.conf parser: bad input first, then the full grammar. */
+#include "../common/check.h"
 #include "../../src/config/config.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static int fails, runs;
-#define CHECK(c)                                                                  \
-	do {                                                                      \
-		runs++;                                                           \
-		if (!(c)) {                                                       \
-			fails++;                                                  \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c); \
-		}                                                                 \
-	} while (0)
 
 static int parse(const char *text, struct sl_config *c, char *err)
 {
@@ -82,6 +74,5 @@ int main(void)
 	CHECK(c.ip4_max_routes == 1048576 && c.ip4_tbl8s == 4096);
 	CHECK(sl_config_load(&c, "/nonexistent/startup.conf", err, sizeof(err)) != 0);
 	CHECK(strstr(err, "/nonexistent/startup.conf") != NULL);
-	printf("%d passed, %d failed\n", runs - fails, fails);
-	return fails != 0;
+	return CHECK_REPORT();
 }

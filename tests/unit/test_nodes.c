@@ -2,6 +2,7 @@
 /* Node tests on synthetic mbufs: two ring-backed ports, the real graph and tables, the
  * router set up by CLI; checks exact bytes out, edges taken, counters and buffer leaks.
  * Runs with --no-huge --no-pci. */
+#include "../common/check.h"
 #include "../common/ring_env.h"
 #include "../../src/cli/cli.h"
 #include "../../src/interface/iface.h"
@@ -20,15 +21,6 @@
 
 extern struct rte_mempool *sl_pool;
 
-static int fails, runs;
-#define CHECK(c)                                                                  \
-	do {                                                                      \
-		runs++;                                                           \
-		if (!(c)) {                                                       \
-			fails++;                                                  \
-			fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #c); \
-		}                                                                 \
-	} while (0)
 
 #define rx env_rx
 #define tx env_tx
@@ -167,6 +159,5 @@ int main(int argc, char **argv)
 	test_errors_and_icmp();
 	test_churn();
 	env_fini();
-	printf("%d passed, %d failed\n", runs - fails, fails);
-	return fails != 0;
+	return CHECK_REPORT();
 }
