@@ -169,10 +169,18 @@ int sl_iface_publish_rx(void)
 	return 0;
 }
 
+static const char *const inject_reasons[] = {"main-lcore frames dropped: inject ring full"};
+static uint16_t inject_err;
+RTE_INIT(inject_errors)
+{
+	inject_err = sl_error_register("interface-output", inject_reasons, 1);
+}
+
 int sl_iface_inject(struct rte_mbuf *m, uint16_t port)
 {
 	sl_meta(m)->aux = port;
 	if (rte_ring_mp_enqueue(sl_inject_ring, m)) {
+		sl_main_ctx->errors[inject_err]++;
 		rte_pktmbuf_free(m);
 		return -ENOBUFS;
 	}

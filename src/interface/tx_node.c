@@ -6,6 +6,18 @@
 #include <string.h>
 #include <rte_ethdev.h>
 
+#define TX_ERRORS(X)                                      \
+	X(TX_ERR_FULL, "TX ring full (tx-error)")         \
+	X(TX_ERR_DOWN, "interface down")
+enum { TX_ERRORS(SL_ERR_ENUM) TX_NB_ERR };
+static const char *const tx_reasons[] = {TX_ERRORS(SL_ERR_STR)};
+static uint16_t tx_err;
+
+RTE_INIT(tx_errors)
+{
+	tx_err = sl_error_register("port-tx", tx_reasons, TX_NB_ERR);
+}
+
 struct tx_ctx {
 	struct sl_worker *w;
 	uint16_t port;
@@ -36,10 +48,13 @@ static uint16_t tx_process(struct rte_graph *g, struct rte_node *node, void **ob
 		c->w->ifc[c->port].tx_bytes += bytes;
 	}
 	if (unlikely(sent < n)) {
-		if (sl_ifaces[c->port].up)
+		if (sl_ifaces[c->port].up) {
 			c->w->ifc[c->port].tx_error += n - sent;
-		else
+			c->w->errors[tx_err + TX_ERR_FULL] += n - sent;
+		} else {
 			c->w->ifc[c->port].drops += n - sent;
+			c->w->errors[tx_err + TX_ERR_DOWN] += n - sent;
+		}
 		rte_pktmbuf_free_bulk((struct rte_mbuf **)objs + sent, n - sent);
 	}
 	return n;

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """IPv4 routing through sluiced on pcap ports: exact packets out, counters, errors."""
 import struct
+import time
 
 from scapy.all import ARP, ICMP, IP, UDP, Ether, Raw, rdpcap, wrpcap, raw, IPv6, fragment
 
@@ -165,6 +166,14 @@ def test_arp_learn_and_resolution(sluiced_factory, tmp_path):
     assert fib[0]["prefix"] == "10.10.1.5/32" and fib[0]["mac"] == "02:00:00:00:00:55"
     errs = s.errors()
     assert errs[("arp (main)", "packets dropped while resolving a next hop")] == 1
+    # aging: the learnt entry and its host route go; static entries and routes stay
+    s.cli("set ip neighbor-config age 1")
+    time.sleep(3.5)
+    neigh = {(n["interface"], n["address"]): n for n in s.js("show ip neighbors")["neighbors"]}
+    assert ("port0", "10.10.1.5") not in neigh
+    assert ("port1", "10.10.2.7") not in neigh      # incomplete, unused: gone after 3 s
+    assert neigh[("port1", "10.10.2.1")]["state"] == "static"
+    assert s.js("show ip fib 10.10.1.5")["routes"][0]["prefix"] == "10.10.1.0/24"
     assert s.stop() == 0
     out1 = list(rdpcap(str(tmp_path / "out1.pcap")))
     assert len(out1) == 1
