@@ -18,6 +18,22 @@ static uint16_t in_err;
 
 enum { IN_NEXT_DROP, IN_NEXT_LOOKUP, IN_NB_NEXT };
 
+/* A header without options sums to 0xffff: five 32-bit words, folded (RFC 1071). */
+static inline bool hdr_cksum_ok(const struct rte_ipv4_hdr *ip, uint32_t hl)
+{
+	if (likely(hl == 20)) {
+		uint32_t w[5];
+		memcpy(w, ip, 20); /* the header is only 2-byte aligned */
+		uint64_t s = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+		s = (s & 0xffffffff) + (s >> 32);
+		s = (s & 0xffff) + (s >> 16);
+		s = (s & 0xffff) + (s >> 16);
+		s = (s & 0xffff) + (s >> 16);
+		return s == 0xffff;
+	}
+	return rte_raw_cksum(ip, hl) == 0xffff;
+}
+
 static inline uint16_t in_one(struct rte_mbuf *m)
 {
 	uint16_t e;
@@ -41,7 +57,7 @@ static inline uint16_t in_one(struct rte_mbuf *m)
 	}
 	/* (2): the checksum is correct */
 	if (likely((m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) != RTE_MBUF_F_RX_IP_CKSUM_GOOD)) {
-		if (unlikely(rte_raw_cksum(ip, hl) != 0xffff)) {
+		if (unlikely(!hdr_cksum_ok(ip, hl))) {
 			e = IN_ERR_CKSUM;
 			goto drop;
 		}
