@@ -97,3 +97,27 @@ def test_namespaces_ping_tcp_unreachable(namespaces, sluiced_factory):
     assert r.returncode != 0
     assert "Destination Net Unreachable" in r.stdout, r.stdout
     assert s.errors()[("icmp4-error", "destination unreachable sent")] >= 1
+
+
+def test_tap_ports_in_namespaces(sluiced_factory):
+    """tap PMD ports: the kernel side of each tap is moved into its own namespace."""
+    tag = f"t{os.getpid() % 100000}"
+    devs = [f"net_tap{i},iface={tag}{n} {{ name tap{i} }}" for i, n in enumerate("ab")]
+    s = sluiced_factory(devs, ["set interface ip address tap0 10.20.1.10/24",
+                               "set interface ip address tap1 10.20.2.10/24",
+                               "set interface state tap0 up", "set interface state tap1 up"])
+    made = []
+    try:
+        for n, addr, gw in (("a", "10.20.1.2/24", "10.20.1.10"), ("b", "10.20.2.2/24", "10.20.2.10")):
+            sh(f"ip netns add {tag}{n}")
+            made.append(n)
+            sh(f"ip link set {tag}{n} netns {tag}{n}")
+            sh(f"ip netns exec {tag}{n} ip addr add {addr} dev {tag}{n}")
+            sh(f"ip netns exec {tag}{n} ip link set {tag}{n} up")
+            sh(f"ip netns exec {tag}{n} ip route add default via {gw}")
+        r = sh(f"ip netns exec {tag}a ping -c 3 -i 0.2 -W 2 10.20.2.2", check=False)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert s.iface("tap1")["tx-packets"] >= 3 and s.iface("tap0")["tx-packets"] >= 3
+    finally:
+        for n in made:
+            sh(f"ip netns del {tag}{n}", check=False)
