@@ -15,7 +15,8 @@ static int errno_msg(struct sl_out *o, int rc, const char *what)
 	switch (rc) {
 	case -EEXIST: return sl_out_error(o, "%s: already exists", what);
 	case -ENOENT: return sl_out_error(o, "%s: not found", what);
-	case -ENOSPC: return sl_out_error(o, "%s: table full", what);
+	case -ENOSPC:
+	case -ENOMEM: return sl_out_error(o, "%s: table full", what);
 	case -ENETUNREACH:
 		return sl_out_error(o, "%s: next hop is not on a connected subnet "
 				       "(add an interface address or name the interface)", what);
@@ -43,6 +44,14 @@ static int cmd_set_ip_address(struct sl_out *o, int argc, char **argv)
 SL_CLI_COMMAND(set_ip_address, .path = "set interface ip address",
 	       .usage = "[del] IFACE A.B.C.D/LEN", .help = "add or delete an interface address",
 	       .fn = cmd_set_ip_address)
+
+static int route_err(struct sl_out *o, uint32_t p, uint8_t len, int rc)
+{
+	char what[64], ip[20];
+	sl_fmt_ip4(ip, p);
+	snprintf(what, sizeof(what), "%s/%u", ip, len);
+	return errno_msg(o, rc, what);
+}
 
 /* ip route add|del PREFIX via NEXTHOP [IFACE] */
 static int route_cmd(struct sl_out *o, int argc, char **argv, bool add)
@@ -80,19 +89,31 @@ static int route_cmd(struct sl_out *o, int argc, char **argv, bool add)
 	if (count > 1 && (len == 0 || (uint64_t)(pfx >> (32 - len)) + count > (1ull << len)))
 		return sl_out_error(o, "count %u overflows the address space from %s", count,
 				    argv[0]);
-	for (uint32_t i = 0; i < count; i++) {
+	/* all or nothing: deletes are checked first, adds are undone on failure */
+	for (uint32_t i = 0; !add && i < count; i++) {
+		const struct sl_route *r = sl_rib_find(pfx + i * step, len);
+		if (!r || !(r->present & (1u << SL_SRC_STATIC)))
+			return route_err(o, pfx + i * step, len, -ENOENT);
+	}
+	uint8_t *fresh = add ? calloc(count / 8 + 1, 1) : NULL; /* routes this command made */
+	if (add && !fresh)
+		return sl_out_error(o, "out of memory");
+	int rc = 0;
+	for (uint32_t i = 0; i < count && !rc; i++) {
 		uint32_t p = pfx + i * step;
-		int rc = add ? sl_ip4_route_add(p, len, nh, port) : sl_ip4_route_del(p, len);
+		const struct sl_route *r = add ? sl_rib_find(p, len) : NULL;
+		if (add && !(r && (r->present & (1u << SL_SRC_STATIC))))
+			fresh[i / 8] |= (uint8_t)(1u << (i % 8));
+		rc = add ? sl_ip4_route_add(p, len, nh, port) : sl_ip4_route_del(p, len);
 		if (rc) {
-			char what[64], ip[20];
-			sl_fmt_ip4(ip, p);
-			snprintf(what, sizeof(what), "%s/%u", ip, len);
-			if (i)
-				sl_out_msg(o, "%u routes done before the error", i);
-			return errno_msg(o, rc, what);
+			for (uint32_t j = 0; add && j < i; j++)
+				if (fresh[j / 8] & (1u << (j % 8)))
+					sl_ip4_route_del(pfx + j * step, len);
+			route_err(o, p, len, rc);
 		}
 	}
-	return 0;
+	free(fresh);
+	return rc ? -1 : 0;
 }
 
 static int cmd_route_add(struct sl_out *o, int argc, char **argv)

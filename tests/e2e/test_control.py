@@ -98,3 +98,17 @@ def test_route_churn_under_traffic(tmp_path, sluiced_factory):
     assert s.js("show ip fib summary")["summary"][0]["routes"] == 9
     assert s.js("show buffers")["buffers"][0]["in-use"] == base
     print(f"churn: {4 * n24} route updates in {churn_s:.1f} s, {rx1 - rx0} packets forwarded meanwhile")
+
+
+def test_route_count_is_all_or_nothing(sluiced_factory):
+    s = sluiced_factory(["net_null0,no-rx=1 { name port0 }"],
+                        ["set interface ip address port0 10.10.1.10/24"],
+                        extra="ip4 { max-routes 1024 tbl8s 256 }\n")
+    before = s.js("show ip fib summary")["summary"][0]["routes"]
+    r = s.cli_raw("ip route add count 2000 48.0.0.0/24 via 10.10.1.1")
+    assert r.returncode == 1 and "table full" in r.stdout
+    assert s.js("show ip fib summary")["summary"][0]["routes"] == before
+    s.cli("ip route add count 10 48.0.0.0/24 via 10.10.1.1")
+    r = s.cli_raw("ip route del count 11 48.0.0.0/24")
+    assert r.returncode == 1 and "48.0.10.0/24: not found" in r.stdout
+    assert s.js("show ip fib summary")["summary"][0]["routes"] == before + 10
