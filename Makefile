@@ -3,7 +3,7 @@
 BUILD ?= build
 PY := .venv/bin/python
 
-.PHONY: all setup build test unit e2e demo bench asan fuzz clean
+.PHONY: all setup build test unit e2e demo bench bench-graph asan fuzz clean
 
 all: build
 
@@ -44,6 +44,9 @@ demo: build
 
 bench: build
 	$(PY) scripts/bench.py
+
+bench-graph: build
+	scripts/bench_graph.sh
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz

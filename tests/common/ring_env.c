@@ -18,6 +18,8 @@ extern struct rte_mempool *sl_pool, *sl_indirect_pool;
 void sl_ip4_rewrite_add_ports(void);
 
 struct rte_ring *env_rx[2], *env_tx[2];
+uint32_t env_max_routes = 1 << 18;
+const char *env_mem_mb = "512";
 
 static const char *const router[] = {
 	"set interface ip address port0 10.10.1.10/24",
@@ -43,7 +45,7 @@ int env_cli(const char *line, bool quiet)
 
 int env_init(const char *prog, const char *prefix)
 {
-	char *eal[] = {(char *)prog, "--no-huge", "--no-pci", "-m", "512", "-l", "0",
+	char *eal[] = {(char *)prog, "--no-huge", "--no-pci", "-m", (char *)env_mem_mb, "-l", "0",
 		       "--file-prefix", (char *)prefix, "--log-level", "5", NULL};
 	if (rte_eal_init(11, eal) < 0)
 		return -1;
@@ -70,7 +72,7 @@ int env_init(const char *prog, const char *prefix)
 	cfg.nb_devs = 2;
 	uint16_t lc = (uint16_t)rte_lcore_id();
 	if (sl_runtime_init(1, &lc) || sl_iface_init(&cfg, sl_pool, 1) ||
-	    sl_ip4_init(1 << 18, 4096) || sl_runtime_clone_tx())
+	    sl_ip4_init(env_max_routes, 4096) || sl_runtime_clone_tx())
 		return -1;
 	sl_ip4_rewrite_add_ports();
 	if (sl_runtime_create_graphs())

@@ -7,6 +7,8 @@
 #include <rte_ring.h>
 
 extern struct rte_ring *env_rx[2], *env_tx[2];  /* port P's rx (we enqueue) and tx rings */
+extern uint32_t env_max_routes;                 /* set before env_init */
+extern const char *env_mem_mb;
 int env_init(const char *prog, const char *prefix);
 int env_cli(const char *line, bool quiet);
 void env_walk(int n);
