@@ -22,9 +22,14 @@ enum { IN_NEXT_DROP, IN_NEXT_LOOKUP, IN_NB_NEXT };
 static inline bool hdr_cksum_ok(const struct rte_ipv4_hdr *ip, uint32_t hl)
 {
 	if (likely(hl == 20)) {
-		uint32_t w[5];
-		memcpy(w, ip, 20); /* the header is only 2-byte aligned */
-		uint64_t s = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+		const uint8_t *b = (const uint8_t *)ip;
+		uint32_t w0, w1, w2, w3, w4; /* the header is only 2-byte aligned */
+		memcpy(&w0, b, 4);
+		memcpy(&w1, b + 4, 4);
+		memcpy(&w2, b + 8, 4);
+		memcpy(&w3, b + 12, 4);
+		memcpy(&w4, b + 16, 4);
+		uint64_t s = (uint64_t)w0 + w1 + w2 + w3 + w4;
 		s = (s & 0xffffffff) + (s >> 32);
 		s = (s & 0xffff) + (s >> 16);
 		s = (s & 0xffff) + (s >> 16);
