@@ -21,15 +21,6 @@ struct rte_ring *env_rx[2], *env_tx[2];
 uint32_t env_max_routes = 1 << 18;
 const char *env_mem_mb = "512";
 
-static const char *const router[] = {
-	"set interface ip address port0 10.10.1.10/24",
-	"set interface ip address port1 10.10.2.10/24",
-	"set interface state port0 up",
-	"set interface state port1 up",
-	"ip neighbor port1 10.10.2.1 42:01:0a:0a:02:01",
-	"ip neighbor port0 10.10.1.2 02:00:00:00:00:99",
-	"ip route add 48.0.0.0/8 via 10.10.2.1",
-};
 
 int env_cli(const char *line, bool quiet)
 {
@@ -77,10 +68,8 @@ int env_init(const char *prog, const char *prefix)
 	sl_ip4_rewrite_add_ports();
 	if (sl_runtime_create_graphs())
 		return -1;
-	for (size_t i = 0; i < sizeof(router) / sizeof(router[0]); i++)
-		if (env_cli(router[i], false))
-			return -1;
-	return 0;
+	/* the same router the end-to-end tests use */
+	return env_cli("exec " SL_TEST_ROUTER_CLI, false) ? -1 : 0;
 }
 
 void env_walk(int n)

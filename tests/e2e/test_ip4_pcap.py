@@ -1,21 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """IPv4 routing through sluiced on pcap ports: exact packets out, counters, errors."""
 import struct
+from pathlib import Path
 import time
 
 from scapy.all import ARP, ICMP, IP, UDP, Ether, Raw, rdpcap, wrpcap, raw, IPv6, fragment
 
 from conftest import MAC0, MAC1, NH1, PEER0
 
-ROUTER = [
-    "set interface ip address port0 10.10.1.10/24",
-    "set interface ip address port1 10.10.2.10/24",
-    "set interface state port0 up",
-    "set interface state port1 up",
-    "ip neighbor port1 10.10.2.1 42:01:0a:0a:02:01",
-    "ip neighbor port0 10.10.1.2 02:00:00:00:00:99",
-    "ip route add 48.0.0.0/8 via 10.10.2.1",
-]
+ROUTER = (Path(__file__).parents[1] / "common/router.cli").read_text().splitlines()
 
 
 def run(factory, tmp_path, pkts, extra_cli=(), wait=True):
