@@ -34,12 +34,17 @@ static int port_start(struct sl_iface *ifc, struct rte_mempool *mp, struct rte_e
 	if (rc)
 		return rc;
 	snprintf(ifc->driver, sizeof(ifc->driver), "%s", info.driver_name);
-	if (ifc->nb_rxq > info.max_rx_queues || ifc->nb_txq > info.max_tx_queues) {
-		fprintf(stderr, "sluiced: %s: wants %u rx / %u tx queues, device has %u / %u\n",
-			ifc->name, ifc->nb_rxq, ifc->nb_txq, info.max_rx_queues,
-			info.max_tx_queues);
+	if (ifc->nb_rxq > info.max_rx_queues) {
+		fprintf(stderr, "sluiced: %s: wants %u rx queues, device has %u\n", ifc->name,
+			ifc->nb_rxq, info.max_rx_queues);
 		return -EINVAL;
 	}
+	/* like VPP: with fewer TX queues than workers, workers share them under a lock */
+	if (ifc->nb_txq > info.max_tx_queues)
+		ifc->nb_txq = info.max_tx_queues;
+	ifc->tx_shared = ifc->nb_txq < nb_graphs_cfg;
+	for (int q = 0; q < SL_MAX_WORKERS; q++)
+		rte_spinlock_init(&ifc->txq_lock[q]);
 	if (ifc->nb_rxq > 1) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf =
@@ -114,12 +119,7 @@ int sl_iface_init(const struct sl_config *c, struct rte_mempool *mp, uint16_t nb
 				return -EEXIST;
 			}
 		ifc->nb_rxq = d->nb_rxq ? d->nb_rxq : 1;
-		ifc->nb_txq = nb_graphs;
-		if (d->nb_txq && d->nb_txq < nb_graphs) {
-			fprintf(stderr, "sluiced: %s: num-tx-queues %u < %u (one per worker)\n",
-				ifc->name, d->nb_txq, nb_graphs);
-			return -EINVAL;
-		}
+		ifc->nb_txq = d->nb_txq ? RTE_MIN(d->nb_txq, nb_graphs) : nb_graphs;
 		ifc->nb_rxd = d->nb_rxd ? d->nb_rxd : 1024;
 		ifc->nb_txd = d->nb_txd ? d->nb_txd : 1024;
 		for (uint16_t q = 0; q < ifc->nb_rxq; q++)

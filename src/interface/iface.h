@@ -6,6 +6,7 @@
 #include "../sluice.h"
 #include "../config/config.h"
 #include <rte_ether.h>
+#include <rte_spinlock.h>
 
 #define SL_IF_MAX_ADDRS 8
 
@@ -15,12 +16,15 @@ struct sl_iface {
 	uint16_t mtu;
 	uint32_t ip4;                 /* primary address, host order; 0 = none */
 	struct rte_ether_addr mac;
+	uint16_t nb_txq;              /* worker w sends on queue w % nb_txq */
+	bool tx_shared;               /* fewer TX queues than workers: queues are locked */
+	rte_spinlock_t txq_lock[SL_MAX_WORKERS];
 	/* control only */
 	bool used;
 	uint16_t port;
 	char name[64];
 	char driver[64];
-	uint16_t nb_rxq, nb_txq, nb_rxd, nb_txd;
+	uint16_t nb_rxq, nb_rxd, nb_txd;
 	uint8_t rxq_worker[SL_MAX_RXQ];
 	uint32_t addrs[SL_IF_MAX_ADDRS];
 	uint8_t plens[SL_IF_MAX_ADDRS];

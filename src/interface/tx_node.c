@@ -21,6 +21,7 @@ RTE_INIT(tx_errors)
 struct tx_ctx {
 	struct sl_worker *w;
 	uint16_t port;
+	uint16_t queue;
 };
 
 static int tx_init(const struct rte_graph *graph, struct rte_node *node)
@@ -29,6 +30,8 @@ static int tx_init(const struct rte_graph *graph, struct rte_node *node)
 	sl_node_init(graph, node);
 	const char *dash = strrchr(node->name, '-');
 	c->port = dash ? (uint16_t)atoi(dash + 1) : 0;
+	if (sl_ifaces[c->port].nb_txq)
+		c->queue = c->w->id % sl_ifaces[c->port].nb_txq;
 	return 0;
 }
 
@@ -41,7 +44,14 @@ static uint16_t tx_process(struct rte_graph *g, struct rte_node *node, void **ob
 		uint64_t bytes = 0;
 		for (uint16_t i = 0; i < n; i++)
 			bytes += ((struct rte_mbuf *)objs[i])->pkt_len;
-		sent = rte_eth_tx_burst(c->port, c->w->id, (struct rte_mbuf **)objs, n);
+		struct sl_iface *f = &sl_ifaces[c->port];
+		if (unlikely(f->tx_shared)) {
+			rte_spinlock_lock(&f->txq_lock[c->queue]);
+			sent = rte_eth_tx_burst(c->port, c->queue, (struct rte_mbuf **)objs, n);
+			rte_spinlock_unlock(&f->txq_lock[c->queue]);
+		} else {
+			sent = rte_eth_tx_burst(c->port, c->queue, (struct rte_mbuf **)objs, n);
+		}
 		for (uint16_t i = sent; i < n; i++) /* the unsent ones are still ours */
 			bytes -= ((struct rte_mbuf *)objs[i])->pkt_len;
 		c->w->ifc[c->port].tx_pkts += sent;
