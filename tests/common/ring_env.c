@@ -19,6 +19,7 @@ void sl_ip4_rewrite_add_ports(void);
 
 struct rte_ring *env_rx[2], *env_tx[2];
 uint32_t env_max_routes = 1 << 18;
+uint16_t env_graphs = 1;
 const char *env_mem_mb = "512";
 
 
@@ -61,8 +62,10 @@ int env_init(const char *prog, const char *prefix)
 	}
 	snprintf(cfg.devs[0].mac, sizeof(cfg.devs[0].mac), "02:00:00:00:00:10");
 	cfg.nb_devs = 2;
-	uint16_t lc = (uint16_t)rte_lcore_id();
-	if (sl_runtime_init(1, &lc) || sl_iface_init(&cfg, sl_pool, 1) ||
+	uint16_t lc[SL_MAX_WORKERS];
+	for (int i = 0; i < env_graphs; i++)
+		lc[i] = (uint16_t)rte_lcore_id(); /* all graphs are walked by this thread */
+	if (sl_runtime_init(env_graphs, lc) || sl_iface_init(&cfg, sl_pool, env_graphs) ||
 	    sl_ip4_init(env_max_routes, 4096) || sl_runtime_clone_tx())
 		return -1;
 	sl_ip4_rewrite_add_ports();
@@ -72,10 +75,15 @@ int env_init(const char *prog, const char *prefix)
 	return env_cli("exec " SL_TEST_ROUTER_CLI, false) ? -1 : 0;
 }
 
-void env_walk(int n)
+void env_walk_worker(int w, int n)
 {
 	for (int i = 0; i < n; i++)
-		rte_graph_walk(sl_workers[0].graph);
+		rte_graph_walk(sl_workers[w].graph);
+}
+
+void env_walk(int n)
+{
+	env_walk_worker(0, n);
 }
 
 void env_fini(void)

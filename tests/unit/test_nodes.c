@@ -148,9 +148,36 @@ static void test_churn(void)
 	free(t);
 }
 
+/* Two graphs on ports with one TX queue each: the queue is shared under a lock, and moving
+ * port0's rx queue to worker 1 moves its traffic there. */
+static void test_placement_and_shared_tx(void)
+{
+	CHECK(sl_ifaces[1].nb_txq == 1 && sl_ifaces[1].tx_shared);
+	CHECK(sl_workers[0].rxqs->n == 1 && sl_workers[0].rxqs->q[0].port == 0);
+	cli("set interface rx-placement port0 queue 0 worker 1");
+	CHECK(sl_workers[0].rxqs->n == 0);
+	CHECK(sl_workers[1].rxqs->n == 2);
+	struct rte_mbuf *out[64];
+	for (int i = 0; i < 40; i++)
+		rte_ring_enqueue(rx[0], udp_pkt(0x30000100u + (uint32_t)i, 64, (uint16_t)i));
+	walk(2); /* worker 0 no longer polls port0 */
+	CHECK(rte_ring_count(rx[0]) == 40);
+	env_walk_worker(1, 2);
+	unsigned n = drain(1, out, 64);
+	CHECK(n == 40);
+	rte_pktmbuf_free_bulk(out, n);
+	struct sl_out o = {0};
+	size_t len;
+	CHECK(sl_cli_exec(&o, "set interface rx-placement port0 queue 0 worker 2") == -1);
+	CHECK(sl_cli_exec(&o, "set interface rx-placement port0 queue 1 worker 0") == -1);
+	free(sl_out_finish(&o, &len));
+	cli("set interface rx-placement port0 queue 0 worker 0");
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
+	env_graphs = 2;
 	if (env_init(argv[0], "sl-unit-nodes")) {
 		fprintf(stderr, "test environment failed\n");
 		return 1;
@@ -158,6 +185,7 @@ int main(int argc, char **argv)
 	test_forward();
 	test_errors_and_icmp();
 	test_churn();
+	test_placement_and_shared_tx();
 	env_fini();
 	return CHECK_REPORT();
 }
