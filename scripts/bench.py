@@ -121,6 +121,98 @@ def bench_l3fwd_memif(tmp, l3):
     return {"rx_mpps": statistics.median(rates), "trials": rates}
 
 
+TESTPMD_SRC = """Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+"""
+
+
+def build_testpmd(tmp):
+    """dpdk-testpmd is not packaged in Debian 12: build it from Debian's DPDK source package
+    against the installed libraries, in a temporary folder."""
+    src_list = Path("/etc/apt/sources.list.d/sluice-bench-src.sources")
+    if not src_list.exists():
+        src_list.write_text(TESTPMD_SRC)
+        subprocess.run(["apt-get", "update", "-q"], capture_output=True)
+    work = tmp / "testpmd-src"
+    work.mkdir()
+    r = subprocess.run(["apt-get", "source", "--download-only", "dpdk"], cwd=work,
+                       capture_output=True, text=True)
+    orig = sorted(work.glob("dpdk_*.orig.tar.xz"))
+    if r.returncode or not orig:
+        print("testpmd: cannot fetch DPDK's source package:", r.stderr[-500:])
+        return None
+    subprocess.run(["tar", "xf", orig[0].name, "--wildcards", "*/app/test-pmd/*",
+                    "*/lib/eal/linux/include/*"], cwd=work, check=True)
+    top = next(work.glob("dpdk-*/"))
+    app = top / "app/test-pmd"
+    stub = work / "stub"
+    stub.mkdir()
+    # the mlx5 hook is internal to that driver; testpmd only calls it for mlx5 ports
+    (stub / "mlx5_testpmd.h").write_text(
+        "#include <stdint.h>\nstatic inline void mlx5_test_avail_thresh_event_handler("
+        "uint16_t p, uint16_t q) { (void)p; (void)q; }\n")
+    srcs = sorted(f.name for f in app.glob("*.c"))
+    pmds = "/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0"
+    cflags = subprocess.run(["pkg-config", "--cflags", "libdpdk"], capture_output=True, text=True).stdout.split()
+    libs = subprocess.run(["pkg-config", "--libs", "libdpdk"], capture_output=True, text=True).stdout.split()
+    cmd = (["cc", "-O3", "-march=native", "-DALLOW_EXPERIMENTAL_API", "-include", "rte_config.h"] + cflags +
+           [f"-I{top}/lib/eal/linux/include", f"-I{stub}", "-Wno-deprecated-declarations"] + srcs +
+           ["-o", str(work / "dpdk-testpmd")] + libs +
+           ["-ljansson", f"-Wl,-rpath,{pmds}", f"-L{pmds}", "-lrte_net_ixgbe", "-lrte_net_i40e",
+            "-lrte_net_bnxt", "-lrte_net_dpaa", "-lrte_bus_dpaa", "-lrte_mempool_dpaa", "-lrte_net_bond"])
+    r = subprocess.run(cmd, cwd=app, capture_output=True, text=True)
+    if r.returncode:
+        print("testpmd build failed:", r.stderr[-1500:])
+        return None
+    return work / "dpdk-testpmd"
+
+
+def bench_testpmd_memif(tmp, testpmd):
+    """testpmd io mode on the same memif path; its --record-core-cycles figure is the
+    forwarding core's busy cycles per packet."""
+    d = tmp / "testpmd-memif"
+    d.mkdir()
+    sock = f"{d}/memif.sock"
+    args = [str(testpmd), "-l", "0,1", "--main-lcore", "0", "--file-prefix", f"testpmd-{os.getpid()}",
+            "--huge-unlink", "--socket-mem", "512", "--log-level", "4",
+            "--vdev", f"net_memif0,role=server,id=0,socket={sock}",
+            "--vdev", f"net_memif1,role=server,id=1,socket={sock}",
+            "--", "-i", "--forward-mode=io", "--nb-cores=1", "--record-core-cycles", "--no-mlockall",
+            "--total-num-mbufs=32768"]
+    rates, cycles = [], []
+    for _ in range(TRIALS):
+        log = open(d / "testpmd.log", "w")
+        p = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.PIPE,
+                             text=True)
+        try:
+            p.stdin.write("start\n")
+            p.stdin.flush()
+            time.sleep(2)
+            if p.poll() is not None:
+                raise RuntimeError((d / "testpmd.log").read_text()[-2000:])
+            rates.append(run_gen(sock, SECONDS)["rx_mpps"])
+        finally:
+            if p.poll() is None:
+                p.stdin.write("stop\nquit\n")  # stop prints the forward stats and cycles
+                p.stdin.flush()
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+            log.close()
+        text = (d / "testpmd.log").read_text()
+        for line in text.splitlines():
+            if "CPU cycles/packet=" in line:
+                cycles.append(float(line.split("CPU cycles/packet=")[1].split()[0]))
+    return {"rx_mpps": statistics.median(rates), "trials": rates,
+            "busy_cycles_per_packet": statistics.median(cycles) if cycles else None,
+            "cycles_trials": cycles}
+
+
 def write_pcap(path, dsts):
     sys.path.insert(0, str(ROOT / ".venv"))
     from scapy.all import IP, UDP, Ether, Raw, wrpcap
@@ -185,6 +277,10 @@ def main():
     print(f"machine: {res['machine']}")
     res["sluiced_memif"] = bench_sluiced_memif(tmp)
     print("sluiced memif:", res["sluiced_memif"])
+    tp = build_testpmd(tmp)
+    if tp:
+        res["testpmd_io_memif"] = bench_testpmd_memif(tmp, tp)
+        print("testpmd io memif:", res["testpmd_io_memif"])
     l3 = build_l3fwd(tmp)
     if l3:
         res["l3fwd_memif"] = bench_l3fwd_memif(tmp, l3)
@@ -196,11 +292,17 @@ def main():
     (OUT / "bench.json").write_text(json.dumps(res, indent=2))
     r1, rm = res["inproc_1_route"], res["inproc_1m_routes"]
     sm = res["sluiced_memif"]
-    lines = ["| path | sluiced Mpps | l3fwd Mpps | sluiced / l3fwd | sluiced busy clocks/pkt |",
-             "|---|---|---|---|---|"]
-    l3r = res.get("l3fwd_memif", {}).get("rx_mpps")
-    lines.append(f"| memif, 64 B, 1 route | {sm['rx_mpps']:.2f} | {l3r or float('nan'):.2f} | "
-                 f"{(sm['rx_mpps'] / l3r) if l3r else float('nan'):.2f} | {sm['busy_clocks_per_packet']:.1f} |")
+    nan = float("nan")
+    l3r = res.get("l3fwd_memif", {}).get("rx_mpps") or nan
+    tpm = res.get("testpmd_io_memif", {})
+    tpr, tpc = tpm.get("rx_mpps") or nan, tpm.get("busy_cycles_per_packet") or nan
+    lines = ["| memif, 64 B, one forwarding core | Mpps (median) | busy cycles/packet |",
+             "|---|---|---|",
+             f"| sluiced, IPv4 routing | {sm['rx_mpps']:.2f} | {sm['busy_clocks_per_packet']:.1f} |",
+             f"| dpdk-testpmd io | {tpr:.2f} | {'n/a' if tpc != tpc else f'{tpc:.1f}'} |",
+             f"| l3fwd LPM | {l3r:.2f} | |",
+             "",
+             f"sluiced / testpmd rate: {sm['rx_mpps'] / tpr:.2f}; sluiced / l3fwd rate: {sm['rx_mpps'] / l3r:.2f}"]
     lines += ["", "| in-process pcap -> null, 64 B | Mpps | busy clocks/pkt | routing nodes clocks/pkt |",
               "|---|---|---|---|"]
     for name, r in (("1 route", r1), (f"{rm.get('routes')} routes, random dst", rm)):
