@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from sluice_run import ROOT, Daemon, run_gen  # noqa: E402
+from sluice_run import ROOT, Daemon, run_gen, wait_or_kill  # noqa: E402
 
 TRIALS = int(os.environ.get("BENCH_TRIALS", "3"))
 SECONDS = float(os.environ.get("BENCH_SECONDS", "4"))
@@ -112,11 +112,7 @@ def bench_l3fwd_memif(tmp, l3):
         rates = [run_gen(sock, SECONDS, dst="198.18.1.0/24")["rx_mpps"] for _ in range(TRIALS)]
     finally:
         p.terminate()
-        try:
-            p.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+        wait_or_kill(p)
         log.close()
     return {"rx_mpps": statistics.median(rates), "trials": rates}
 
@@ -198,11 +194,7 @@ def bench_testpmd_memif(tmp, testpmd):
             if p.poll() is None:
                 p.stdin.write("stop\nquit\n")  # stop prints the forward stats and cycles
                 p.stdin.flush()
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+            wait_or_kill(p)
             log.close()
         text = (d / "testpmd.log").read_text()
         for line in text.splitlines():

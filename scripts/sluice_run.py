@@ -18,6 +18,15 @@ def hugepages_free():
     return 0
 
 
+def wait_or_kill(p, timeout=20):
+    """Waits for a process we asked to stop; kills it if it does not."""
+    try:
+        return p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        return p.wait()
+
+
 class Daemon:
     def __init__(self, conf_text, run_dir):
         self.dir = Path(run_dir)
@@ -42,11 +51,7 @@ class Daemon:
     def __exit__(self, *exc):
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+            wait_or_kill(self.proc, 30)
         self.log.close()
 
     def cli_raw(self, cmd, js=False):
