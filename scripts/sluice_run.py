@@ -75,6 +75,7 @@ def run_gen(sock, seconds, size=64, dst="48.0.0.0/8", core=0, rate=0, huge=True)
             "--vdev", f"net_memif1,role=client,id=1,socket={sock}"]
     args += ["--huge-unlink", "--socket-mem", "256"] if huge else ["--no-huge", "-m", "512"]
     args += ["--", "--tx-port", "0", "--rx-port", "1", "--duration", str(seconds), "--size", str(size),
+             "--rate", str(rate),
              "--dst", dst, "--dst-mac", "02:00:00:00:00:10", "--json"]
     r = subprocess.run(args, capture_output=True, text=True, timeout=seconds + 60)
     for line in r.stdout.splitlines():

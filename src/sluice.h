@@ -74,8 +74,8 @@ struct sl_worker {
 	struct rte_ring *punt;        /* SP/SC ring to the main lcore */
 	uint64_t icmp_tokens;         /* ICMP error rate limiter */
 	uint64_t icmp_last;
-	uint64_t rx_idle_calls;       /* empty polls, left out of show runtime */
-	uint64_t rx_idle_cycles;
+	uint64_t rx_busy_calls;       /* port-rx calls that received, and their cycles: */
+	uint64_t rx_busy_cycles;      /* show runtime reports these, not the empty polls */
 	volatile bool quit;
 	uint64_t errors[SL_MAX_ERRORS] __rte_cache_aligned;
 	struct sl_if_counters ifc[SL_MAX_PORTS] __rte_cache_aligned;

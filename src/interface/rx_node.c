@@ -51,9 +51,9 @@ static uint16_t rx_process(struct rte_graph *g, struct rte_node *node, void **ob
 			total += k;
 		}
 	}
-	if (total == 0) {
-		w->rx_idle_calls++;
-		w->rx_idle_cycles += rte_rdtsc() - t0;
+	if (total) {
+		w->rx_busy_calls++;
+		w->rx_busy_cycles += rte_rdtsc() - t0;
 	}
 	return total;
 }
