@@ -103,7 +103,7 @@ static int eal_args(const struct sl_config *c, char **av, int max, char *store, 
 	if (c->no_huge) {
 		ADD("--no-huge");
 		ADD("-m");
-		ADD("%u", c->socket_mem ? c->socket_mem : 512);
+		ADD("%u", c->socket_mem ? c->socket_mem : 1024); /* the default FIB needs ~600 MB */
 	} else {
 		ADD("--huge-unlink");
 		if (c->socket_mem) {

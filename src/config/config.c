@@ -24,8 +24,8 @@ void sl_config_defaults(struct sl_config *c)
 	c->main_core = -1;
 	c->workers = -1;
 	c->buffers_per_numa = 16384;
-	c->ip4_max_routes = 1 << 21;
-	c->ip4_tbl8s = 1 << 16;
+	c->ip4_max_routes = 1 << 20;
+	c->ip4_tbl8s = 1 << 14;
 }
 
 static int fail(struct lexer *lx, const char *fmt, ...)

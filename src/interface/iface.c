@@ -205,6 +205,38 @@ rte_edge_t sl_iface_add_tx_edges(const char *node_name)
 
 /* ---------------- CLI ---------------- */
 
+/* Workers own their counters: "clear interfaces" records a baseline instead of writing them. */
+static struct sl_if_counters if_base[SL_MAX_PORTS];
+
+static struct sl_if_counters if_raw(int p)
+{
+	struct sl_if_counters t = {0};
+	for (int w = 0; w <= SL_MAX_WORKERS; w++) {
+		const struct sl_if_counters *c = &sl_workers[w].ifc[p];
+		t.rx_pkts += c->rx_pkts;
+		t.rx_bytes += c->rx_bytes;
+		t.tx_pkts += c->tx_pkts;
+		t.tx_bytes += c->tx_bytes;
+		t.drops += c->drops;
+		t.tx_error += c->tx_error;
+		t.punts += c->punts;
+	}
+	return t;
+}
+
+static struct sl_if_counters if_counters(int p)
+{
+	struct sl_if_counters t = if_raw(p), b = if_base[p];
+	t.rx_pkts -= b.rx_pkts;
+	t.rx_bytes -= b.rx_bytes;
+	t.tx_pkts -= b.tx_pkts;
+	t.tx_bytes -= b.tx_bytes;
+	t.drops -= b.drops;
+	t.tx_error -= b.tx_error;
+	t.punts -= b.punts;
+	return t;
+}
+
 static void u64s(char *b, uint64_t v)
 {
 	sprintf(b, "%" PRIu64, v);
@@ -245,26 +277,17 @@ static int cmd_show_interface(struct sl_out *o, int argc, char **argv)
 			continue;
 		struct rte_eth_stats st = {0};
 		rte_eth_stats_get(p, &st);
-		uint64_t drops = 0, txe = 0, punts = 0, rxp = 0, rxb = 0, txp = 0, txb = 0;
-		for (int w = 0; w <= SL_MAX_WORKERS; w++) {
-			rxp += sl_workers[w].ifc[p].rx_pkts;
-			rxb += sl_workers[w].ifc[p].rx_bytes;
-			txp += sl_workers[w].ifc[p].tx_pkts;
-			txb += sl_workers[w].ifc[p].tx_bytes;
-			drops += sl_workers[w].ifc[p].drops;
-			txe += sl_workers[w].ifc[p].tx_error;
-			punts += sl_workers[w].ifc[p].punts;
-		}
+		struct sl_if_counters c = if_counters(p);
 		char v[11][24];
 		sprintf(v[0], "%d", p);
 		sprintf(v[1], "%u", f->mtu);
-		u64s(v[2], rxp);
-		u64s(v[3], rxb);
-		u64s(v[4], txp);
-		u64s(v[5], txb);
-		u64s(v[6], drops);
-		u64s(v[7], punts);
-		u64s(v[8], txe + st.oerrors);
+		u64s(v[2], c.rx_pkts);
+		u64s(v[3], c.rx_bytes);
+		u64s(v[4], c.tx_pkts);
+		u64s(v[5], c.tx_bytes);
+		u64s(v[6], c.drops);
+		u64s(v[7], c.punts);
+		u64s(v[8], c.tx_error + st.oerrors);
 		u64s(v[9], st.imissed);
 		u64s(v[10], st.ierrors + st.rx_nombuf);
 		sl_tbl_row(o, f->name, v[0], f->up ? "up" : "down", v[1], v[2], v[3], v[4], v[5],
@@ -400,8 +423,8 @@ static int cmd_clear_interfaces(struct sl_out *o, int argc, char **argv)
 	for (int p = 0; p < SL_MAX_PORTS; p++)
 		if (sl_ifaces[p].used)
 			rte_eth_stats_reset(p);
-	for (int w = 0; w <= SL_MAX_WORKERS; w++)
-		memset(sl_workers[w].ifc, 0, sizeof(sl_workers[w].ifc));
+	for (int p = 0; p < SL_MAX_PORTS; p++)
+		if_base[p] = if_raw(p);
 	return 0;
 }
 SL_CLI_COMMAND(clear_interfaces, .path = "clear interfaces", .usage = "",
