@@ -46,7 +46,7 @@ bench: build
 	$(PY) scripts/bench.py
 
 bench-graph: build
-	scripts/bench_graph.sh
+	$(PY) scripts/bench_graph.py
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz

@@ -12,6 +12,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -20,6 +21,8 @@ from sluice_run import ROOT, Daemon, run_gen, wait_or_kill  # noqa: E402
 
 TRIALS = int(os.environ.get("BENCH_TRIALS", "3"))
 SECONDS = float(os.environ.get("BENCH_SECONDS", "4"))
+# an offered load both forwarders carry without loss on the 2-core machine, to compare cost
+FIXED_RATE = int(float(os.environ.get("BENCH_FIXED_RATE", "4e6")))
 OUT = ROOT / "results"
 
 MEMIF_CONF = """unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
@@ -55,19 +58,25 @@ def runtime_cost(d):
 
 
 def bench_sluiced_memif(tmp):
+    """Saturation trials (the generator as fast as it can) and trials at FIXED_RATE, where
+    the busy cycles per packet compare with testpmd's at the same load."""
     d = tmp / "sluiced-memif"
     d.mkdir()
     (d / "setup.cli").write_text(ROUTER)
-    rates, costs, nodes = [], [], {}
+    res = {}
     with Daemon(MEMIF_CONF.format(d=d), d) as s:
-        for _ in range(TRIALS):
-            s.cli("clear runtime")
-            g = run_gen(f"{d}/memif.sock", SECONDS)
-            rates.append(g["rx_mpps"])
-            c, nodes = runtime_cost(s)
-            costs.append(c)
-    return {"rx_mpps": statistics.median(rates), "trials": rates,
-            "busy_clocks_per_packet": statistics.median(costs), "nodes_last_trial": nodes}
+        for key, rate in (("max", 0), ("fixed", FIXED_RATE)):
+            rates, costs, nodes = [], [], {}
+            for _ in range(TRIALS):
+                s.cli("clear runtime")
+                g = run_gen(f"{d}/memif.sock", SECONDS, rate=rate)
+                rates.append(g["rx_mpps"])
+                c, nodes = runtime_cost(s)
+                costs.append(c)
+            res[key] = {"rx_mpps": statistics.median(rates), "trials": rates,
+                        "busy_clocks_per_packet": statistics.median(costs), "cost_trials": costs,
+                        "nodes_last_trial": nodes}
+    return res
 
 
 def build_l3fwd(tmp):
@@ -166,9 +175,41 @@ def build_testpmd(tmp):
     return work / "dpdk-testpmd"
 
 
+def testpmd_trial(args, d, sock, rate):
+    """One testpmd io run with the generator: the forward statistics (and the cycles) are
+    read while traffic still flows, because memif's counters restart when the peer leaves."""
+    log = open(d / "testpmd.log", "w")
+    p = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.PIPE, text=True)
+    gen = {}
+    try:
+        p.stdin.write("start\n")
+        p.stdin.flush()
+        time.sleep(2)
+        if p.poll() is not None:
+            raise RuntimeError((d / "testpmd.log").read_text()[-2000:])
+        t = threading.Thread(target=lambda: gen.update(run_gen(sock, SECONDS + 2, rate=rate)))
+        t.start()
+        time.sleep(1.5)
+        p.stdin.write("clear fwd stats all\n")
+        p.stdin.flush()
+        time.sleep(SECONDS)
+        p.stdin.write("show fwd stats all\n")
+        p.stdin.flush()
+        t.join()
+    finally:
+        if p.poll() is None:
+            p.stdin.write("stop\nquit\n")
+            p.stdin.flush()
+        wait_or_kill(p)
+        log.close()
+    cycles = [float(line.split("CPU cycles/packet=")[1].split()[0])
+              for line in (d / "testpmd.log").read_text().splitlines() if "CPU cycles/packet=" in line]
+    return gen["rx_mpps"], cycles[0] if cycles else None
+
+
 def bench_testpmd_memif(tmp, testpmd):
     """testpmd io mode on the same memif path; its --record-core-cycles figure is the
-    forwarding core's busy cycles per packet."""
+    forwarding core's busy cycles per packet (cycles of the loops that received something)."""
     d = tmp / "testpmd-memif"
     d.mkdir()
     sock = f"{d}/memif.sock"
@@ -178,31 +219,18 @@ def bench_testpmd_memif(tmp, testpmd):
             "--vdev", f"net_memif1,role=server,id=1,socket={sock}",
             "--", "-i", "--forward-mode=io", "--nb-cores=1", "--record-core-cycles", "--no-mlockall",
             "--total-num-mbufs=32768"]
-    rates, cycles = [], []
-    for _ in range(TRIALS):
-        log = open(d / "testpmd.log", "w")
-        p = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.PIPE,
-                             text=True)
-        try:
-            p.stdin.write("start\n")
-            p.stdin.flush()
-            time.sleep(2)
-            if p.poll() is not None:
-                raise RuntimeError((d / "testpmd.log").read_text()[-2000:])
-            rates.append(run_gen(sock, SECONDS)["rx_mpps"])
-        finally:
-            if p.poll() is None:
-                p.stdin.write("stop\nquit\n")  # stop prints the forward stats and cycles
-                p.stdin.flush()
-            wait_or_kill(p)
-            log.close()
-        text = (d / "testpmd.log").read_text()
-        for line in text.splitlines():
-            if "CPU cycles/packet=" in line:
-                cycles.append(float(line.split("CPU cycles/packet=")[1].split()[0]))
-    return {"rx_mpps": statistics.median(rates), "trials": rates,
-            "busy_cycles_per_packet": statistics.median(cycles) if cycles else None,
-            "cycles_trials": cycles}
+    res = {}
+    for key, rate in (("max", 0), ("fixed", FIXED_RATE)):
+        rates, cycles = [], []
+        for _ in range(TRIALS):
+            r, c = testpmd_trial(args, d, sock, rate)
+            rates.append(r)
+            if c:
+                cycles.append(c)
+        res[key] = {"rx_mpps": statistics.median(rates), "trials": rates,
+                    "busy_cycles_per_packet": statistics.median(cycles) if cycles else None,
+                    "cost_trials": cycles}
+    return res
 
 
 def write_pcap(path, dsts):
@@ -287,14 +315,23 @@ def main():
     nan = float("nan")
     l3r = res.get("l3fwd_memif", {}).get("rx_mpps") or nan
     tpm = res.get("testpmd_io_memif", {})
-    tpr, tpc = tpm.get("rx_mpps") or nan, tpm.get("busy_cycles_per_packet") or nan
-    lines = ["| memif, 64 B, one forwarding core | Mpps (median) | busy cycles/packet |",
-             "|---|---|---|",
-             f"| sluiced, IPv4 routing | {sm['rx_mpps']:.2f} | {sm['busy_clocks_per_packet']:.1f} |",
-             f"| dpdk-testpmd io | {tpr:.2f} | {'n/a' if tpc != tpc else f'{tpc:.1f}'} |",
-             f"| l3fwd LPM | {l3r:.2f} | |",
-             "",
-             f"sluiced / testpmd rate: {sm['rx_mpps'] / tpr:.2f}; sluiced / l3fwd rate: {sm['rx_mpps'] / l3r:.2f}"]
+
+    def cell(x):
+        return "n/a" if x is None or x != x else f"{x:.1f}"
+    lines = ["| memif, 64 B, one forwarding core | offered | Mpps (median) | busy cycles/packet (median) |",
+             "|---|---|---|---|"]
+    for key, offered in (("max", "as fast as the generator can"), ("fixed", f"{FIXED_RATE / 1e6:g} Mpps")):
+        tp = tpm.get(key, {})
+        lines += [f"| sluiced, IPv4 routing | {offered} | {sm[key]['rx_mpps']:.2f} | "
+                  f"{cell(sm[key]['busy_clocks_per_packet'])} |",
+                  f"| dpdk-testpmd io | {offered} | {cell(tp.get('rx_mpps'))} | "
+                  f"{cell(tp.get('busy_cycles_per_packet'))} |"]
+    lines.append(f"| l3fwd LPM | as fast as the generator can | {l3r:.2f} | |")
+    tpr = tpm.get("max", {}).get("rx_mpps") or nan
+    tpc = tpm.get("fixed", {}).get("busy_cycles_per_packet") or nan
+    lines += ["", f"sluiced / testpmd rate: {sm['max']['rx_mpps'] / tpr:.2f}; sluiced / l3fwd rate: "
+              f"{sm['max']['rx_mpps'] / l3r:.2f}; sluiced / testpmd busy cycles at "
+              f"{FIXED_RATE / 1e6:g} Mpps: {sm['fixed']['busy_clocks_per_packet'] / tpc:.2f}"]
     lines += ["", "| in-process pcap -> null, 64 B | Mpps | busy clocks/pkt | routing nodes clocks/pkt |",
               "|---|---|---|---|"]
     for name, r in (("1 route", r1), (f"{rm.get('routes')} routes, random dst", rm)):

@@ -76,7 +76,11 @@ struct sl_worker {
 	uint64_t icmp_last;
 	uint64_t rx_busy_calls;       /* port-rx calls that received, and their cycles: */
 	uint64_t rx_busy_cycles;      /* show runtime reports these, not the empty polls */
+	uint64_t pg_busy_calls;       /* the same for pg-input */
+	uint64_t pg_busy_cycles;
 	volatile bool quit;
+	bool park;                    /* main asks the worker to leave its graph */
+	bool parked;                  /* the worker has */
 	uint64_t errors[SL_MAX_ERRORS] __rte_cache_aligned;
 	struct sl_if_counters ifc[SL_MAX_PORTS] __rte_cache_aligned;
 } __rte_cache_aligned;

@@ -22,6 +22,7 @@
 #include <rte_lcore.h>
 
 extern struct rte_mempool *sl_pool, *sl_indirect_pool;
+void sl_pg_fini(void);
 void sl_ip4_rewrite_add_ports(void);
 
 static void on_signal(int sig)
@@ -257,6 +258,7 @@ out:
 	sl_runtime_fini();
 	sl_iface_fini();
 	sl_ip4_fini();
+	sl_pg_fini();
 	rte_eal_cleanup();
 	return rc;
 }

@@ -2,6 +2,7 @@
 /* sluicectl: sends CLI commands to sluiced over its unix socket, like vppctl. */
 #include <errno.h>
 #include <stdio.h>
+#include "../src/cli/braces.h"
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -102,25 +103,41 @@ int main(int argc, char **argv)
 		close(fd);
 		return rc;
 	}
-	int tty = isatty(0), rc = 0;
-	char *line = NULL;
-	size_t cap = 0;
+	int tty = isatty(0), rc = 0, depth = 0;
+	char *line = NULL, *cmd = NULL;
+	size_t cap = 0, clen = 0;
 	for (;;) {
 		if (tty) {
-			printf("sluice# ");
+			printf(depth > 0 ? "...... " : "sluice# ");
 			fflush(stdout);
 		}
 		if (getline(&line, &cap, stdin) < 0)
 			break;
 		line[strcspn(line, "\n")] = 0;
-		if (!strcmp(line, "quit") || !strcmp(line, "exit"))
+		if (depth == 0 && (!strcmp(line, "quit") || !strcmp(line, "exit")))
 			break;
-		if (!line[0])
+		/* a command whose braces are open goes on over the next lines */
+		size_t l = strlen(line);
+		char *nc = realloc(cmd, clen + l + 2);
+		if (!nc)
+			break;
+		cmd = nc;
+		memcpy(cmd + clen, line, l);
+		clen += l;
+		cmd[clen++] = ' ';
+		cmd[clen] = 0;
+		depth = sl_cli_brace_depth(line, depth);
+		if (depth > 0)
 			continue;
-		rc = run(fd, line, json);
+		clen = 0;
+		depth = 0;
+		if (!cmd[strspn(cmd, " ")])
+			continue;
+		rc = run(fd, cmd, json);
 		if (rc == 2)
 			break;
 	}
+	free(cmd);
 	free(line);
 	close(fd);
 	return rc == 2 ? 2 : 0;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* CLI registry, tokenizer, dispatch with help at every level, and text/JSON output. */
 #include "cli.h"
+#include "braces.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -348,14 +349,28 @@ int sl_cli_exec_file(struct sl_out *o, const char *path)
 	char *line = NULL;
 	size_t cap = 0;
 	int lineno = 0, rc = 0;
+	struct sl_buf cmd = {0};
+	int first = 0, depth = 0;
 	while (getline(&line, &cap, f) >= 0) {
 		lineno++;
-		rc = sl_cli_exec(o, line);
+		if (depth == 0) {
+			cmd.len = 0;
+			first = lineno;
+		}
+		line[strcspn(line, "\r\n")] = 0;
+		sl_buf_printf(&cmd, "%s ", line);
+		depth = sl_cli_brace_depth(line, depth);
+		if (depth > 0)
+			continue; /* the command goes on until its braces close */
+		rc = sl_cli_exec(o, cmd.p);
 		if (rc) {
-			sl_out_error(o, "%s:%d: command failed: %s", path, lineno, line);
+			sl_out_error(o, "%s:%d: command failed: %s", path, first, cmd.p);
 			break;
 		}
 	}
+	if (!rc && depth > 0)
+		rc = sl_out_error(o, "%s:%d: '{' not closed by the end of the file", path, first);
+	sl_buf_free(&cmd);
 	free(line);
 	fclose(f);
 	return rc;

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SL_CLI_MAX_ARGS 64
+#define SL_CLI_MAX_ARGS 512
 #define SL_TBL_MAX_COLS 16
 
 struct sl_buf {

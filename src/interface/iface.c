@@ -2,10 +2,12 @@
 /* Interfaces, control side: port start-up, state, MTU, rx placement, and their CLI. */
 #include "iface.h"
 #include "../cli/cli.h"
+#include "../runtime/runtime.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <rte_dev.h>
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 #include <rte_lcore.h>
@@ -13,6 +15,7 @@
 
 struct sl_iface sl_ifaces[SL_MAX_PORTS];
 static uint16_t nb_graphs_cfg;
+static struct rte_mempool *sl_iface_pool;
 struct rte_ring *sl_inject_ring;
 
 struct sl_iface *sl_iface_by_name(const char *name)
@@ -85,6 +88,7 @@ static int port_start(struct sl_iface *ifc, struct rte_mempool *mp, struct rte_e
 int sl_iface_init(const struct sl_config *c, struct rte_mempool *mp, uint16_t nb_graphs)
 {
 	nb_graphs_cfg = nb_graphs;
+	sl_iface_pool = mp;
 	sl_inject_ring = rte_ring_create("sl_inject", 1024, SOCKET_ID_ANY, RING_F_SC_DEQ);
 	if (!sl_inject_ring)
 		return -ENOMEM;
@@ -187,20 +191,80 @@ int sl_iface_inject(struct rte_mbuf *m, uint16_t port)
 	return 0;
 }
 
+/* Nodes with an edge to port-tx-P for every port P, in port order from their first one. */
+static struct {
+	rte_node_t id;
+	rte_edge_t first;
+	uint16_t n;
+} tx_edge_nodes[8];
+static int nb_tx_edge_nodes;
+
+void sl_iface_sync_tx_edges(void)
+{
+	for (int i = 0; i < nb_tx_edge_nodes; i++)
+		for (int p = tx_edge_nodes[i].n; p < SL_MAX_PORTS && sl_ifaces[p].used; p++) {
+			char name[RTE_NODE_NAMESIZE];
+			snprintf(name, sizeof(name), "port-tx-%d", p);
+			const char *nn[] = {name};
+			if (rte_node_from_name(name) == RTE_NODE_ID_INVALID)
+				break;
+			rte_node_edge_update(tx_edge_nodes[i].id, RTE_EDGE_ID_INVALID, nn, 1);
+			tx_edge_nodes[i].n++;
+		}
+}
+
 rte_edge_t sl_iface_add_tx_edges(const char *node_name)
 {
 	rte_node_t id = rte_node_from_name(node_name);
-	rte_edge_t first = rte_node_edge_count(id);
-	for (int p = 0; p < SL_MAX_PORTS; p++) {
-		char name[RTE_NODE_NAMESIZE];
-		snprintf(name, sizeof(name), "port-tx-%d", p);
-		const char *nn[] = {name};
-		if (sl_ifaces[p].used || rte_node_from_name(name) != RTE_NODE_ID_INVALID)
-			rte_node_edge_update(id, RTE_EDGE_ID_INVALID, nn, 1);
-		else
-			break;
+	for (int i = 0; i < nb_tx_edge_nodes; i++)
+		if (tx_edge_nodes[i].id == id)
+			return tx_edge_nodes[i].first;
+	RTE_VERIFY(nb_tx_edge_nodes < (int)RTE_DIM(tx_edge_nodes));
+	tx_edge_nodes[nb_tx_edge_nodes].id = id;
+	tx_edge_nodes[nb_tx_edge_nodes].first = rte_node_edge_count(id);
+	nb_tx_edge_nodes++;
+	sl_iface_sync_tx_edges();
+	return tx_edge_nodes[nb_tx_edge_nodes - 1].first;
+}
+
+int sl_iface_add_virtual(const char *name, const char *drv, const char *args,
+			 const struct rte_ether_addr *mac, struct sl_iface **out)
+{
+	uint16_t port;
+	char dev[RTE_DEV_NAME_MAX_LEN];
+	snprintf(dev, sizeof(dev), "%s_%s", drv, name);
+	int rc = rte_eal_hotplug_add("vdev", dev, args);
+	if (rc)
+		return rc;
+	if ((rc = rte_eth_dev_get_port_by_name(dev, &port)))
+		goto undo;
+	rc = -ERANGE;
+	if (port >= SL_MAX_PORTS || (port > 0 && !sl_ifaces[port - 1].used))
+		goto undo;
+	struct sl_iface *ifc = &sl_ifaces[port];
+	memset(ifc, 0, sizeof(*ifc));
+	ifc->port = port;
+	ifc->virt = true;
+	snprintf(ifc->name, sizeof(ifc->name), "%s", name);
+	ifc->nb_rxq = 1;
+	ifc->nb_txq = nb_graphs_cfg;
+	ifc->nb_rxd = ifc->nb_txd = 1024;
+	ifc->rxq_worker[0] = SL_NO_WORKER; /* nothing to poll: the graph only sends to it */
+	if ((rc = port_start(ifc, sl_iface_pool, (struct rte_ether_addr *)(uintptr_t)mac)))
+		goto stop;
+	ifc->used = true;
+	if ((rc = sl_runtime_rebuild())) {
+		ifc->used = false;
+		goto stop;
 	}
-	return first;
+	*out = ifc;
+	return 0;
+stop:
+	rte_eth_dev_stop(port);
+	rte_eth_dev_close(port);
+undo:
+	rte_eal_hotplug_remove("vdev", dev);
+	return rc;
 }
 
 /* ---------------- CLI ---------------- */
@@ -365,7 +429,8 @@ static int cmd_show_placement(struct sl_out *o, int argc, char **argv)
 	(void)argv;
 	sl_tbl_begin(o, "rx-placement", 3, (const char *[]){"interface", "queue:u", "worker:u"});
 	for (int p = 0; p < SL_MAX_PORTS; p++)
-		for (uint16_t q = 0; sl_ifaces[p].used && q < sl_ifaces[p].nb_rxq; q++) {
+		for (uint16_t q = 0; sl_ifaces[p].used && !sl_ifaces[p].virt && q < sl_ifaces[p].nb_rxq;
+		     q++) {
 			char qs[8], ws[8];
 			sprintf(qs, "%u", q);
 			sprintf(ws, "%u", sl_ifaces[p].rxq_worker[q]);
@@ -385,6 +450,8 @@ static int cmd_set_placement(struct sl_out *o, int argc, char **argv)
 	struct sl_iface *f = sl_iface_by_name(argv[0]);
 	if (!f)
 		return sl_out_error(o, "unknown interface '%s'", argv[0]);
+	if (f->virt)
+		return sl_out_error(o, "%s has no rx queues to place", f->name);
 	if (sl_arg_u32(o, "queue", argv[2], 0, f->nb_rxq - 1, &q) ||
 	    sl_arg_u32(o, "worker", argv[4], 0, sl_nb_workers - 1, &w))
 		return -1;

@@ -9,6 +9,7 @@
 #include <rte_spinlock.h>
 
 #define SL_IF_MAX_ADDRS 8
+#define SL_NO_WORKER 0xff
 
 struct sl_iface {
 	/* read by workers */
@@ -18,9 +19,11 @@ struct sl_iface {
 	struct rte_ether_addr mac;
 	uint16_t nb_txq;              /* worker w sends on queue w % nb_txq */
 	bool tx_shared;               /* fewer TX queues than workers: queues are locked */
+	bool sink;                    /* pg: port-tx counts and frees, like VPP's pg tx */
 	rte_spinlock_t txq_lock[SL_MAX_WORKERS];
 	/* control only */
 	bool used;
+	bool virt;                    /* created by sluiced (pg): never polled */
 	uint16_t port;
 	char name[64];
 	char driver[64];
@@ -44,5 +47,11 @@ int sl_iface_inject(struct rte_mbuf *m, uint16_t port);
 /* Node helpers: add an edge to port-tx-P for every port, in port order, and return the
  * edge of port 0. */
 rte_edge_t sl_iface_add_tx_edges(const char *node_name);
+/* Adds the edges of ports created since to every node that asked for them. */
+void sl_iface_sync_tx_edges(void);
+/* Creates an interface on a hot-plugged vdev DRV_NAME with ARGS (never polled; what the
+ * graph sends to it goes to the driver), then rebuilds the graphs. Main lcore only. */
+int sl_iface_add_virtual(const char *name, const char *drv, const char *args,
+			 const struct rte_ether_addr *mac, struct sl_iface **out);
 
 #endif

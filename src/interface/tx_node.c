@@ -45,7 +45,10 @@ static uint16_t tx_process(struct rte_graph *g, struct rte_node *node, void **ob
 		for (uint16_t i = 0; i < n; i++)
 			bytes += ((struct rte_mbuf *)objs[i])->pkt_len;
 		struct sl_iface *f = &sl_ifaces[c->port];
-		if (unlikely(f->tx_shared)) {
+		if (unlikely(f->sink)) {
+			rte_pktmbuf_free_bulk((struct rte_mbuf **)objs, n);
+			sent = n;
+		} else if (unlikely(f->tx_shared)) {
 			rte_spinlock_lock(&f->txq_lock[c->queue]);
 			sent = rte_eth_tx_burst(c->port, c->queue, (struct rte_mbuf **)objs, n);
 			rte_spinlock_unlock(&f->txq_lock[c->queue]);

@@ -56,14 +56,17 @@ int sl_runtime_init(uint16_t nb_graphs, const uint16_t *lcores)
 	return 0;
 }
 
-/* Clones port-tx per port; must run before graphs are created. */
+/* Clones port-tx for every port that has none yet; graphs created afterwards see them. */
 int sl_runtime_clone_tx(void)
 {
 	for (int p = 0; p < SL_MAX_PORTS; p++) {
 		if (!sl_ifaces[p].used)
 			break;
-		char name[16];
+		char name[16], full[RTE_NODE_NAMESIZE];
 		snprintf(name, sizeof(name), "%d", p);
+		snprintf(full, sizeof(full), "port-tx-%d", p);
+		if (rte_node_from_name(full) != RTE_NODE_ID_INVALID)
+			continue;
 		if (rte_node_clone(sl_tx_node_id(), name) == RTE_NODE_ID_INVALID)
 			return -ENOMEM;
 	}
@@ -73,14 +76,15 @@ int sl_runtime_clone_tx(void)
 			return -EINVAL;
 		}
 	sl_iface_add_tx_edges("interface-output");
+	sl_iface_sync_tx_edges();
 	return 0;
 }
 
-int sl_runtime_create_graphs(void)
+static int create_graphs(void)
 {
-	static const char *patterns[] = {"port-rx", "ethernet-input", "arp-input", "ip4-*",
-					 "icmp4-error", "punt", "error-drop", "interface-output",
-					 "port-tx-*"};
+	static const char *patterns[] = {"port-rx", "pg-input", "ethernet-input", "arp-input",
+					 "ip4-*", "icmp4-error", "punt", "error-drop",
+					 "interface-output", "port-tx-*"};
 	for (uint16_t w = 0; w < sl_nb_workers; w++) {
 		struct sl_worker *wk = &sl_workers[w];
 		struct rte_graph_param gp = {
@@ -101,7 +105,53 @@ int sl_runtime_create_graphs(void)
 		}
 		wk->graph = rte_graph_lookup(name);
 	}
-	return sl_iface_publish_rx();
+	return 0;
+}
+
+int sl_runtime_create_graphs(void)
+{
+	int rc = create_graphs();
+	return rc ? rc : sl_iface_publish_rx();
+}
+
+static bool workers_running;
+static void runtime_walk(struct sl_out *o, bool clear);
+
+/* Parks every launched worker outside its graph (and offline for RCU), or lets them go. */
+static void workers_park(bool park)
+{
+	if (!workers_running)
+		return;
+	for (uint16_t w = 0; w < sl_nb_workers; w++) {
+		struct sl_worker *wk = &sl_workers[w];
+		if (wk->lcore == rte_get_main_lcore())
+			continue;
+		__atomic_store_n(&wk->park, park, __ATOMIC_RELEASE);
+		while (__atomic_load_n(&wk->parked, __ATOMIC_ACQUIRE) != park)
+			rte_pause();
+	}
+}
+
+int sl_runtime_rebuild(void)
+{
+	int rc = sl_runtime_clone_tx();
+	if (rc)
+		return rc;
+	workers_park(true);
+	for (uint16_t w = 0; w < sl_nb_workers; w++) {
+		if (sl_workers[w].graph)
+			rte_graph_destroy(sl_workers[w].graph_id);
+		sl_workers[w].graph = NULL;
+		sl_workers[w].graph_id = RTE_GRAPH_ID_INVALID;
+	}
+	rc = create_graphs();
+	if (!rc) {
+		/* new graphs count from zero; start show runtime's baselines there too */
+		struct sl_out o = {0};
+		runtime_walk(&o, true);
+	}
+	workers_park(false);
+	return rc ? rc : sl_iface_publish_rx();
 }
 
 /* One loop turn of a worker: walk the graph, then report a quiescent state. */
@@ -115,8 +165,19 @@ static int worker_main(void *arg)
 {
 	struct sl_worker *wk = arg;
 	rte_rcu_qsbr_thread_online(sl_rcu, wk->rcu_id);
-	while (!wk->quit)
+	while (!wk->quit) {
+		if (unlikely(__atomic_load_n(&wk->park, __ATOMIC_ACQUIRE))) {
+			/* the main lcore rebuilds the graphs meanwhile */
+			rte_rcu_qsbr_thread_offline(sl_rcu, wk->rcu_id);
+			__atomic_store_n(&wk->parked, true, __ATOMIC_RELEASE);
+			while (__atomic_load_n(&wk->park, __ATOMIC_ACQUIRE) && !wk->quit)
+				rte_pause();
+			rte_rcu_qsbr_thread_online(sl_rcu, wk->rcu_id);
+			__atomic_store_n(&wk->parked, false, __ATOMIC_RELEASE);
+			continue;
+		}
 		worker_turn(wk);
+	}
 	rte_rcu_qsbr_thread_offline(sl_rcu, wk->rcu_id);
 	return 0;
 }
@@ -126,6 +187,7 @@ int sl_runtime_start(bool main_forwards)
 	for (uint16_t w = main_forwards ? 1 : 0; w < sl_nb_workers; w++)
 		if (rte_eal_remote_launch(worker_main, &sl_workers[w], sl_workers[w].lcore))
 			return -EBUSY;
+	workers_running = !main_forwards;
 	return 0;
 }
 
@@ -134,6 +196,7 @@ void sl_runtime_stop(void)
 	for (uint16_t w = 0; w < sl_nb_workers; w++)
 		sl_workers[w].quit = true;
 	rte_eal_mp_wait_lcore();
+	workers_running = false;
 }
 
 void sl_runtime_main_turn(void)
@@ -211,13 +274,19 @@ static int rt_cb(bool first, bool last, void *cookie,
 	(void)last;
 	struct node_base *b = base_of(c->w, st->name, c->clear);
 	uint64_t calls = st->calls, objs = st->objs, cyc = st->cycles;
+	const struct sl_worker *w = &sl_workers[c->w];
+	bool source = false;
 	if (!strcmp(st->name, "port-rx")) {
-		/* empty polls are idle time, not work: port-rx times its busy calls itself (the
-		 * graph's own count would charge the overhead of millions of empty polls to the
-		 * packets) */
-		const struct sl_worker *w = &sl_workers[c->w];
+		/* empty polls are idle time, not work: the source nodes time their busy calls
+		 * themselves (the graph's own count would charge the overhead of millions of
+		 * empty polls to the packets) */
 		calls = w->rx_busy_calls;
 		cyc = w->rx_busy_cycles;
+		source = true;
+	} else if (!strcmp(st->name, "pg-input")) {
+		calls = w->pg_busy_calls;
+		cyc = w->pg_busy_cycles;
+		source = true;
 	}
 	if (b && c->clear) {
 		b->calls = calls;
@@ -240,7 +309,7 @@ static int rt_cb(bool first, bool last, void *cookie,
 	snprintf(v[4], 24, "%.1f", objs ? (double)cyc / (double)objs : 0.0);
 	snprintf(v[5], 24, "%" PRIu64, cyc);
 	sl_tbl_row(c->o, v[0], st->name, v[1], v[2], v[3], v[4], v[5]);
-	if (!strcmp(st->name, "port-rx"))
+	if (source)
 		c->tot_objs_rx += objs;
 	c->tot_cycles += cyc;
 	return 0;

@@ -9,6 +9,9 @@ extern volatile bool sl_quit;
 int sl_runtime_init(uint16_t nb_graphs, const uint16_t *lcores);
 int sl_runtime_clone_tx(void);
 int sl_runtime_create_graphs(void);
+/* After a port was added: clones its port-tx, parks the workers, builds their graphs anew
+ * (show runtime restarts from zero) and lets them go. Main lcore only. */
+int sl_runtime_rebuild(void);
 /* Launches the workers; when main_forwards, graph 0 runs on the main lcore. */
 int sl_runtime_start(bool main_forwards);
 void sl_runtime_main_turn(void);

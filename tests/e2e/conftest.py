@@ -88,6 +88,15 @@ class Sluiced:
             time.sleep(0.05)
         raise AssertionError(f"{name} received {self.iface(name)['rx-packets']} of {n}")
 
+    def check_refused(self, bad):
+        """Each command fails with its message, in text and in JSON."""
+        for cmd, msg in bad.items():
+            r = self.cli_raw(cmd)
+            assert r.returncode == 1, cmd
+            assert msg in r.stdout, (cmd, r.stdout)
+            j = self.js(cmd)
+            assert j["ok"] is False and msg in j["error"], (cmd, j)
+
     def stop(self):
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)

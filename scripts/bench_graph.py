@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""make bench-graph: the IPv4 routing path in memory, as VPP measures it with pg interfaces.
+sluiced gets two packet-generator interfaces (pg0 in, pg1 out to a null port), routes
+48.0.0.0/8 via a neighbour on pg1, and a pg stream of 64-byte UDP pushes a fixed number of
+packets through one worker. Reports clocks/packet per node from `show runtime` (median of
+trials), and instructions/packet per node from a run under callgrind that counts only the
+nodes' own functions (N packets minus a run with none)."""
+import json
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from sluice_run import BUILD, ROOT, Daemon, wait_or_kill  # noqa: E402
+
+PACKETS = int(os.environ.get("PACKETS", "20000000"))
+TRIALS = int(os.environ.get("BENCH_TRIALS", "3"))
+CG_PACKETS = int(os.environ.get("CG_PACKETS", "100000"))
+ROUTES = int(os.environ.get("ROUTES", str(1 << 20)))
+# the functions callgrind counts: every node that packets reach, and pg-input's generation
+# (not its empty polls, whose number depends on time)
+NODE_FUNCS = ["pg_stream_run", "eth_process", "in_process", "lk_process", "rw_process",
+              "out_process", "tx_process", "drop_process", "arp_process", "lo_process",
+              "ie_process", "fr_process", "punt_process"]
+
+SETUP = """create packet-generator interface pg0
+create packet-generator interface pg1
+set interface ip address pg0 10.10.1.10/24
+set interface ip address pg1 10.10.2.10/24
+set interface state pg0 up
+set interface state pg1 up
+ip neighbor pg1 10.10.2.1 42:01:0a:0a:02:01
+ip route add 48.0.0.0/8 via 10.10.2.1
+"""
+
+
+def stream(limit, pcap):
+    return (f"packet-generator new {{ name s0 limit {limit} interface pg0 worker 0 "
+            f"pcap {pcap} }}\n")
+
+
+def write_pcap(path, dsts):
+    from scapy.all import IP, UDP, Ether, Raw, wrpcap
+    wrpcap(str(path), [Ether(dst="02:fe:00:00:00:00", src="02:00:00:00:00:01") /
+                       IP(src="10.10.1.2", dst=d) / UDP(sport=2123, dport=10000) / Raw(b"\0" * 18)
+                       for d in dsts])
+
+
+def destinations(routes):
+    rnd = random.Random(1)
+    if routes == 1:
+        return [f"48.{rnd.randrange(256)}.{rnd.randrange(256)}.{rnd.randrange(1, 255)}" for _ in range(4096)]
+    return [f"{16 + rnd.randrange(16)}.{rnd.randrange(256)}.{rnd.randrange(256)}.{rnd.randrange(1, 255)}"
+            for _ in range(4096)]
+
+
+def route_lines(routes):
+    return "".join(f"ip route add {16 + (i >> 16)}.{(i >> 8) & 255}.{i & 255}.0/24 via 10.10.2.1\n"
+                   for i in range(routes))
+
+
+def wait_sent(d, n, timeout=300):
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        s = d.js("show packet-generator")["streams"][0]
+        if s["state"] == "disabled" and s["sent"] >= n:
+            return
+        time.sleep(0.2)
+    raise RuntimeError("the stream did not finish")
+
+
+def measure(tmp, routes):
+    d = tmp / f"rt-{routes}"
+    d.mkdir()
+    write_pcap(d / "in.pcap", destinations(routes))
+    setup = SETUP + (route_lines(routes) if routes > 1 else "") + stream(PACKETS, d / "in.pcap")
+    (d / "setup.cli").write_text(setup)
+    conf = f"""unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
+cpu {{ main-core 0 corelist-workers 1 }}
+dpdk {{ socket-mem 1024 }}
+ip4 {{ max-routes 2097152 tbl8s 1024 }}
+"""
+    trials = []
+    with Daemon(conf, d) as s:
+        for _ in range(TRIALS):
+            s.cli("clear runtime")
+            s.cli("packet-generator enable-stream s0")
+            wait_sent(s, PACKETS)
+            rt = s.js("show runtime")
+            trials.append({r["node"]: r["clocks/packet"] for r in rt["runtime"] if r["vectors"]})
+            tx = s.js("show interface pg1")["interfaces"][0]["tx-packets"]
+        errs = s.js("show errors")["errors"]
+    if errs:
+        print(f"   errors: {errs}")
+    nodes = {k: statistics.median(t.get(k, 0) for t in trials) for k in trials[0]}
+    return nodes, tx
+
+
+def callgrind(tmp, n):
+    d = tmp / f"cg-{n}"
+    d.mkdir()
+    write_pcap(d / "in.pcap", destinations(1))
+    (d / "setup.cli").write_text(SETUP + stream(max(n, 1), d / "in.pcap") +
+                                 ("packet-generator enable-stream s0\n" if n else ""))
+    conf = f"""unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
+dpdk {{ no-huge }}
+ip4 {{ max-routes 1024 tbl8s 256 }}
+"""
+    (d / "startup.conf").write_text(conf)
+    out = d / "cg.out"
+    args = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--collect-atstart=no"]
+    args += [f"--toggle-collect={f}" for f in NODE_FUNCS]
+    log = open(d / "vg.log", "w")
+    p = subprocess.Popen(args + [str(BUILD / "sluiced"), str(d / "startup.conf")], stdout=log,
+                         stderr=subprocess.STDOUT)
+    ctl = [str(BUILD / "sluicectl"), "-s", str(d / "cli.sock"), "--json", "show packet-generator"]
+    try:
+        for _ in range(1200):
+            time.sleep(0.5)
+            if p.poll() is not None:
+                raise RuntimeError((d / "vg.log").read_text()[-2000:])
+            r = subprocess.run(ctl, capture_output=True, text=True)
+            if r.returncode == 0 and json.loads(r.stdout)["streams"][0]["sent"] >= n:
+                break
+        p.terminate()
+        wait_or_kill(p, 120)
+    finally:
+        log.close()
+    ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", str(out)], capture_output=True,
+                         text=True).stdout
+    per, total = {}, 0
+    for line in ann.splitlines():
+        m = re.match(r"^\s*([\d,]+)\s+\([^)]*\)\s+(\S+)", line)
+        if not m:
+            continue
+        count, where = int(m.group(1).replace(",", "")), m.group(2)
+        if where == "PROGRAM":
+            total = count
+        elif where.rsplit(":", 1)[-1] in NODE_FUNCS:
+            per[where.rsplit(":", 1)[-1]] = count
+    return total, per
+
+
+def main():
+    tmp = Path(tempfile.mkdtemp(prefix="sluice-bench-graph-"))
+    try:
+        results = {}
+        for routes in sorted({1, ROUTES}) if PACKETS else ():
+            print(f"== {routes} route(s), {PACKETS} packets of 64 bytes, {TRIALS} trials "
+                  "(clocks/packet, median)", flush=True)
+            nodes, tx = measure(tmp, routes)
+            results[routes] = nodes
+            routing = sum(nodes.get(k, 0) for k in ("ethernet-input", "ip4-input", "ip4-lookup",
+                                                      "ip4-rewrite"))
+            for k, v in nodes.items():
+                print(f"   {k:16s} {v:8.1f}")
+            print(f"   routing nodes (ethernet-input + ip4-input + ip4-lookup + ip4-rewrite): "
+                  f"{routing:.1f}; with port-tx: {routing + nodes.get('port-tx-1', 0):.1f}; "
+                  f"whole path: {sum(nodes.values()):.1f}; pg1 sent {tx}")
+        if shutil.which("valgrind") and CG_PACKETS:
+            print(f"== callgrind, 1 route: instructions/packet ({CG_PACKETS} packets minus 0)",
+                  flush=True)
+            t0, per0 = callgrind(tmp, 0)
+            t1, per1 = callgrind(tmp, CG_PACKETS)
+            for f in NODE_FUNCS:
+                if per1.get(f):
+                    print(f"   {f:16s} {(per1[f] - per0.get(f, 0)) / CG_PACKETS:8.1f}")
+            print(f"   all counted functions: {(t1 - t0) / CG_PACKETS:.1f}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Packet generator: pg interfaces and the streams pg-input injects into a worker's graph. */
+#ifndef SL_PG_H
+#define SL_PG_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SL_PG_MAX_STREAMS 64
+#define SL_PG_MAX_FIELDS 8
+#define SL_PG_MAX_FRAME 2048 /* one mbuf */
+
+/* A field that runs over a range, one step per packet: value = start + seq % count. */
+struct sl_pg_field {
+	uint16_t off;    /* where the big-endian value ends minus width */
+	uint8_t width;   /* 2, 4, or 8 (the low half of an IPv6 address) */
+	uint64_t start, count;
+};
+
+struct sl_pg_stream {
+	/* set by the main lcore while the stream is disabled */
+	char name[32];
+	bool used;
+	uint16_t worker;
+	uint16_t port;            /* the interface the packets appear to arrive on */
+	uint16_t next;            /* pg-input edge: ethernet-input or ip4-input */
+	uint64_t limit;           /* packets per enable; 0 = no limit */
+	uint64_t rate;            /* packets/s; 0 = as fast as the worker can */
+	uint16_t size_min, size_max;
+	uint8_t *tmpl;            /* size_max bytes */
+	uint16_t l3_off, l4_off;  /* UINT16_MAX: absent */
+	uint8_t ip_version;       /* 4, 6 or 0 */
+	uint8_t l4_proto;         /* IPPROTO_UDP, IPPROTO_TCP or 0 */
+	bool vary;                /* fields or sizes change per packet: fix lengths, checksums */
+	uint8_t nfields;
+	struct sl_pg_field f[SL_PG_MAX_FIELDS];
+	uint32_t npcap;           /* a stream read from a pcap file: its packets in turn */
+	uint8_t **pcap_pkts;
+	uint16_t *pcap_lens;
+	char source[64];          /* "data" or the pcap file, for show */
+	char ifname[64];          /* as parsed; the CLI resolves port, worker and next */
+	char node[32];
+	/* enabled by main, disabled by main or by the worker at the limit */
+	volatile bool enabled;
+	/* written by the worker */
+	uint64_t sent, bytes, no_buffers;
+	uint64_t last_tsc;
+	double credit;
+};
+
+/* Parses the block after "packet-generator new" (tokens, braces included) into s.
+ * Returns 0, or -1 with a message in err. */
+int sl_pg_parse(struct sl_pg_stream *s, int argc, char **argv, char *err, size_t errlen);
+/* Builds packets seq .. seq + n - 1 of the stream into bufs, their lengths into lens. Each
+ * buffer must hold the length rounded up to 64 bytes (an mbuf's data room does). */
+void sl_pg_build_burst(const struct sl_pg_stream *s, uint64_t seq, uint8_t *const *bufs,
+		       uint16_t *lens, uint16_t n);
+/* One packet; returns its length. */
+uint16_t sl_pg_build(const struct sl_pg_stream *s, uint64_t seq, uint8_t *buf);
+void sl_pg_free(struct sl_pg_stream *s);
+
+#endif

@@ -1,0 +1,569 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Packet-generator streams: the definition grammar (VPP's packet-generator new { ... }) and
+ * the building of each packet from the stream's template. No DPDK state: unit-tested and
+ * fuzzed on its own. */
+#include "pg.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
+
+#define NOFF UINT16_MAX
+#define PCAP_MAX_PKTS 65536
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int num(const char *s, uint64_t max, uint64_t *v)
+{
+	char *end;
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 0);
+	if (errno || *end || x > max)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+/* "A-B", "A" or "A - B" (three tokens); returns tokens used or -1 */
+static int num_range(char **argv, int argc, int i, uint64_t max, uint64_t *a, uint64_t *b)
+{
+	char tmp[64];
+	if (i >= argc || strlen(argv[i]) >= sizeof(tmp))
+		return -1;
+	snprintf(tmp, sizeof(tmp), "%s", argv[i]);
+	char *dash = strchr(tmp, '-');
+	if (dash && dash != tmp) {
+		*dash = 0;
+		if (num(tmp, max, a) || num(dash + 1, max, b) || *b < *a)
+			return -1;
+		return 1;
+	}
+	if (num(tmp, max, a))
+		return -1;
+	*b = *a;
+	if (i + 2 < argc && !strcmp(argv[i + 1], "-")) {
+		if (num(argv[i + 2], max, b) || *b < *a)
+			return -1;
+		return 3;
+	}
+	return 1;
+}
+
+/* an IPv4 or IPv6 address, optionally "- END"; the range runs over the low 64 bits */
+struct addr_range {
+	int family;
+	uint8_t a[16];
+	uint64_t start, count;
+};
+
+static uint64_t low64(const uint8_t *a, int family)
+{
+	uint64_t v = 0;
+	int n = family == AF_INET ? 4 : 8, from = family == AF_INET ? 0 : 8;
+	for (int i = 0; i < n; i++)
+		v = v << 8 | a[from + i];
+	return v;
+}
+
+static int addr_range(char **argv, int argc, int i, struct addr_range *r)
+{
+	uint8_t b[16];
+	if (i >= argc)
+		return -1;
+	r->family = strchr(argv[i], ':') ? AF_INET6 : AF_INET;
+	if (inet_pton(r->family, argv[i], r->a) != 1)
+		return -1;
+	r->start = low64(r->a, r->family);
+	r->count = 1;
+	if (i + 2 < argc && !strcmp(argv[i + 1], "-")) {
+		if (inet_pton(r->family, argv[i + 2], b) != 1)
+			return -1;
+		if (r->family == AF_INET6 && memcmp(r->a, b, 8))
+			return -1; /* ranges over the interface identifier only */
+		uint64_t end = low64(b, r->family);
+		if (end < r->start)
+			return -1;
+		r->count = end - r->start + 1;
+		return 3;
+	}
+	return 1;
+}
+
+static void put_be(uint8_t *p, uint64_t v, int width)
+{
+	for (int i = width - 1; i >= 0; i--, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+static int add_field(struct sl_pg_stream *s, uint16_t off, int width, uint64_t start, uint64_t count,
+		     char *err, size_t el)
+{
+	if (count <= 1)
+		return 0;
+	if (s->nfields == SL_PG_MAX_FIELDS)
+		return fail(err, el, "at most %d ranges in a stream", SL_PG_MAX_FIELDS);
+	s->f[s->nfields++] = (struct sl_pg_field){.off = off, .width = (uint8_t)width,
+						   .start = start, .count = count};
+	return 0;
+}
+
+/* Lengths and checksums of a built packet. */
+static void fix(const struct sl_pg_stream *s, uint8_t *p, uint16_t len)
+{
+	if (s->l3_off == NOFF)
+		return;
+	void *l4 = s->l4_off == NOFF ? NULL : p + s->l4_off;
+	if (s->ip_version == 4) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(p + s->l3_off);
+		ip->total_length = rte_cpu_to_be_16((uint16_t)(len - s->l3_off));
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		if (s->l4_proto == IPPROTO_UDP) {
+			struct rte_udp_hdr *u = l4;
+			u->dgram_len = rte_cpu_to_be_16((uint16_t)(len - s->l4_off));
+			u->dgram_cksum = 0;
+			u->dgram_cksum = rte_ipv4_udptcp_cksum(ip, u);
+		} else if (s->l4_proto == IPPROTO_TCP) {
+			struct rte_tcp_hdr *t = l4;
+			t->cksum = 0;
+			t->cksum = rte_ipv4_udptcp_cksum(ip, t);
+		}
+	} else {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(p + s->l3_off);
+		ip->payload_len = rte_cpu_to_be_16((uint16_t)(len - s->l3_off - sizeof(*ip)));
+		if (s->l4_proto == IPPROTO_UDP) {
+			struct rte_udp_hdr *u = l4;
+			u->dgram_len = rte_cpu_to_be_16((uint16_t)(len - s->l4_off));
+			u->dgram_cksum = 0;
+			u->dgram_cksum = rte_ipv6_udptcp_cksum(ip, u);
+		} else if (s->l4_proto == IPPROTO_TCP) {
+			struct rte_tcp_hdr *t = l4;
+			t->cksum = 0;
+			t->cksum = rte_ipv6_udptcp_cksum(ip, t);
+		}
+	}
+}
+
+/* copies in whole 64-byte blocks: the template and the frame buffer are padded to them */
+static inline void copy_blocks(uint8_t *dst, const uint8_t *src, uint16_t len)
+{
+	for (uint16_t o = 0; o < len; o += 64)
+		memcpy(dst + o, src + o, 64);
+}
+
+void sl_pg_build_burst(const struct sl_pg_stream *s, uint64_t seq, uint8_t *const *bufs,
+		       uint16_t *lens, uint16_t n)
+{
+	if (s->npcap) {
+		uint32_t k = (uint32_t)(seq % s->npcap);
+		for (uint16_t i = 0; i < n; i++) {
+			copy_blocks(bufs[i], s->pcap_pkts[k], s->pcap_lens[k]);
+			lens[i] = s->pcap_lens[k];
+			if (++k == s->npcap)
+				k = 0;
+		}
+		return;
+	}
+	if (!s->vary) {
+		for (uint16_t i = 0; i < n; i++) {
+			copy_blocks(bufs[i], s->tmpl, s->size_min);
+			lens[i] = s->size_min;
+		}
+		return;
+	}
+	/* one division per field and burst; then each position steps and wraps */
+	uint64_t pos[SL_PG_MAX_FIELDS];
+	for (int f = 0; f < s->nfields; f++)
+		pos[f] = seq % s->f[f].count;
+	uint32_t span = (uint32_t)(s->size_max - s->size_min) + 1, sz = (uint32_t)(seq % span);
+	for (uint16_t i = 0; i < n; i++) {
+		uint16_t len = (uint16_t)(s->size_min + sz);
+		if (++sz == span)
+			sz = 0;
+		copy_blocks(bufs[i], s->tmpl, len);
+		for (int f = 0; f < s->nfields; f++) {
+			const struct sl_pg_field *fl = &s->f[f];
+			put_be(bufs[i] + fl->off, fl->start + pos[f], fl->width);
+			if (++pos[f] == fl->count)
+				pos[f] = 0;
+		}
+		fix(s, bufs[i], len);
+		lens[i] = len;
+	}
+}
+
+uint16_t sl_pg_build(const struct sl_pg_stream *s, uint64_t seq, uint8_t *buf)
+{
+	uint16_t len;
+	sl_pg_build_burst(s, seq, &buf, &len, 1);
+	return len;
+}
+
+void sl_pg_free(struct sl_pg_stream *s)
+{
+	free(s->tmpl);
+	for (uint32_t i = 0; i < s->npcap; i++)
+		free(s->pcap_pkts[i]);
+	free(s->pcap_pkts);
+	free(s->pcap_lens);
+	s->tmpl = NULL;
+	s->pcap_pkts = NULL;
+	s->pcap_lens = NULL;
+	s->npcap = 0;
+}
+
+static uint32_t rd32(const uint8_t *b, bool swap)
+{
+	uint32_t v;
+	memcpy(&v, b, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+static int load_pcap(struct sl_pg_stream *s, const char *path, char *err, size_t el)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return fail(err, el, "pcap %s: %s", path, strerror(errno));
+	uint8_t gh[24], rh[16];
+	int rc = -1;
+	if (fread(gh, 1, 24, f) != 24) {
+		fail(err, el, "pcap %s: no pcap header", path);
+		goto out;
+	}
+	uint32_t magic = rd32(gh, false);
+	bool swap = magic == 0xd4c3b2a1 || magic == 0x4d3cb2a1;
+	if (!swap && magic != 0xa1b2c3d4 && magic != 0xa1b23c4d) {
+		fail(err, el, "pcap %s: not a pcap file (pcapng is not read)", path);
+		goto out;
+	}
+	if (rd32(gh + 20, swap) != 1) {
+		fail(err, el, "pcap %s: link type %u, not Ethernet", path, rd32(gh + 20, swap));
+		goto out;
+	}
+	while (fread(rh, 1, 16, f) == 16) {
+		uint32_t incl = rd32(rh + 8, swap);
+		if (incl == 0 || incl > SL_PG_MAX_FRAME) {
+			fail(err, el, "pcap %s: packet %u is %u bytes (1 to %u)", path, s->npcap + 1,
+			     incl, SL_PG_MAX_FRAME);
+			goto out;
+		}
+		if (s->npcap == PCAP_MAX_PKTS) {
+			fail(err, el, "pcap %s: more than %u packets", path, PCAP_MAX_PKTS);
+			goto out;
+		}
+		if ((s->npcap & (s->npcap - 1)) == 0) { /* grow at powers of two */
+			uint32_t cap = s->npcap ? s->npcap * 2 : 1;
+			uint8_t **pk = realloc(s->pcap_pkts, cap * sizeof(*pk));
+			if (pk)
+				s->pcap_pkts = pk;
+			uint16_t *ln = realloc(s->pcap_lens, cap * sizeof(*ln));
+			if (ln)
+				s->pcap_lens = ln;
+			if (!pk || !ln) {
+				fail(err, el, "out of memory");
+				goto out;
+			}
+		}
+		uint8_t *pkt = calloc(1, RTE_ALIGN_CEIL(incl, 64));
+		if (!pkt || fread(pkt, 1, incl, f) != incl) {
+			free(pkt);
+			fail(err, el, "pcap %s: packet %u is truncated", path, s->npcap + 1);
+			goto out;
+		}
+		s->pcap_pkts[s->npcap] = pkt;
+		s->pcap_lens[s->npcap++] = (uint16_t)incl;
+	}
+	if (s->npcap == 0)
+		fail(err, el, "pcap %s: no packets", path);
+	else
+		rc = 0;
+out:
+	fclose(f);
+	return rc;
+}
+
+/* The data { ... } block: argv[i..end) */
+static int parse_data(struct sl_pg_stream *s, char **argv, int i, int end, uint8_t *hdr,
+		      uint16_t *hlen, char *err, size_t el)
+{
+	int eth_type = 0;
+	uint8_t ttl = 64, tcp_flags = RTE_TCP_ACK_FLAG;
+	struct addr_range src = {0}, dst = {0};
+	bool have_l3 = false, have_l4 = false;
+	uint64_t sp0 = 0, sp1 = 0, dp0 = 0, dp1 = 0;
+	uint16_t vlan = 0;
+	bool have_vlan = false, have_eth = false;
+	struct rte_ether_addr smac, dmac;
+	uint8_t proto = 0;
+	while (i < end) {
+		const char *k = argv[i];
+		if (!strcmp(k, "IP4:") || !strcmp(k, "IP6:")) {
+			if (have_eth || have_l3)
+				return fail(err, el, "'%s' must come first, once", k);
+			if (i + 3 >= end + 0 || strcmp(argv[i + 2], "->") ||
+			    rte_ether_unformat_addr(argv[i + 1], &smac) ||
+			    rte_ether_unformat_addr(argv[i + 3], &dmac))
+				return fail(err, el, "usage: %s SRC-MAC -> DST-MAC [vlan ID]", k);
+			eth_type = k[2] == '4' ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6;
+			have_eth = true;
+			i += 4;
+			if (i + 1 < end && !strcmp(argv[i], "vlan")) {
+				uint64_t v;
+				if (num(argv[i + 1], 4095, &v))
+					return fail(err, el, "vlan must be 0 to 4095, not '%s'", argv[i + 1]);
+				vlan = (uint16_t)v;
+				have_vlan = true;
+				i += 2;
+			}
+		} else if (!strcmp(k, "UDP:") || !strcmp(k, "TCP:")) {
+			uint8_t p = k[0] == 'U' ? IPPROTO_UDP : IPPROTO_TCP;
+			if (!have_l3) {
+				int n = addr_range(argv, end, i + 1, &src), m;
+				if (n < 0 || i + 1 + n >= end || strcmp(argv[i + 1 + n], "->") ||
+				    (m = addr_range(argv, end, i + 2 + n, &dst)) < 0 ||
+				    dst.family != src.family)
+					return fail(err, el,
+						    "usage: %s SRC-IP [- SRC-IP] -> DST-IP [- DST-IP] [ttl N]"
+						    " (both IPv4 or both IPv6)",
+						    k);
+				have_l3 = true;
+				proto = p;
+				i += 2 + n + m;
+				if (i + 1 < end && !strcmp(argv[i], "ttl")) {
+					uint64_t v;
+					if (num(argv[i + 1], 255, &v))
+						return fail(err, el, "ttl must be 0 to 255, not '%s'",
+							    argv[i + 1]);
+					ttl = (uint8_t)v;
+					i += 2;
+				}
+			} else if (!have_l4) {
+				if (p != proto)
+					return fail(err, el, "the ports line says %s but the IP line said %s",
+						    k, proto == IPPROTO_UDP ? "UDP:" : "TCP:");
+				int n = num_range(argv, end, i + 1, 65535, &sp0, &sp1), m;
+				if (n < 0 || i + 1 + n >= end || strcmp(argv[i + 1 + n], "->") ||
+				    (m = num_range(argv, end, i + 2 + n, 65535, &dp0, &dp1)) < 0)
+					return fail(err, el,
+						    "usage: %s SRC-PORT[-END] -> DST-PORT[-END] (0 to 65535)",
+						    k);
+				have_l4 = true;
+				i += 2 + n + m;
+				if (p == IPPROTO_TCP && i + 1 < end && !strcmp(argv[i], "flags")) {
+					uint64_t v;
+					if (num(argv[i + 1], 255, &v))
+						return fail(err, el, "flags must be 0 to 255, not '%s'",
+							    argv[i + 1]);
+					tcp_flags = (uint8_t)v;
+					i += 2;
+				}
+			} else {
+				return fail(err, el, "one IP line and one ports line at most");
+			}
+		} else {
+			return fail(err, el, "unknown data '%s' (IP4:, IP6:, UDP:, TCP:)", k);
+		}
+	}
+	if (!have_l3)
+		return fail(err, el, "data needs an IP line (UDP: SRC -> DST or TCP: SRC -> DST)");
+	if (have_eth && (eth_type == RTE_ETHER_TYPE_IPV4) != (src.family == AF_INET))
+		return fail(err, el, "the Ethernet line's IP4:/IP6: does not match the addresses");
+	/* the headers, with every range at its start */
+	uint16_t off = 0;
+	s->ip_version = src.family == AF_INET ? 4 : 6;
+	s->l4_proto = have_l4 ? proto : 0;
+	if (have_eth) {
+		struct rte_ether_hdr *eh = (struct rte_ether_hdr *)hdr;
+		eh->dst_addr = dmac;
+		eh->src_addr = smac;
+		off = sizeof(*eh);
+		if (have_vlan) {
+			eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+			struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(hdr + off);
+			vh->vlan_tci = rte_cpu_to_be_16(vlan);
+			vh->eth_proto = rte_cpu_to_be_16((uint16_t)eth_type);
+			off += sizeof(*vh);
+		} else {
+			eh->ether_type = rte_cpu_to_be_16((uint16_t)eth_type);
+		}
+	}
+	s->l3_off = off;
+	int alen = s->ip_version == 4 ? 4 : 16;
+	uint16_t sa, da;
+	if (s->ip_version == 4) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(hdr + off);
+		ip->version_ihl = RTE_IPV4_VHL_DEF;
+		ip->time_to_live = ttl;
+		ip->next_proto_id = have_l4 ? proto : IPPROTO_UDP;
+		if (!have_l4)
+			ip->next_proto_id = 253; /* RFC 3692 experimental: no ports line */
+		sa = (uint16_t)(off + offsetof(struct rte_ipv4_hdr, src_addr));
+		da = (uint16_t)(off + offsetof(struct rte_ipv4_hdr, dst_addr));
+		off += sizeof(*ip);
+	} else {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(hdr + off);
+		ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ip->hop_limits = ttl;
+		ip->proto = have_l4 ? proto : 253;
+		sa = (uint16_t)(off + offsetof(struct rte_ipv6_hdr, src_addr));
+		da = (uint16_t)(off + offsetof(struct rte_ipv6_hdr, dst_addr));
+		off += sizeof(*ip);
+	}
+	memcpy(hdr + sa, src.a, alen);
+	memcpy(hdr + da, dst.a, alen);
+	int w = s->ip_version == 4 ? 4 : 8;
+	if (add_field(s, (uint16_t)(sa + alen - w), w, src.start, src.count, err, el) ||
+	    add_field(s, (uint16_t)(da + alen - w), w, dst.start, dst.count, err, el))
+		return -1;
+	s->l4_off = NOFF;
+	if (have_l4) {
+		s->l4_off = off;
+		struct rte_udp_hdr *u = (struct rte_udp_hdr *)(hdr + off);
+		u->src_port = rte_cpu_to_be_16((uint16_t)sp0);
+		u->dst_port = rte_cpu_to_be_16((uint16_t)dp0);
+		if (add_field(s, off, 2, sp0, sp1 - sp0 + 1, err, el) ||
+		    add_field(s, (uint16_t)(off + 2), 2, dp0, dp1 - dp0 + 1, err, el))
+			return -1;
+		if (proto == IPPROTO_TCP) {
+			struct rte_tcp_hdr *t = (struct rte_tcp_hdr *)(hdr + off);
+			t->data_off = 5 << 4;
+			t->tcp_flags = tcp_flags;
+			t->rx_win = rte_cpu_to_be_16(65535);
+			off += sizeof(*t);
+		} else {
+			off += sizeof(*u);
+		}
+	}
+	*hlen = off;
+	return 0;
+}
+
+int sl_pg_parse(struct sl_pg_stream *s, int argc, char **argv, char *err, size_t el)
+{
+	uint8_t hdr[128] = {0};
+	uint16_t hlen = 0;
+	int data_from = -1, data_to = -1;
+	bool have_size = false;
+	uint64_t smin = 64, smax = 64, v;
+	memset(s, 0, sizeof(*s));
+	s->l3_off = s->l4_off = NOFF;
+	snprintf(s->node, sizeof(s->node), "ethernet-input");
+	if (argc < 2 || strcmp(argv[0], "{") || strcmp(argv[argc - 1], "}"))
+		return fail(err, el, "usage: packet-generator new { name S [limit N] [rate PPS] "
+				     "[size MIN[-MAX]] [worker W] interface IFACE [node NODE] "
+				     "data { ... } | pcap FILE }");
+	for (int i = 1; i < argc - 1;) {
+		const char *k = argv[i], *a = i + 1 < argc - 1 ? argv[i + 1] : NULL;
+		if (!strcmp(k, "data")) {
+			if (!a || strcmp(a, "{"))
+				return fail(err, el, "data must be followed by { ... }");
+			int j = i + 2;
+			while (j < argc - 1 && strcmp(argv[j], "}"))
+				j++;
+			if (j == argc - 1)
+				return fail(err, el, "data { ... } is not closed");
+			data_from = i + 2;
+			data_to = j;
+			i = j + 1;
+			continue;
+		}
+		if (!a)
+			return fail(err, el, "'%s' needs a value", k);
+		if (!strcmp(k, "name")) {
+			if (strlen(a) >= sizeof(s->name))
+				return fail(err, el, "name is longer than %zu", sizeof(s->name) - 1);
+			snprintf(s->name, sizeof(s->name), "%s", a);
+		} else if (!strcmp(k, "limit")) {
+			if (num(a, UINT64_MAX, &s->limit))
+				return fail(err, el, "limit must be a packet count (0: no limit), not '%s'", a);
+		} else if (!strcmp(k, "rate")) {
+			char *end;
+			double r = strtod(a, &end);
+			if (*end || !(r >= 0) || r > 1e10)
+				return fail(err, el, "rate must be packets/s from 0 (as fast as possible) "
+						     "to 1e10, not '%s'", a);
+			s->rate = (uint64_t)r;
+		} else if (!strcmp(k, "size")) {
+			int n = num_range(argv, argc - 1, i + 1, SL_PG_MAX_FRAME, &smin, &smax);
+			if (n < 0)
+				return fail(err, el, "size must be MIN[-MAX] bytes up to %u, not '%s'",
+					    SL_PG_MAX_FRAME, a);
+			have_size = true;
+			i += 1 + n;
+			continue;
+		} else if (!strcmp(k, "worker")) {
+			if (num(a, 65535, &v))
+				return fail(err, el, "worker must be a number, not '%s'", a);
+			s->worker = (uint16_t)v;
+		} else if (!strcmp(k, "interface")) {
+			snprintf(s->ifname, sizeof(s->ifname), "%s", a);
+		} else if (!strcmp(k, "node")) {
+			snprintf(s->node, sizeof(s->node), "%s", a);
+		} else if (!strcmp(k, "pcap")) {
+			if (s->npcap)
+				return fail(err, el, "one pcap per stream");
+			if (load_pcap(s, a, err, el))
+				return -1;
+			snprintf(s->source, sizeof(s->source), "%s", a);
+		} else {
+			return fail(err, el, "unknown stream setting '%s'", k);
+		}
+		i += 2;
+	}
+	if (!s->name[0])
+		return fail(err, el, "the stream needs a name");
+	if (strcmp(s->node, "ethernet-input") && strcmp(s->node, "ip4-input"))
+		return fail(err, el, "node '%s': a stream starts at ethernet-input or ip4-input",
+			    s->node);
+	if (!s->ifname[0])
+		return fail(err, el, "the stream needs an interface (where its packets arrive)");
+	if (s->npcap && data_from >= 0)
+		return fail(err, el, "a stream has data { ... } or pcap FILE, not both");
+	if (s->npcap) {
+		if (have_size)
+			return fail(err, el, "a pcap stream sends the file's own sizes");
+		return 0;
+	}
+	if (data_from < 0)
+		return fail(err, el, "the stream needs data { ... } or pcap FILE");
+	if (parse_data(s, argv, data_from, data_to, hdr, &hlen, err, el))
+		return -1;
+	bool l2 = s->l3_off > 0;
+	if (l2 != !strcmp(s->node, "ethernet-input"))
+		return fail(err, el, "node %s wants data %s an Ethernet line (IP4: SRC-MAC -> DST-MAC)",
+			    s->node, l2 ? "without" : "with");
+	if (smin < hlen)
+		return fail(err, el, "size %" PRIu64 " is below the headers (%u bytes)", smin, hlen);
+	s->size_min = (uint16_t)smin;
+	s->size_max = (uint16_t)smax;
+	s->tmpl = calloc(1, RTE_ALIGN_CEIL(s->size_max, 64));
+	if (!s->tmpl)
+		return fail(err, el, "out of memory");
+	memcpy(s->tmpl, hdr, hlen);
+	snprintf(s->source, sizeof(s->source), "data");
+	/* a fixed stream is built once: its lengths and checksums are the template's */
+	s->vary = true;
+	if (smin == smax)
+		fix(s, s->tmpl, s->size_max);
+	s->vary = s->nfields > 0 || smin != smax;
+	return 0;
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Unit tests of packet-generator streams: the grammar, and every built packet's fields,
+ * lengths and checksums (IPv4 and IPv6, UDP and TCP, VLAN, ranges, sizes). */
+#include "../common/check.h"
+#include "../../src/cli/cli.h"
+#include "../../src/pg/pg.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
+
+static int parse(struct sl_pg_stream *s, const char *text, char *err)
+{
+	char *copy = strdup(text), *argv[256];
+	int argc = sl_cli_tokenize(copy, argv, 256);
+	int rc = sl_pg_parse(s, argc, argv, err, 256);
+	free(copy);
+	return rc;
+}
+
+static void test_ip4_udp_ranges(void)
+{
+	struct sl_pg_stream s;
+	char err[256] = "";
+	CHECK(parse(&s, "{ name a limit 7 rate 1e3 size 64-66 worker 1 interface pg0 data { "
+			"IP4: 02:00:00:00:00:01 -> 02:00:00:00:00:02 vlan 7 "
+			"UDP: 10.0.0.1 -> 48.0.0.254 - 48.0.1.1 ttl 5 UDP: 2123 -> 10000 - 10001 } }",
+		    err) == 0);
+	CHECK(!strcmp(s.name, "a") && s.limit == 7 && s.rate == 1000 && s.worker == 1);
+	CHECK(!strcmp(s.ifname, "pg0") && !strcmp(s.node, "ethernet-input"));
+	CHECK(s.size_min == 64 && s.size_max == 66 && s.vary && s.nfields == 2);
+	uint8_t b[SL_PG_MAX_FRAME];
+	for (uint64_t seq = 0; seq < 12; seq++) {
+		uint16_t len = sl_pg_build(&s, seq, b);
+		CHECK(len == 64 + seq % 3);
+		struct rte_ether_hdr *eh = (void *)b;
+		struct rte_vlan_hdr *vh = (void *)(eh + 1);
+		CHECK(eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN));
+		CHECK(vh->vlan_tci == RTE_BE16(7) && vh->eth_proto == RTE_BE16(RTE_ETHER_TYPE_IPV4));
+		struct rte_ipv4_hdr *ip = (void *)(vh + 1);
+		struct rte_udp_hdr *u = (void *)(ip + 1);
+		CHECK(rte_be_to_cpu_16(ip->total_length) == len - 18);
+		CHECK(ip->time_to_live == 5 && ip->next_proto_id == IPPROTO_UDP);
+		CHECK(rte_ipv4_cksum(ip) == 0 || rte_raw_cksum(ip, 20) == 0xffff);
+		/* 48.0.0.254, 48.0.0.255, 48.0.1.0, 48.0.1.1, then again */
+		CHECK(rte_be_to_cpu_32(ip->dst_addr) == 0x300000feu + seq % 4);
+		CHECK(rte_be_to_cpu_16(u->dst_port) == 10000 + seq % 2);
+		CHECK(rte_be_to_cpu_16(u->dgram_len) == len - 18 - 20);
+		CHECK(rte_ipv4_udptcp_cksum_verify(ip, u) == 0);
+	}
+	sl_pg_free(&s);
+}
+
+static void test_ip6_tcp_fixed(void)
+{
+	struct sl_pg_stream s;
+	char err[256] = "";
+	CHECK(parse(&s, "{ name b size 100 interface pg1 data { "
+			"IP6: 02:00:00:00:00:01 -> 02:00:00:00:00:02 "
+			"TCP: 2001:db8::1 -> 2001:db8::a - 2001:db8::b TCP: 80 -> 443 flags 18 } }",
+		    err) == 0);
+	CHECK(s.ip_version == 6 && s.l4_proto == IPPROTO_TCP && s.vary);
+	uint8_t b[SL_PG_MAX_FRAME];
+	for (uint64_t seq = 0; seq < 3; seq++) {
+		CHECK(sl_pg_build(&s, seq, b) == 100);
+		struct rte_ipv6_hdr *ip = (void *)(b + 14);
+		struct rte_tcp_hdr *t = (void *)(ip + 1);
+		CHECK(rte_be_to_cpu_16(ip->payload_len) == 100 - 14 - 40);
+		CHECK(ip->dst_addr[15] == 0xa + seq % 2 && ip->dst_addr[0] == 0x20);
+		CHECK(t->tcp_flags == 18 && t->data_off == 0x50);
+		CHECK(rte_ipv6_udptcp_cksum_verify(ip, t) == 0);
+	}
+	sl_pg_free(&s);
+	/* a fixed stream: built once, every packet the same */
+	CHECK(parse(&s, "{ name c interface pg0 node ip4-input data { UDP: 1.1.1.1 -> 2.2.2.2 } }",
+		    err) == 0);
+	CHECK(!s.vary && s.size_min == 64 && s.l3_off == 0);
+	uint8_t c[SL_PG_MAX_FRAME];
+	CHECK(sl_pg_build(&s, 0, b) == 64 && sl_pg_build(&s, 5, c) == 64 && !memcmp(b, c, 64));
+	CHECK(rte_raw_cksum(b, 20) == 0xffff && ((struct rte_ipv4_hdr *)b)->next_proto_id == 253);
+	sl_pg_free(&s);
+}
+
+static void test_errors(void)
+{
+	static const struct {
+		const char *text, *why;
+	} bad[] = {
+		{"{ name a interface pg0 }", "needs data"},
+		{"{ name a interface pg0 data { UDP: 1.1.1.1 -> 2.2.2.2 } data", "usage"},
+		{"{ name a interface pg0 data { UDP: 1.1.1.1 -> 2.2.2.2 }", "not closed"},
+		{"{ name a interface pg0 data { UDP: 1.1.1.1 -> } }", "usage: UDP:"},
+		{"{ name a interface pg0 data { UDP: 2001:db8::1 -> 2001:db9::1 - 2001:db8::5 } }",
+		 "usage: UDP:"},
+		{"{ name a interface pg0 data { UDP: 1.1.1.1 -> 2.2.2.2 TCP: 1 -> 2 } }", "said UDP:"},
+		{"{ name a interface pg0 data { UDP: 1.1.1.1 -> 2.2.2.2 UDP: 1 -> 2 UDP: 1 -> 2 } }",
+		 "one IP line"},
+		{"{ name a interface pg0 data { IP4: 02:00:00:00:00:01 -> 02:00:00:00:00:02 vlan 4096 "
+		 "UDP: 1.1.1.1 -> 2.2.2.2 } }", "vlan"},
+		{"{ name a interface pg0 limit -1 data { UDP: 1.1.1.1 -> 2.2.2.2 } }", "limit"},
+		{"{ name a interface pg0 pcap /dev/null }", "no pcap header"},
+		{"{ name aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa interface pg0 }", "longer"},
+		{"{ name a interface pg0 bogus 1 }", "unknown stream setting 'bogus'"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct sl_pg_stream s;
+		char err[256] = "";
+		int rc = parse(&s, bad[i].text, err);
+		CHECK(rc == -1);
+		if (!strstr(err, bad[i].why))
+			fprintf(stderr, "%s -> '%s' (wanted '%s')\n", bad[i].text, err, bad[i].why);
+		CHECK(strstr(err, bad[i].why) != NULL);
+		sl_pg_free(&s);
+	}
+}
+
+int main(void)
+{
+	test_ip4_udp_ranges();
+	test_ip6_tcp_fixed();
+	test_errors();
+	return CHECK_REPORT();
+}
