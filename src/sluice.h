@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <rte_mbuf.h>
 #include <rte_graph.h>
 #include <rte_graph_worker.h>
@@ -17,20 +18,26 @@
 #define SL_MAX_RXQ 16
 #define SL_PUNT_RING_SIZE 1024
 
-/* Per-packet metadata in the mbuf private area. */
+/* Per-packet metadata, kept in the mbuf's first cache line, which every node reads anyway:
+ * over the RSS hash (sluiced does not use it) and vlan_tci_outer. In the private area it
+ * was a third line per packet, and a vector of 256 no longer fitted in L1 (make bench-graph:
+ * BENCHMARKS.md). */
 struct sl_meta {
 	uint32_t adj;     /* adjacency index chosen by ip4-lookup */
 	uint16_t error;   /* error id for error-drop */
 	uint16_t icmp;    /* ICMP type << 8 | code requested from icmp4-error */
-	uint32_t aux;     /* e.g. MTU for fragmentation-needed */
-	uint32_t pad;
-};
-_Static_assert(sizeof(struct sl_meta) <= 16, "mbuf private area is 16 bytes");
-#define SL_MBUF_PRIV 16
+	uint16_t aux;     /* punt reason, MTU for fragmentation-needed, or output port */
+} __attribute__((packed));
+_Static_assert(offsetof(struct rte_mbuf, hash) + sizeof(struct sl_meta) <=
+		       offsetof(struct rte_mbuf, buf_len),
+	       "sl_meta spans hash and vlan_tci_outer only");
+_Static_assert(offsetof(struct rte_mbuf, buf_len) < RTE_CACHE_LINE_MIN_SIZE,
+	       "sl_meta is in the first cache line");
+#define SL_MBUF_PRIV 0
 
 static inline struct sl_meta *sl_meta(struct rte_mbuf *m)
 {
-	return (struct sl_meta *)(m + 1);
+	return (struct sl_meta *)&m->hash;
 }
 
 /* ---- errors: every drop has a named reason, counted per worker ---- */

@@ -58,7 +58,9 @@ static __rte_noinline uint16_t pg_stream_run(struct rte_graph *g, struct rte_nod
 	if (!n)
 		goto done;
 	struct rte_mbuf **m = (struct rte_mbuf **)rte_node_next_stream_get(g, node, s->next, n);
-	if (rte_pktmbuf_alloc_bulk(sl_pool, m, n)) {
+	/* like a PMD's rx: mbufs in the pool are single-segment with next NULL, so only the
+	 * first cache line is written (rte_pktmbuf_alloc_bulk also writes the second) */
+	if (rte_mempool_get_bulk(sl_pool, (void **)m, n)) {
 		s->no_buffers += n;
 		w->errors[pg_err] += n;
 		return 0;
@@ -66,8 +68,16 @@ static __rte_noinline uint16_t pg_stream_run(struct rte_graph *g, struct rte_nod
 	uint8_t *bufs[RTE_GRAPH_BURST_SIZE];
 	uint16_t lens[RTE_GRAPH_BURST_SIZE];
 	uint64_t bytes = 0;
-	for (uint16_t i = 0; i < n; i++)
-		bufs[i] = rte_pktmbuf_mtod(m[i], uint8_t *);
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *b = m[i];
+		b->data_off = RTE_PKTMBUF_HEADROOM;
+		rte_mbuf_refcnt_set(b, 1);
+		b->nb_segs = 1;
+		b->ol_flags = 0;
+		b->packet_type = 0;
+		b->vlan_tci = 0;
+		bufs[i] = rte_pktmbuf_mtod(b, uint8_t *);
+	}
 	sl_pg_build_burst(s, s->sent, bufs, lens, n);
 	for (uint16_t i = 0; i < n; i++) {
 		m[i]->data_len = lens[i];
