@@ -130,6 +130,16 @@ static inline void sl_enqueue_nexts(struct rte_graph *g, struct rte_node *node, 
 	}
 }
 
+/* In a node's loop over a vector: the mbuf 8 ahead, and the packet data 4 ahead (its address
+ * comes from the mbuf fetched 4 iterations earlier). */
+static inline void sl_prefetch_ahead(void **objs, uint16_t i, uint16_t n)
+{
+	if (i + 8 < n)
+		rte_prefetch0(objs[i + 8]);
+	if (i + 4 < n)
+		rte_prefetch0(rte_pktmbuf_mtod((struct rte_mbuf *)objs[i + 4], void *));
+}
+
 /* Mark a packet dropped with an error id. */
 static inline void sl_set_error(struct rte_mbuf *m, uint16_t err)
 {

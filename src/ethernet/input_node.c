@@ -37,13 +37,41 @@ static inline uint16_t eth_one(struct rte_mbuf *m)
 	return ETH_NEXT_DROP;
 }
 
+/* The 6-byte MAC in the low bits of a 64-bit word (loaded from 8 bytes of the frame). */
+static inline uint64_t mac48(const void *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v & RTE_LEN2MASK(48, uint64_t);
+}
+
 static uint16_t eth_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
 	uint16_t nexts[n];
+	uint16_t last_port = UINT16_MAX;
+	uint64_t mac = 0;
 	for (uint16_t i = 0; i < n; i++) {
-		if (i + 4 < n)
-			rte_prefetch0(rte_pktmbuf_mtod((struct rte_mbuf *)objs[i + 4], void *));
-		nexts[i] = eth_one(objs[i]);
+		struct rte_mbuf *m = objs[i];
+		sl_prefetch_ahead(objs, i, n);
+		/* fast path: unicast to us, IPv4; the rest (and every error) in eth_one */
+		if (m->port != last_port) {
+			uint8_t b[8] = {0};
+			memcpy(b, &sl_ifaces[m->port].mac, 6);
+			mac = mac48(b);
+			last_port = m->port;
+		}
+		const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint16_t type;
+		memcpy(&type, d + 12, 2);
+		if (likely(m->data_len >= RTE_ETHER_HDR_LEN && mac48(d) == mac &&
+			   type == RTE_BE16(RTE_ETHER_TYPE_IPV4))) {
+			m->data_off += RTE_ETHER_HDR_LEN;
+			m->data_len -= RTE_ETHER_HDR_LEN;
+			m->pkt_len -= RTE_ETHER_HDR_LEN;
+			nexts[i] = ETH_NEXT_IP4;
+			continue;
+		}
+		nexts[i] = eth_one(m);
 	}
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;

@@ -95,9 +95,20 @@ static uint16_t in_process(struct rte_graph *g, struct rte_node *node, void **ob
 {
 	uint16_t nexts[n];
 	for (uint16_t i = 0; i < n; i++) {
-		if (i + 4 < n)
-			rte_prefetch0(rte_pktmbuf_mtod((struct rte_mbuf *)objs[i + 4], void *));
-		nexts[i] = in_one(objs[i]);
+		struct rte_mbuf *m = objs[i];
+		sl_prefetch_ahead(objs, i, n);
+		/* fast path: a 20-byte header, right checksum, total length equal to the frame,
+		 * TTL not zero, unicast source; anything else (and every error) in in_one */
+		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
+		uint32_t src = rte_be_to_cpu_32(ip->src_addr);
+		if (likely(m->data_len >= sizeof(*ip) && ip->version_ihl == RTE_IPV4_VHL_DEF &&
+			   rte_be_to_cpu_16(ip->total_length) == m->pkt_len &&
+			   ip->time_to_live != 0 && (src >> 28) != 0xe && src != 0xffffffff &&
+			   hdr_cksum_ok(ip, 20))) {
+			nexts[i] = IN_NEXT_LOOKUP;
+			continue;
+		}
+		nexts[i] = in_one(m);
 	}
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;

@@ -24,19 +24,25 @@ static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **ob
 	uint32_t ips[n];
 	uint64_t hops[n];
 	for (uint16_t i = 0; i < n; i++) {
+		sl_prefetch_ahead(objs, i, n);
 		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod((struct rte_mbuf *)objs[i],
 								  const struct rte_ipv4_hdr *);
 		ips[i] = rte_be_to_cpu_32(ip->dst_addr);
 	}
 	rte_fib_lookup_bulk(sl_fib, ips, hops, n);
+	uint32_t last = UINT32_MAX;
+	uint16_t nx = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
 		uint32_t id = (uint32_t)hops[i]; /* default_nh: the drop adjacency */
-		const struct sl_adj *adj = sl_adj_get(id);
+		if (id != last) { /* runs of one next hop are the common case */
+			nx = type_next[sl_adj_get(id)->type];
+			last = id;
+		}
 		struct sl_meta *mt = sl_meta(m);
 		mt->adj = id;
-		nexts[i] = type_next[adj->type];
-		if (unlikely(nexts[i] == LK_NEXT_ICMP)) {
+		nexts[i] = nx;
+		if (unlikely(nx == LK_NEXT_ICMP)) {
 			w->errors[lk_err + LK_NO_ROUTE]++;
 			mt->icmp = SL_ICMP_UNREACH << 8 | 0; /* net unreachable */
 		} else if (unlikely(nexts[i] == LK_NEXT_PUNT)) {

@@ -17,10 +17,28 @@ static uint16_t rw_err;
 enum { RW_NEXT_DROP, RW_NEXT_ICMP, RW_NEXT_FRAG, RW_NB_STATIC };
 static rte_edge_t rw_tx0; /* edge of port-tx-0; port P is rw_tx0 + P */
 
-static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m)
+/* The adjacency of the previous packet, with what the loop needs of it. */
+struct rw_cache {
+	uint32_t id;
+	const struct sl_adj *adj;
+	uint16_t mtu;
+	uint16_t next;
+};
+
+static inline void rw_cache_fill(struct rw_cache *c, uint32_t id)
+{
+	c->id = id;
+	c->adj = sl_adj_get(id);
+	c->mtu = sl_ifaces[c->adj->port].mtu;
+	c->next = (uint16_t)(rw_tx0 + c->adj->port);
+}
+
+static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, struct rw_cache *c)
 {
 	struct sl_meta *mt = sl_meta(m);
-	const struct sl_adj *adj = sl_adj_get(mt->adj);
+	if (unlikely(mt->adj != c->id))
+		rw_cache_fill(c, mt->adj);
+	const struct sl_adj *adj = c->adj;
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
 	if (unlikely(adj->type != SL_ADJ_FORWARD)) {
 		sl_set_error(m, rw_err + RW_ERR_ADJ);
@@ -32,13 +50,12 @@ static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m)
 		mt->icmp = SL_ICMP_TIME_EXCEEDED << 8;
 		return RW_NEXT_ICMP;
 	}
-	uint16_t mtu = sl_ifaces[adj->port].mtu;
-	if (unlikely(rte_pktmbuf_pkt_len(m) > mtu)) {
+	if (unlikely(rte_pktmbuf_pkt_len(m) > c->mtu)) {
 		/* RFC 1812 5.2.7.1 / RFC 1191: DF set -> fragmentation needed with our MTU */
 		if (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_DF_FLAG)) {
 			w->errors[rw_err + RW_ERR_DF]++;
 			mt->icmp = SL_ICMP_UNREACH << 8 | SL_ICMP_UNREACH_NEEDFRAG;
-			mt->aux = mtu;
+			mt->aux = c->mtu;
 			return RW_NEXT_ICMP;
 		}
 		return RW_NEXT_FRAG;
@@ -52,17 +69,17 @@ static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m)
 	}
 	memcpy(eth, adj->rewrite, 12);
 	memcpy(eth + 12, adj->rewrite + 12, 2);
-	return (uint16_t)(rw_tx0 + adj->port);
+	return c->next;
 }
 
 static uint16_t rw_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
 	struct sl_worker *w = sl_node_worker(node);
 	uint16_t nexts[n];
+	struct rw_cache c = {.id = UINT32_MAX};
 	for (uint16_t i = 0; i < n; i++) {
-		if (i + 4 < n)
-			rte_prefetch0(rte_pktmbuf_mtod((struct rte_mbuf *)objs[i + 4], void *));
-		nexts[i] = rw_one(w, objs[i]);
+		sl_prefetch_ahead(objs, i, n);
+		nexts[i] = rw_one(w, objs[i], &c);
 	}
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
