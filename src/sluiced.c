@@ -23,7 +23,7 @@
 
 extern struct rte_mempool *sl_pool, *sl_indirect_pool;
 void sl_pg_fini(void);
-void sl_ip4_rewrite_add_ports(void);
+void sl_noisy_fini(void);
 
 static void on_signal(int sig)
 {
@@ -205,7 +205,6 @@ int main(int argc, char **argv)
 	rc = 1;
 	if (sl_runtime_clone_tx())
 		goto out;
-	sl_ip4_rewrite_add_ports();
 	if (sl_runtime_create_graphs())
 		goto out;
 	if ((rc = sl_cli_server_open(cfg.cli_listen))) {
@@ -256,6 +255,7 @@ out_cli:
 out:
 	sl_runtime_stop();
 	sl_runtime_fini();
+	sl_noisy_fini();
 	sl_iface_fini();
 	sl_ip4_fini();
 	sl_pg_fini();

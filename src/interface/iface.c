@@ -112,6 +112,7 @@ int sl_iface_init(const struct sl_config *c, struct rte_mempool *mp, uint16_t nb
 			return -EEXIST;
 		}
 		ifc->used = true;
+		ifc->peer = port;
 		ifc->port = port;
 		if (d->name[0])
 			snprintf(ifc->name, sizeof(ifc->name), "%s", d->name);
@@ -196,11 +197,39 @@ static struct {
 	rte_node_t id;
 	rte_edge_t first;
 	uint16_t n;
-} tx_edge_nodes[8];
+} tx_edge_nodes[16];
 static int nb_tx_edge_nodes;
+
+static struct {
+	const char *node;
+	rte_edge_t *first;
+} tx_users[8];
+static int nb_tx_users;
+
+void sl_iface_tx_user(const char *node_name, rte_edge_t *first)
+{
+	RTE_VERIFY(nb_tx_users < (int)RTE_DIM(tx_users));
+	tx_users[nb_tx_users].node = node_name;
+	tx_users[nb_tx_users++].first = first;
+}
 
 void sl_iface_sync_tx_edges(void)
 {
+	/* first call: the nodes that asked give their first edge to port-tx-0 */
+	for (int u = 0; u < nb_tx_users; u++)
+		if (rte_node_from_name(tx_users[u].node) != RTE_NODE_ID_INVALID) {
+			bool known = false;
+			rte_node_t id = rte_node_from_name(tx_users[u].node);
+			for (int i = 0; i < nb_tx_edge_nodes; i++)
+				known |= tx_edge_nodes[i].id == id;
+			if (!known) {
+				RTE_VERIFY(nb_tx_edge_nodes < (int)RTE_DIM(tx_edge_nodes));
+				tx_edge_nodes[nb_tx_edge_nodes].id = id;
+				tx_edge_nodes[nb_tx_edge_nodes].first = rte_node_edge_count(id);
+				*tx_users[u].first = tx_edge_nodes[nb_tx_edge_nodes].first;
+				nb_tx_edge_nodes++;
+			}
+		}
 	for (int i = 0; i < nb_tx_edge_nodes; i++)
 		for (int p = tx_edge_nodes[i].n; p < SL_MAX_PORTS && sl_ifaces[p].used; p++) {
 			char name[RTE_NODE_NAMESIZE];
@@ -249,7 +278,8 @@ int sl_iface_add_virtual(const char *name, const char *drv, const char *args,
 	ifc->nb_rxq = 1;
 	ifc->nb_txq = nb_graphs_cfg;
 	ifc->nb_rxd = ifc->nb_txd = 1024;
-	ifc->rxq_worker[0] = SL_NO_WORKER; /* nothing to poll: the graph only sends to it */
+	ifc->rxq_worker[0] = SL_NO_WORKER;
+	ifc->peer = port; /* nothing to poll: the graph only sends to it */
 	if ((rc = port_start(ifc, sl_iface_pool, (struct rte_ether_addr *)(uintptr_t)mac)))
 		goto stop;
 	ifc->used = true;
@@ -331,10 +361,10 @@ static int cmd_show_interface(struct sl_out *o, int argc, char **argv)
 		return 0;
 	}
 	static const char *cols[] = {"name",     "idx:u",      "state",      "mtu:u",
-				     "rx-packets:u", "rx-bytes:u", "tx-packets:u", "tx-bytes:u",
-				     "drops:u",  "punt:u",     "tx-error:u", "rx-miss:u",
-				     "rx-error:u"};
-	sl_tbl_begin(o, "interfaces", 13, cols);
+				     "mode",     "rx-packets:u", "rx-bytes:u", "tx-packets:u",
+				     "tx-bytes:u", "drops:u",  "punt:u",     "tx-error:u",
+				     "rx-miss:u", "rx-error:u"};
+	sl_tbl_begin(o, "interfaces", 14, cols);
 	for (int p = 0; p < SL_MAX_PORTS; p++) {
 		struct sl_iface *f = &sl_ifaces[p];
 		if (!f->used || (only && only != f))
@@ -354,8 +384,13 @@ static int cmd_show_interface(struct sl_out *o, int argc, char **argv)
 		u64s(v[8], c.tx_error + st.oerrors);
 		u64s(v[9], st.imissed);
 		u64s(v[10], st.ierrors + st.rx_nombuf);
-		sl_tbl_row(o, f->name, v[0], f->up ? "up" : "down", v[1], v[2], v[3], v[4], v[5],
-			   v[6], v[7], v[8], v[9], v[10]);
+		char mode[96];
+		snprintf(mode, sizeof(mode), "%s%s%s%s", sl_mode_names[f->mode],
+			 f->mode != SL_MODE_L3 ? " -> " : "",
+			 f->mode != SL_MODE_L3 ? sl_ifaces[f->peer].name : "",
+			 f->noisy ? " +noisy" : "");
+		sl_tbl_row(o, f->name, v[0], f->up ? "up" : "down", v[1], mode, v[2], v[3], v[4],
+			   v[5], v[6], v[7], v[8], v[9], v[10]);
 	}
 	sl_tbl_end(o);
 	return 0;

@@ -9,6 +9,15 @@
 #include <rte_spinlock.h>
 
 #define SL_IF_MAX_ADDRS 8
+
+/* What an interface does with what it receives: route it (ethernet-input), or one of the
+ * L2 forwarding modes, each a node of its own. Every node that takes packets in (port-rx,
+ * pg-input, noisy, noisy-fifo) has these edges first, in this order. */
+enum sl_mode { SL_MODE_L3, SL_MODE_IO, SL_MODE_MAC, SL_MODE_MACSWAP, SL_MODE_5TSWAP, SL_NB_MODES };
+#define SL_MODE_NODES "ethernet-input", "l2-io", "l2-mac", "l2-macswap", "l2-5tswap"
+extern const char *const sl_mode_names[SL_NB_MODES];
+
+struct sl_noisy;
 #define SL_NO_WORKER 0xff
 
 struct sl_iface {
@@ -20,6 +29,10 @@ struct sl_iface {
 	uint16_t nb_txq;              /* worker w sends on queue w % nb_txq */
 	bool tx_shared;               /* fewer TX queues than workers: queues are locked */
 	bool sink;                    /* pg: port-tx counts and frees, like VPP's pg tx */
+	uint8_t mode;                 /* enum sl_mode; written last, with a release store */
+	uint16_t peer;                /* L2 modes: the port packets leave by */
+	struct rte_ether_addr mac_dst, mac_src; /* fwd-mode mac: the addresses written */
+	struct sl_noisy *noisy;       /* the noisy-VNF input feature, or NULL */
 	rte_spinlock_t txq_lock[SL_MAX_WORKERS];
 	/* control only */
 	bool used;
@@ -36,6 +49,14 @@ struct sl_iface {
 
 extern struct sl_iface sl_ifaces[SL_MAX_PORTS];
 
+/* The input edge for packets received on port p: its noisy feature, else its mode. */
+#define SL_IN_NEXT_NOISY SL_NB_MODES
+static inline uint16_t sl_iface_in_next(uint16_t p)
+{
+	const struct sl_iface *f = &sl_ifaces[p];
+	return f->noisy ? SL_IN_NEXT_NOISY : f->mode;
+}
+
 /* Starts the configured ports, nb_graphs TX queues each. */
 int sl_iface_init(const struct sl_config *c, struct rte_mempool *mp, uint16_t nb_graphs);
 void sl_iface_fini(void);
@@ -47,6 +68,9 @@ int sl_iface_inject(struct rte_mbuf *m, uint16_t port);
 /* Node helpers: add an edge to port-tx-P for every port, in port order, and return the
  * edge of port 0. */
 rte_edge_t sl_iface_add_tx_edges(const char *node_name);
+/* Called from a constructor by a node that sends to any port: at start-up (and when a port
+ * is added) it gets an edge to every port-tx-P, port P at edge *first + P. */
+void sl_iface_tx_user(const char *node_name, rte_edge_t *first);
 /* Adds the edges of ports created since to every node that asked for them. */
 void sl_iface_sync_tx_edges(void);
 /* Creates an interface on a hot-plugged vdev DRV_NAME with ARGS (never polled; what the

@@ -9,7 +9,8 @@
 #define RX_BURST 32
 extern struct rte_ring *sl_inject_ring;
 
-enum { RX_NEXT_ETH, RX_NEXT_OUTPUT, RX_NB_NEXT };
+/* edges: the modes (ethernet-input, l2-*), noisy, then interface-output */
+enum { RX_NEXT_OUTPUT = SL_IN_NEXT_NOISY + 1, RX_NB_NEXT };
 
 static uint16_t rx_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
@@ -20,16 +21,19 @@ static uint16_t rx_process(struct rte_graph *g, struct rte_node *node, void **ob
 	(void)objs;
 	(void)n;
 	if (l && l->n) {
-		void **to = rte_node_next_stream_get(g, node, RX_NEXT_ETH, RTE_GRAPH_BURST_SIZE);
 		for (uint16_t i = 0; i < l->n && total < RTE_GRAPH_BURST_SIZE; i++) {
 			const struct sl_rxq *q = &l->q[i];
 			if (!sl_ifaces[q->port].up)
 				continue;
-			uint16_t k;
+			/* each queue's packets go to its port's feature or mode, a burst at a time,
+			 * straight into that node's stream */
+			uint16_t next = sl_iface_in_next(q->port), k;
 			do {
 				uint16_t want = RTE_MIN(RX_BURST, RTE_GRAPH_BURST_SIZE - total);
-				struct rte_mbuf **b = (struct rte_mbuf **)to + total;
+				struct rte_mbuf **b =
+					(struct rte_mbuf **)rte_node_next_stream_get(g, node, next, want);
 				k = rte_eth_rx_burst(q->port, q->queue, b, want);
+				rte_node_next_stream_put(g, node, next, k);
 				uint64_t bytes = 0;
 				for (uint16_t j = 0; j < k; j++)
 					bytes += b[j]->pkt_len;
@@ -40,7 +44,6 @@ static uint16_t rx_process(struct rte_graph *g, struct rte_node *node, void **ob
 					break;
 			} while (total < RTE_GRAPH_BURST_SIZE);
 		}
-		rte_node_next_stream_put(g, node, RX_NEXT_ETH, total);
 	}
 	/* worker 0 transmits what the main lcore built */
 	if (w->id == 0 && sl_inject_ring && !rte_ring_empty(sl_inject_ring)) {
@@ -64,6 +67,6 @@ static struct rte_node_register rx_node = {
 	.process = rx_process,
 	.init = sl_node_init,
 	.nb_edges = RX_NB_NEXT,
-	.next_nodes = {[RX_NEXT_ETH] = "ethernet-input", [RX_NEXT_OUTPUT] = "interface-output"},
+	.next_nodes = {SL_MODE_NODES, "noisy", "interface-output"},
 };
 RTE_NODE_REGISTER(rx_node);

@@ -95,13 +95,8 @@ static struct rte_node_register rw_node = {
 };
 RTE_NODE_REGISTER(rw_node);
 
-/* Called at start-up once the ports exist. */
-void sl_ip4_rewrite_add_ports(void)
-{
-	rw_tx0 = sl_iface_add_tx_edges("ip4-rewrite");
-}
-
 RTE_INIT(rw_errors)
 {
 	rw_err = sl_error_register("ip4-rewrite", rw_reasons, RW_NB_ERR);
+	sl_iface_tx_user("ip4-rewrite", &rw_tx0);
 }

@@ -19,8 +19,9 @@ extern struct rte_mempool *sl_pool;
 static struct sl_pg_stream *streams[SL_PG_MAX_STREAMS]; /* read by workers */
 static uint16_t nb_on_worker[SL_MAX_WORKERS + 1];       /* streams per worker, for a fast exit */
 
-enum { PG_NEXT_ETH, PG_NEXT_IP4, PG_NB_NEXT };
-static const char *const pg_nexts[PG_NB_NEXT] = {"ethernet-input", "ip4-input"};
+/* edges: the modes (ethernet-input, l2-*), noisy, then ip4-input */
+enum { PG_NEXT_ETH = SL_MODE_L3, PG_NEXT_IP4 = SL_IN_NEXT_NOISY + 1, PG_NB_NEXT };
+static const char *const pg_nexts[PG_NB_NEXT] = {SL_MODE_NODES, "noisy", "ip4-input"};
 
 static const char *const pg_reasons[] = {"no buffers for a stream's packets"};
 static uint16_t pg_err;
@@ -57,7 +58,10 @@ static __rte_noinline uint16_t pg_stream_run(struct rte_graph *g, struct rte_nod
 	uint16_t n = stream_quota(s, RTE_GRAPH_BURST_SIZE);
 	if (!n)
 		goto done;
-	struct rte_mbuf **m = (struct rte_mbuf **)rte_node_next_stream_get(g, node, s->next, n);
+	/* a stream that starts at ethernet-input enters like a received frame: through the
+	 * interface's noisy feature or L2 mode when it has one */
+	uint16_t next = s->next == PG_NEXT_ETH ? sl_iface_in_next(s->port) : s->next;
+	struct rte_mbuf **m = (struct rte_mbuf **)rte_node_next_stream_get(g, node, next, n);
 	/* like a PMD's rx: mbufs in the pool are single-segment with next NULL, so only the
 	 * first cache line is written (rte_pktmbuf_alloc_bulk also writes the second) */
 	if (rte_mempool_get_bulk(sl_pool, (void **)m, n)) {
@@ -85,7 +89,7 @@ static __rte_noinline uint16_t pg_stream_run(struct rte_graph *g, struct rte_nod
 		m[i]->port = s->port;
 		bytes += lens[i];
 	}
-	rte_node_next_stream_put(g, node, s->next, n);
+	rte_node_next_stream_put(g, node, next, n);
 	s->sent += n;
 	s->bytes += bytes;
 	w->ifc[s->port].rx_pkts += n;
@@ -123,7 +127,7 @@ static struct rte_node_register pg_node = {
 	.process = pg_process,
 	.init = sl_node_init,
 	.nb_edges = PG_NB_NEXT,
-	.next_nodes = {[PG_NEXT_ETH] = "ethernet-input", [PG_NEXT_IP4] = "ip4-input"},
+	.next_nodes = {SL_MODE_NODES, "noisy", "ip4-input"},
 };
 RTE_NODE_REGISTER(pg_node);
 
@@ -213,15 +217,7 @@ static int cmd_pg_new(struct sl_out *o, int argc, char **argv)
 			 sl_nb_workers, sl_nb_workers == 1 ? "" : "s");
 		goto bad;
 	}
-	s->next = UINT16_MAX;
-	for (uint16_t e = 0; e < PG_NB_NEXT; e++)
-		if (!strcmp(s->node, pg_nexts[e]))
-			s->next = e;
-	if (s->next == UINT16_MAX) {
-		snprintf(err, sizeof(err), "node '%s': a stream starts at ethernet-input or ip4-input",
-			 s->node);
-		goto bad;
-	}
+	s->next = strcmp(s->node, "ip4-input") ? PG_NEXT_ETH : PG_NEXT_IP4; /* parser checked */
 	if (find_stream(s->name) >= 0) {
 		snprintf(err, sizeof(err), "stream '%s' exists", s->name);
 		goto bad;

@@ -82,9 +82,9 @@ int sl_runtime_clone_tx(void)
 
 static int create_graphs(void)
 {
-	static const char *patterns[] = {"port-rx", "pg-input", "ethernet-input", "arp-input",
-					 "ip4-*", "icmp4-error", "punt", "error-drop",
-					 "interface-output", "port-tx-*"};
+	static const char *patterns[] = {"port-rx", "pg-input", "noisy", "noisy-fifo", "l2-*",
+					 "ethernet-input", "arp-input", "ip4-*", "icmp4-error",
+					 "punt", "error-drop", "interface-output", "port-tx-*"};
 	for (uint16_t w = 0; w < sl_nb_workers; w++) {
 		struct sl_worker *wk = &sl_workers[w];
 		struct rte_graph_param gp = {

@@ -15,9 +15,8 @@
 #include <rte_lcore.h>
 
 extern struct rte_mempool *sl_pool, *sl_indirect_pool;
-void sl_ip4_rewrite_add_ports(void);
 
-struct rte_ring *env_rx[2], *env_tx[2];
+struct rte_ring *env_rx[2], *env_tx[2], *env_rx0_q1;
 uint32_t env_max_routes = 1 << 18;
 uint16_t env_graphs = 1;
 const char *env_mem_mb = "512";
@@ -55,12 +54,19 @@ int env_init(const char *prog, const char *prefix)
 		snprintf(name, sizeof(name), "t%d", p);
 		env_tx[p] = rte_ring_create(name, 1024, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
 		snprintf(name, sizeof(name), "ring%d", p);
-		if (rte_eth_from_rings(name, &env_rx[p], 1, &env_tx[p], 1, 0) != p)
+		/* port0 has two rx queues (as RSS would fill them), port1 one */
+		struct rte_ring *rxs[2] = {env_rx[p], NULL};
+		if (p == 0) {
+			env_rx0_q1 = rte_ring_create("r0q1", 1024, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+			rxs[1] = env_rx0_q1;
+		}
+		if (rte_eth_from_rings(name, rxs, p == 0 ? 2 : 1, &env_tx[p], 1, 0) != p)
 			return -1;
 		snprintf(cfg.devs[p].devargs, sizeof(cfg.devs[p].devargs), "net_ring_%s", name);
 		snprintf(cfg.devs[p].name, sizeof(cfg.devs[p].name), "port%d", p);
 	}
 	snprintf(cfg.devs[0].mac, sizeof(cfg.devs[0].mac), "02:00:00:00:00:10");
+	cfg.devs[0].nb_rxq = 2;
 	cfg.nb_devs = 2;
 	uint16_t lc[SL_MAX_WORKERS];
 	for (int i = 0; i < env_graphs; i++)
@@ -68,7 +74,6 @@ int env_init(const char *prog, const char *prefix)
 	if (sl_runtime_init(env_graphs, lc) || sl_iface_init(&cfg, sl_pool, env_graphs) ||
 	    sl_ip4_init(env_max_routes, 4096) || sl_runtime_clone_tx())
 		return -1;
-	sl_ip4_rewrite_add_ports();
 	if (sl_runtime_create_graphs())
 		return -1;
 	/* the same router the end-to-end tests use */

@@ -7,6 +7,7 @@
 #include <rte_ring.h>
 
 extern struct rte_ring *env_rx[2], *env_tx[2];  /* port P's rx (we enqueue) and tx rings */
+extern struct rte_ring *env_rx0_q1;             /* port0's second rx queue */
 extern uint32_t env_max_routes;                 /* set before env_init */
 extern const char *env_mem_mb;
 extern uint16_t env_graphs;                     /* graphs, all walked by the caller */

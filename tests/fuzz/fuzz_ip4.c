@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer: arbitrary frames through the whole graph (ethernet, ARP, ip4 input, lookup,
- * local, ICMP errors, rewrite, fragmentation); no crash and no buffer leak. */
+ * local, ICMP errors, rewrite, fragmentation), or through an L2 mode (io, mac, macswap,
+ * 5tswap) chosen by the first byte; no crash and no buffer leak. */
 #include "../common/ring_env.h"
 #include "../../src/sluice.h"
 #include "../../src/ip4/ip4.h"
@@ -34,8 +35,16 @@ static void drain_tx(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	/* the input is one or more frames, each prefixed by a length byte pair */
-	size_t off = 0;
+	/* the first byte picks port0's mode; then one or more frames, each prefixed by a length
+	 * byte pair */
+	static const char *const modes[] = {
+		"set interface l3 port0", "set interface l2 xconnect port0 port1",
+		"set interface fwd-mode port0 mac peer port1", "set interface fwd-mode port0 macswap",
+		"set interface fwd-mode port0 5tswap peer port1"};
+	if (size == 0)
+		return 0;
+	env_cli(modes[data[0] % 5], false);
+	size_t off = 1;
 	while (off + 2 <= size) {
 		size_t len = ((size_t)data[off] << 8 | data[off + 1]) % 2048;
 		off += 2;

@@ -153,11 +153,31 @@ static void test_churn(void)
 static void test_placement_and_shared_tx(void)
 {
 	CHECK(sl_ifaces[1].nb_txq == 1 && sl_ifaces[1].tx_shared);
-	CHECK(sl_workers[0].rxqs->n == 1 && sl_workers[0].rxqs->q[0].port == 0);
+	/* port0's two rx queues start on workers 0 and 1 (port + queue, modulo workers): each
+	 * worker forwards what its queue received */
+	CHECK(sl_ifaces[0].nb_rxq == 2);
+	CHECK(sl_workers[0].rxqs->n == 1 && sl_workers[0].rxqs->q[0].port == 0 &&
+	      sl_workers[0].rxqs->q[0].queue == 0);
+	CHECK(sl_workers[1].rxqs->n == 2 && sl_workers[1].rxqs->q[0].port == 0 &&
+	      sl_workers[1].rxqs->q[0].queue == 1);
+	struct rte_mbuf *out[64];
+	for (int i = 0; i < 30; i++) {
+		rte_ring_enqueue(rx[0], udp_pkt(0x30000200u + (uint32_t)i, 64, (uint16_t)i));
+		rte_ring_enqueue(env_rx0_q1, udp_pkt(0x30000300u + (uint32_t)i, 64, (uint16_t)i));
+	}
+	uint64_t w1_before = sl_workers[1].ifc[0].rx_pkts;
+	walk(2);
+	CHECK(rte_ring_count(rx[0]) == 0 && rte_ring_count(env_rx0_q1) == 30);
+	CHECK(drain(1, out, 64) == 30);
+	rte_pktmbuf_free_bulk(out, 30);
+	env_walk_worker(1, 2);
+	CHECK(rte_ring_count(env_rx0_q1) == 0 && sl_workers[1].ifc[0].rx_pkts - w1_before == 30);
+	CHECK(drain(1, out, 64) == 30);
+	rte_pktmbuf_free_bulk(out, 30);
+	/* both queues to worker 1 */
 	cli("set interface rx-placement port0 queue 0 worker 1");
 	CHECK(sl_workers[0].rxqs->n == 0);
-	CHECK(sl_workers[1].rxqs->n == 2);
-	struct rte_mbuf *out[64];
+	CHECK(sl_workers[1].rxqs->n == 3);
 	for (int i = 0; i < 40; i++)
 		rte_ring_enqueue(rx[0], udp_pkt(0x30000100u + (uint32_t)i, 64, (uint16_t)i));
 	walk(2); /* worker 0 no longer polls port0 */
@@ -169,7 +189,7 @@ static void test_placement_and_shared_tx(void)
 	struct sl_out o = {0};
 	size_t len;
 	CHECK(sl_cli_exec(&o, "set interface rx-placement port0 queue 0 worker 2") == -1);
-	CHECK(sl_cli_exec(&o, "set interface rx-placement port0 queue 1 worker 0") == -1);
+	CHECK(sl_cli_exec(&o, "set interface rx-placement port0 queue 2 worker 0") == -1);
 	free(sl_out_finish(&o, &len));
 	cli("set interface rx-placement port0 queue 0 worker 0");
 }

@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The noisy VNF (testpmd's noisy_vnf mode) as an input feature of any interface, in front of
+ * its L2 mode or routing: per packet, random reads, writes and read-writes of whole cache
+ * lines over a per-worker lookup memory; then, optionally, a per-worker FIFO that holds
+ * packets until it is full (the oldest leave as new ones come) or until its flush time
+ * passes (noisy-fifo, a source node, empties it). */
+#include "../cli/cli.h"
+#include "../interface/iface.h"
+#include "../runtime/runtime.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+#include <rte_ring.h>
+
+struct sl_noisy_worker {
+	uint8_t *mem;
+	struct rte_ring *fifo;
+	uint64_t last_flush;
+	uint64_t rng;
+	uint64_t sink; /* what the reads loaded, so that they are not optimised away */
+} __rte_cache_aligned;
+
+/* Immutable once published on the interface. */
+struct sl_noisy {
+	uint64_t lines;               /* lookup memory in cache lines; 0: none */
+	uint32_t reads, writes, rws;
+	uint32_t fifo_size;           /* packets held; 0: no FIFO */
+	uint64_t flush_tsc;           /* 0: flushed only by overflow */
+	uint32_t mb, flush_ms;
+	uint16_t nb_workers;
+	struct sl_noisy_worker w[];
+};
+
+static uint32_t nb_fifos; /* interfaces with a FIFO: noisy-fifo returns at once without */
+
+#define NOISY_ERRORS(X) X(NOISY_ERR_OFF, "held in a FIFO when noisy was turned off")
+enum { NOISY_ERRORS(SL_ERR_ENUM) NOISY_NB_ERR };
+static const char *const noisy_reasons[] = {NOISY_ERRORS(SL_ERR_STR)};
+static uint16_t noisy_err;
+RTE_INIT(noisy_errors)
+{
+	noisy_err = sl_error_register("noisy", noisy_reasons, NOISY_NB_ERR);
+}
+
+static inline uint64_t rng_next(uint64_t *s) /* xorshift64* */
+{
+	uint64_t x = *s;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+/* one random cache line of the lookup memory (multiply-shift: no division) */
+static inline uint8_t *rnd_line(struct sl_noisy_worker *nw, uint64_t lines)
+{
+	uint64_t r = rng_next(&nw->rng);
+	return nw->mem + (uint64_t)(((unsigned __int128)r * lines) >> 64) * RTE_CACHE_LINE_SIZE;
+}
+
+static inline void simulate(const struct sl_noisy *c, struct sl_noisy_worker *nw)
+{
+	uint64_t acc = 0;
+	for (uint32_t j = 0; j < c->writes; j++)
+		*rnd_line(nw, c->lines) = (uint8_t)nw->rng;
+	for (uint32_t j = 0; j < c->reads; j++)
+		acc += *(volatile uint8_t *)rnd_line(nw, c->lines);
+	for (uint32_t j = 0; j < c->rws; j++) {
+		uint8_t *p = rnd_line(nw, c->lines);
+		acc += *(volatile uint8_t *)p;
+		*rnd_line(nw, c->lines) = (uint8_t)acc;
+	}
+	nw->sink += acc;
+}
+
+static uint16_t noisy_process(struct rte_graph *g, struct rte_node *node, void **objs,
+			      uint16_t n)
+{
+	struct sl_worker *w = sl_node_worker(node);
+	void *out[n];
+	uint16_t nexts[n], k = 0, last_port = UINT16_MAX;
+	struct sl_noisy *c = NULL;
+	struct sl_noisy_worker *nw = NULL;
+	uint16_t mode = 0;
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
+		if (m->port != last_port) {
+			last_port = m->port;
+			c = __atomic_load_n(&sl_ifaces[last_port].noisy, __ATOMIC_ACQUIRE);
+			nw = c ? &c->w[w->id] : NULL;
+			mode = sl_ifaces[last_port].mode;
+		}
+		if (unlikely(!c)) { /* turned off since port-rx chose this edge */
+			out[k] = m;
+			nexts[k++] = mode;
+			continue;
+		}
+		if (c->lines)
+			simulate(c, nw);
+		if (!c->fifo_size) {
+			out[k] = m;
+			nexts[k++] = mode;
+			continue;
+		}
+		/* FIFO: when full, the oldest packet leaves to make room */
+		if (rte_ring_full(nw->fifo)) {
+			void *old;
+			if (rte_ring_sc_dequeue(nw->fifo, &old) == 0) {
+				out[k] = old;
+				nexts[k++] = mode;
+			}
+		}
+		rte_ring_sp_enqueue(nw->fifo, m); /* cannot fail: one slot was made free */
+	}
+	sl_enqueue_nexts(g, node, out, nexts, k);
+	return n;
+}
+
+static struct rte_node_register noisy_node = {
+	.name = "noisy",
+	.process = noisy_process,
+	.init = sl_node_init,
+	.nb_edges = SL_NB_MODES,
+	.next_nodes = {SL_MODE_NODES},
+};
+RTE_NODE_REGISTER(noisy_node);
+
+/* Empties each FIFO of this worker whose flush time has passed since the last flush. */
+static uint16_t fifo_process(struct rte_graph *g, struct rte_node *node, void **objs,
+			     uint16_t nb)
+{
+	(void)objs;
+	(void)nb;
+	if (likely(!__atomic_load_n(&nb_fifos, __ATOMIC_RELAXED)))
+		return 0;
+	struct sl_worker *w = sl_node_worker(node);
+	uint64_t now = rte_rdtsc();
+	uint16_t total = 0;
+	for (uint16_t p = 0; p < SL_MAX_PORTS && total < RTE_GRAPH_BURST_SIZE; p++) {
+		struct sl_noisy *c = __atomic_load_n(&sl_ifaces[p].noisy, __ATOMIC_ACQUIRE);
+		if (!c || !c->fifo_size || !c->flush_tsc)
+			continue;
+		struct sl_noisy_worker *nw = &c->w[w->id];
+		if (!nw->last_flush)
+			nw->last_flush = now;
+		if (now - nw->last_flush < c->flush_tsc)
+			continue;
+		uint16_t mode = sl_ifaces[p].mode;
+		uint16_t room = RTE_GRAPH_BURST_SIZE - total;
+		void **to = rte_node_next_stream_get(g, node, mode, room);
+		unsigned k = rte_ring_sc_dequeue_burst(nw->fifo, to, room, NULL);
+		rte_node_next_stream_put(g, node, mode, (uint16_t)k);
+		total = (uint16_t)(total + k);
+		if (rte_ring_empty(nw->fifo))
+			nw->last_flush = now;
+	}
+	return total;
+}
+
+static struct rte_node_register fifo_node = {
+	.name = "noisy-fifo",
+	.flags = RTE_NODE_SOURCE_F,
+	.process = fifo_process,
+	.init = sl_node_init,
+	.nb_edges = SL_NB_MODES,
+	.next_nodes = {SL_MODE_NODES},
+};
+RTE_NODE_REGISTER(fifo_node);
+
+/* ---------------- control ---------------- */
+
+static void noisy_free(struct sl_noisy *c)
+{
+	for (uint16_t w = 0; c && w < c->nb_workers; w++) {
+		void *m;
+		while (c->w[w].fifo && rte_ring_sc_dequeue(c->w[w].fifo, &m) == 0) {
+			sl_main_ctx->errors[noisy_err + NOISY_ERR_OFF]++;
+			rte_pktmbuf_free(m);
+		}
+		rte_ring_free(c->w[w].fifo);
+		rte_free(c->w[w].mem);
+	}
+	rte_free(c);
+}
+
+/* Unpublishes the interface's feature and frees it once no worker can be using it. */
+static void noisy_off(struct sl_iface *f)
+{
+	struct sl_noisy *c = f->noisy;
+	if (!c)
+		return;
+	__atomic_store_n(&f->noisy, NULL, __ATOMIC_RELEASE);
+	rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
+	if (c->fifo_size)
+		__atomic_fetch_sub(&nb_fifos, 1, __ATOMIC_RELEASE);
+	noisy_free(c);
+}
+
+static int cmd_noisy(struct sl_out *o, int argc, char **argv)
+{
+	const char *usage = "usage: set interface noisy IFACE [lookup-memory MB] [reads N] "
+			    "[writes N] [reads-writes N] [buffer PACKETS [flush-time MS]] | disable";
+	if (argc < 1)
+		return sl_out_error(o, "%s", usage);
+	struct sl_iface *f = sl_iface_by_name(argv[0]);
+	if (!f)
+		return sl_out_error(o, "unknown interface '%s'", argv[0]);
+	if (argc == 2 && !strcmp(argv[1], "disable")) {
+		noisy_off(f);
+		return 0;
+	}
+	uint32_t mb = 0, reads = 0, writes = 0, rws = 0, fifo = 0, flush = 0;
+	static const char *const keys[] = {"lookup-memory", "reads", "writes", "reads-writes",
+					   "buffer", "flush-time"};
+	static const uint32_t max[] = {65536, 100000, 100000, 100000, 1 << 20, 100000};
+	uint32_t *vals[] = {&mb, &reads, &writes, &rws, &fifo, &flush};
+	for (int i = 1; i < argc; i += 2) {
+		int k = -1;
+		for (int j = 0; j < 6; j++)
+			if (!strcmp(argv[i], keys[j]))
+				k = j;
+		if (k < 0)
+			return sl_out_error(o, "unknown option '%s'; %s", argv[i], usage);
+		if (sl_arg_u32(o, keys[k], i + 1 < argc ? argv[i + 1] : NULL, 0, max[k], vals[k]))
+			return -1;
+	}
+	if (!mb && (reads || writes || rws))
+		return sl_out_error(o, "reads and writes need lookup-memory MB");
+	if (flush && !fifo)
+		return sl_out_error(o, "flush-time needs a buffer (FIFO) of packets");
+	uint16_t nwk = sl_nb_workers;
+	struct sl_noisy *c = rte_zmalloc("noisy", sizeof(*c) + nwk * sizeof(c->w[0]),
+					 RTE_CACHE_LINE_SIZE);
+	if (!c)
+		return sl_out_error(o, "out of memory");
+	*c = (struct sl_noisy){.lines = (uint64_t)mb * 1024 * 1024 / RTE_CACHE_LINE_SIZE,
+			       .reads = reads, .writes = writes, .rws = rws, .fifo_size = fifo,
+			       .flush_tsc = flush * rte_get_tsc_hz() / 1000, .mb = mb,
+			       .flush_ms = flush, .nb_workers = nwk};
+	for (uint16_t w = 0; w < nwk; w++) {
+		struct sl_noisy_worker *nw = &c->w[w];
+		nw->rng = 0x9e3779b97f4a7c15ull * (w + 1) + f->port;
+		int sock = (int)rte_lcore_to_socket_id(sl_workers[w].lcore);
+		if (mb && !(nw->mem = rte_zmalloc_socket("noisy_mem", (size_t)mb << 20,
+							 RTE_CACHE_LINE_SIZE, sock))) {
+			noisy_free(c);
+			return sl_out_error(o, "cannot allocate %u MB of lookup memory for worker %u "
+					       "(raise dpdk { socket-mem })", mb, w);
+		}
+		char name[RTE_RING_NAMESIZE];
+		snprintf(name, sizeof(name), "noisy_%u_%u_%p", f->port, w, (void *)c);
+		if (fifo && !(nw->fifo = rte_ring_create(name, fifo, sock,
+							 RING_F_SP_ENQ | RING_F_SC_DEQ |
+								 RING_F_EXACT_SZ))) {
+			noisy_free(c);
+			return sl_out_error(o, "cannot create a FIFO of %u packets", fifo);
+		}
+	}
+	noisy_off(f); /* a new setting replaces the old one */
+	if (fifo)
+		__atomic_fetch_add(&nb_fifos, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&f->noisy, c, __ATOMIC_RELEASE);
+	return 0;
+}
+SL_CLI_COMMAND(noisy, .path = "set interface noisy",
+	       .usage = "IFACE [lookup-memory MB] [reads N] [writes N] [reads-writes N] "
+			"[buffer PACKETS [flush-time MS]] | disable",
+	       .help = "simulate a VNF's memory load and buffering on what IFACE receives",
+	       .fn = cmd_noisy)
+
+static int cmd_show_noisy(struct sl_out *o, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	sl_tbl_begin(o, "noisy", 8,
+		     (const char *[]){"interface", "lookup-memory-mb:u", "reads:u", "writes:u",
+				      "reads-writes:u", "buffer:u", "flush-time-ms:u", "held:u"});
+	for (int p = 0; p < SL_MAX_PORTS; p++) {
+		const struct sl_noisy *c = sl_ifaces[p].noisy;
+		if (!sl_ifaces[p].used || !c)
+			continue;
+		unsigned held = 0;
+		for (uint16_t w = 0; w < c->nb_workers; w++)
+			held += c->w[w].fifo ? rte_ring_count(c->w[w].fifo) : 0;
+		char v[7][16];
+		snprintf(v[0], 16, "%u", c->mb);
+		snprintf(v[1], 16, "%u", c->reads);
+		snprintf(v[2], 16, "%u", c->writes);
+		snprintf(v[3], 16, "%u", c->rws);
+		snprintf(v[4], 16, "%u", c->fifo_size);
+		snprintf(v[5], 16, "%u", c->flush_ms);
+		snprintf(v[6], 16, "%u", held);
+		sl_tbl_row(o, sl_ifaces[p].name, v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
+	}
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(show_noisy, .path = "show noisy", .usage = "",
+	       .help = "interfaces with the noisy-VNF feature and packets held in their FIFOs",
+	       .fn = cmd_show_noisy)
+
+void sl_noisy_fini(void)
+{
+	for (int p = 0; p < SL_MAX_PORTS; p++)
+		if (sl_ifaces[p].noisy) {
+			noisy_free(sl_ifaces[p].noisy);
+			sl_ifaces[p].noisy = NULL;
+		}
+}
