@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* sluice-gen (first cut): sends 64..1518-byte UDP/IPv4 with a signature and sequence number
- * to a destination prefix, paced or as fast as possible, and counts what comes back on the
- * receive port (signed packets, loss, out of order). The full generator is issue 3. */
+/* sluice-gen (first cut): sends 64..1518-byte UDP/IPv4 with a signature, sequence number and
+ * TX timestamp to a destination prefix, paced or as fast as possible, and counts what comes
+ * back on the receive port (signed packets, loss, out of order, latency percentiles). The
+ * full generator is issue 3. */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -19,11 +20,45 @@
 #define SIG 0x5eed51ceu
 #define BURST 32
 
-/* 12 bytes: fits the 18 bytes a 64-byte frame leaves after Ethernet, IPv4 and UDP */
+/* 18 bytes: what a 64-byte frame leaves after Ethernet, IPv4 and UDP */
 struct payload {
 	uint32_t sig;
-	uint64_t seq;
+	uint8_t seq[6];      /* 48 bits, little-endian */
+	uint64_t tsc;        /* when the burst was sent; the receiver is the same core */
 } __attribute__((packed));
+_Static_assert(sizeof(struct payload) == 18, "payload fits a 64-byte frame");
+
+/* Latency histogram: 8 buckets per power of two of TSC cycles (each about 9% wide). */
+#define HIST_BUCKETS (64 * 8)
+static uint64_t hist[HIST_BUCKETS];
+
+static inline unsigned hist_bucket(uint64_t x)
+{
+	if (x < 8)
+		return (unsigned)x;
+	unsigned l = 63u - (unsigned)__builtin_clzll(x);
+	return l * 8 + (unsigned)((x >> (l - 3)) & 7);
+}
+
+static double hist_value(unsigned b) /* the middle of bucket b, in cycles */
+{
+	if (b < 8)
+		return b;
+	unsigned l = b / 8, f = b % 8;
+	double lo = (double)((8ull + f) << (l - 3)), w = (double)(1ull << (l - 3));
+	return lo + w / 2;
+}
+
+static double hist_pct(uint64_t n, double pct)
+{
+	uint64_t want = (uint64_t)((double)n * pct / 100.0), acc = 0;
+	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+		acc += hist[b];
+		if (acc > want)
+			return hist_value(b);
+	}
+	return 0;
+}
 
 static struct {
 	uint16_t tx_port, rx_port;
@@ -80,8 +115,9 @@ static void fill(struct rte_mbuf *m, uint64_t seq, uint64_t now)
 	udp->dgram_cksum = 0;
 	if ((size_t)iplen >= sizeof(*ip) + sizeof(*udp) + sizeof(*pl)) {
 		pl->sig = SIG;
-		pl->seq = seq;
-		(void)now;
+		for (int i = 0; i < 6; i++)
+			pl->seq[i] = (uint8_t)(seq >> (8 * i));
+		pl->tsc = now;
 	}
 }
 
@@ -170,7 +206,8 @@ int main(int argc, char **argv)
 	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), end = start + (uint64_t)(opt.duration * hz);
 	uint64_t seq = 0, sent = 0, rx = 0, rx_sig = 0, ooo = 0, next_seq = 0, tx_fail = 0;
 	uint64_t gap = opt.rate ? hz * BURST / opt.rate : 0, next_tx = start;
-	uint64_t drain_end = 0;
+	uint64_t drain_end = 0, lat_n = 0, lat_min = UINT64_MAX, lat_max = 0;
+	double lat_sum = 0;
 	struct rte_mbuf *b[BURST];
 	while (!quit) {
 		uint64_t now = rte_rdtsc();
@@ -195,34 +232,53 @@ int main(int argc, char **argv)
 			break;
 		}
 		uint16_t k = rte_eth_rx_burst(opt.rx_port, 0, b, BURST);
+		uint64_t rx_now = k ? rte_rdtsc() : 0;
 		for (uint16_t i = 0; i < k; i++) {
 			rx++;
 			const struct payload *pl =
 				rte_pktmbuf_mtod_offset(b[i], const struct payload *, 14 + 20 + 8);
 			if (b[i]->pkt_len >= 14 + 20 + 8 + sizeof(*pl) && pl->sig == SIG) {
 				rx_sig++;
-				if (pl->seq < next_seq)
+				uint64_t sq = 0;
+				for (int j = 5; j >= 0; j--)
+					sq = sq << 8 | pl->seq[j];
+				if (sq < next_seq)
 					ooo++;
 				else
-					next_seq = pl->seq + 1;
+					next_seq = sq + 1;
+				uint64_t lat = rx_now > pl->tsc ? rx_now - pl->tsc : 0;
+				hist[hist_bucket(lat)]++;
+				lat_n++;
+				lat_sum += (double)lat;
+				lat_min = RTE_MIN(lat_min, lat);
+				lat_max = RTE_MAX(lat_max, lat);
 			}
 		}
 		if (k)
 			rte_pktmbuf_free_bulk(b, k);
 	}
 	double secs = (double)(RTE_MIN(rte_rdtsc(), end) - start) / (double)hz;
+	double us = 1e6 / (double)hz;
+	double lat[7] = {lat_n ? (double)lat_min * us : 0, lat_n ? lat_sum / (double)lat_n * us : 0,
+			 (double)lat_max * us, hist_pct(lat_n, 50) * us, hist_pct(lat_n, 90) * us,
+			 hist_pct(lat_n, 99) * us, hist_pct(lat_n, 99.9) * us};
 	if (opt.json)
 		printf("{\"sent\": %" PRIu64 ", \"received\": %" PRIu64 ", \"signed\": %" PRIu64
 		       ", \"lost\": %" PRId64 ", \"out_of_order\": %" PRIu64 ", \"tx_full\": %" PRIu64
-		       ", \"seconds\": %.3f, \"tx_mpps\": %.3f, \"rx_mpps\": %.3f}\n",
+		       ", \"seconds\": %.3f, \"tx_mpps\": %.3f, \"rx_mpps\": %.3f, \"latency_us\": "
+		       "{\"min\": %.2f, \"avg\": %.2f, \"max\": %.2f, \"p50\": %.2f, \"p90\": %.2f, "
+		       "\"p99\": %.2f, \"p99.9\": %.2f}}\n",
 		       sent, rx, rx_sig, (int64_t)sent - (int64_t)rx_sig, ooo, tx_fail, secs,
-		       sent / secs / 1e6, rx_sig / secs / 1e6);
+		       sent / secs / 1e6, rx_sig / secs / 1e6, lat[0], lat[1], lat[2], lat[3], lat[4],
+		       lat[5], lat[6]);
 	else
 		printf("sent %" PRIu64 "  received %" PRIu64 " (signed %" PRIu64 ")  lost %" PRId64
 		       "  out-of-order %" PRIu64 "  tx-full %" PRIu64 "\n"
-		       "%.2f s: offered %.3f Mpps, received %.3f Mpps\n",
+		       "%.2f s: offered %.3f Mpps, received %.3f Mpps\n"
+		       "latency us: min %.2f avg %.2f max %.2f p50 %.2f p90 %.2f p99 %.2f p99.9 %.2f\n",
 		       sent, rx, rx_sig, (int64_t)sent - (int64_t)rx_sig, ooo, tx_fail, secs,
-		       sent / secs / 1e6, rx_sig / secs / 1e6);
+		       sent / secs / 1e6, rx_sig / secs / 1e6, lat[0], lat[1], lat[2], lat[3], lat[4],
+		       lat[5], lat[6]);
 	rte_eth_dev_stop(opt.tx_port);
 	rte_eth_dev_close(opt.tx_port);
 	if (opt.rx_port != opt.tx_port) {

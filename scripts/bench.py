@@ -22,6 +22,8 @@ from sluice_run import ROOT, Daemon, run_gen, wait_or_kill  # noqa: E402
 TRIALS = int(os.environ.get("BENCH_TRIALS", "3"))
 SECONDS = float(os.environ.get("BENCH_SECONDS", "4"))
 # an offered load both forwarders carry without loss on the 2-core machine, to compare cost
+# BENCH_PARTS=modes runs only the L2 modes and noisy comparison (issue 4)
+PARTS = set(os.environ.get("BENCH_PARTS", "all").split(","))
 FIXED_RATE = int(float(os.environ.get("BENCH_FIXED_RATE", "4e6")))
 OUT = ROOT / "results"
 
@@ -233,6 +235,91 @@ def bench_testpmd_memif(tmp, testpmd):
     return res
 
 
+# issue 4: testpmd's forwarding modes and its noisy VNF, the same settings on both
+MODES = [
+    ("io", "set interface l2 xconnect port0 port1", ["--forward-mode=io"]),
+    ("macswap", "set interface fwd-mode port0 macswap peer port1", ["--forward-mode=macswap"]),
+    ("5tswap", "set interface fwd-mode port0 5tswap peer port1", ["--forward-mode=5tswap"]),
+    ("noisy 400 MB, 200 reads, 20 writes",
+     "set interface l2 xconnect port0 port1\n"
+     "set interface noisy port0 lookup-memory 400 reads 200 writes 20",
+     ["--forward-mode=noisy", "--noisy-lkup-memory=400", "--noisy-lkup-num-reads=200",
+      "--noisy-lkup-num-writes=20"]),
+    # testpmd 22.11 picks a random byte among the first size/64 bytes: 6.25 of 400 MB
+    ("noisy 400 MB as testpmd touches it (6.25 MB), 200 reads, 20 writes",
+     "set interface l2 xconnect port0 port1\n"
+     "set interface noisy port0 lookup-memory 6.25 reads 200 writes 20", None),
+    ("noisy 200 MB, 32 reads, 8 writes, FIFO 128, flush 20 ms",
+     "set interface l2 xconnect port0 port1\n"
+     "set interface noisy port0 lookup-memory 200 reads 32 writes 8 buffer 128 flush-time 20",
+     ["--forward-mode=noisy", "--noisy-lkup-memory=200", "--noisy-lkup-num-reads=32",
+      "--noisy-lkup-num-writes=8", "--noisy-tx-sw-buffer-size=128",
+      "--noisy-tx-sw-buffer-flushtime=20"]),
+]
+
+
+def gen_trials(sock):
+    """TRIALS at full rate, then one at half the median rate for latency (below saturation)."""
+    rates = [run_gen(sock, SECONDS)["rx_mpps"] for _ in range(TRIALS)]
+    med = statistics.median(rates)
+    g = run_gen(sock, SECONDS, rate=max(int(med * 1e6 / 2), 1000))
+    return {"rx_mpps": med, "trials": rates, "latency_half_rate_us": g["latency_us"],
+            "half_rate_mpps": g["rx_mpps"]}
+
+
+def bench_modes(tmp, testpmd):
+    res = {}
+    for i, (name, cli, tp_args) in enumerate(MODES):
+        d = tmp / f"mode-{i}"
+        d.mkdir()
+        (d / "setup.cli").write_text("set interface state port0 up\nset interface state port1 up\n"
+                                     + cli + "\n")
+        conf = MEMIF_CONF.format(d=d).replace("socket-mem 256", "socket-mem 1024")
+        r = {}
+        with Daemon(conf, d) as s:
+            s.cli("clear runtime")
+            r["sluiced"] = gen_trials(f"{d}/memif.sock")
+            r["sluiced"]["nodes"] = runtime_cost(s)[1]
+        if testpmd and tp_args:
+            sock = f"{d}/tp.sock"
+            args = [str(testpmd), "-l", "0,1", "--main-lcore", "0", "--file-prefix",
+                    f"testpmd-{os.getpid()}", "--huge-unlink", "--socket-mem", "1536",
+                    "--log-level", "4",
+                    "--vdev", f"net_memif0,role=server,id=0,socket={sock}",
+                    "--vdev", f"net_memif1,role=server,id=1,socket={sock}",
+                    "--", "--nb-cores=1", "--no-mlockall", "--total-num-mbufs=32768",
+                    "--auto-start"] + tp_args
+            log = open(d / "testpmd.log", "w")
+            p = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.PIPE)
+            try:
+                time.sleep(3)
+                if p.poll() is not None:
+                    raise RuntimeError((d / "testpmd.log").read_text()[-2000:])
+                r["testpmd"] = gen_trials(sock)
+            finally:
+                p.terminate()
+                wait_or_kill(p)
+                log.close()
+        res[name] = r
+        print(f"{name}: {r}", flush=True)
+    return res
+
+
+def modes_table(res):
+    lines = ["| mode (memif, 64 B, one forwarding core) | sluiced Mpps | testpmd Mpps | sluiced / testpmd "
+             "| latency p50 / p99 us at half rate, sluiced | same, testpmd |",
+             "|---|---|---|---|---|---|"]
+    for name, r in res.items():
+        sl, tp = r["sluiced"], r.get("testpmd")
+
+        def lat(x):
+            return f"{x['latency_half_rate_us']['p50']:.1f} / {x['latency_half_rate_us']['p99']:.1f}"
+        lines.append(f"| {name} | {sl['rx_mpps']:.3f} | {tp['rx_mpps']:.3f} | "
+                     f"{sl['rx_mpps'] / tp['rx_mpps']:.2f} | {lat(sl)} | {lat(tp)} |" if tp else
+                     f"| {name} | {sl['rx_mpps']:.3f} | | | {lat(sl)} | |")
+    return "\n".join(lines)
+
+
 def write_pcap(path, dsts):
     sys.path.insert(0, str(ROOT / ".venv"))
     from scapy.all import IP, UDP, Ether, Raw, wrpcap
@@ -295,6 +382,14 @@ def main():
     res = {"machine": {"cpu": cpu_name(), "cores": os.cpu_count(), "kernel": platform.release()},
            "trials": TRIALS, "seconds": SECONDS}
     print(f"machine: {res['machine']}")
+    if PARTS == {"modes"}:
+        res["modes"] = bench_modes(tmp, build_testpmd(tmp))
+        (OUT / "bench-modes.json").write_text(json.dumps(res, indent=2))
+        table = modes_table(res["modes"])
+        (OUT / "bench-modes.md").write_text(table + "\n")
+        print("\n" + table)
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
     res["sluiced_memif"] = bench_sluiced_memif(tmp)
     print("sluiced memif:", res["sluiced_memif"])
     tp = build_testpmd(tmp)
@@ -309,6 +404,7 @@ def main():
     print("in-process, 1 route:", res["inproc_1_route"])
     res["inproc_1m_routes"] = bench_inprocess(tmp, 1 << 20)
     print("in-process, 1M routes:", res["inproc_1m_routes"])
+    res["modes"] = bench_modes(tmp, tp)
     (OUT / "bench.json").write_text(json.dumps(res, indent=2))
     r1, rm = res["inproc_1_route"], res["inproc_1m_routes"]
     sm = res["sluiced_memif"]
@@ -340,6 +436,7 @@ def main():
         lines.append(f"| {name} | {r['fwd_mpps']:.2f} | {r['busy_clocks_per_packet']:.1f} | {routing:.1f} |")
     lines.append(f"\n1M-route rate / 1-route rate: {rm['fwd_mpps'] / r1['fwd_mpps']:.2f}; "
                  f"loading {rm.get('routes')} routes by exec: {rm.get('load_seconds', 0):.1f} s")
+    lines += ["", modes_table(res["modes"])]
     table = "\n".join(lines)
     (OUT / "bench.md").write_text(table + "\n")
     print("\n" + table)

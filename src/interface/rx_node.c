@@ -54,10 +54,7 @@ static uint16_t rx_process(struct rte_graph *g, struct rte_node *node, void **ob
 			total += k;
 		}
 	}
-	if (total) {
-		w->rx_busy_calls++;
-		w->rx_busy_cycles += rte_rdtsc() - t0;
-	}
+	sl_source_busy(w, SL_SRC_PORT_RX, total, t0);
 	return total;
 }
 

@@ -10,6 +10,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <rte_cycles.h>
 #include <rte_malloc.h>
@@ -29,7 +30,8 @@ struct sl_noisy {
 	uint32_t reads, writes, rws;
 	uint32_t fifo_size;           /* packets held; 0: no FIFO */
 	uint64_t flush_tsc;           /* 0: flushed only by overflow */
-	uint32_t mb, flush_ms;
+	double mb;
+	uint32_t flush_ms;
 	uint16_t nb_workers;
 	struct sl_noisy_worker w[];
 };
@@ -158,6 +160,7 @@ static uint16_t fifo_process(struct rte_graph *g, struct rte_node *node, void **
 		if (rte_ring_empty(nw->fifo))
 			nw->last_flush = now;
 	}
+	sl_source_busy(w, SL_SRC_NOISY_FIFO, total, now);
 	return total;
 }
 
@@ -213,11 +216,12 @@ static int cmd_noisy(struct sl_out *o, int argc, char **argv)
 		noisy_off(f);
 		return 0;
 	}
-	uint32_t mb = 0, reads = 0, writes = 0, rws = 0, fifo = 0, flush = 0;
+	uint32_t reads = 0, writes = 0, rws = 0, fifo = 0, flush = 0;
+	double mb = 0;
 	static const char *const keys[] = {"lookup-memory", "reads", "writes", "reads-writes",
 					   "buffer", "flush-time"};
 	static const uint32_t max[] = {65536, 100000, 100000, 100000, 1 << 20, 100000};
-	uint32_t *vals[] = {&mb, &reads, &writes, &rws, &fifo, &flush};
+	uint32_t *vals[] = {NULL, &reads, &writes, &rws, &fifo, &flush};
 	for (int i = 1; i < argc; i += 2) {
 		int k = -1;
 		for (int j = 0; j < 6; j++)
@@ -225,8 +229,16 @@ static int cmd_noisy(struct sl_out *o, int argc, char **argv)
 				k = j;
 		if (k < 0)
 			return sl_out_error(o, "unknown option '%s'; %s", argv[i], usage);
-		if (sl_arg_u32(o, keys[k], i + 1 < argc ? argv[i + 1] : NULL, 0, max[k], vals[k]))
+		const char *a = i + 1 < argc ? argv[i + 1] : NULL;
+		if (k == 0) { /* MB, fractions allowed (6.25 MB: what testpmd touches of 400) */
+			char *end = NULL;
+			mb = a ? strtod(a, &end) : -1;
+			if (!a || *end || !(mb >= 1.0 / 16) || mb > max[0])
+				return sl_out_error(o, "lookup-memory must be from 0.0625 to %u MB, not "
+						       "'%s'", max[0], a ? a : "");
+		} else if (sl_arg_u32(o, keys[k], a, 0, max[k], vals[k])) {
 			return -1;
+		}
 	}
 	if (!mb && (reads || writes || rws))
 		return sl_out_error(o, "reads and writes need lookup-memory MB");
@@ -237,7 +249,7 @@ static int cmd_noisy(struct sl_out *o, int argc, char **argv)
 					 RTE_CACHE_LINE_SIZE);
 	if (!c)
 		return sl_out_error(o, "out of memory");
-	*c = (struct sl_noisy){.lines = (uint64_t)mb * 1024 * 1024 / RTE_CACHE_LINE_SIZE,
+	*c = (struct sl_noisy){.lines = (uint64_t)(mb * 1024 * 1024) / RTE_CACHE_LINE_SIZE,
 			       .reads = reads, .writes = writes, .rws = rws, .fifo_size = fifo,
 			       .flush_tsc = flush * rte_get_tsc_hz() / 1000, .mb = mb,
 			       .flush_ms = flush, .nb_workers = nwk};
@@ -245,10 +257,10 @@ static int cmd_noisy(struct sl_out *o, int argc, char **argv)
 		struct sl_noisy_worker *nw = &c->w[w];
 		nw->rng = 0x9e3779b97f4a7c15ull * (w + 1) + f->port;
 		int sock = (int)rte_lcore_to_socket_id(sl_workers[w].lcore);
-		if (mb && !(nw->mem = rte_zmalloc_socket("noisy_mem", (size_t)mb << 20,
+		if (mb && !(nw->mem = rte_zmalloc_socket("noisy_mem", c->lines * RTE_CACHE_LINE_SIZE,
 							 RTE_CACHE_LINE_SIZE, sock))) {
 			noisy_free(c);
-			return sl_out_error(o, "cannot allocate %u MB of lookup memory for worker %u "
+			return sl_out_error(o, "cannot allocate %g MB of lookup memory for worker %u "
 					       "(raise dpdk { socket-mem })", mb, w);
 		}
 		char name[RTE_RING_NAMESIZE];
@@ -287,7 +299,7 @@ static int cmd_show_noisy(struct sl_out *o, int argc, char **argv)
 		for (uint16_t w = 0; w < c->nb_workers; w++)
 			held += c->w[w].fifo ? rte_ring_count(c->w[w].fifo) : 0;
 		char v[7][16];
-		snprintf(v[0], 16, "%u", c->mb);
+		snprintf(v[0], 16, "%g", c->mb);
 		snprintf(v[1], 16, "%u", c->reads);
 		snprintf(v[2], 16, "%u", c->writes);
 		snprintf(v[3], 16, "%u", c->rws);

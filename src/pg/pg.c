@@ -72,21 +72,23 @@ static __rte_noinline uint16_t pg_stream_run(struct rte_graph *g, struct rte_nod
 	uint8_t *bufs[RTE_GRAPH_BURST_SIZE];
 	uint16_t lens[RTE_GRAPH_BURST_SIZE];
 	uint64_t bytes = 0;
+	/* data_off, refcnt, nb_segs and port (rearm_data) in one store, as PMDs rearm mbufs */
+	union {
+		uint64_t u;
+		uint16_t f[4];
+	} rearm = {.f = {RTE_PKTMBUF_HEADROOM, 1, 1, s->port}};
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *b = m[i];
-		b->data_off = RTE_PKTMBUF_HEADROOM;
-		rte_mbuf_refcnt_set(b, 1);
-		b->nb_segs = 1;
+		memcpy((char *)b + offsetof(struct rte_mbuf, data_off), &rearm.u, 8);
 		b->ol_flags = 0;
 		b->packet_type = 0;
 		b->vlan_tci = 0;
-		bufs[i] = rte_pktmbuf_mtod(b, uint8_t *);
+		bufs[i] = (uint8_t *)b->buf_addr + RTE_PKTMBUF_HEADROOM;
 	}
 	sl_pg_build_burst(s, s->sent, bufs, lens, n);
 	for (uint16_t i = 0; i < n; i++) {
 		m[i]->data_len = lens[i];
 		m[i]->pkt_len = lens[i];
-		m[i]->port = s->port;
 		bytes += lens[i];
 	}
 	rte_node_next_stream_put(g, node, next, n);
@@ -114,10 +116,7 @@ static uint16_t pg_process(struct rte_graph *g, struct rte_node *node, void **ob
 		if (s && s->worker == w->id && __atomic_load_n(&s->enabled, __ATOMIC_ACQUIRE))
 			total += pg_stream_run(g, node, w, s);
 	}
-	if (total) {
-		w->pg_busy_calls++;
-		w->pg_busy_cycles += rte_rdtsc() - t0;
-	}
+	sl_source_busy(w, SL_SRC_PG, total, t0);
 	return total;
 }
 

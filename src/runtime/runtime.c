@@ -276,18 +276,16 @@ static int rt_cb(bool first, bool last, void *cookie,
 	uint64_t calls = st->calls, objs = st->objs, cyc = st->cycles;
 	const struct sl_worker *w = &sl_workers[c->w];
 	bool source = false;
-	if (!strcmp(st->name, "port-rx")) {
-		/* empty polls are idle time, not work: the source nodes time their busy calls
-		 * themselves (the graph's own count would charge the overhead of millions of
-		 * empty polls to the packets) */
-		calls = w->rx_busy_calls;
-		cyc = w->rx_busy_cycles;
-		source = true;
-	} else if (!strcmp(st->name, "pg-input")) {
-		calls = w->pg_busy_calls;
-		cyc = w->pg_busy_cycles;
-		source = true;
-	}
+	static const char *const sources[SL_NB_SOURCES] = {SL_SOURCE_NAMES};
+	for (int i = 0; i < SL_NB_SOURCES; i++)
+		if (!strcmp(st->name, sources[i])) {
+			/* empty polls are idle time, not work: the source nodes time their busy
+			 * calls themselves (the graph's own count would charge the overhead of
+			 * millions of empty polls to the packets) */
+			calls = w->busy[i].calls;
+			cyc = w->busy[i].cycles;
+			source = i != SL_SRC_NOISY_FIFO; /* its packets were received once already */
+		}
 	if (b && c->clear) {
 		b->calls = calls;
 		b->objs = objs;

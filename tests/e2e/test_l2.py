@@ -111,6 +111,7 @@ def test_modes_switch_back_to_routing_and_bad_commands(sluiced_factory, tmp_path
         "set interface noisy pg0 reads 5": "need lookup-memory",
         "set interface noisy pg0 flush-time 5": "needs a buffer",
         "set interface noisy pg0 lookup-memory 999999": "lookup-memory must be",
+        "set interface noisy pg0 lookup-memory 0": "lookup-memory must be",
         "set interface noisy pg0 jitter 3": "unknown option 'jitter'",
     })
     assert s.iface("pg0")["mode"] == "l3"
