@@ -17,24 +17,28 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from sluice_run import ROOT, Daemon, run_gen, wait_or_kill  # noqa: E402
+from sluice_run import (EAL_EXTRA, FWD_CORE, MAIN_CORE, ROOT, Daemon, run_gen,  # noqa: E402
+                        wait_or_kill)
 
 TRIALS = int(os.environ.get("BENCH_TRIALS", "3"))
 SECONDS = float(os.environ.get("BENCH_SECONDS", "4"))
 # an offered load both forwarders carry without loss on the 2-core machine, to compare cost
-# BENCH_PARTS=modes runs only the L2 modes and noisy comparison (issue 4)
+# BENCH_PARTS=modes runs only the L2 modes and noisy comparison (issue 4); memif,modes the
+# memif comparisons with testpmd and l3fwd (TESTPMD and L3FWD_DIR name prebuilt ones)
 PARTS = set(os.environ.get("BENCH_PARTS", "all").split(","))
 FIXED_RATE = int(float(os.environ.get("BENCH_FIXED_RATE", "4e6")))
 OUT = ROOT / "results"
 
 MEMIF_CONF = """unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
-cpu {{ main-core 0 corelist-workers 1 }}
-dpdk {{
+cpu {{ main-core MAIN_CORE corelist-workers FWD_CORE }}
+dpdk {{ EAL_ARGS
   vdev net_memif0,role=server,id=0,socket={d}/memif.sock {{ name port0 mac-address 02:00:00:00:00:10 }}
   vdev net_memif1,role=server,id=1,socket={d}/memif.sock {{ name port1 mac-address 02:00:00:00:00:11 }}
   socket-mem 256
 }}
 """
+MEMIF_CONF = (MEMIF_CONF.replace("MAIN_CORE", str(MAIN_CORE)).replace("FWD_CORE", str(FWD_CORE))
+              .replace("EAL_ARGS", 'eal-args "%s"' % " ".join(EAL_EXTRA) if EAL_EXTRA else ""))
 ROUTER = """set interface ip address port0 10.10.1.10/24
 set interface ip address port1 10.10.2.10/24
 set interface state port0 up
@@ -82,6 +86,8 @@ def bench_sluiced_memif(tmp):
 
 
 def build_l3fwd(tmp):
+    if os.environ.get("L3FWD_DIR"):  # prebuilt: DIR/build/l3fwd and DIR/lpm_default_v*.cfg
+        return Path(os.environ["L3FWD_DIR"])
     src = Path("/usr/share/dpdk/examples")
     if not (src / "l3fwd").exists():
         return None
@@ -108,11 +114,12 @@ def bench_l3fwd_memif(tmp, l3):
     d = tmp / "l3fwd-memif"
     d.mkdir()
     sock = f"{d}/memif.sock"
-    args = [str(l3 / "build/l3fwd"), "-l", "1", "--file-prefix", f"l3fwd-{os.getpid()}",
+    args = [str(l3 / "build/l3fwd"), "-l", str(FWD_CORE), "--file-prefix", f"l3fwd-{os.getpid()}",
             "--huge-unlink", "--socket-mem", "256", "--log-level", "4",
             "--vdev", f"net_memif0,role=server,id=0,socket={sock}",
             "--vdev", f"net_memif1,role=server,id=1,socket={sock}",
-            "--", "-p", "0x3", "-P", "--config", "(0,0,1),(1,0,1)", "--parse-ptype",
+            *EAL_EXTRA,
+            "--", "-p", "0x3", "-P", "--config", f"(0,0,{FWD_CORE}),(1,0,{FWD_CORE})", "--parse-ptype",
             "--rule_ipv4", str(l3 / "lpm_default_v4.cfg"), "--rule_ipv6", str(l3 / "lpm_default_v6.cfg")]
     log = open(d / "l3fwd.log", "w")
     p = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
@@ -139,6 +146,8 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 def build_testpmd(tmp):
     """dpdk-testpmd is not packaged in Debian 12: build it from Debian's DPDK source package
     against the installed libraries, in a temporary folder."""
+    if os.environ.get("TESTPMD"):  # prebuilt
+        return Path(os.environ["TESTPMD"])
     src_list = Path("/etc/apt/sources.list.d/sluice-bench-src.sources")
     if not src_list.exists():
         src_list.write_text(TESTPMD_SRC)
@@ -215,7 +224,8 @@ def bench_testpmd_memif(tmp, testpmd):
     d = tmp / "testpmd-memif"
     d.mkdir()
     sock = f"{d}/memif.sock"
-    args = [str(testpmd), "-l", "0,1", "--main-lcore", "0", "--file-prefix", f"testpmd-{os.getpid()}",
+    args = [str(testpmd), "-l", f"{MAIN_CORE},{FWD_CORE}", "--main-lcore", str(MAIN_CORE),
+            "--file-prefix", f"testpmd-{os.getpid()}", *EAL_EXTRA,
             "--huge-unlink", "--socket-mem", "512", "--log-level", "4",
             "--vdev", f"net_memif0,role=server,id=0,socket={sock}",
             "--vdev", f"net_memif1,role=server,id=1,socket={sock}",
@@ -282,8 +292,9 @@ def bench_modes(tmp, testpmd):
             r["sluiced"]["nodes"] = runtime_cost(s)[1]
         if testpmd and tp_args:
             sock = f"{d}/tp.sock"
-            args = [str(testpmd), "-l", "0,1", "--main-lcore", "0", "--file-prefix",
-                    f"testpmd-{os.getpid()}", "--huge-unlink", "--socket-mem", "1536",
+            args = [str(testpmd), "-l", f"{MAIN_CORE},{FWD_CORE}", "--main-lcore", str(MAIN_CORE),
+                    "--file-prefix", f"testpmd-{os.getpid()}", *EAL_EXTRA, "--huge-unlink",
+                    "--socket-mem", "1536",
                     "--log-level", "4",
                     "--vdev", f"net_memif0,role=server,id=0,socket={sock}",
                     "--vdev", f"net_memif1,role=server,id=1,socket={sock}",
@@ -382,9 +393,19 @@ def main():
     res = {"machine": {"cpu": cpu_name(), "cores": os.cpu_count(), "kernel": platform.release()},
            "trials": TRIALS, "seconds": SECONDS}
     print(f"machine: {res['machine']}")
-    if PARTS == {"modes"}:
+    if "memif" in PARTS:  # the memif comparisons only: routing, then the modes
+        tp, l3 = build_testpmd(tmp), build_l3fwd(tmp)
+        res["sluiced_memif"] = bench_sluiced_memif(tmp)
+        print("sluiced memif:", res["sluiced_memif"], flush=True)
+        res["testpmd_io_memif"] = bench_testpmd_memif(tmp, tp) if tp else {}
+        print("testpmd io memif:", res["testpmd_io_memif"], flush=True)
+        res["l3fwd_memif"] = bench_l3fwd_memif(tmp, l3) if l3 else {}
+        print("l3fwd memif:", res["l3fwd_memif"], flush=True)
+    if PARTS & {"modes", "memif"} and "all" not in PARTS:
         res["modes"] = bench_modes(tmp, build_testpmd(tmp))
         (OUT / "bench-modes.json").write_text(json.dumps(res, indent=2))
+        if os.environ.get("OUT"):  # a device run: results back through $OUT
+            shutil.copy(OUT / "bench-modes.json", os.environ["OUT"])
         table = modes_table(res["modes"])
         (OUT / "bench-modes.md").write_text(table + "\n")
         print("\n" + table)

@@ -9,6 +9,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / os.environ.get("SLUICE_BUILD", "build")
+# for a machine without DPDK installed (scripts/pack_for_device.sh): extra EAL arguments for
+# every DPDK program (e.g. "-d devpkg/pmds"), and the cores: generator, main, forwarder
+EAL_EXTRA = os.environ.get("BENCH_EAL", "").split()
+CORES = [int(c) for c in os.environ.get("BENCH_CORES", "0,0,1").split(",")]
+GEN_CORE, MAIN_CORE, FWD_CORE = CORES
 
 
 def hugepages_free():
@@ -68,17 +73,23 @@ class Daemon:
         return json.loads(self.cli_raw(cmd, js=True).stdout)
 
 
-def run_gen(sock, seconds, size=64, dst="48.0.0.0/8", core=0, rate=0, huge=True):
+def run_gen(sock, seconds, size=64, dst="48.0.0.0/8", core=None, rate=0, huge=True):
+    core = GEN_CORE if core is None else core
     args = [str(BUILD / "sluice-gen"), "-l", str(core), "--file-prefix", f"sluice-gen-{os.getpid()}",
             "--log-level", "4",
             "--vdev", f"net_memif0,role=client,id=0,socket={sock}",
             "--vdev", f"net_memif1,role=client,id=1,socket={sock}"]
     args += ["--huge-unlink", "--socket-mem", "256"] if huge else ["--no-huge", "-m", "512"]
+    args += EAL_EXTRA
     args += ["--", "--tx-port", "0", "--rx-port", "1", "--duration", str(seconds), "--size", str(size),
              "--rate", str(rate),
              "--dst", dst, "--dst-mac", "02:00:00:00:00:10", "--json"]
-    r = subprocess.run(args, capture_output=True, text=True, timeout=seconds + 60)
-    for line in r.stdout.splitlines():
-        if line.startswith("{"):
-            return json.loads(line)
+    for attempt in range(4):
+        r = subprocess.run(args, capture_output=True, text=True, timeout=seconds + 60)
+        for line in r.stdout.splitlines():
+            if line.startswith("{"):
+                return json.loads(line)
+        if "Failed to connect" not in r.stdout + r.stderr:
+            break
+        time.sleep(1)  # a memif server accepts its next client a moment after the last left
     raise RuntimeError("sluice-gen failed: " + r.stdout + r.stderr)
