@@ -23,8 +23,9 @@ from sluice_run import (EAL_EXTRA, FWD_CORE, MAIN_CORE, ROOT, Daemon, run_gen,  
 TRIALS = int(os.environ.get("BENCH_TRIALS", "3"))
 SECONDS = float(os.environ.get("BENCH_SECONDS", "4"))
 # an offered load both forwarders carry without loss on the 2-core machine, to compare cost
-# BENCH_PARTS=modes runs only the L2 modes and noisy comparison (issue 4); memif,modes the
-# memif comparisons with testpmd and l3fwd (TESTPMD and L3FWD_DIR name prebuilt ones)
+# BENCH_PARTS picks parts (default all): modes (the L2 modes and noisy VNF against testpmd,
+# issue 4), memif (routing: sluiced, testpmd io, l3fwd), sluiced-memif (sluiced alone);
+# TESTPMD and L3FWD_DIR name prebuilt programs
 PARTS = set(os.environ.get("BENCH_PARTS", "all").split(","))
 FIXED_RATE = int(float(os.environ.get("BENCH_FIXED_RATE", "4e6")))
 OUT = ROOT / "results"
@@ -38,7 +39,9 @@ dpdk {{ EAL_ARGS
 }}
 """
 MEMIF_CONF = (MEMIF_CONF.replace("MAIN_CORE", str(MAIN_CORE)).replace("FWD_CORE", str(FWD_CORE))
-              .replace("EAL_ARGS", 'eal-args "%s"' % " ".join(EAL_EXTRA) if EAL_EXTRA else ""))
+              .replace("EAL_ARGS", ('eal-args "%s"' % " ".join(EAL_EXTRA) if EAL_EXTRA else "") +
+                       (" rx-vector %s" % os.environ["BENCH_RX_VECTOR"]
+                        if os.environ.get("BENCH_RX_VECTOR") else "")))
 ROUTER = """set interface ip address port0 10.10.1.10/24
 set interface ip address port1 10.10.2.10/24
 set interface state port0 up
@@ -393,6 +396,10 @@ def main():
     res = {"machine": {"cpu": cpu_name(), "cores": os.cpu_count(), "kernel": platform.release()},
            "trials": TRIALS, "seconds": SECONDS}
     print(f"machine: {res['machine']}")
+    if "sluiced-memif" in PARTS:  # sluiced's memif routing alone (e.g. for BENCH_RX_VECTOR)
+        r = bench_sluiced_memif(tmp)
+        print(json.dumps({"rx_vector": os.environ.get("BENCH_RX_VECTOR", "256"), **r}), flush=True)
+        return
     if "memif" in PARTS:  # the memif comparisons only: routing, then the modes
         tp, l3 = build_testpmd(tmp), build_l3fwd(tmp)
         res["sluiced_memif"] = bench_sluiced_memif(tmp)
@@ -401,14 +408,15 @@ def main():
         print("testpmd io memif:", res["testpmd_io_memif"], flush=True)
         res["l3fwd_memif"] = bench_l3fwd_memif(tmp, l3) if l3 else {}
         print("l3fwd memif:", res["l3fwd_memif"], flush=True)
-    if PARTS & {"modes", "memif"} and "all" not in PARTS:
-        res["modes"] = bench_modes(tmp, build_testpmd(tmp))
-        (OUT / "bench-modes.json").write_text(json.dumps(res, indent=2))
+    if "all" not in PARTS:
+        if "modes" in PARTS:
+            res["modes"] = bench_modes(tmp, build_testpmd(tmp))
+            table = modes_table(res["modes"])
+            (OUT / "bench-modes.md").write_text(table + "\n")
+            print("\n" + table)
+        (OUT / "bench-parts.json").write_text(json.dumps(res, indent=2))
         if os.environ.get("OUT"):  # a device run: results back through $OUT
-            shutil.copy(OUT / "bench-modes.json", os.environ["OUT"])
-        table = modes_table(res["modes"])
-        (OUT / "bench-modes.md").write_text(table + "\n")
-        print("\n" + table)
+            shutil.copy(OUT / "bench-parts.json", os.environ["OUT"])
         shutil.rmtree(tmp, ignore_errors=True)
         return
     res["sluiced_memif"] = bench_sluiced_memif(tmp)

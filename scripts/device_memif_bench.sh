@@ -3,7 +3,7 @@
 # The memif comparisons of make bench (sluiced routing vs dpdk-testpmd io vs l3fwd, then the
 # L2 modes and noisy VNF vs testpmd) on a many-core machine without DPDK, from what
 # scripts/pack_for_device.sh put in devpkg/: generator on core 2, main lcores on core 3,
-# forwarders on core 4, each on a core of its own. Results in results/bench-modes.json (and
+# forwarders on core 4, each on a core of its own. Results in results/bench-parts.json (and
 # $OUT when set).
 set -eu
 cd "$(dirname "$0")/.."

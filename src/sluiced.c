@@ -24,6 +24,7 @@
 extern struct rte_mempool *sl_pool, *sl_indirect_pool;
 void sl_pg_fini(void);
 void sl_noisy_fini(void);
+extern uint16_t sl_rx_vector;
 
 static void on_signal(int sig)
 {
@@ -195,6 +196,7 @@ int main(int argc, char **argv)
 			rte_strerror(rte_errno));
 		goto out;
 	}
+	sl_rx_vector = (uint16_t)cfg.rx_vector;
 	if (sl_runtime_init(ng, lcores) || sl_iface_init(&cfg, sl_pool, ng))
 		goto out;
 	if ((rc = sl_ip4_init(cfg.ip4_max_routes, cfg.ip4_tbl8s))) {

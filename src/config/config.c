@@ -24,6 +24,7 @@ void sl_config_defaults(struct sl_config *c)
 	c->main_core = -1;
 	c->workers = -1;
 	c->buffers_per_numa = 16384;
+	c->rx_vector = 256;
 	c->ip4_max_routes = 1 << 20;
 	c->ip4_tbl8s = 1 << 14;
 }
@@ -300,6 +301,12 @@ static int sec_dpdk(struct lexer *lx, struct sl_config *c, const char *key)
 		return copy_str(lx, key, c->file_prefix, sizeof(c->file_prefix));
 	if (!strcmp(key, "eal-args"))
 		return copy_str(lx, key, c->eal_args, sizeof(c->eal_args));
+	if (!strcmp(key, "rx-vector")) {
+		if ((rc = expect_uint(lx, key, 1, 256, &v)))
+			return rc;
+		c->rx_vector = v;
+		return 0;
+	}
 	if (!strcmp(key, "num-mbufs")) {
 		if ((rc = expect_uint(lx, key, 1024, 1 << 24, &v)))
 			return rc;

@@ -34,6 +34,7 @@ struct sl_config {
 	char file_prefix[64];
 	char eal_args[1024];
 	uint32_t buffers_per_numa;
+	uint32_t rx_vector;        /* most packets port-rx takes per graph walk */
 	uint32_t ip4_max_routes;
 	uint32_t ip4_tbl8s;
 };

@@ -8,6 +8,7 @@
 
 #define RX_BURST 32
 extern struct rte_ring *sl_inject_ring;
+uint16_t sl_rx_vector = RTE_GRAPH_BURST_SIZE; /* dpdk { rx-vector N } */
 
 /* edges: the modes (ethernet-input, l2-*), noisy, then interface-output */
 enum { RX_NEXT_OUTPUT = SL_IN_NEXT_NOISY + 1, RX_NB_NEXT };
@@ -21,7 +22,8 @@ static uint16_t rx_process(struct rte_graph *g, struct rte_node *node, void **ob
 	(void)objs;
 	(void)n;
 	if (l && l->n) {
-		for (uint16_t i = 0; i < l->n && total < RTE_GRAPH_BURST_SIZE; i++) {
+		const uint16_t max = sl_rx_vector;
+		for (uint16_t i = 0; i < l->n && total < max; i++) {
 			const struct sl_rxq *q = &l->q[i];
 			if (!sl_ifaces[q->port].up)
 				continue;
@@ -29,7 +31,7 @@ static uint16_t rx_process(struct rte_graph *g, struct rte_node *node, void **ob
 			 * straight into that node's stream */
 			uint16_t next = sl_iface_in_next(q->port), k;
 			do {
-				uint16_t want = RTE_MIN(RX_BURST, RTE_GRAPH_BURST_SIZE - total);
+				uint16_t want = RTE_MIN(RX_BURST, max - total);
 				struct rte_mbuf **b =
 					(struct rte_mbuf **)rte_node_next_stream_get(g, node, next, want);
 				k = rte_eth_rx_burst(q->port, q->queue, b, want);
@@ -42,7 +44,7 @@ static uint16_t rx_process(struct rte_graph *g, struct rte_node *node, void **ob
 				total += k;
 				if (k < want)
 					break;
-			} while (total < RTE_GRAPH_BURST_SIZE);
+			} while (total < max);
 		}
 	}
 	/* worker 0 transmits what the main lcore built */
