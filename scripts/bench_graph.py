@@ -76,6 +76,18 @@ def wait_sent(d, n, timeout=300):
     raise RuntimeError("the stream did not finish")
 
 
+def stream_trials(s):
+    """TRIALS runs of the stream s0; each node's clocks/packet, median over the trials."""
+    trials = []
+    for _ in range(TRIALS):
+        s.cli("clear runtime")
+        s.cli("packet-generator enable-stream s0")
+        wait_sent(s, PACKETS)
+        rt = s.js("show runtime")
+        trials.append({r["node"]: r["clocks/packet"] for r in rt["runtime"] if r["vectors"]})
+    return {k: statistics.median(t.get(k, 0) for t in trials) for k in trials[0]}
+
+
 def measure(tmp, routes):
     d = tmp / f"rt-{routes}"
     d.mkdir()
@@ -87,20 +99,47 @@ cpu {{ main-core 0 corelist-workers 1 }}
 dpdk {{ socket-mem 1024 }}
 ip4 {{ max-routes 2097152 tbl8s 1024 }}
 """
-    trials = []
     with Daemon(conf, d) as s:
-        for _ in range(TRIALS):
-            s.cli("clear runtime")
-            s.cli("packet-generator enable-stream s0")
-            wait_sent(s, PACKETS)
-            rt = s.js("show runtime")
-            trials.append({r["node"]: r["clocks/packet"] for r in rt["runtime"] if r["vectors"]})
-            tx = s.js("show interface pg1")["interfaces"][0]["tx-packets"]
+        nodes = stream_trials(s)
+        tx = s.js("show interface pg1")["interfaces"][0]["tx-packets"]
         errs = s.js("show errors")["errors"]
     if errs:
         print(f"   errors: {errs}")
-    nodes = {k: statistics.median(t.get(k, 0) for t in trials) for k in trials[0]}
     return nodes, tx
+
+
+BRIDGE_MACS = int(os.environ.get("BRIDGE_MACS", "100000"))
+
+
+def bridge(tmp, nmacs):
+    """Bridging in memory: pg0 and pg1 (sinks) in bridge domain 1, nmacs MACs in the table
+    (l2fib add ... static: learnt or static, the lookup is the same), a pcap stream of 4096
+    frames to random ones of them from one source MAC."""
+    d = tmp / f"bridge-{nmacs}"
+    d.mkdir()
+    rnd = random.Random(2)
+    mac = lambda i: "02:%02x:%02x:%02x:%02x:02" % (i >> 24 & 255, i >> 16 & 255, i >> 8 & 255, i & 255)  # noqa: E731
+    from scapy.all import IP, UDP, Ether, Raw, wrpcap
+    wrpcap(str(d / "in.pcap"), [Ether(src="02:00:00:00:00:01", dst=mac(rnd.randrange(nmacs))) /
+                                IP(src="10.0.0.1", dst="10.0.0.2") / UDP(sport=1, dport=2) / Raw(b"\0" * 18)
+                                for _ in range(4096)])
+    lines = ["create bridge-domain 1", "create packet-generator interface pg0",
+             "create packet-generator interface pg1", "set interface state pg0 up",
+             "set interface state pg1 up", "set interface l2 bridge pg0 1",
+             "set interface l2 bridge pg1 1", "l2fib add 02:00:00:00:00:01 1 pg0 static"]
+    lines += [f"l2fib add {mac(i)} 1 pg1 static" for i in range(nmacs)]
+    (d / "setup.cli").write_text("\n".join(lines) + "\n" +
+                                 f"packet-generator new {{ name s0 limit {PACKETS} interface pg0 "
+                                 f"pcap {d}/in.pcap }}\n")
+    conf = f"""unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
+cpu {{ main-core 0 corelist-workers 1 }}
+dpdk {{ socket-mem 1024 }}
+"""
+    with Daemon(conf, d) as s:
+        nodes = stream_trials(s)
+        tx = s.js("show interface pg1")["interfaces"][0]["tx-packets"]
+        macs = s.js("show bridge-domain 1")["bridge-domains"][0]["macs"]
+    return nodes, tx, macs
 
 
 def callgrind(tmp, n):
@@ -164,6 +203,14 @@ def main():
             print(f"   routing nodes (ethernet-input + ip4-input + ip4-lookup + ip4-rewrite): "
                   f"{routing:.1f}; with port-tx: {routing + nodes.get('port-tx-1', 0):.1f}; "
                   f"whole path: {sum(nodes.values()):.1f}; pg1 sent {tx}")
+        if BRIDGE_MACS and PACKETS:
+            for nm in (10, BRIDGE_MACS):
+                nodes, tx, macs = bridge(tmp, nm)
+                print(f"== bridging, {macs} MACs in the table, {PACKETS} packets of 64 bytes "
+                      f"(clocks/packet, median of {TRIALS})", flush=True)
+                for k, v in nodes.items():
+                    print(f"   {k:16s} {v:8.1f}")
+                print(f"   whole path: {sum(nodes.values()):.1f}; pg1 sent {tx}")
         if shutil.which("valgrind") and CG_PACKETS:
             print(f"== callgrind, 1 route: instructions/packet ({CG_PACKETS} packets minus 0)",
                   flush=True)

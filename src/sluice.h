@@ -130,7 +130,7 @@ static inline void sl_enqueue_nexts(struct rte_graph *g, struct rte_node *node, 
 	}
 	for (; i < n && nexts[i] == first; i++)
 		;
-	if (i == n && objs == node->objs) {
+	if (i == n && objs == node->objs && n == node->idx) {
 		rte_node_next_stream_move(g, node, first);
 		return;
 	}

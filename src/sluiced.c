@@ -24,6 +24,9 @@
 extern struct rte_mempool *sl_pool, *sl_indirect_pool;
 void sl_pg_fini(void);
 void sl_noisy_fini(void);
+int sl_l2_init(void);
+void sl_l2_poll(void);
+void sl_l2_fini(void);
 extern uint16_t sl_rx_vector;
 
 static void on_signal(int sig)
@@ -204,6 +207,11 @@ int main(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	if (sl_l2_init()) {
+		fprintf(stderr, "sluiced: cannot create the MAC table\n");
+		rc = 1;
+		goto out;
+	}
 	rc = 1;
 	if (sl_runtime_clone_tx())
 		goto out;
@@ -244,6 +252,7 @@ int main(int argc, char **argv)
 			sl_cli_server_poll(1);
 		}
 		sl_runtime_drain_punts(sl_ip4_punt);
+		sl_l2_poll();
 		uint64_t now = rte_rdtsc();
 		if (now > next_tick) {
 			sl_ip4_tick(now);
@@ -258,6 +267,7 @@ out:
 	sl_runtime_stop();
 	sl_runtime_fini();
 	sl_noisy_fini();
+	sl_l2_fini();
 	sl_iface_fini();
 	sl_ip4_fini();
 	sl_pg_fini();

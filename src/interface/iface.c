@@ -384,10 +384,12 @@ static int cmd_show_interface(struct sl_out *o, int argc, char **argv)
 		u64s(v[8], c.tx_error + st.oerrors);
 		u64s(v[9], st.imissed);
 		u64s(v[10], st.ierrors + st.rx_nombuf);
-		char mode[96];
-		snprintf(mode, sizeof(mode), "%s%s%s%s", sl_mode_names[f->mode],
-			 f->mode != SL_MODE_L3 ? " -> " : "",
-			 f->mode != SL_MODE_L3 ? sl_ifaces[f->peer].name : "",
+		char mode[96], to[80] = "";
+		if (f->mode == SL_MODE_BRIDGE)
+			snprintf(to, sizeof(to), " %u", f->bd);
+		else if (f->mode != SL_MODE_L3)
+			snprintf(to, sizeof(to), " -> %s", sl_ifaces[f->peer].name);
+		snprintf(mode, sizeof(mode), "%s%s%s", sl_mode_names[f->mode], to,
 			 f->noisy ? " +noisy" : "");
 		sl_tbl_row(o, f->name, v[0], f->up ? "up" : "down", v[1], mode, v[2], v[3], v[4],
 			   v[5], v[6], v[7], v[8], v[9], v[10]);

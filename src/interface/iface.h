@@ -13,8 +13,16 @@
 /* What an interface does with what it receives: route it (ethernet-input), or one of the
  * L2 forwarding modes, each a node of its own. Every node that takes packets in (port-rx,
  * pg-input, noisy, noisy-fifo) has these edges first, in this order. */
-enum sl_mode { SL_MODE_L3, SL_MODE_IO, SL_MODE_MAC, SL_MODE_MACSWAP, SL_MODE_5TSWAP, SL_NB_MODES };
-#define SL_MODE_NODES "ethernet-input", "l2-io", "l2-mac", "l2-macswap", "l2-5tswap"
+enum sl_mode {
+	SL_MODE_L3,
+	SL_MODE_IO,
+	SL_MODE_MAC,
+	SL_MODE_MACSWAP,
+	SL_MODE_5TSWAP,
+	SL_MODE_BRIDGE,
+	SL_NB_MODES
+};
+#define SL_MODE_NODES "ethernet-input", "l2-io", "l2-mac", "l2-macswap", "l2-5tswap", "l2-bridge"
 extern const char *const sl_mode_names[SL_NB_MODES];
 
 struct sl_noisy;
@@ -31,6 +39,7 @@ struct sl_iface {
 	bool sink;                    /* pg: port-tx counts and frees, like VPP's pg tx */
 	uint8_t mode;                 /* enum sl_mode; written last, with a release store */
 	uint16_t peer;                /* L2 modes: the port packets leave by */
+	uint16_t bd;                  /* bridge mode: the bridge domain */
 	struct rte_ether_addr mac_dst, mac_src; /* fwd-mode mac: the addresses written */
 	struct sl_noisy *noisy;       /* the noisy-VNF input feature, or NULL */
 	rte_spinlock_t txq_lock[SL_MAX_WORKERS];

@@ -5,7 +5,9 @@
 
 #include <string.h>
 
-const char *const sl_mode_names[SL_NB_MODES] = {"l3", "io", "mac", "macswap", "5tswap"};
+const char *const sl_mode_names[SL_NB_MODES] = {"l3", "io", "mac", "macswap", "5tswap",
+						 "bridge"};
+void sl_l2_bridge_left(struct sl_iface *f, uint16_t bd);
 
 /* The peer, MACs and mode are written while workers read them: the mode last, released, so
  * a worker that sees the new mode sees its settings (a vector in flight may still use the
@@ -13,12 +15,15 @@ const char *const sl_mode_names[SL_NB_MODES] = {"l3", "io", "mac", "macswap", "5
 static void set_mode(struct sl_iface *f, enum sl_mode mode, uint16_t peer,
 		     const struct rte_ether_addr *dst, const struct rte_ether_addr *src)
 {
+	uint16_t left = f->mode == SL_MODE_BRIDGE ? f->bd : 0;
 	f->peer = peer;
 	if (dst)
 		f->mac_dst = *dst;
 	if (src)
 		f->mac_src = *src;
 	__atomic_store_n(&f->mode, (uint8_t)mode, __ATOMIC_RELEASE);
+	if (left)
+		sl_l2_bridge_left(f, left); /* no longer flooded to */
 }
 
 static int cmd_xconnect(struct sl_out *o, int argc, char **argv)
@@ -45,7 +50,7 @@ static int cmd_fwd_mode(struct sl_out *o, int argc, char **argv)
 	if (!f)
 		return sl_out_error(o, "unknown interface '%s'", argv[0]);
 	int mode = -1;
-	for (int m = SL_MODE_IO; m < SL_NB_MODES; m++)
+	for (int m = SL_MODE_IO; m < SL_MODE_BRIDGE; m++)
 		if (!strcmp(argv[1], sl_mode_names[m]))
 			mode = m;
 	if (mode < 0)

@@ -15,6 +15,7 @@
 #include <rte_lcore.h>
 
 extern struct rte_mempool *sl_pool, *sl_indirect_pool;
+int sl_l2_init(void);
 
 struct rte_ring *env_rx[2], *env_tx[2], *env_rx0_q1;
 uint32_t env_max_routes = 1 << 18;
@@ -72,7 +73,7 @@ int env_init(const char *prog, const char *prefix)
 	for (int i = 0; i < env_graphs; i++)
 		lc[i] = (uint16_t)rte_lcore_id(); /* all graphs are walked by this thread */
 	if (sl_runtime_init(env_graphs, lc) || sl_iface_init(&cfg, sl_pool, env_graphs) ||
-	    sl_ip4_init(env_max_routes, 4096) || sl_runtime_clone_tx())
+	    sl_ip4_init(env_max_routes, 4096) || sl_l2_init() || sl_runtime_clone_tx())
 		return -1;
 	if (sl_runtime_create_graphs())
 		return -1;
