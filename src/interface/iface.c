@@ -387,6 +387,8 @@ static int cmd_show_interface(struct sl_out *o, int argc, char **argv)
 		char mode[96], to[80] = "";
 		if (f->mode == SL_MODE_BRIDGE)
 			snprintf(to, sizeof(to), " %u", f->bd);
+		else if (f->bvi)
+			snprintf(to, sizeof(to), " (bvi of bridge-domain %u)", f->bd);
 		else if (f->mode != SL_MODE_L3)
 			snprintf(to, sizeof(to), " -> %s", sl_ifaces[f->peer].name);
 		snprintf(mode, sizeof(mode), "%s%s%s", sl_mode_names[f->mode], to,

@@ -39,7 +39,9 @@ struct sl_iface {
 	bool sink;                    /* pg: port-tx counts and frees, like VPP's pg tx */
 	uint8_t mode;                 /* enum sl_mode; written last, with a release store */
 	uint16_t peer;                /* L2 modes: the port packets leave by */
-	uint16_t bd;                  /* bridge mode: the bridge domain */
+	uint16_t bd;                  /* bridge mode (or a BVI's): the bridge domain */
+	bool bvi;                     /* a bridge's routed interface: routed out into the
+				       * bridge, bridged to it into routing */
 	struct rte_ether_addr mac_dst, mac_src; /* fwd-mode mac: the addresses written */
 	struct sl_noisy *noisy;       /* the noisy-VNF input feature, or NULL */
 	rte_spinlock_t txq_lock[SL_MAX_WORKERS];

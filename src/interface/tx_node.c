@@ -58,11 +58,25 @@ static inline uint64_t sink_free(struct rte_mbuf **m, uint16_t n)
 	return bytes;
 }
 
+enum { TX_NEXT_BRIDGE, TX_NB_NEXT }; /* every clone's one edge */
+
 static uint16_t tx_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
 	struct tx_ctx *c = (struct tx_ctx *)node->ctx;
-	(void)g;
 	uint16_t sent = 0;
+	if (unlikely(sl_ifaces[c->port].bvi)) {
+		/* routed out of a BVI: into its bridge domain, as if received on the BVI */
+		uint64_t bytes = 0;
+		for (uint16_t i = 0; i < n; i++) {
+			struct rte_mbuf *m = objs[i];
+			m->port = c->port;
+			bytes += m->pkt_len;
+		}
+		c->w->ifc[c->port].tx_pkts += n;
+		c->w->ifc[c->port].tx_bytes += bytes;
+		rte_node_next_stream_move(g, node, TX_NEXT_BRIDGE);
+		return n;
+	}
 	if (likely(sl_ifaces[c->port].up)) {
 		uint64_t bytes = 0;
 		struct sl_iface *f = &sl_ifaces[c->port];
@@ -103,7 +117,8 @@ static struct rte_node_register tx_node = {
 	.name = "port-tx",
 	.process = tx_process,
 	.init = tx_init,
-	.nb_edges = 0,
+	.nb_edges = TX_NB_NEXT,
+	.next_nodes = {[TX_NEXT_BRIDGE] = "l2-bridge"},
 };
 RTE_NODE_REGISTER(tx_node);
 

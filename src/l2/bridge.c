@@ -74,7 +74,7 @@ enum { BR_ERRORS(SL_ERR_ENUM) BR_NB_ERR };
 static const char *const br_reasons[] = {BR_ERRORS(SL_ERR_STR)};
 static uint16_t br_err;
 
-enum { BR_NEXT_DROP, BR_NB_STATIC };
+enum { BR_NEXT_DROP, BR_NEXT_ETH, BR_NB_STATIC };
 static rte_edge_t br_tx0;
 
 RTE_INIT(br_init)
@@ -84,6 +84,22 @@ RTE_INIT(br_init)
 }
 
 extern struct rte_mempool *sl_pool;
+
+static inline bool in_bd(const struct sl_iface *f)
+{
+	return f->mode == SL_MODE_BRIDGE || f->bvi;
+}
+
+/* The edge to member port p: its port-tx, or routing for the domain's BVI (which the frame
+ * then appears to arrive on). */
+static inline uint16_t to_member(struct rte_mbuf *m, uint16_t p)
+{
+	if (unlikely(sl_ifaces[p].bvi)) {
+		m->port = p;
+		return BR_NEXT_ETH;
+	}
+	return (uint16_t)(br_tx0 + p);
+}
 
 static inline void learn(struct sl_worker *w, uint64_t key, uint16_t port)
 {
@@ -135,7 +151,7 @@ static uint16_t br_process(struct rte_graph *g, struct rte_node *node, void **ob
 			sl_set_error(m, br_err + BR_ERR_SHORT);
 			continue;
 		}
-		if (unlikely(!b->used || sl_ifaces[m->port].mode != SL_MODE_BRIDGE)) {
+		if (unlikely(!b->used || !in_bd(&sl_ifaces[m->port]))) {
 			sl_set_error(m, br_err + BR_ERR_NOBD);
 			continue;
 		}
@@ -156,7 +172,7 @@ static uint16_t br_process(struct rte_graph *g, struct rte_node *node, void **ob
 				sl_set_error(m, br_err + BR_ERR_SAME);
 				continue;
 			}
-			nexts[i] = (uint16_t)(br_tx0 + out);
+			nexts[i] = to_member(m, out);
 			continue;
 		}
 		if (!(bcast ? b->flood : b->uu_flood)) {
@@ -179,7 +195,7 @@ static uint16_t br_process(struct rte_graph *g, struct rte_node *node, void **ob
 					w->errors[br_err + BR_ERR_COPY]++;
 					continue;
 				}
-				rte_node_enqueue_x1(g, node, (rte_edge_t)(br_tx0 + last), c);
+				rte_node_enqueue_x1(g, node, to_member(c, last), c);
 			}
 			last = p;
 		}
@@ -189,7 +205,7 @@ static uint16_t br_process(struct rte_graph *g, struct rte_node *node, void **ob
 			rte_node_enqueue_x1(g, node, BR_NEXT_DROP, m);
 			continue;
 		}
-		rte_node_enqueue_x1(g, node, (rte_edge_t)(br_tx0 + last), m);
+		rte_node_enqueue_x1(g, node, to_member(m, last), m);
 	}
 	w->errors[br_err + BR_FLOODED] += nfl;
 	sl_enqueue_nexts(g, node, objs + from, nexts + from, n - from);
@@ -201,7 +217,7 @@ static struct rte_node_register br_node = {
 	.process = br_process,
 	.init = sl_node_init,
 	.nb_edges = BR_NB_STATIC,
-	.next_nodes = {[BR_NEXT_DROP] = "error-drop"},
+	.next_nodes = {[BR_NEXT_DROP] = "error-drop", [BR_NEXT_ETH] = "ethernet-input"},
 };
 RTE_NODE_REGISTER(br_node);
 
@@ -297,7 +313,7 @@ static void members_publish(uint16_t id)
 	if (!m)
 		return;
 	for (uint16_t p = 0; p < SL_MAX_PORTS; p++)
-		if (sl_ifaces[p].used && sl_ifaces[p].mode == SL_MODE_BRIDGE && sl_ifaces[p].bd == id)
+		if (sl_ifaces[p].used && in_bd(&sl_ifaces[p]) && sl_ifaces[p].bd == id)
 			m->port[m->n++] = p;
 	__atomic_store_n(&bds[id].members, m, __ATOMIC_RELEASE);
 	rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
@@ -346,8 +362,7 @@ static int cmd_create_bd(struct sl_out *o, int argc, char **argv)
 		if (!bds[id].used)
 			return sl_out_error(o, "bridge-domain %u does not exist", id);
 		for (int p = 0; p < SL_MAX_PORTS; p++)
-			if (sl_ifaces[p].used && sl_ifaces[p].mode == SL_MODE_BRIDGE &&
-			    sl_ifaces[p].bd == id)
+			if (sl_ifaces[p].used && in_bd(&sl_ifaces[p]) && sl_ifaces[p].bd == id)
 				return sl_out_error(o, "bridge-domain %u still has %s", id,
 						    sl_ifaces[p].name);
 		bds[id].used = false;
@@ -391,34 +406,95 @@ SL_CLI_COMMAND(create_bd, .path = "create bridge-domain",
 static int cmd_set_bridge(struct sl_out *o, int argc, char **argv)
 {
 	uint32_t id;
-	if (argc != 2)
-		return sl_out_error(o, "usage: set interface l2 bridge IFACE N");
+	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "bvi")))
+		return sl_out_error(o, "usage: set interface l2 bridge IFACE N [bvi]");
 	struct sl_iface *f = sl_iface_by_name(argv[0]);
 	if (!f)
 		return sl_out_error(o, "unknown interface '%s'", argv[0]);
+	if ((argc == 3) != !strncmp(f->name, "bvi", 3) || (argc == 3 && !f->virt))
+		return sl_out_error(o, argc == 3 ? "%s is not a BVI (bvi create makes one)"
+						 : "%s is a BVI: set interface l2 bridge %s N bvi",
+				    f->name, f->name);
 	if (sl_arg_u32(o, "bridge-domain", argv[1], 1, BD_MAX - 1, &id))
 		return -1;
 	if (!bds[id].used)
 		return sl_out_error(o, "bridge-domain %u does not exist (create bridge-domain %u)", id,
 				    id);
-	uint16_t was = f->mode == SL_MODE_BRIDGE ? f->bd : 0;
+	uint16_t was = in_bd(f) ? f->bd : 0;
 	f->bd = (uint16_t)id;
 	f->peer = f->port;
-	__atomic_store_n(&f->mode, (uint8_t)SL_MODE_BRIDGE, __ATOMIC_RELEASE);
+	if (argc == 3) {
+		/* a BVI routes what the bridge hands it: its mode stays l3; its MAC is static */
+		f->bvi = true;
+		if (was && was != id) {
+			uint64_t k = mkkey(was, &f->mac);
+			rte_hash_del_key(macs, &k);
+		}
+		mac_set(mkkey((uint16_t)id, &f->mac), f->port, true);
+	} else {
+		__atomic_store_n(&f->mode, (uint8_t)SL_MODE_BRIDGE, __ATOMIC_RELEASE);
+	}
 	members_publish((uint16_t)id);
 	if (was && was != id)
 		members_publish(was);
 	return 0;
 }
-SL_CLI_COMMAND(set_bridge, .path = "set interface l2 bridge", .usage = "IFACE N",
-	       .help = "make IFACE a member of bridge domain N", .fn = cmd_set_bridge)
+SL_CLI_COMMAND(set_bridge, .path = "set interface l2 bridge", .usage = "IFACE N [bvi]",
+	       .help = "make IFACE a member of bridge domain N (bvi: its routed interface)",
+	       .fn = cmd_set_bridge)
+
+static int cmd_bvi_create(struct sl_out *o, int argc, char **argv)
+{
+	const char *usage = "usage: bvi create [instance N] [mac MAC]";
+	uint32_t inst = UINT32_MAX;
+	struct rte_ether_addr mac = {{0x02, 0xfe, 0xb1, 0, 0, 0}};
+	bool have_mac = false;
+	for (int i = 0; i < argc; i += 2) {
+		if (i + 1 >= argc)
+			return sl_out_error(o, "%s", usage);
+		if (!strcmp(argv[i], "instance")) {
+			if (sl_arg_u32(o, "instance", argv[i + 1], 0, 9999, &inst))
+				return -1;
+		} else if (!strcmp(argv[i], "mac")) {
+			if (sl_arg_mac(o, argv[i + 1], mac.addr_bytes))
+				return -1;
+			have_mac = true;
+		} else {
+			return sl_out_error(o, "unknown option '%s'; %s", argv[i], usage);
+		}
+	}
+	char name[16];
+	if (inst == UINT32_MAX) /* the first free instance */
+		for (inst = 0; snprintf(name, sizeof(name), "bvi%u", inst), sl_iface_by_name(name);)
+			inst++;
+	snprintf(name, sizeof(name), "bvi%u", inst);
+	if (sl_iface_by_name(name))
+		return sl_out_error(o, "interface '%s' exists", name);
+	if (!have_mac)
+		mac.addr_bytes[5] = (uint8_t)inst;
+	struct sl_iface *f;
+	int rc = sl_iface_add_virtual(name, "net_null", "no-rx=1", &mac, &f);
+	if (rc)
+		return sl_out_error(o, "cannot create %s: %s", name, strerror(rc < 0 ? -rc : rc));
+	sl_out_msg(o, "%s", f->name);
+	return 0;
+}
+SL_CLI_COMMAND(bvi_create, .path = "bvi create", .usage = "[instance N] [mac MAC]",
+	       .help = "a bridged virtual interface bviN: give it addresses and put it in a "
+		       "bridge domain with 'set interface l2 bridge bviN N bvi'",
+	       .fn = cmd_bvi_create)
 
 /* set interface l3 and the other modes call this when an interface leaves its domain */
 void sl_l2_bridge_left(struct sl_iface *f, uint16_t bd)
 {
-	if (bd && bds[bd].used)
-		members_publish(bd);
-	(void)f;
+	if (!bd || !bds[bd].used)
+		return;
+	members_publish(bd);
+	uint64_t key = mkkey(bd, &f->mac);
+	void *d;
+	if (rte_hash_lookup_data(macs, &key, &d) >= 0 && DATA_PORT((uintptr_t)d) == f->port &&
+	    ((uintptr_t)d & DATA_STATIC))
+		rte_hash_del_key(macs, &key); /* a BVI's own MAC */
 }
 
 static int cmd_l2fib(struct sl_out *o, int argc, char **argv)

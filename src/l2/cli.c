@@ -15,7 +15,8 @@ void sl_l2_bridge_left(struct sl_iface *f, uint16_t bd);
 static void set_mode(struct sl_iface *f, enum sl_mode mode, uint16_t peer,
 		     const struct rte_ether_addr *dst, const struct rte_ether_addr *src)
 {
-	uint16_t left = f->mode == SL_MODE_BRIDGE ? f->bd : 0;
+	uint16_t left = f->mode == SL_MODE_BRIDGE || f->bvi ? f->bd : 0;
+	f->bvi = false; /* a BVI set to a mode or to l3 leaves its bridge domain */
 	f->peer = peer;
 	if (dst)
 		f->mac_dst = *dst;

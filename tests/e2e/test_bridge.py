@@ -98,6 +98,8 @@ def test_bridge_cli_errors(sluiced_factory, tmp_path):
         "l2fib del 02:00:00:00:00:01 10": "is not in bridge-domain 10",
         "create bridge-domain 10 del": "still has pg0",
         "show bridge-domain 99": "bridge-domain 99 does not exist",
+        "set interface l2 bridge pg0 10 bvi": "pg0 is not a BVI",
+        "bvi create instance 3 colour red": "unknown option 'colour'",
     })
     b.s.cli("set interface l3 pg0")
     assert b.s.js("show bridge-domain 10")["bridge-domains"][0]["members"] == "pg1 pg2"
