@@ -7,20 +7,81 @@
 	X(ETH_ERR_SHORT, "frame shorter than an Ethernet header")         \
 	X(ETH_ERR_MAC, "destination MAC not ours")                        \
 	X(ETH_ERR_TYPE, "unsupported ethertype")                          \
-	X(ETH_ERR_DOWN, "interface down")
+	X(ETH_ERR_DOWN, "interface down")                                 \
+	X(ETH_ERR_VLAN, "VLAN tags of no sub-interface")
 enum { ETH_ERRORS(SL_ERR_ENUM) ETH_NB_ERR };
 static const char *const eth_reasons[] = {ETH_ERRORS(SL_ERR_STR)};
 static uint16_t eth_err;
 
-enum { ETH_NEXT_DROP, ETH_NEXT_IP4, ETH_NEXT_ARP, ETH_NB_NEXT };
+/* edges: drop, ip4, arp, then a sub-interface's mode (l2-io ... l2-bridge) or noisy */
+enum { ETH_NEXT_DROP, ETH_NEXT_IP4, ETH_NEXT_ARP, ETH_NEXT_MODES, ETH_NB_NEXT = ETH_NEXT_MODES + SL_NB_MODES };
 
-static inline uint16_t eth_one(struct rte_mbuf *m)
+/* A tagged frame: the sub-interface of its port with these tags, or UINT16_MAX. */
+static inline uint16_t sub_of(const struct sl_iface *f, uint16_t tpid, uint16_t vid,
+			      uint16_t inner)
+{
+	uint16_t n = __atomic_load_n(&f->nb_subs, __ATOMIC_ACQUIRE);
+	for (uint16_t i = 0; i < n; i++) {
+		const struct sl_iface *s = &sl_ifaces[f->subs[i]];
+		if (s->tpid == tpid && s->vid == vid && s->inner_vid == inner)
+			return f->subs[i];
+	}
+	return UINT16_MAX;
+}
+
+/* Pops the tags of a sub-interface's frame and makes it the sub-interface's; returns the
+ * next edge when the sub-interface is not routed, 0 when it is (the frame goes on through
+ * ethernet-input), or ETH_NEXT_DROP. */
+static inline uint16_t vlan_in(struct sl_worker *w, struct rte_mbuf *m)
+{
+	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+	if (m->data_len < RTE_ETHER_HDR_LEN + 4)
+		goto bad;
+	uint16_t tpid = rte_be_to_cpu_16(*(uint16_t *)(d + 12));
+	uint16_t vid = rte_be_to_cpu_16(*(uint16_t *)(d + 14)) & 0xfff, inner = 0;
+	unsigned k = 4;
+	if (*(uint16_t *)(d + 16) == RTE_BE16(RTE_ETHER_TYPE_VLAN) &&
+	    m->data_len >= RTE_ETHER_HDR_LEN + 8) {
+		uint16_t in = rte_be_to_cpu_16(*(uint16_t *)(d + 18)) & 0xfff;
+		if (sub_of(&sl_ifaces[m->port], tpid, vid, in) != UINT16_MAX) {
+			inner = in;
+			k = 8;
+		}
+	}
+	uint16_t sub = sub_of(&sl_ifaces[m->port], tpid, vid, inner);
+	if (sub == UINT16_MAX || !sl_ifaces[sub].up)
+		goto bad;
+	memmove(d + k, d, 12);
+	rte_pktmbuf_adj(m, (uint16_t)k);
+	m->port = sub;
+	w->ifc[sub].rx_pkts++;
+	w->ifc[sub].rx_bytes += m->pkt_len;
+	uint16_t next = sl_iface_in_next(sub);
+	return next == SL_MODE_L3 ? 0 : (uint16_t)(ETH_NEXT_MODES - 1 + next);
+bad:
+	sl_set_error(m, eth_err + ETH_ERR_VLAN);
+	return ETH_NEXT_DROP;
+}
+
+static inline uint16_t eth_one(struct sl_worker *w, struct rte_mbuf *m)
 {
 	if (unlikely(m->data_len < RTE_ETHER_HDR_LEN)) {
 		sl_set_error(m, eth_err + ETH_ERR_SHORT);
 		return ETH_NEXT_DROP;
 	}
 	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	if (eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN) ||
+	    eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_QINQ)) {
+		uint16_t nx = vlan_in(w, m);
+		if (nx)
+			return nx;
+		eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *); /* routed: go on, untagged */
+		if (unlikely(eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_VLAN) ||
+			     eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_QINQ))) {
+			sl_set_error(m, eth_err + ETH_ERR_VLAN);
+			return ETH_NEXT_DROP;
+		}
+	}
 	const struct sl_iface *f = &sl_ifaces[m->port];
 	if (unlikely(!rte_is_same_ether_addr(&eh->dst_addr, &f->mac) &&
 		     !rte_is_multicast_ether_addr(&eh->dst_addr))) {
@@ -47,6 +108,7 @@ static inline uint64_t mac48(const void *p)
 
 static uint16_t eth_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
+	struct sl_worker *w = sl_node_worker(node);
 	uint16_t nexts[n];
 	uint16_t last_port = UINT16_MAX;
 	uint64_t mac = 0;
@@ -71,7 +133,7 @@ static uint16_t eth_process(struct rte_graph *g, struct rte_node *node, void **o
 			nexts[i] = ETH_NEXT_IP4;
 			continue;
 		}
-		nexts[i] = eth_one(m);
+		nexts[i] = eth_one(w, m);
 	}
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
@@ -82,8 +144,9 @@ static struct rte_node_register eth_node = {
 	.process = eth_process,
 	.init = sl_node_init,
 	.nb_edges = ETH_NB_NEXT,
-	.next_nodes = {[ETH_NEXT_DROP] = "error-drop", [ETH_NEXT_IP4] = "ip4-input",
-		       [ETH_NEXT_ARP] = "arp-input"},
+	.next_nodes = {"error-drop", "ip4-input", "arp-input",
+		       /* SL_MODE_NODES without ethernet-input itself, then noisy */
+		       "l2-io", "l2-mac", "l2-macswap", "l2-5tswap", "l2-bridge", "noisy"},
 };
 RTE_NODE_REGISTER(eth_node);
 

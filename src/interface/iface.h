@@ -42,6 +42,14 @@ struct sl_iface {
 	uint16_t bd;                  /* bridge mode (or a BVI's): the bridge domain */
 	bool bvi;                     /* a bridge's routed interface: routed out into the
 				       * bridge, bridged to it into routing */
+	/* a VLAN sub-interface: its frames carry these tags on the parent port */
+	bool sub;
+	uint16_t parent;
+	uint16_t tpid;                /* outer tag's ethertype: 0x8100 or 0x88a8 */
+	uint16_t vid, inner_vid;      /* inner_vid 0: one tag */
+	/* a parent's sub-interfaces, appended by main (count published last) */
+	uint16_t nb_subs;
+	uint16_t subs[8];
 	struct rte_ether_addr mac_dst, mac_src; /* fwd-mode mac: the addresses written */
 	struct sl_noisy *noisy;       /* the noisy-VNF input feature, or NULL */
 	rte_spinlock_t txq_lock[SL_MAX_WORKERS];

@@ -8,7 +8,8 @@
 
 #define TX_ERRORS(X)                                      \
 	X(TX_ERR_FULL, "TX ring full (tx-error)")         \
-	X(TX_ERR_DOWN, "interface down")
+	X(TX_ERR_DOWN, "interface down")                  \
+	X(TX_ERR_HEADROOM, "no headroom for the VLAN tags")
 enum { TX_ERRORS(SL_ERR_ENUM) TX_NB_ERR };
 static const char *const tx_reasons[] = {TX_ERRORS(SL_ERR_STR)};
 static uint16_t tx_err;
@@ -60,10 +61,33 @@ static inline uint64_t sink_free(struct rte_mbuf **m, uint16_t n)
 
 enum { TX_NEXT_BRIDGE, TX_NB_NEXT }; /* every clone's one edge */
 
+/* A sub-interface's frames get its tags between the source MAC and the ethertype. */
+static uint16_t push_tags(struct tx_ctx *c, const struct sl_iface *f, void **objs, uint16_t n)
+{
+	unsigned k = f->inner_vid ? 8 : 4;
+	uint16_t kept = 0;
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
+		uint8_t *d = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)k);
+		if (unlikely(!d)) {
+			c->w->errors[tx_err + TX_ERR_HEADROOM]++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		memmove(d, d + k, 12);
+		uint16_t t[4] = {rte_cpu_to_be_16(f->tpid), rte_cpu_to_be_16(f->vid),
+				 RTE_BE16(RTE_ETHER_TYPE_VLAN), rte_cpu_to_be_16(f->inner_vid)};
+		memcpy(d + 12, t, k);
+		objs[kept++] = m;
+	}
+	return kept;
+}
+
 static uint16_t tx_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
 	struct tx_ctx *c = (struct tx_ctx *)node->ctx;
-	uint16_t sent = 0;
+	uint16_t sent = 0, port = c->port, queue = c->queue;
+	uint16_t total = n;
 	if (unlikely(sl_ifaces[c->port].bvi)) {
 		/* routed out of a BVI: into its bridge domain, as if received on the BVI */
 		uint64_t bytes = 0;
@@ -77,9 +101,16 @@ static uint16_t tx_process(struct rte_graph *g, struct rte_node *node, void **ob
 		rte_node_next_stream_move(g, node, TX_NEXT_BRIDGE);
 		return n;
 	}
-	if (likely(sl_ifaces[c->port].up)) {
+	struct sl_iface *f = &sl_ifaces[c->port];
+	if (unlikely(f->sub) && f->up) {
+		/* out of the parent port, tagged; the parent's queue and lock */
+		n = push_tags(c, f, objs, n);
+		port = f->parent;
+		f = &sl_ifaces[port];
+		queue = (uint16_t)(c->w->id % RTE_MAX(f->nb_txq, 1));
+	}
+	if (likely(f->up && sl_ifaces[c->port].up)) {
 		uint64_t bytes = 0;
-		struct sl_iface *f = &sl_ifaces[c->port];
 		if (unlikely(f->sink)) {
 			bytes = sink_free((struct rte_mbuf **)objs, n);
 			sent = n;
@@ -87,11 +118,11 @@ static uint16_t tx_process(struct rte_graph *g, struct rte_node *node, void **ob
 			for (uint16_t i = 0; i < n; i++)
 				bytes += ((struct rte_mbuf *)objs[i])->pkt_len;
 			if (unlikely(f->tx_shared)) {
-				rte_spinlock_lock(&f->txq_lock[c->queue]);
-				sent = rte_eth_tx_burst(c->port, c->queue, (struct rte_mbuf **)objs, n);
-				rte_spinlock_unlock(&f->txq_lock[c->queue]);
+				rte_spinlock_lock(&f->txq_lock[queue]);
+				sent = rte_eth_tx_burst(port, queue, (struct rte_mbuf **)objs, n);
+				rte_spinlock_unlock(&f->txq_lock[queue]);
 			} else {
-				sent = rte_eth_tx_burst(c->port, c->queue, (struct rte_mbuf **)objs, n);
+				sent = rte_eth_tx_burst(port, queue, (struct rte_mbuf **)objs, n);
 			}
 		}
 		for (uint16_t i = sent; i < n; i++) /* the unsent ones are still ours */
@@ -100,7 +131,7 @@ static uint16_t tx_process(struct rte_graph *g, struct rte_node *node, void **ob
 		c->w->ifc[c->port].tx_bytes += bytes;
 	}
 	if (unlikely(sent < n)) {
-		if (sl_ifaces[c->port].up) {
+		if (f->up && sl_ifaces[c->port].up) {
 			c->w->ifc[c->port].tx_error += n - sent;
 			c->w->errors[tx_err + TX_ERR_FULL] += n - sent;
 		} else {
@@ -109,7 +140,7 @@ static uint16_t tx_process(struct rte_graph *g, struct rte_node *node, void **ob
 		}
 		rte_pktmbuf_free_bulk((struct rte_mbuf **)objs + sent, n - sent);
 	}
-	return n;
+	return total;
 }
 
 /* The template; sluiced clones it as port-tx-0, port-tx-1, ... */
