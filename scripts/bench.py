@@ -268,6 +268,10 @@ MODES = [
      ["--forward-mode=noisy", "--noisy-lkup-memory=200", "--noisy-lkup-num-reads=32",
       "--noisy-lkup-num-writes=8", "--noisy-tx-sw-buffer-size=128",
       "--noisy-tx-sw-buffer-flushtime=20"]),
+    ("noisy 200 MB as testpmd touches it (3.125 MB), 32 reads, 8 writes, FIFO 128, flush 20 ms",
+     "set interface l2 xconnect port0 port1\n"
+     "set interface noisy port0 lookup-memory 3.125 reads 32 writes 8 buffer 128 flush-time 20",
+     None),
 ]
 
 
