@@ -11,6 +11,7 @@
 
 extern struct rte_mempool *sl_pool;
 void sl_ip4_punt(struct rte_mbuf *m);
+void sl_l2_poll(void);
 unsigned sl_runtime_drain_punts(void (*fn)(struct rte_mbuf *m));
 static unsigned base;
 
@@ -20,6 +21,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (env_init((*argv)[0], "sl-fuzz-ip4"))
 		abort();
 	env_cli("set interface mtu 576 port1", false);
+	/* tagged frames: a routed dot1q sub-interface and a QinQ one in a bridge domain */
+	if (env_cli("create sub-interfaces port0 100", false) ||
+	    env_cli("set interface ip address port0.100 10.10.100.1/24", false) ||
+	    env_cli("set interface state port0.100 up", false) ||
+	    env_cli("create sub-interfaces port0 200 dot1ad 200 inner-dot1q 300", false) ||
+	    env_cli("set interface state port0.200 up", false) ||
+	    env_cli("create bridge-domain 1 age 1", false) ||
+	    env_cli("set interface l2 bridge port0.200 1", false) ||
+	    env_cli("set interface l2 bridge port1 1", false) ||
+	    env_cli("set interface l3 port1", false))
+		abort();
 	base = rte_mempool_in_use_count(sl_pool);
 	return 0;
 }
@@ -40,10 +52,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *const modes[] = {
 		"set interface l3 port0", "set interface l2 xconnect port0 port1",
 		"set interface fwd-mode port0 mac peer port1", "set interface fwd-mode port0 macswap",
-		"set interface fwd-mode port0 5tswap peer port1"};
+		"set interface fwd-mode port0 5tswap peer port1", "set interface l2 bridge port0 1"};
 	if (size == 0)
 		return 0;
-	env_cli(modes[data[0] % 5], false);
+	env_cli(modes[data[0] % 6], false);
 	size_t off = 1;
 	while (off + 2 <= size) {
 		size_t len = ((size_t)data[off] << 8 | data[off + 1]) % 2048;
@@ -64,6 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	env_walk(4);
 	sl_runtime_drain_punts(sl_ip4_punt);
+	sl_l2_poll();
 	env_walk(2);
 	drain_tx();
 	if (rte_mempool_in_use_count(sl_pool) != base)
