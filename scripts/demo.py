@@ -1,12 +1,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """make demo: sluice-gen sends 64-byte UDP to 48.0.0.0/8 into sluiced over memif; sluiced
-routes it via 10.10.2.1 back to sluice-gen; prints the results and the CLI's view."""
+routes it via 10.10.2.1 back to sluice-gen; prints the results and the CLI's view, then a
+short NDR and PDR search (bench/sluice_bench) on the same path."""
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1] / "bench"))
 from sluice_run import ROOT, Daemon, hugepages_free, run_gen  # noqa: E402
+from sluice_bench import search  # noqa: E402
+from sluice_bench.gen import memif_trial  # noqa: E402
 
 SECONDS = 5
 
@@ -32,6 +36,14 @@ def main():
         print(d.cli("show runtime"))
         errs = d.js("show errors")["errors"]
         print(d.cli("show errors") if errs else "show errors: none\n")
+        # short trials (0.5 s, then 2 s at the boundary), 5% precision: a demo, not a report
+        trial = memif_trial(f"{run}/memif.sock", huge=huge)
+        top = max(g["tx_mpps"] * 1.2e6, 1e6)
+        print(f"{'64-byte frames':>14} {'rate Mpps':>10} {'trials':>7}")
+        for name, loss in (("NDR", 0.0), ("PDR 0.5%", 0.005)):
+            r = search(trial, max_pps=top, loss_ratio=loss, min_pps=1e5, precision=0.05,
+                       short_s=0.5, final_s=2.0)
+            print(f"{name:>14} {r.rate_pps / 1e6:>10.3f} {len(r.trials):>7}", flush=True)
 
 
 if __name__ == "__main__":
