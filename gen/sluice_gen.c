@@ -15,7 +15,11 @@
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_tcp.h>
 #include <rte_udp.h>
+
+#include "../src/cli/cli.h"
+#include "../src/pg/pg.h"
 
 #define SIG 0x5eed51ceu
 #define BURST 32
@@ -68,6 +72,8 @@ static struct {
 	uint32_t dst, dst_len, src;
 	struct rte_ether_addr dmac;
 	int json;
+	uint64_t count;      /* packets to send; 0: as many as the duration allows */
+	struct sl_pg_stream *stream; /* --stream: fields, ranges and sizes in the pg grammar */
 } opt = {.tx_port = 0, .rx_port = 1, .duration = 5, .size = 64, .dst = 0x30000000,
 	 .dst_len = 8, .src = 0x0a0a0102};
 
@@ -121,12 +127,70 @@ static void fill(struct rte_mbuf *m, uint64_t seq, uint64_t now)
 	}
 }
 
+/* Where the signature goes (and is looked for): after the UDP or TCP header, or after the
+ * IP header; 0 when the frame is not IPv4 or IPv6. VLAN tags are skipped. */
+static uint32_t payload_off(const uint8_t *d, uint32_t len)
+{
+	uint32_t off = 12;
+	uint16_t type;
+	for (;;) {
+		if (len < off + 2)
+			return 0;
+		memcpy(&type, d + off, 2);
+		if (type != RTE_BE16(RTE_ETHER_TYPE_VLAN) && type != RTE_BE16(RTE_ETHER_TYPE_QINQ))
+			break;
+		off += 4;
+	}
+	off += 2;
+	uint8_t proto;
+	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV4) && len >= off + 20) {
+		proto = d[off + 9];
+		off += (d[off] & 0xf) * 4u;
+	} else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6) && len >= off + 40) {
+		proto = d[off + 6];
+		off += 40;
+	} else {
+		return 0;
+	}
+	if (proto == IPPROTO_UDP)
+		off += 8;
+	else if (proto == IPPROTO_TCP && len >= off + 13)
+		off += (d[off + 12] >> 4) * 4u;
+	return off;
+}
+
+/* Writes the signature into a stream's packet (its payload was zeros) and adds its words to
+ * the UDP or TCP checksum (RFC 1624). */
+static void stamp(uint8_t *d, uint32_t len, uint64_t seq, uint64_t now)
+{
+	const struct sl_pg_stream *s = opt.stream;
+	uint32_t off = payload_off(d, len);
+	if (!off || len < off + sizeof(struct payload))
+		return; /* too small to carry one: counted as unsigned at the receiver */
+	struct payload pl = {.sig = SIG, .tsc = now};
+	for (int i = 0; i < 6; i++)
+		pl.seq[i] = (uint8_t)(seq >> (8 * i));
+	memcpy(d + off, &pl, sizeof(pl));
+	if (s->l4_off == UINT16_MAX || (s->l4_proto != IPPROTO_UDP && s->l4_proto != IPPROTO_TCP))
+		return;
+	uint16_t *ck = (uint16_t *)(d + s->l4_off + (s->l4_proto == IPPROTO_UDP ? 6 : 16));
+	uint32_t sum = (uint16_t)~*ck;
+	sum += rte_raw_cksum(&pl, sizeof(pl)); /* 18 bytes: nine 16-bit words */
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	uint16_t c = (uint16_t)~sum;
+	*ck = (c == 0 && s->l4_proto == IPPROTO_UDP) ? 0xffff : c;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: sluice-gen [EAL args] -- [--tx-port N] [--rx-port N] [--rate PPS]\n"
-		"       [--duration S] [--size BYTES] [--dst A.B.C.D/LEN] [--src A.B.C.D]\n"
-		"       --dst-mac MAC [--json]\n");
+		"       [--duration S] [--count N] [--size BYTES] [--dst A.B.C.D/LEN] [--src A.B.C.D]\n"
+		"       --dst-mac MAC [--json]\n"
+		"       [--stream 'size MIN[-MAX]|imix data { IP4: SMAC -> DMAC [vlan ID]\n"
+		"                  UDP: SRC [- END] -> DST [- END] UDP: SPORT[-END] -> DPORT[-END] }']\n"
+		"       (--stream: the packet-generator grammar of sluiced; sizes without FCS)\n");
 }
 
 static int parse(int argc, char **argv)
@@ -135,7 +199,7 @@ static int parse(int argc, char **argv)
 		{"tx-port", 1, 0, 't'}, {"rx-port", 1, 0, 'r'}, {"rate", 1, 0, 'R'},
 		{"duration", 1, 0, 'd'}, {"size", 1, 0, 's'},  {"dst", 1, 0, 'D'},
 		{"src", 1, 0, 'S'},      {"dst-mac", 1, 0, 'm'}, {"json", 0, 0, 'j'},
-		{0, 0, 0, 0}};
+		{"stream", 1, 0, 'x'},   {"count", 1, 0, 'c'},   {0, 0, 0, 0}};
 	int c, have_mac = 0;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
@@ -145,6 +209,23 @@ static int parse(int argc, char **argv)
 		case 'd': opt.duration = atof(optarg); break;
 		case 's': opt.size = (uint16_t)atoi(optarg); break;
 		case 'j': opt.json = 1; break;
+		case 'c': opt.count = strtoull(optarg, NULL, 10); break;
+		case 'x': {
+			static struct sl_pg_stream st;
+			char err[256], *argv2[SL_CLI_MAX_ARGS];
+			size_t l = strlen(optarg) + 64;
+			char *text = malloc(l);
+			snprintf(text, l, "{ name gen interface tx %s }", optarg);
+			int n2 = sl_cli_tokenize(text, argv2, SL_CLI_MAX_ARGS);
+			if (n2 < 0 || sl_pg_parse(&st, n2, argv2, err, sizeof(err)))
+				return fprintf(stderr, "sluice-gen: --stream: %s\n",
+					       n2 < 0 ? "cannot split it into words" : err), -1;
+			if (st.npcap || !st.size_max)
+				return fprintf(stderr, "sluice-gen: --stream needs data { ... }\n"), -1;
+			opt.stream = &st;
+			have_mac = 1; /* the stream's IP4:/IP6: line gives the MACs */
+			break;
+		}
 		case 'm':
 			if (rte_ether_unformat_addr(optarg, &opt.dmac))
 				return fprintf(stderr, "sluice-gen: bad MAC %s\n", optarg), -1;
@@ -175,7 +256,7 @@ static int parse(int argc, char **argv)
 		usage();
 		return -1;
 	}
-	if (opt.size < 64 || opt.size > 1518)
+	if (!opt.stream && (opt.size < 64 || opt.size > 1518))
 		return fprintf(stderr, "sluice-gen: size %u: must be 64..1518 (headers need 64)\n",
 			       opt.size), -1;
 	return 0;
@@ -211,15 +292,30 @@ int main(int argc, char **argv)
 	struct rte_mbuf *b[BURST];
 	while (!quit) {
 		uint64_t now = rte_rdtsc();
-		if (now < end) {
+		if (now < end && (!opt.count || sent < opt.count)) {
 			if (!gap || now >= next_tx) {
 				if (rte_pktmbuf_alloc_bulk(mp, b, BURST) == 0) {
-					for (int i = 0; i < BURST; i++)
-						fill(b[i], seq++, now);
-					uint16_t k = rte_eth_tx_burst(opt.tx_port, 0, b, BURST);
+					if (opt.stream) {
+						uint8_t *bufs[BURST];
+						uint16_t lens[BURST];
+						for (int i = 0; i < BURST; i++)
+							bufs[i] = rte_pktmbuf_mtod(b[i], uint8_t *);
+						sl_pg_build_burst(opt.stream, seq, bufs, lens, BURST);
+						for (int i = 0; i < BURST; i++) {
+							b[i]->data_len = b[i]->pkt_len = lens[i];
+							stamp(bufs[i], lens[i], seq++, now);
+						}
+					} else {
+						for (int i = 0; i < BURST; i++)
+							fill(b[i], seq++, now);
+					}
+					uint16_t want = BURST;
+					if (opt.count && opt.count - sent < BURST)
+						want = (uint16_t)(opt.count - sent);
+					uint16_t k = rte_eth_tx_burst(opt.tx_port, 0, b, want);
 					sent += k;
 					if (k < BURST) {
-						tx_fail += BURST - k;
+						tx_fail += want - k;
 						seq -= BURST - k;
 						rte_pktmbuf_free_bulk(b + k, BURST - k);
 					}
@@ -235,9 +331,15 @@ int main(int argc, char **argv)
 		uint64_t rx_now = k ? rte_rdtsc() : 0;
 		for (uint16_t i = 0; i < k; i++) {
 			rx++;
-			const struct payload *pl =
-				rte_pktmbuf_mtod_offset(b[i], const struct payload *, 14 + 20 + 8);
-			if (b[i]->pkt_len >= 14 + 20 + 8 + sizeof(*pl) && pl->sig == SIG) {
+			const uint8_t *d = rte_pktmbuf_mtod(b[i], const uint8_t *);
+			uint32_t off = payload_off(d, b[i]->data_len);
+			struct payload plc;
+			const struct payload *pl = &plc;
+			if (off && b[i]->data_len >= off + sizeof(plc))
+				memcpy(&plc, d + off, sizeof(plc));
+			else
+				plc.sig = 0;
+			if (pl->sig == SIG) {
 				rx_sig++;
 				uint64_t sq = 0;
 				for (int j = 5; j >= 0; j--)

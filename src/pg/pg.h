@@ -28,6 +28,8 @@ struct sl_pg_stream {
 	uint64_t limit;           /* packets per enable; 0 = no limit */
 	uint64_t rate;            /* packets/s; 0 = as fast as the worker can */
 	uint16_t size_min, size_max;
+	bool imix;                /* size imix: 7:4:1 of 64, 570 and 1518-byte frames (FCS
+				   * included: 60, 566, 1514 bytes here), interleaved */
 	uint8_t *tmpl;            /* size_max bytes */
 	uint16_t l3_off, l4_off;  /* UINT16_MAX: absent */
 	uint8_t ip_version;       /* 4, 6 or 0 */

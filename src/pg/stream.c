@@ -194,9 +194,11 @@ void sl_pg_build_burst(const struct sl_pg_stream *s, uint64_t seq, uint8_t *cons
 	uint64_t pos[SL_PG_MAX_FIELDS];
 	for (int f = 0; f < s->nfields; f++)
 		pos[f] = seq % s->f[f].count;
-	uint32_t span = (uint32_t)(s->size_max - s->size_min) + 1, sz = (uint32_t)(seq % span);
+	static const uint16_t imix[12] = {60, 60, 566, 60, 60, 566, 60, 1514, 60, 566, 60, 566};
+	uint32_t span = s->imix ? 12 : (uint32_t)(s->size_max - s->size_min) + 1;
+	uint32_t sz = (uint32_t)(seq % span);
 	for (uint16_t i = 0; i < n; i++) {
-		uint16_t len = (uint16_t)(s->size_min + sz);
+		uint16_t len = s->imix ? imix[sz] : (uint16_t)(s->size_min + sz);
 		if (++sz == span)
 			sz = 0;
 		copy_blocks(bufs[i], s->tmpl, len);
@@ -502,6 +504,11 @@ int sl_pg_parse(struct sl_pg_stream *s, int argc, char **argv, char *err, size_t
 				return fail(err, el, "rate must be packets/s from 0 (as fast as possible) "
 						     "to 1e10, not '%s'", a);
 			s->rate = (uint64_t)r;
+		} else if (!strcmp(k, "size") && !strcmp(a, "imix")) {
+			s->imix = true;
+			smin = 60;
+			smax = 1514;
+			have_size = true;
 		} else if (!strcmp(k, "size")) {
 			int n = num_range(argv, argc - 1, i + 1, SL_PG_MAX_FRAME, &smin, &smax);
 			if (n < 0)
@@ -564,6 +571,6 @@ int sl_pg_parse(struct sl_pg_stream *s, int argc, char **argv, char *err, size_t
 	s->vary = true;
 	if (smin == smax)
 		fix(s, s->tmpl, s->size_max);
-	s->vary = s->nfields > 0 || smin != smax;
+	s->vary = s->nfields > 0 || smin != smax || s->imix;
 	return 0;
 }
