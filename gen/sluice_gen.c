@@ -53,6 +53,48 @@ static double hist_value(unsigned b) /* the middle of bucket b, in cycles */
 	return lo + w / 2;
 }
 
+/* Sequence numbers seen, over a window of the last SEQ_WIN: duplicates and reordering
+ * exactly within it; loss at the end is what was sent minus the distinct ones received. */
+#define SEQ_WIN (1u << 16)
+static uint64_t seen[SEQ_WIN / 64];
+static uint64_t seq_top; /* one past the highest sequence number received */
+static uint64_t seq_uniq, seq_dup, seq_reord;
+
+static inline bool seen_test_set(uint64_t sq)
+{
+	uint64_t *w = &seen[(sq % SEQ_WIN) / 64], bit = 1ull << (sq % 64);
+	bool was = *w & bit;
+	*w |= bit;
+	return was;
+}
+
+static void seq_rx(uint64_t sq)
+{
+	if (sq >= seq_top) {
+		if (sq - seq_top >= SEQ_WIN)
+			memset(seen, 0, sizeof(seen));
+		else
+			for (uint64_t x = seq_top; x < sq; x++) /* skipped: not seen (yet) */
+				seen[(x % SEQ_WIN) / 64] &= ~(1ull << (x % 64));
+		seen[(sq % SEQ_WIN) / 64] &= ~(1ull << (sq % 64));
+		seen_test_set(sq);
+		seq_top = sq + 1;
+		seq_uniq++;
+		return;
+	}
+	if (seq_top - sq > SEQ_WIN) { /* older than the window: late, taken as new */
+		seq_reord++;
+		seq_uniq++;
+		return;
+	}
+	if (seen_test_set(sq)) {
+		seq_dup++;
+	} else {
+		seq_reord++;
+		seq_uniq++;
+	}
+}
+
 static double hist_pct(uint64_t n, double pct)
 {
 	uint64_t want = (uint64_t)((double)n * pct / 100.0), acc = 0;
@@ -217,11 +259,17 @@ static int parse(int argc, char **argv)
 			char *text = malloc(l);
 			snprintf(text, l, "{ name gen interface tx %s }", optarg);
 			int n2 = sl_cli_tokenize(text, argv2, SL_CLI_MAX_ARGS);
-			if (n2 < 0 || sl_pg_parse(&st, n2, argv2, err, sizeof(err)))
+			int bad = n2 < 0 || sl_pg_parse(&st, n2, argv2, err, sizeof(err));
+			free(text); /* the stream keeps copies of what it needs */
+			if (bad) {
+				sl_pg_free(&st);
 				return fprintf(stderr, "sluice-gen: --stream: %s\n",
 					       n2 < 0 ? "cannot split it into words" : err), -1;
-			if (st.npcap || !st.size_max)
+			}
+			if (st.npcap || !st.size_max) {
+				sl_pg_free(&st);
 				return fprintf(stderr, "sluice-gen: --stream needs data { ... }\n"), -1;
+			}
 			opt.stream = &st;
 			have_mac = 1; /* the stream's IP4:/IP6: line gives the MACs */
 			break;
@@ -285,7 +333,7 @@ int main(int argc, char **argv)
 		rte_delay_ms(50);
 	}
 	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), end = start + (uint64_t)(opt.duration * hz);
-	uint64_t seq = 0, sent = 0, rx = 0, rx_sig = 0, ooo = 0, next_seq = 0, tx_fail = 0;
+	uint64_t seq = 0, sent = 0, rx = 0, rx_sig = 0, tx_fail = 0;
 	uint64_t gap = opt.rate ? hz * BURST / opt.rate : 0, next_tx = start;
 	uint64_t drain_end = 0, lat_n = 0, lat_min = UINT64_MAX, lat_max = 0;
 	double lat_sum = 0;
@@ -344,10 +392,7 @@ int main(int argc, char **argv)
 				uint64_t sq = 0;
 				for (int j = 5; j >= 0; j--)
 					sq = sq << 8 | pl->seq[j];
-				if (sq < next_seq)
-					ooo++;
-				else
-					next_seq = sq + 1;
+				seq_rx(sq);
 				uint64_t lat = rx_now > pl->tsc ? rx_now - pl->tsc : 0;
 				hist[hist_bucket(lat)]++;
 				lat_n++;
@@ -366,27 +411,30 @@ int main(int argc, char **argv)
 			 hist_pct(lat_n, 99) * us, hist_pct(lat_n, 99.9) * us};
 	if (opt.json)
 		printf("{\"sent\": %" PRIu64 ", \"received\": %" PRIu64 ", \"signed\": %" PRIu64
+		       ", \"unsigned\": %" PRIu64 ", \"duplicates\": %" PRIu64
 		       ", \"lost\": %" PRId64 ", \"out_of_order\": %" PRIu64 ", \"tx_full\": %" PRIu64
 		       ", \"seconds\": %.3f, \"tx_mpps\": %.3f, \"rx_mpps\": %.3f, \"latency_us\": "
 		       "{\"min\": %.2f, \"avg\": %.2f, \"max\": %.2f, \"p50\": %.2f, \"p90\": %.2f, "
 		       "\"p99\": %.2f, \"p99.9\": %.2f}}\n",
-		       sent, rx, rx_sig, (int64_t)sent - (int64_t)rx_sig, ooo, tx_fail, secs,
-		       sent / secs / 1e6, rx_sig / secs / 1e6, lat[0], lat[1], lat[2], lat[3], lat[4],
-		       lat[5], lat[6]);
+		       sent, rx, rx_sig, rx - rx_sig, seq_dup, (int64_t)sent - (int64_t)seq_uniq,
+		       seq_reord, tx_fail, secs, sent / secs / 1e6, rx_sig / secs / 1e6, lat[0], lat[1],
+		       lat[2], lat[3], lat[4], lat[5], lat[6]);
 	else
 		printf("sent %" PRIu64 "  received %" PRIu64 " (signed %" PRIu64 ")  lost %" PRId64
-		       "  out-of-order %" PRIu64 "  tx-full %" PRIu64 "\n"
+		       "  out-of-order %" PRIu64 "  duplicates %" PRIu64 "  tx-full %" PRIu64 "\n"
 		       "%.2f s: offered %.3f Mpps, received %.3f Mpps\n"
 		       "latency us: min %.2f avg %.2f max %.2f p50 %.2f p90 %.2f p99 %.2f p99.9 %.2f\n",
-		       sent, rx, rx_sig, (int64_t)sent - (int64_t)rx_sig, ooo, tx_fail, secs,
-		       sent / secs / 1e6, rx_sig / secs / 1e6, lat[0], lat[1], lat[2], lat[3], lat[4],
-		       lat[5], lat[6]);
+		       sent, rx, rx_sig, (int64_t)sent - (int64_t)seq_uniq, seq_reord, seq_dup, tx_fail,
+		       secs, sent / secs / 1e6, rx_sig / secs / 1e6, lat[0], lat[1], lat[2], lat[3],
+		       lat[4], lat[5], lat[6]);
 	rte_eth_dev_stop(opt.tx_port);
 	rte_eth_dev_close(opt.tx_port);
 	if (opt.rx_port != opt.tx_port) {
 		rte_eth_dev_stop(opt.rx_port);
 		rte_eth_dev_close(opt.rx_port);
 	}
+	if (opt.stream)
+		sl_pg_free(opt.stream);
 	rte_eal_cleanup();
 	return 0;
 }

@@ -67,3 +67,34 @@ def test_memif_loop_no_loss_and_sane_latency(tmp_path):
     lat = g["latency_us"]
     assert 0 < lat["min"] <= lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["p99.9"] <= lat["max"] * 1.1
     assert lat["p50"] < 1000  # a memif loop in one process: microseconds, not milliseconds
+
+
+def test_receiver_counts_loss_reordering_duplicates_exactly(tmp_path):
+    """A 'DUT' made of pcap files: 1000 signed packets, every 10th dropped, 50 pairs
+    swapped, 20 duplicated, 5 unsigned frames added; the receiver must say exactly that."""
+    spec = ("size 64 data { IP4: 02:00:00:00:00:01 -> 02:00:00:00:00:02 "
+            "UDP: 10.0.0.1 -> 10.0.0.2 UDP: 1 -> 2 }")
+    sent = tmp_path / "sent.pcap"
+    gen(["--vdev", f"net_pcap0,tx_pcap={sent}", "--vdev", "net_null0,no-rx=1"],
+        ["--tx-port", "0", "--rx-port", "1", "--count", "1000", "--duration", "5", "--stream", spec])
+    pkts = list(rdpcap(str(sent)))
+    assert len(pkts) == 1000
+    out = []
+    i = 0
+    while i < 1000:
+        if i % 20 == 0:                       # i+1 before i: one packet late
+            out += [pkts[i + 1], pkts[i]]
+            i += 2
+            continue
+        if i % 10 != 9:                       # every 10th lost
+            out.append(pkts[i])
+            if i % 50 == 25:                  # some twice
+                out.append(pkts[i])
+        i += 1
+    out += [Ether(src="02:00:00:00:00:09", dst="ff:ff:ff:ff:ff:ff") / IP() / UDP()] * 5
+    from scapy.all import wrpcap
+    wrpcap(str(tmp_path / "dut.pcap"), out)
+    g = gen(["--vdev", "net_null0,no-rx=1", "--vdev", f"net_pcap0,rx_pcap={tmp_path}/dut.pcap"],
+            ["--tx-port", "0", "--rx-port", "1", "--count", "1000", "--duration", "1", "--stream", spec])
+    assert (g["sent"], g["received"], g["signed"], g["unsigned"]) == (1000, 925, 920, 5)
+    assert (g["lost"], g["out_of_order"], g["duplicates"]) == (100, 50, 20)
