@@ -21,7 +21,7 @@
 #include "../src/cli/cli.h"
 #include "../src/pg/pg.h"
 
-#define SIG 0x5eed51ceu
+#define SIG 0x5eed5100u /* the low byte is the stream */
 #define BURST 32
 
 /* 18 bytes: what a 64-byte frame leaves after Ethernet, IPv4 and UDP */
@@ -34,7 +34,23 @@ _Static_assert(sizeof(struct payload) == 18, "payload fits a 64-byte frame");
 
 /* Latency histogram: 8 buckets per power of two of TSC cycles (each about 9% wide). */
 #define HIST_BUCKETS (64 * 8)
-static uint64_t hist[HIST_BUCKETS];
+/* Sequence numbers seen, over a window of the last SEQ_WIN: duplicates and reordering
+ * exactly within it; loss at the end is what was sent minus the distinct ones received. */
+#define SEQ_WIN (1u << 16)
+#define MAX_STREAMS 8
+
+/* One stream: what it sends, and what came back of it. */
+struct gstream {
+	struct sl_pg_stream *pg;   /* --stream; NULL: the built-in UDP of --size and --dst */
+	uint64_t seq, sent;        /* next sequence number; packets sent */
+	uint64_t rx, uniq, dup, reord, top; /* top: one past the highest received */
+	uint64_t seen[SEQ_WIN / 64];
+	uint64_t hist[HIST_BUCKETS];
+	uint64_t lat_n, lat_min, lat_max;
+	double lat_sum;
+};
+static struct gstream streams[MAX_STREAMS];
+static unsigned nb_streams = 1;
 
 static inline unsigned hist_bucket(uint64_t x)
 {
@@ -53,49 +69,42 @@ static double hist_value(unsigned b) /* the middle of bucket b, in cycles */
 	return lo + w / 2;
 }
 
-/* Sequence numbers seen, over a window of the last SEQ_WIN: duplicates and reordering
- * exactly within it; loss at the end is what was sent minus the distinct ones received. */
-#define SEQ_WIN (1u << 16)
-static uint64_t seen[SEQ_WIN / 64];
-static uint64_t seq_top; /* one past the highest sequence number received */
-static uint64_t seq_uniq, seq_dup, seq_reord;
-
-static inline bool seen_test_set(uint64_t sq)
+static inline bool seen_test_set(struct gstream *g, uint64_t sq)
 {
-	uint64_t *w = &seen[(sq % SEQ_WIN) / 64], bit = 1ull << (sq % 64);
+	uint64_t *w = &g->seen[(sq % SEQ_WIN) / 64], bit = 1ull << (sq % 64);
 	bool was = *w & bit;
 	*w |= bit;
 	return was;
 }
 
-static void seq_rx(uint64_t sq)
+static void seq_rx(struct gstream *g, uint64_t sq)
 {
-	if (sq >= seq_top) {
-		if (sq - seq_top >= SEQ_WIN)
-			memset(seen, 0, sizeof(seen));
+	if (sq >= g->top) {
+		if (sq - g->top >= SEQ_WIN)
+			memset(g->seen, 0, sizeof(g->seen));
 		else
-			for (uint64_t x = seq_top; x < sq; x++) /* skipped: not seen (yet) */
-				seen[(x % SEQ_WIN) / 64] &= ~(1ull << (x % 64));
-		seen[(sq % SEQ_WIN) / 64] &= ~(1ull << (sq % 64));
-		seen_test_set(sq);
-		seq_top = sq + 1;
-		seq_uniq++;
+			for (uint64_t x = g->top; x < sq; x++) /* skipped: not seen (yet) */
+				g->seen[(x % SEQ_WIN) / 64] &= ~(1ull << (x % 64));
+		g->seen[(sq % SEQ_WIN) / 64] &= ~(1ull << (sq % 64));
+		seen_test_set(g, sq);
+		g->top = sq + 1;
+		g->uniq++;
 		return;
 	}
-	if (seq_top - sq > SEQ_WIN) { /* older than the window: late, taken as new */
-		seq_reord++;
-		seq_uniq++;
+	if (g->top - sq > SEQ_WIN) { /* older than the window: late, taken as new */
+		g->reord++;
+		g->uniq++;
 		return;
 	}
-	if (seen_test_set(sq)) {
-		seq_dup++;
+	if (seen_test_set(g, sq)) {
+		g->dup++;
 	} else {
-		seq_reord++;
-		seq_uniq++;
+		g->reord++;
+		g->uniq++;
 	}
 }
 
-static double hist_pct(uint64_t n, double pct)
+static double hist_pct(const uint64_t *hist, uint64_t n, double pct)
 {
 	uint64_t want = (uint64_t)((double)n * pct / 100.0), acc = 0;
 	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
@@ -115,7 +124,6 @@ static struct {
 	struct rte_ether_addr dmac;
 	int json;
 	uint64_t count;      /* packets to send; 0: as many as the duration allows */
-	struct sl_pg_stream *stream; /* --stream: fields, ranges and sizes in the pg grammar */
 } opt = {.tx_port = 0, .rx_port = 1, .duration = 5, .size = 64, .dst = 0x30000000,
 	 .dst_len = 8, .src = 0x0a0a0102};
 
@@ -162,7 +170,7 @@ static void fill(struct rte_mbuf *m, uint64_t seq, uint64_t now)
 	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(iplen - sizeof(*ip)));
 	udp->dgram_cksum = 0;
 	if ((size_t)iplen >= sizeof(*ip) + sizeof(*udp) + sizeof(*pl)) {
-		pl->sig = SIG;
+		pl->sig = SIG | 0;
 		for (int i = 0; i < 6; i++)
 			pl->seq[i] = (uint8_t)(seq >> (8 * i));
 		pl->tsc = now;
@@ -203,13 +211,13 @@ static uint32_t payload_off(const uint8_t *d, uint32_t len)
 
 /* Writes the signature into a stream's packet (its payload was zeros) and adds its words to
  * the UDP or TCP checksum (RFC 1624). */
-static void stamp(uint8_t *d, uint32_t len, uint64_t seq, uint64_t now)
+static void stamp(const struct sl_pg_stream *s, unsigned id, uint8_t *d, uint32_t len,
+		  uint64_t seq, uint64_t now)
 {
-	const struct sl_pg_stream *s = opt.stream;
 	uint32_t off = payload_off(d, len);
 	if (!off || len < off + sizeof(struct payload))
 		return; /* too small to carry one: counted as unsigned at the receiver */
-	struct payload pl = {.sig = SIG, .tsc = now};
+	struct payload pl = {.sig = SIG | id, .tsc = now};
 	for (int i = 0; i < 6; i++)
 		pl.seq[i] = (uint8_t)(seq >> (8 * i));
 	memcpy(d + off, &pl, sizeof(pl));
@@ -243,6 +251,7 @@ static int parse(int argc, char **argv)
 		{"src", 1, 0, 'S'},      {"dst-mac", 1, 0, 'm'}, {"json", 0, 0, 'j'},
 		{"stream", 1, 0, 'x'},   {"count", 1, 0, 'c'},   {0, 0, 0, 0}};
 	int c, have_mac = 0;
+	unsigned have_stream = 0;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 't': opt.tx_port = (uint16_t)atoi(optarg); break;
@@ -253,7 +262,11 @@ static int parse(int argc, char **argv)
 		case 'j': opt.json = 1; break;
 		case 'c': opt.count = strtoull(optarg, NULL, 10); break;
 		case 'x': {
-			static struct sl_pg_stream st;
+			if (have_stream == MAX_STREAMS)
+				return fprintf(stderr, "sluice-gen: at most %d streams\n", MAX_STREAMS), -1;
+			static struct sl_pg_stream sts[MAX_STREAMS];
+			struct sl_pg_stream *stp = &sts[have_stream];
+#define st (*stp)
 			char err[256], *argv2[SL_CLI_MAX_ARGS];
 			size_t l = strlen(optarg) + 64;
 			char *text = malloc(l);
@@ -270,9 +283,11 @@ static int parse(int argc, char **argv)
 				sl_pg_free(&st);
 				return fprintf(stderr, "sluice-gen: --stream needs data { ... }\n"), -1;
 			}
-			opt.stream = &st;
+			streams[have_stream++].pg = &st;
+			nb_streams = have_stream;
 			have_mac = 1; /* the stream's IP4:/IP6: line gives the MACs */
 			break;
+#undef st
 		}
 		case 'm':
 			if (rte_ether_unformat_addr(optarg, &opt.dmac))
@@ -304,10 +319,69 @@ static int parse(int argc, char **argv)
 		usage();
 		return -1;
 	}
-	if (!opt.stream && (opt.size < 64 || opt.size > 1518))
+	if (!streams[0].pg && (opt.size < 64 || opt.size > 1518))
 		return fprintf(stderr, "sluice-gen: size %u: must be 64..1518 (headers need 64)\n",
 			       opt.size), -1;
 	return 0;
+}
+
+/* Per stream and in all: counts, loss, reordering, duplicates, latency percentiles. */
+static void report(double secs, uint64_t sent, uint64_t rx, uint64_t rx_sig, uint64_t tx_fail)
+{
+	double us = 1e6 / (double)rte_get_tsc_hz();
+	struct gstream all = {.lat_min = UINT64_MAX};
+	char per[MAX_STREAMS][512];
+	for (unsigned k = 0; k < nb_streams; k++) {
+		struct gstream *g = &streams[k];
+		all.uniq += g->uniq;
+		all.dup += g->dup;
+		all.reord += g->reord;
+		all.lat_n += g->lat_n;
+		all.lat_sum += g->lat_sum;
+		all.lat_min = RTE_MIN(all.lat_min, g->lat_min);
+		all.lat_max = RTE_MAX(all.lat_max, g->lat_max);
+		for (unsigned h = 0; h < HIST_BUCKETS; h++)
+			all.hist[h] += g->hist[h];
+	}
+	for (unsigned k = 0; k <= nb_streams; k++) {
+		const struct gstream *g = k < nb_streams ? &streams[k] : &all;
+		uint64_t gs = k < nb_streams ? g->sent : sent;
+		double lat[7] = {g->lat_n ? (double)g->lat_min * us : 0,
+				 g->lat_n ? g->lat_sum / (double)g->lat_n * us : 0,
+				 (double)g->lat_max * us, hist_pct(g->hist, g->lat_n, 50) * us,
+				 hist_pct(g->hist, g->lat_n, 90) * us,
+				 hist_pct(g->hist, g->lat_n, 99) * us,
+				 hist_pct(g->hist, g->lat_n, 99.9) * us};
+		char *o = k < nb_streams ? per[k] : NULL, tot[512];
+		snprintf(o ? o : tot, 512,
+			 opt.json ? "\"sent\": %" PRIu64 ", \"duplicates\": %" PRIu64
+				    ", \"lost\": %" PRId64 ", \"out_of_order\": %" PRIu64
+				    ", \"latency_us\": {\"min\": %.2f, \"avg\": %.2f, \"max\": %.2f, "
+				    "\"p50\": %.2f, \"p90\": %.2f, \"p99\": %.2f, \"p99.9\": %.2f}"
+				  : "sent %" PRIu64 "  duplicates %" PRIu64 "  lost %" PRId64
+				    "  out-of-order %" PRIu64 "\n  latency us: min %.2f avg %.2f max %.2f "
+				    "p50 %.2f p90 %.2f p99 %.2f p99.9 %.2f",
+			 gs, g->dup, (int64_t)gs - (int64_t)g->uniq, g->reord, lat[0], lat[1], lat[2],
+			 lat[3], lat[4], lat[5], lat[6]);
+		if (k < nb_streams)
+			continue;
+		if (opt.json) {
+			printf("{%s, \"received\": %" PRIu64 ", \"signed\": %" PRIu64
+			       ", \"unsigned\": %" PRIu64 ", \"tx_full\": %" PRIu64
+			       ", \"seconds\": %.3f, \"tx_mpps\": %.3f, \"rx_mpps\": %.3f, \"streams\": [",
+			       tot, rx, rx_sig, rx - rx_sig, tx_fail, secs, sent / secs / 1e6,
+			       rx_sig / secs / 1e6);
+			for (unsigned j = 0; j < nb_streams; j++)
+				printf("%s{\"stream\": %u, %s}", j ? ", " : "", j, per[j]);
+			printf("]}\n");
+		} else {
+			printf("all: %s\nreceived %" PRIu64 " (signed %" PRIu64 ")  tx-full %" PRIu64
+			       "\n%.2f s: offered %.3f Mpps, received %.3f Mpps\n",
+			       tot, rx, rx_sig, tx_fail, secs, sent / secs / 1e6, rx_sig / secs / 1e6);
+			for (unsigned j = 0; nb_streams > 1 && j < nb_streams; j++)
+				printf("stream %u: %s\n", j, per[j]);
+		}
+	}
 }
 
 int main(int argc, char **argv)
@@ -333,38 +407,43 @@ int main(int argc, char **argv)
 		rte_delay_ms(50);
 	}
 	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), end = start + (uint64_t)(opt.duration * hz);
-	uint64_t seq = 0, sent = 0, rx = 0, rx_sig = 0, tx_fail = 0;
+	uint64_t sent = 0, rx = 0, rx_sig = 0, tx_fail = 0, burst_no = 0;
 	uint64_t gap = opt.rate ? hz * BURST / opt.rate : 0, next_tx = start;
-	uint64_t drain_end = 0, lat_n = 0, lat_min = UINT64_MAX, lat_max = 0;
-	double lat_sum = 0;
+	uint64_t drain_end = 0;
+	for (unsigned k = 0; k < nb_streams; k++)
+		streams[k].lat_min = UINT64_MAX;
 	struct rte_mbuf *b[BURST];
 	while (!quit) {
 		uint64_t now = rte_rdtsc();
 		if (now < end && (!opt.count || sent < opt.count)) {
 			if (!gap || now >= next_tx) {
+				/* the streams take turns, a burst each */
+				unsigned id = (unsigned)(burst_no++ % nb_streams);
+				struct gstream *g = &streams[id];
 				if (rte_pktmbuf_alloc_bulk(mp, b, BURST) == 0) {
-					if (opt.stream) {
+					if (g->pg) {
 						uint8_t *bufs[BURST];
 						uint16_t lens[BURST];
 						for (int i = 0; i < BURST; i++)
 							bufs[i] = rte_pktmbuf_mtod(b[i], uint8_t *);
-						sl_pg_build_burst(opt.stream, seq, bufs, lens, BURST);
+						sl_pg_build_burst(g->pg, g->seq, bufs, lens, BURST);
 						for (int i = 0; i < BURST; i++) {
 							b[i]->data_len = b[i]->pkt_len = lens[i];
-							stamp(bufs[i], lens[i], seq++, now);
+							stamp(g->pg, id, bufs[i], lens[i], g->seq++, now);
 						}
 					} else {
 						for (int i = 0; i < BURST; i++)
-							fill(b[i], seq++, now);
+							fill(b[i], g->seq++, now);
 					}
 					uint16_t want = BURST;
 					if (opt.count && opt.count - sent < BURST)
 						want = (uint16_t)(opt.count - sent);
 					uint16_t k = rte_eth_tx_burst(opt.tx_port, 0, b, want);
 					sent += k;
+					g->sent += k;
 					if (k < BURST) {
 						tx_fail += want - k;
-						seq -= BURST - k;
+						g->seq -= BURST - k;
 						rte_pktmbuf_free_bulk(b + k, BURST - k);
 					}
 				}
@@ -381,60 +460,41 @@ int main(int argc, char **argv)
 			rx++;
 			const uint8_t *d = rte_pktmbuf_mtod(b[i], const uint8_t *);
 			uint32_t off = payload_off(d, b[i]->data_len);
-			struct payload plc;
-			const struct payload *pl = &plc;
-			if (off && b[i]->data_len >= off + sizeof(plc))
-				memcpy(&plc, d + off, sizeof(plc));
+			struct payload pl;
+			if (off && b[i]->data_len >= off + sizeof(pl))
+				memcpy(&pl, d + off, sizeof(pl));
 			else
-				plc.sig = 0;
-			if (pl->sig == SIG) {
-				rx_sig++;
-				uint64_t sq = 0;
-				for (int j = 5; j >= 0; j--)
-					sq = sq << 8 | pl->seq[j];
-				seq_rx(sq);
-				uint64_t lat = rx_now > pl->tsc ? rx_now - pl->tsc : 0;
-				hist[hist_bucket(lat)]++;
-				lat_n++;
-				lat_sum += (double)lat;
-				lat_min = RTE_MIN(lat_min, lat);
-				lat_max = RTE_MAX(lat_max, lat);
-			}
+				pl.sig = 0;
+			if ((pl.sig & ~0xffu) != SIG || (pl.sig & 0xff) >= nb_streams)
+				continue; /* unsigned, or not one of ours */
+			struct gstream *g = &streams[pl.sig & 0xff];
+			rx_sig++;
+			g->rx++;
+			uint64_t sq = 0;
+			for (int j = 5; j >= 0; j--)
+				sq = sq << 8 | pl.seq[j];
+			seq_rx(g, sq);
+			uint64_t lat = rx_now > pl.tsc ? rx_now - pl.tsc : 0;
+			g->hist[hist_bucket(lat)]++;
+			g->lat_n++;
+			g->lat_sum += (double)lat;
+			g->lat_min = RTE_MIN(g->lat_min, lat);
+			g->lat_max = RTE_MAX(g->lat_max, lat);
 		}
 		if (k)
 			rte_pktmbuf_free_bulk(b, k);
 	}
 	double secs = (double)(RTE_MIN(rte_rdtsc(), end) - start) / (double)hz;
-	double us = 1e6 / (double)hz;
-	double lat[7] = {lat_n ? (double)lat_min * us : 0, lat_n ? lat_sum / (double)lat_n * us : 0,
-			 (double)lat_max * us, hist_pct(lat_n, 50) * us, hist_pct(lat_n, 90) * us,
-			 hist_pct(lat_n, 99) * us, hist_pct(lat_n, 99.9) * us};
-	if (opt.json)
-		printf("{\"sent\": %" PRIu64 ", \"received\": %" PRIu64 ", \"signed\": %" PRIu64
-		       ", \"unsigned\": %" PRIu64 ", \"duplicates\": %" PRIu64
-		       ", \"lost\": %" PRId64 ", \"out_of_order\": %" PRIu64 ", \"tx_full\": %" PRIu64
-		       ", \"seconds\": %.3f, \"tx_mpps\": %.3f, \"rx_mpps\": %.3f, \"latency_us\": "
-		       "{\"min\": %.2f, \"avg\": %.2f, \"max\": %.2f, \"p50\": %.2f, \"p90\": %.2f, "
-		       "\"p99\": %.2f, \"p99.9\": %.2f}}\n",
-		       sent, rx, rx_sig, rx - rx_sig, seq_dup, (int64_t)sent - (int64_t)seq_uniq,
-		       seq_reord, tx_fail, secs, sent / secs / 1e6, rx_sig / secs / 1e6, lat[0], lat[1],
-		       lat[2], lat[3], lat[4], lat[5], lat[6]);
-	else
-		printf("sent %" PRIu64 "  received %" PRIu64 " (signed %" PRIu64 ")  lost %" PRId64
-		       "  out-of-order %" PRIu64 "  duplicates %" PRIu64 "  tx-full %" PRIu64 "\n"
-		       "%.2f s: offered %.3f Mpps, received %.3f Mpps\n"
-		       "latency us: min %.2f avg %.2f max %.2f p50 %.2f p90 %.2f p99 %.2f p99.9 %.2f\n",
-		       sent, rx, rx_sig, (int64_t)sent - (int64_t)seq_uniq, seq_reord, seq_dup, tx_fail,
-		       secs, sent / secs / 1e6, rx_sig / secs / 1e6, lat[0], lat[1], lat[2], lat[3],
-		       lat[4], lat[5], lat[6]);
+	report(secs, sent, rx, rx_sig, tx_fail);
 	rte_eth_dev_stop(opt.tx_port);
 	rte_eth_dev_close(opt.tx_port);
 	if (opt.rx_port != opt.tx_port) {
 		rte_eth_dev_stop(opt.rx_port);
 		rte_eth_dev_close(opt.rx_port);
 	}
-	if (opt.stream)
-		sl_pg_free(opt.stream);
+	for (unsigned k = 0; k < nb_streams; k++)
+		if (streams[k].pg)
+			sl_pg_free(streams[k].pg);
 	rte_eal_cleanup();
 	return 0;
 }

@@ -40,7 +40,7 @@ def test_stream_fields_imix_checksums_signatures(tmp_path):
         assert p[IP].dst == f"48.{d >> 16 & 255}.{d >> 8 & 255}.{d & 255}"
         assert p[UDP].sport == 2123 and p[UDP].dport == 10000 + i % 1000
         sig, seq = struct.unpack_from("<I6s", raw(p[UDP].payload))
-        assert sig == 0x5eed51ce and int.from_bytes(seq, "little") == i
+        assert sig == 0x5eed5100 and int.from_bytes(seq, "little") == i  # stream 0
         if i % 97 == 0:  # checksums as scapy computes them
             for layer in (IP, UDP):
                 q = Ether(raw(p))
@@ -98,3 +98,32 @@ def test_receiver_counts_loss_reordering_duplicates_exactly(tmp_path):
             ["--tx-port", "0", "--rx-port", "1", "--count", "1000", "--duration", "1", "--stream", spec])
     assert (g["sent"], g["received"], g["signed"], g["unsigned"]) == (1000, 925, 920, 5)
     assert (g["lost"], g["out_of_order"], g["duplicates"]) == (100, 50, 20)
+
+
+def test_several_streams_take_turns_and_count_apart(tmp_path):
+    """Two streams to different prefixes: bursts of 32 in turn, each signed with its id;
+    through a memif loop each stream's counts are its own."""
+    s0 = "size 64 data { IP4: 02:00:00:00:00:01 -> 02:00:00:00:00:02 UDP: 10.0.0.1 -> 48.0.0.1 UDP: 1 -> 2 }"
+    s1 = "size 128 data { IP4: 02:00:00:00:00:01 -> 02:00:00:00:00:02 UDP: 10.0.0.1 -> 49.0.0.1 - 49.0.0.4 UDP: 3 -> 4 }"
+    pcap = tmp_path / "two.pcap"
+    gen(["--vdev", f"net_pcap0,tx_pcap={pcap}", "--vdev", "net_null0,no-rx=1"],
+        ["--tx-port", "0", "--rx-port", "1", "--count", "256", "--duration", "5",
+         "--stream", s0, "--stream", s1])
+    pkts = rdpcap(str(pcap))
+    assert len(pkts) == 256
+    for i, p in enumerate(pkts):
+        k, n = (i // 32) % 2, (i // 64) * 32 + i % 32   # stream, and its own sequence number
+        sig, seq = struct.unpack_from("<I6s", raw(p[UDP].payload))
+        assert sig == 0x5eed5100 + k and int.from_bytes(seq, "little") == n
+        assert len(p) == (64 if k == 0 else 128)
+        assert p[IP].dst == ("48.0.0.1" if k == 0 else f"49.0.0.{1 + n % 4}")
+    sock = tmp_path / "loop.sock"
+    g = gen(["--vdev", f"net_memif0,role=server,id=0,socket={sock}",
+             "--vdev", f"net_memif1,role=client,id=0,socket={sock}"],
+            ["--tx-port", "0", "--rx-port", "1", "--rate", "50000", "--duration", "1",
+             "--stream", s0, "--stream", s1])
+    assert [st["stream"] for st in g["streams"]] == [0, 1]
+    assert sum(st["sent"] for st in g["streams"]) == g["sent"]
+    for st in g["streams"]:
+        assert st["sent"] > 20000 and st["lost"] == 0 and st["duplicates"] == 0
+        assert 0 < st["latency_us"]["p50"] < 1000
