@@ -18,7 +18,7 @@ if [ -n "$missing" ]; then
 	apt-get install -y -q $missing >/dev/null
 fi
 
-if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import scapy, pytest, yaml' 2>/dev/null; then
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import scapy, pytest, yaml, matplotlib' 2>/dev/null; then
 	echo "setup: python venv in .venv"
 	/usr/bin/python3 -m venv .venv
 	.venv/bin/pip install -q --disable-pip-version-check -r scripts/requirements.txt

@@ -73,7 +73,7 @@ class Daemon:
         return json.loads(self.cli_raw(cmd, js=True).stdout)
 
 
-def run_gen(sock, seconds, size=64, dst="48.0.0.0/8", core=None, rate=0, huge=True):
+def run_gen(sock, seconds, size=64, dst="48.0.0.0/8", core=None, rate=0, huge=True, stream=None):
     core = GEN_CORE if core is None else core
     args = [str(BUILD / "sluice-gen"), "-l", str(core), "--file-prefix", f"sluice-gen-{os.getpid()}",
             "--log-level", "4",
@@ -84,6 +84,8 @@ def run_gen(sock, seconds, size=64, dst="48.0.0.0/8", core=None, rate=0, huge=Tr
     args += ["--", "--tx-port", "0", "--rx-port", "1", "--duration", str(seconds), "--size", str(size),
              "--rate", str(rate),
              "--dst", dst, "--dst-mac", "02:00:00:00:00:10", "--json"]
+    if stream:  # the packet-generator grammar: sizes, fields, ranges
+        args += ["--stream", stream]
     for attempt in range(4):
         r = subprocess.run(args, capture_output=True, text=True, timeout=seconds + 60)
         for line in r.stdout.splitlines():

@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""python -m sluice_bench TOPOLOGY.yaml: NDR and PDR per frame size, latency at fractions of
+NDR, written as JSON, a Markdown table and PNG plots. See bench/README.md."""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+from .search import search
+from .gen import memif_trial
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+from sluice_run import Daemon, run_gen, wait_or_kill  # noqa: E402
+
+IMIX_BYTES = (7 * 64 + 4 * 570 + 1518) / 12  # average frame, FCS included
+
+
+class Command:
+    """Any DUT started by a command line with {sock} (the memif socket it serves)."""
+
+    def __init__(self, cmd, run, warmup):
+        self.cmd, self.run, self.warmup = cmd, run, warmup
+
+    def __enter__(self):
+        self.log = open(self.run / "dut.log", "w")
+        self.p = subprocess.Popen(self.cmd.format(sock=self.run / "memif.sock"), shell=True,
+                                  stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.PIPE,
+                                  start_new_session=True)
+        time.sleep(self.warmup)
+        if self.p.poll() is not None:
+            raise RuntimeError((self.run / "dut.log").read_text()[-2000:])
+        return self
+
+    def __exit__(self, *exc):
+        if self.p.poll() is None:
+            os.killpg(self.p.pid, 15)  # the command's own process group, by its pid
+            wait_or_kill(self.p)
+        self.log.close()
+
+
+def dut_of(topo, run):
+    d = topo["dut"]
+    if d["kind"] == "sluiced":
+        conf = (ROOT / d["startup"]).read_text().replace("@DIR@/../../conf", str(ROOT / "conf"))
+        return Daemon(conf.replace("@DIR@", str(run)), run)
+    if d["kind"] == "command":
+        return Command(d["cmd"], run, d.get("warmup_s", 3))
+    raise SystemExit(f"dut kind {d['kind']}: sluiced or command")
+
+
+def stream_for(size, g):
+    sz = "imix" if size == "imix" else str(int(size) - 4)  # the stream's sizes leave out the FCS
+    return (f"size {sz} data {{ IP4: 02:00:00:00:00:01 -> {g['dst_mac']} "
+            f"UDP: {g.get('src', '10.10.1.2')} -> {g['dst_first']} - {g['dst_last']} "
+            f"UDP: 2123 -> 10000-10099 }}")
+
+
+def plots(res, out):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    sizes = [r["size"] for r in res["sizes"]]
+    x = range(len(sizes))
+    fig, ax = plt.subplots(1, 2, figsize=(10, 4))
+    for kind in ("ndr", "pdr"):
+        ax[0].plot(x, [r[kind]["mpps"] for r in res["sizes"]], "o-", label=kind.upper())
+        ax[1].plot(x, [r[kind]["gbps"] for r in res["sizes"]], "o-", label=kind.upper())
+    for a, t in zip(ax, ("Mpps", "Gbps (L1)")):
+        a.set_xticks(list(x), [str(s) for s in sizes])
+        a.set_xlabel("frame bytes")
+        a.set_ylabel(t)
+        a.legend()
+    fig.suptitle(res["name"])
+    fig.tight_layout()
+    fig.savefig(out / "throughput.png")
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for r in res["sizes"]:
+        lat = r["latency"]
+        if lat:
+            ax.plot([l["fraction"] for l in lat], [l["latency_us"]["p50"] for l in lat], "o-",
+                    label=f"{r['size']} p50")
+            ax.plot([l["fraction"] for l in lat], [l["latency_us"]["p99"] for l in lat], "x--",
+                    label=f"{r['size']} p99")
+    ax.set_xlabel("fraction of NDR")
+    ax.set_ylabel("latency (us)")
+    ax.set_yscale("log")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "latency.png")
+
+
+def main():
+    ap = argparse.ArgumentParser(prog="sluice-bench")
+    ap.add_argument("topology")
+    ap.add_argument("--out", help="folder for results (default results/NAME)")
+    a = ap.parse_args()
+    topo = yaml.safe_load(open(a.topology))
+    g, sr = topo["gen"], topo.get("search", {})
+    out = Path(a.out or ROOT / "results" / topo["name"])
+    out.mkdir(parents=True, exist_ok=True)
+    run = Path(tempfile.mkdtemp(prefix="sluice-bench-"))
+    res = {"name": topo["name"], "topology": topo, "sizes": []}
+    huge = True
+
+    def progress(msg):
+        print(f"  {msg}", flush=True)
+
+    with dut_of(topo, run):
+        for size in sr.get("sizes", [64]):
+            sock = run / "memif.sock"
+            spec = stream_for(size, g)
+            trial = memif_trial(str(sock), huge=huge, stream=spec)
+            fb = IMIX_BYTES if size == "imix" else int(size)
+            r = {"size": size}
+            for kind, loss in (("ndr", 0.0), ("pdr", sr.get("pdr_loss", 0.005))):
+                print(f"{res['name']}: {kind.upper()} at {size}", flush=True)
+                s = search(trial, max_pps=sr.get("max_mpps", 15) * 1e6, loss_ratio=loss,
+                           min_pps=sr.get("min_mpps", 0.1) * 1e6, precision=sr.get("precision", 0.02),
+                           short_s=sr.get("short_s", 1), final_s=sr.get("final_s", 5),
+                           progress=progress)
+                r[kind] = {"mpps": s.rate_pps / 1e6, "gbps": s.rate_pps * (fb + 20) * 8 / 1e9,
+                           "trials": len(s.trials)}
+            r["latency"] = []
+            for f in sr.get("latency_at", [0.1, 0.5, 0.9]):
+                rate = int(r["ndr"]["mpps"] * 1e6 * f)
+                if rate < 1000:
+                    continue
+                t = run_gen(str(sock), sr.get("final_s", 5), rate=rate, huge=huge, stream=spec)
+                r["latency"].append({"fraction": f, "mpps": t["rx_mpps"], "latency_us": t["latency_us"]})
+            res["sizes"].append(r)
+    (out / "results.json").write_text(json.dumps(res, indent=2))
+    lines = [f"# {res['name']}", "",
+             "| frame bytes | NDR Mpps | NDR Gbps | PDR Mpps | PDR Gbps | latency p50 / p99 us at 10%, 50%, 90% of NDR |",
+             "|---|---|---|---|---|---|"]
+    for r in res["sizes"]:
+        lat = ", ".join(f"{l['latency_us']['p50']:.1f} / {l['latency_us']['p99']:.1f}" for l in r["latency"])
+        lines.append(f"| {r['size']} | {r['ndr']['mpps']:.3f} | {r['ndr']['gbps']:.2f} | "
+                     f"{r['pdr']['mpps']:.3f} | {r['pdr']['gbps']:.2f} | {lat} |")
+    (out / "results.md").write_text("\n".join(lines) + "\n")
+    plots(res, out)
+    print("\n".join(lines))
+    print(f"\n{out}/results.json, results.md, throughput.png, latency.png")
+
+
+if __name__ == "__main__":
+    main()
