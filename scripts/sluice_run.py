@@ -86,7 +86,7 @@ def run_gen(sock, seconds, size=64, dst="48.0.0.0/8", core=None, rate=0, huge=Tr
              "--dst", dst, "--dst-mac", "02:00:00:00:00:10", "--json"]
     if stream:  # the packet-generator grammar: sizes, fields, ranges
         args += ["--stream", stream]
-    for attempt in range(4):
+    for attempt in range(10):
         r = subprocess.run(args, capture_output=True, text=True, timeout=seconds + 60)
         for line in r.stdout.splitlines():
             if line.startswith("{"):
@@ -94,4 +94,5 @@ def run_gen(sock, seconds, size=64, dst="48.0.0.0/8", core=None, rate=0, huge=Tr
         if "Failed to connect" not in r.stdout + r.stderr:
             break
         time.sleep(1)  # a memif server accepts its next client a moment after the last left
+        # (its listener runs in the EAL interrupt thread, which busy lcores can starve)
     raise RuntimeError("sluice-gen failed: " + r.stdout + r.stderr)

@@ -14,6 +14,7 @@ class Trial:
     sent: int
     received: int
     seconds: float
+    latency_us: dict = None  # the generator's percentiles, when it measured them
 
     @property
     def loss_ratio(self) -> float:
