@@ -13,11 +13,11 @@ from pathlib import Path
 import yaml
 
 from .search import search
-from .gen import memif_trial
+from .gen import RestartingTrial
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
-from sluice_run import Daemon, run_gen, wait_or_kill  # noqa: E402
+from sluice_run import Daemon, wait_or_kill  # noqa: E402
 
 IMIX_BYTES = (7 * 64 + 4 * 570 + 1518) / 12  # average frame, FCS included
 
@@ -112,28 +112,13 @@ def main():
     def progress(msg):
         print(f"  {msg}", flush=True)
 
-    # a fresh DUT for each frame size; and when the generator can no longer join the DUT's
-    # memif socket (seen with sluiced after a few dozen short sessions: the memif server
-    # stops accepting), the DUT is restarted, counted in the results, and the trial repeated
+    # a fresh DUT for each frame size, restarted (and counted) if memif stops accepting
     for size in sr.get("sizes", [64]):
         sub = run / f"size-{size}"
         sub.mkdir()
-        state = {"dut": dut_of(topo, sub).__enter__(), "restarts": 0}
-        sock = sub / "memif.sock"
         spec = stream_for(size, g)
-        raw_trial = memif_trial(str(sock), huge=huge, stream=spec)
-
-        def trial(rate, secs):
-            for attempt in range(3):
-                try:
-                    return raw_trial(rate, secs)
-                except RuntimeError as e:
-                    if "Failed to connect" not in str(e) or attempt == 2:
-                        raise
-                    state["dut"].__exit__(None, None, None)
-                    state["dut"] = dut_of(topo, sub).__enter__()
-                    state["restarts"] += 1
-        try:
+        with RestartingTrial(lambda: dut_of(topo, sub), sub / "memif.sock", huge=huge,
+                             stream=spec) as trial:
             fb = IMIX_BYTES if size == "imix" else int(size)
             r = {"size": size}
             for kind, loss in (("ndr", 0.0), ("pdr", sr.get("pdr_loss", 0.005))):
@@ -152,10 +137,8 @@ def main():
                 t = trial(rate, sr.get("final_s", 5))
                 r["latency"].append({"fraction": f, "mpps": t.rx_pps / 1e6,
                                      "latency_us": t.latency_us})
-            r["dut_restarts"] = state["restarts"]
+            r["dut_restarts"] = trial.restarts
             res["sizes"].append(r)
-        finally:
-            state["dut"].__exit__(None, None, None)
     (out / "results.json").write_text(json.dumps(res, indent=2))
     lines = [f"# {res['name']}", "",
              "| frame bytes | NDR Mpps | NDR Gbps | PDR Mpps | PDR Gbps | latency p50 / p99 us at "
