@@ -46,8 +46,8 @@ struct gstream {
 	uint64_t rx, uniq, dup, reord, top; /* top: one past the highest received */
 	uint64_t seen[SEQ_WIN / 64];
 	uint64_t hist[HIST_BUCKETS];
-	uint64_t lat_n, lat_min, lat_max;
-	double lat_sum;
+	uint64_t lat_n, lat_min, lat_max, lat_last;
+	double lat_sum, jitter;    /* RFC 3550 6.4.1: J += (|D| - J) / 16, in TSC cycles */
 };
 static struct gstream streams[MAX_STREAMS];
 static unsigned nb_streams = 1;
@@ -338,6 +338,7 @@ static void report(double secs, uint64_t sent, uint64_t rx, uint64_t rx_sig, uin
 		all.reord += g->reord;
 		all.lat_n += g->lat_n;
 		all.lat_sum += g->lat_sum;
+		all.jitter = RTE_MAX(all.jitter, g->jitter); /* in all: the largest */
 		all.lat_min = RTE_MIN(all.lat_min, g->lat_min);
 		all.lat_max = RTE_MAX(all.lat_max, g->lat_max);
 		for (unsigned h = 0; h < HIST_BUCKETS; h++)
@@ -357,12 +358,13 @@ static void report(double secs, uint64_t sent, uint64_t rx, uint64_t rx_sig, uin
 			 opt.json ? "\"sent\": %" PRIu64 ", \"duplicates\": %" PRIu64
 				    ", \"lost\": %" PRId64 ", \"out_of_order\": %" PRIu64
 				    ", \"latency_us\": {\"min\": %.2f, \"avg\": %.2f, \"max\": %.2f, "
-				    "\"p50\": %.2f, \"p90\": %.2f, \"p99\": %.2f, \"p99.9\": %.2f}"
+				    "\"p50\": %.2f, \"p90\": %.2f, \"p99\": %.2f, \"p99.9\": %.2f}, "
+				    "\"jitter_us\": %.3f"
 				  : "sent %" PRIu64 "  duplicates %" PRIu64 "  lost %" PRId64
 				    "  out-of-order %" PRIu64 "\n  latency us: min %.2f avg %.2f max %.2f "
-				    "p50 %.2f p90 %.2f p99 %.2f p99.9 %.2f",
+				    "p50 %.2f p90 %.2f p99 %.2f p99.9 %.2f  jitter %.3f",
 			 gs, g->dup, (int64_t)gs - (int64_t)g->uniq, g->reord, lat[0], lat[1], lat[2],
-			 lat[3], lat[4], lat[5], lat[6]);
+			 lat[3], lat[4], lat[5], lat[6], g->jitter * us);
 		if (k < nb_streams)
 			continue;
 		if (opt.json) {
@@ -405,6 +407,21 @@ int main(int argc, char **argv)
 		if (a.link_status && b.link_status)
 			break;
 		rte_delay_ms(50);
+	}
+	/* a rate the port cannot carry is refused (frames plus preamble and gap, 20 bytes) */
+	struct rte_eth_link link;
+	if (opt.rate && rte_eth_link_get_nowait(opt.tx_port, &link) == 0 && link.link_speed &&
+	    link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN) {
+		unsigned frame = opt.size;
+		for (unsigned k = 0; k < nb_streams; k++)
+			if (streams[k].pg)
+				frame = RTE_MAX(frame, streams[k].pg->size_max + 4u);
+		double bps = (double)opt.rate * (frame + 20) * 8;
+		if (bps > (double)link.link_speed * 1e6) {
+			fprintf(stderr, "sluice-gen: %" PRIu64 " packets/s of %u-byte frames is %.2f Gb/s, "
+				"above the port's %u Mb/s\n", opt.rate, frame, bps / 1e9, link.link_speed);
+			return 2;
+		}
 	}
 	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), end = start + (uint64_t)(opt.duration * hz);
 	uint64_t sent = 0, rx = 0, rx_sig = 0, tx_fail = 0, burst_no = 0;
@@ -478,6 +495,11 @@ int main(int argc, char **argv)
 			g->hist[hist_bucket(lat)]++;
 			g->lat_n++;
 			g->lat_sum += (double)lat;
+			if (g->lat_n > 1) {
+				double dlt = (double)lat - (double)g->lat_last;
+				g->jitter += ((dlt < 0 ? -dlt : dlt) - g->jitter) / 16;
+			}
+			g->lat_last = lat;
 			g->lat_min = RTE_MIN(g->lat_min, lat);
 			g->lat_max = RTE_MAX(g->lat_max, lat);
 		}

@@ -67,6 +67,7 @@ def test_memif_loop_no_loss_and_sane_latency(tmp_path):
     lat = g["latency_us"]
     assert 0 < lat["min"] <= lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["p99.9"] <= lat["max"] * 1.1
     assert lat["p50"] < 1000  # a memif loop in one process: microseconds, not milliseconds
+    assert 0 <= g["jitter_us"] < lat["max"]
 
 
 def test_receiver_counts_loss_reordering_duplicates_exactly(tmp_path):
@@ -127,3 +128,16 @@ def test_several_streams_take_turns_and_count_apart(tmp_path):
     for st in g["streams"]:
         assert st["sent"] > 20000 and st["lost"] == 0 and st["duplicates"] == 0
         assert 0 < st["latency_us"]["p50"] < 1000
+
+
+def test_offered_rate_within_one_percent_and_impossible_rates_refused():
+    eal = ["--vdev", "net_null0,no-rx=1", "--vdev", "net_null1,no-rx=1"]
+    for rate in (200000, 1000000):
+        g = gen(eal, ["--rate", str(rate), "--duration", "1", "--dst-mac", "02:00:00:00:00:01"])
+        assert abs(g["sent"] / g["seconds"] - rate) <= 0.01 * rate, g
+    # net_null's link is 10 Gb/s: 1 Mpps of 1518-byte frames is 12.3 Gb/s
+    r = subprocess.run([GEN, "--no-huge", "--no-pci", "-m", "128", "--file-prefix",
+                        f"gen-fast-{os.getpid()}", "--log-level", "4"] + eal +
+                       ["--", "--rate", "1000000", "--size", "1518", "--duration", "1",
+                        "--dst-mac", "02:00:00:00:00:01"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and "above the port's 10000 Mb/s" in r.stderr
