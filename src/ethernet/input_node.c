@@ -38,17 +38,18 @@ static inline uint16_t vlan_in(struct sl_worker *w, struct rte_mbuf *m)
 	if (m->data_len < RTE_ETHER_HDR_LEN + 4)
 		goto bad;
 	uint16_t tpid = rte_be_to_cpu_16(*(uint16_t *)(d + 12));
-	uint16_t vid = rte_be_to_cpu_16(*(uint16_t *)(d + 14)) & 0xfff, inner = 0;
+	uint16_t vid = rte_be_to_cpu_16(*(uint16_t *)(d + 14)) & 0xfff;
 	unsigned k = 4;
+	uint16_t sub = UINT16_MAX;
+	/* QinQ first: a sub-interface with both tags, else one with the outer tag alone */
 	if (*(uint16_t *)(d + 16) == RTE_BE16(RTE_ETHER_TYPE_VLAN) &&
 	    m->data_len >= RTE_ETHER_HDR_LEN + 8) {
 		uint16_t in = rte_be_to_cpu_16(*(uint16_t *)(d + 18)) & 0xfff;
-		if (sub_of(&sl_ifaces[m->port], tpid, vid, in) != UINT16_MAX) {
-			inner = in;
-			k = 8;
-		}
+		sub = sub_of(&sl_ifaces[m->port], tpid, vid, in);
+		k = sub != UINT16_MAX ? 8 : 4;
 	}
-	uint16_t sub = sub_of(&sl_ifaces[m->port], tpid, vid, inner);
+	if (sub == UINT16_MAX)
+		sub = sub_of(&sl_ifaces[m->port], tpid, vid, 0);
 	if (sub == UINT16_MAX || !sl_ifaces[sub].up)
 		goto bad;
 	memmove(d + k, d, 12);

@@ -194,66 +194,38 @@ int sl_iface_inject(struct rte_mbuf *m, uint16_t port)
 
 /* Nodes with an edge to port-tx-P for every port P, in port order from their first one. */
 static struct {
-	rte_node_t id;
-	rte_edge_t first;
-	uint16_t n;
-} tx_edge_nodes[16];
-static int nb_tx_edge_nodes;
-
-static struct {
 	const char *node;
-	rte_edge_t *first;
+	rte_edge_t *first;      /* the node's variable, set when its edges are first added */
+	rte_node_t id;          /* RTE_NODE_ID_INVALID until then */
+	uint16_t n;             /* ports it has an edge to */
 } tx_users[8];
 static int nb_tx_users;
 
 void sl_iface_tx_user(const char *node_name, rte_edge_t *first)
 {
 	RTE_VERIFY(nb_tx_users < (int)RTE_DIM(tx_users));
-	tx_users[nb_tx_users].node = node_name;
-	tx_users[nb_tx_users++].first = first;
+	tx_users[nb_tx_users++] = (typeof(tx_users[0])){.node = node_name, .first = first,
+							 .id = RTE_NODE_ID_INVALID};
 }
 
 void sl_iface_sync_tx_edges(void)
 {
-	/* first call: the nodes that asked give their first edge to port-tx-0 */
-	for (int u = 0; u < nb_tx_users; u++)
-		if (rte_node_from_name(tx_users[u].node) != RTE_NODE_ID_INVALID) {
-			bool known = false;
-			rte_node_t id = rte_node_from_name(tx_users[u].node);
-			for (int i = 0; i < nb_tx_edge_nodes; i++)
-				known |= tx_edge_nodes[i].id == id;
-			if (!known) {
-				RTE_VERIFY(nb_tx_edge_nodes < (int)RTE_DIM(tx_edge_nodes));
-				tx_edge_nodes[nb_tx_edge_nodes].id = id;
-				tx_edge_nodes[nb_tx_edge_nodes].first = rte_node_edge_count(id);
-				*tx_users[u].first = tx_edge_nodes[nb_tx_edge_nodes].first;
-				nb_tx_edge_nodes++;
-			}
+	for (int u = 0; u < nb_tx_users; u++) {
+		if (tx_users[u].id == RTE_NODE_ID_INVALID) {
+			tx_users[u].id = rte_node_from_name(tx_users[u].node);
+			RTE_VERIFY(tx_users[u].id != RTE_NODE_ID_INVALID);
+			*tx_users[u].first = rte_node_edge_count(tx_users[u].id);
 		}
-	for (int i = 0; i < nb_tx_edge_nodes; i++)
-		for (int p = tx_edge_nodes[i].n; p < SL_MAX_PORTS && sl_ifaces[p].used; p++) {
+		for (int p = tx_users[u].n; p < SL_MAX_PORTS && sl_ifaces[p].used; p++) {
 			char name[RTE_NODE_NAMESIZE];
 			snprintf(name, sizeof(name), "port-tx-%d", p);
 			const char *nn[] = {name};
 			if (rte_node_from_name(name) == RTE_NODE_ID_INVALID)
 				break;
-			rte_node_edge_update(tx_edge_nodes[i].id, RTE_EDGE_ID_INVALID, nn, 1);
-			tx_edge_nodes[i].n++;
+			rte_node_edge_update(tx_users[u].id, RTE_EDGE_ID_INVALID, nn, 1);
+			tx_users[u].n++;
 		}
-}
-
-rte_edge_t sl_iface_add_tx_edges(const char *node_name)
-{
-	rte_node_t id = rte_node_from_name(node_name);
-	for (int i = 0; i < nb_tx_edge_nodes; i++)
-		if (tx_edge_nodes[i].id == id)
-			return tx_edge_nodes[i].first;
-	RTE_VERIFY(nb_tx_edge_nodes < (int)RTE_DIM(tx_edge_nodes));
-	tx_edge_nodes[nb_tx_edge_nodes].id = id;
-	tx_edge_nodes[nb_tx_edge_nodes].first = rte_node_edge_count(id);
-	nb_tx_edge_nodes++;
-	sl_iface_sync_tx_edges();
-	return tx_edge_nodes[nb_tx_edge_nodes - 1].first;
+	}
 }
 
 int sl_iface_add_virtual(const char *name, const char *drv, const char *args,

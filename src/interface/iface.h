@@ -84,9 +84,6 @@ struct sl_iface *sl_iface_by_name(const char *name);
 int sl_iface_publish_rx(void);
 /* Hands a ready L2 frame (meta->aux = tx port) to worker 0 to transmit. */
 int sl_iface_inject(struct rte_mbuf *m, uint16_t port);
-/* Node helpers: add an edge to port-tx-P for every port, in port order, and return the
- * edge of port 0. */
-rte_edge_t sl_iface_add_tx_edges(const char *node_name);
 /* Called from a constructor by a node that sends to any port: at start-up (and when a port
  * is added) it gets an edge to every port-tx-P, port P at edge *first + P. */
 void sl_iface_tx_user(const char *node_name, rte_edge_t *first);

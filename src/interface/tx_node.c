@@ -13,10 +13,12 @@
 enum { TX_ERRORS(SL_ERR_ENUM) TX_NB_ERR };
 static const char *const tx_reasons[] = {TX_ERRORS(SL_ERR_STR)};
 static uint16_t tx_err;
+static rte_edge_t out_tx0; /* interface-output's edge to port-tx-0 */
 
 RTE_INIT(tx_errors)
 {
 	tx_err = sl_error_register("port-tx", tx_reasons, TX_NB_ERR);
+	sl_iface_tx_user("interface-output", &out_tx0);
 }
 
 struct tx_ctx {
@@ -158,12 +160,13 @@ rte_node_t sl_tx_node_id(void)
 	return tx_node.id;
 }
 
-/* interface-output: edges 0.. are port-tx-0.. (added at start-up) */
+/* interface-output: port P is edge out_tx0 + P (added at start-up and with each port) */
+
 static uint16_t out_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
 	uint16_t nexts[n];
 	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = (uint16_t)sl_meta(objs[i])->aux;
+		nexts[i] = (uint16_t)(out_tx0 + sl_meta(objs[i])->aux);
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
 }

@@ -131,36 +131,27 @@ static void fix(const struct sl_pg_stream *s, uint8_t *p, uint16_t len)
 {
 	if (s->l3_off == NOFF)
 		return;
-	void *l4 = s->l4_off == NOFF ? NULL : p + s->l4_off;
+	void *ip = p + s->l3_off, *l4 = s->l4_off == NOFF ? NULL : p + s->l4_off;
 	if (s->ip_version == 4) {
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(p + s->l3_off);
-		ip->total_length = rte_cpu_to_be_16((uint16_t)(len - s->l3_off));
-		ip->hdr_checksum = 0;
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
-		if (s->l4_proto == IPPROTO_UDP) {
-			struct rte_udp_hdr *u = l4;
-			u->dgram_len = rte_cpu_to_be_16((uint16_t)(len - s->l4_off));
-			u->dgram_cksum = 0;
-			u->dgram_cksum = rte_ipv4_udptcp_cksum(ip, u);
-		} else if (s->l4_proto == IPPROTO_TCP) {
-			struct rte_tcp_hdr *t = l4;
-			t->cksum = 0;
-			t->cksum = rte_ipv4_udptcp_cksum(ip, t);
-		}
+		struct rte_ipv4_hdr *h = ip;
+		h->total_length = rte_cpu_to_be_16((uint16_t)(len - s->l3_off));
+		h->hdr_checksum = 0;
+		h->hdr_checksum = rte_ipv4_cksum(h);
 	} else {
-		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(p + s->l3_off);
-		ip->payload_len = rte_cpu_to_be_16((uint16_t)(len - s->l3_off - sizeof(*ip)));
-		if (s->l4_proto == IPPROTO_UDP) {
-			struct rte_udp_hdr *u = l4;
-			u->dgram_len = rte_cpu_to_be_16((uint16_t)(len - s->l4_off));
-			u->dgram_cksum = 0;
-			u->dgram_cksum = rte_ipv6_udptcp_cksum(ip, u);
-		} else if (s->l4_proto == IPPROTO_TCP) {
-			struct rte_tcp_hdr *t = l4;
-			t->cksum = 0;
-			t->cksum = rte_ipv6_udptcp_cksum(ip, t);
-		}
+		struct rte_ipv6_hdr *h = ip;
+		h->payload_len = rte_cpu_to_be_16((uint16_t)(len - s->l3_off - sizeof(*h)));
 	}
+	if (s->l4_proto != IPPROTO_UDP && s->l4_proto != IPPROTO_TCP)
+		return;
+	if (s->l4_proto == IPPROTO_UDP)
+		((struct rte_udp_hdr *)l4)->dgram_len = rte_cpu_to_be_16((uint16_t)(len - s->l4_off));
+	uint8_t *ck = (uint8_t *)l4 + (s->l4_proto == IPPROTO_UDP
+					       ? offsetof(struct rte_udp_hdr, dgram_cksum)
+					       : offsetof(struct rte_tcp_hdr, cksum));
+	uint16_t c = 0;
+	memcpy(ck, &c, 2);
+	c = s->ip_version == 4 ? rte_ipv4_udptcp_cksum(ip, l4) : rte_ipv6_udptcp_cksum(ip, l4);
+	memcpy(ck, &c, 2);
 }
 
 /* copies in whole 64-byte blocks: the template and the frame buffer are padded to them */

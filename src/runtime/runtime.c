@@ -75,7 +75,6 @@ int sl_runtime_clone_tx(void)
 			fprintf(stderr, "sluiced: ports must be numbered without gaps\n");
 			return -EINVAL;
 		}
-	sl_iface_add_tx_edges("interface-output");
 	sl_iface_sync_tx_edges();
 	return 0;
 }
