@@ -11,10 +11,12 @@
 #define SL_PG_MAX_FIELDS 8
 #define SL_PG_MAX_FRAME 2048 /* one mbuf */
 
-/* A field that runs over a range, one step per packet: value = start + seq % count. */
+/* A field that runs over a range: value = start + seq % count, one step per packet, or
+ * (random) start + a hash of seq scaled to count: the same packets for the same seq. */
 struct sl_pg_field {
 	uint16_t off;    /* where the big-endian value ends minus width */
 	uint8_t width;   /* 2, 4, or 8 (the low half of an IPv6 address) */
+	bool random;
 	uint64_t start, count;
 };
 

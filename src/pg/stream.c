@@ -68,11 +68,13 @@ static int num_range(char **argv, int argc, int i, uint64_t max, uint64_t *a, ui
 	return 1;
 }
 
-/* an IPv4 or IPv6 address, optionally "- END"; the range runs over the low 64 bits */
+/* an IPv4 or IPv6 address, optionally "- END", or a prefix "ADDR/LEN" (every address in it);
+ * then optionally "random". The range runs over the low 64 bits. */
 struct addr_range {
 	int family;
 	uint8_t a[16];
 	uint64_t start, count;
+	bool random;
 };
 
 static uint64_t low64(const uint8_t *a, int family)
@@ -84,12 +86,48 @@ static uint64_t low64(const uint8_t *a, int family)
 	return v;
 }
 
+/* "random" after a range: returns 1 and marks it, else 0 */
+static int opt_random(char **argv, int argc, int i, bool *random)
+{
+	*random = i < argc && !strcmp(argv[i], "random");
+	return *random;
+}
+
+static int addr_prefix(const char *tok, struct addr_range *r)
+{
+	char tmp[64];
+	uint64_t len;
+	if (strlen(tok) >= sizeof(tmp))
+		return -1;
+	snprintf(tmp, sizeof(tmp), "%s", tok);
+	char *sl = strchr(tmp, '/');
+	*sl = 0;
+	int bits = r->family == AF_INET ? 32 : 128;
+	if (num(sl + 1, (uint64_t)bits, &len) || inet_pton(r->family, tmp, r->a) != 1)
+		return -1;
+	if (r->family == AF_INET6 && len < 64)
+		return -1; /* ranges run over the interface identifier only */
+	unsigned host = (unsigned)(bits - (int)len); /* 0..64 */
+	uint64_t span = host >= 64 ? UINT64_MAX : (1ull << host) - 1;
+	r->start = low64(r->a, r->family) & ~span;
+	r->count = span == UINT64_MAX ? UINT64_MAX : span + 1; /* a /64: all but one */
+	for (int k = 0, n = r->family == AF_INET ? 4 : 8; k < n; k++) /* the first address */
+		r->a[(r->family == AF_INET ? 0 : 8) + k] = (uint8_t)(r->start >> (8 * (n - 1 - k)));
+	return 0;
+}
+
 static int addr_range(char **argv, int argc, int i, struct addr_range *r)
 {
 	uint8_t b[16];
 	if (i >= argc)
 		return -1;
 	r->family = strchr(argv[i], ':') ? AF_INET6 : AF_INET;
+	r->random = false;
+	if (strchr(argv[i], '/')) {
+		if (addr_prefix(argv[i], r) < 0)
+			return -1;
+		return 1 + opt_random(argv, argc, i + 1, &r->random);
+	}
 	if (inet_pton(r->family, argv[i], r->a) != 1)
 		return -1;
 	r->start = low64(r->a, r->family);
@@ -103,7 +141,7 @@ static int addr_range(char **argv, int argc, int i, struct addr_range *r)
 		if (end < r->start)
 			return -1;
 		r->count = end - r->start + 1;
-		return 3;
+		return 3 + opt_random(argv, argc, i + 3, &r->random);
 	}
 	return 1;
 }
@@ -115,14 +153,15 @@ static void put_be(uint8_t *p, uint64_t v, int width)
 }
 
 static int add_field(struct sl_pg_stream *s, uint16_t off, int width, uint64_t start, uint64_t count,
-		     char *err, size_t el)
+		     bool random, char *err, size_t el)
 {
 	if (count <= 1)
 		return 0;
 	if (s->nfields == SL_PG_MAX_FIELDS)
 		return fail(err, el, "at most %d ranges in a stream", SL_PG_MAX_FIELDS);
 	s->f[s->nfields++] = (struct sl_pg_field){.off = off, .width = (uint8_t)width,
-						   .start = start, .count = count};
+						   .random = random, .start = start,
+						   .count = count};
 	return 0;
 }
 
@@ -161,6 +200,17 @@ static inline void copy_blocks(uint8_t *dst, const uint8_t *src, uint16_t len)
 		memcpy(dst + o, src + o, 64);
 }
 
+/* A value in [0, count) from packet seq and field f: splitmix64, then scaled without a
+ * division (Lemire). Deterministic, so a stream's packets can be checked. */
+static inline uint64_t scaled_hash(uint64_t seq, int f, uint64_t count)
+{
+	uint64_t z = seq * 0x9e3779b97f4a7c15ull + (uint64_t)f * 0xd1b54a32d192ed03ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	return (uint64_t)(((unsigned __int128)z * count) >> 64);
+}
+
 void sl_pg_build_burst(const struct sl_pg_stream *s, uint64_t seq, uint8_t *const *bufs,
 		       uint16_t *lens, uint16_t n)
 {
@@ -195,6 +245,11 @@ void sl_pg_build_burst(const struct sl_pg_stream *s, uint64_t seq, uint8_t *cons
 		copy_blocks(bufs[i], s->tmpl, len);
 		for (int f = 0; f < s->nfields; f++) {
 			const struct sl_pg_field *fl = &s->f[f];
+			if (fl->random) {
+				put_be(bufs[i] + fl->off, fl->start + scaled_hash(seq + i, f, fl->count),
+				       fl->width);
+				continue;
+			}
 			put_be(bufs[i] + fl->off, fl->start + pos[f], fl->width);
 			if (++pos[f] == fl->count)
 				pos[f] = 0;
@@ -303,6 +358,7 @@ static int parse_data(struct sl_pg_stream *s, char **argv, int i, int end, uint8
 	struct addr_range src = {0}, dst = {0};
 	bool have_l3 = false, have_l4 = false;
 	uint64_t sp0 = 0, sp1 = 0, dp0 = 0, dp1 = 0;
+	bool sp_rand = false, dp_rand = false;
 	uint16_t vlan = 0;
 	bool have_vlan = false, have_eth = false;
 	struct rte_ether_addr smac, dmac;
@@ -335,8 +391,9 @@ static int parse_data(struct sl_pg_stream *s, char **argv, int i, int end, uint8
 				    (m = addr_range(argv, end, i + 2 + n, &dst)) < 0 ||
 				    dst.family != src.family)
 					return fail(err, el,
-						    "usage: %s SRC-IP [- SRC-IP] -> DST-IP [- DST-IP] [ttl N]"
-						    " (both IPv4 or both IPv6)",
+						    "usage: %s SRC-IP[/LEN] [- SRC-IP] [random] -> "
+						    "DST-IP[/LEN] [- DST-IP] [random] [ttl N] (both "
+						    "IPv4 or both IPv6; IPv6 prefixes /64 or longer)",
 						    k);
 				have_l3 = true;
 				proto = p;
@@ -354,11 +411,15 @@ static int parse_data(struct sl_pg_stream *s, char **argv, int i, int end, uint8
 					return fail(err, el, "the ports line says %s but the IP line said %s",
 						    k, proto == IPPROTO_UDP ? "UDP:" : "TCP:");
 				int n = num_range(argv, end, i + 1, 65535, &sp0, &sp1), m;
+				if (n >= 0)
+					n += opt_random(argv, end, i + 1 + n, &sp_rand);
 				if (n < 0 || i + 1 + n >= end || strcmp(argv[i + 1 + n], "->") ||
 				    (m = num_range(argv, end, i + 2 + n, 65535, &dp0, &dp1)) < 0)
 					return fail(err, el,
-						    "usage: %s SRC-PORT[-END] -> DST-PORT[-END] (0 to 65535)",
+						    "usage: %s SRC-PORT[-END] [random] -> DST-PORT[-END] "
+						    "[random] (0 to 65535)",
 						    k);
+				m += opt_random(argv, end, i + 2 + n + m, &dp_rand);
 				have_l4 = true;
 				i += 2 + n + m;
 				if (p == IPPROTO_TCP && i + 1 < end && !strcmp(argv[i], "flags")) {
@@ -424,8 +485,8 @@ static int parse_data(struct sl_pg_stream *s, char **argv, int i, int end, uint8
 	memcpy(hdr + sa, src.a, alen);
 	memcpy(hdr + da, dst.a, alen);
 	int w = s->ip_version == 4 ? 4 : 8;
-	if (add_field(s, (uint16_t)(sa + alen - w), w, src.start, src.count, err, el) ||
-	    add_field(s, (uint16_t)(da + alen - w), w, dst.start, dst.count, err, el))
+	if (add_field(s, (uint16_t)(sa + alen - w), w, src.start, src.count, src.random, err, el) ||
+	    add_field(s, (uint16_t)(da + alen - w), w, dst.start, dst.count, dst.random, err, el))
 		return -1;
 	s->l4_off = NOFF;
 	if (have_l4) {
@@ -433,8 +494,8 @@ static int parse_data(struct sl_pg_stream *s, char **argv, int i, int end, uint8
 		struct rte_udp_hdr *u = (struct rte_udp_hdr *)(hdr + off);
 		u->src_port = rte_cpu_to_be_16((uint16_t)sp0);
 		u->dst_port = rte_cpu_to_be_16((uint16_t)dp0);
-		if (add_field(s, off, 2, sp0, sp1 - sp0 + 1, err, el) ||
-		    add_field(s, (uint16_t)(off + 2), 2, dp0, dp1 - dp0 + 1, err, el))
+		if (add_field(s, off, 2, sp0, sp1 - sp0 + 1, sp_rand, err, el) ||
+		    add_field(s, (uint16_t)(off + 2), 2, dp0, dp1 - dp0 + 1, dp_rand, err, el))
 			return -1;
 		if (proto == IPPROTO_TCP) {
 			struct rte_tcp_hdr *t = (struct rte_tcp_hdr *)(hdr + off);

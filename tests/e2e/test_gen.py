@@ -40,7 +40,7 @@ def test_stream_fields_imix_checksums_signatures(tmp_path):
         assert p[IP].dst == f"48.{d >> 16 & 255}.{d >> 8 & 255}.{d & 255}"
         assert p[UDP].sport == 2123 and p[UDP].dport == 10000 + i % 1000
         sig, seq = struct.unpack_from("<I6s", raw(p[UDP].payload))
-        assert sig == 0x5eed5100 and int.from_bytes(seq, "little") == i  # stream 0
+        assert sig == 0x5ee01000 and int.from_bytes(seq, "little") == i  # run 1, lane 0, stream 0
         if i % 97 == 0:  # checksums as scapy computes them
             for layer in (IP, UDP):
                 q = Ether(raw(p))
@@ -115,7 +115,7 @@ def test_several_streams_take_turns_and_count_apart(tmp_path):
     for i, p in enumerate(pkts):
         k, n = (i // 32) % 2, (i // 64) * 32 + i % 32   # stream, and its own sequence number
         sig, seq = struct.unpack_from("<I6s", raw(p[UDP].payload))
-        assert sig == 0x5eed5100 + k and int.from_bytes(seq, "little") == n
+        assert sig == 0x5ee01000 + k and int.from_bytes(seq, "little") == n
         assert len(p) == (64 if k == 0 else 128)
         assert p[IP].dst == ("48.0.0.1" if k == 0 else f"49.0.0.{1 + n % 4}")
     sock = tmp_path / "loop.sock"
@@ -141,3 +141,124 @@ def test_offered_rate_within_one_percent_and_impossible_rates_refused():
                        ["--", "--rate", "1000000", "--size", "1518", "--duration", "1",
                         "--dst-mac", "02:00:00:00:00:01"], capture_output=True, text=True, timeout=30)
     assert r.returncode == 2 and "above the port's 10000 Mb/s" in r.stderr
+
+
+def test_random_fields_and_prefixes(tmp_path):
+    """'49.0.0.0/8 random' and a random port range: every value inside, many different ones,
+    and the same packets again for the same sequence numbers."""
+    spec = ("size 64 data { IP4: 02:00:00:00:00:01 -> 02:00:00:00:00:02 "
+            "UDP: 16.0.0.0/30 -> 49.0.0.0/8 random UDP: 2123 -> 10000-50000 random }")
+    outs = []
+    for run in range(2):
+        pcap = tmp_path / f"r{run}.pcap"
+        g = gen(["--vdev", f"net_pcap0,tx_pcap={pcap}", "--vdev", "net_null0,no-rx=1"],
+                ["--count", "4000", "--stream", spec])
+        assert g["sent"] == 4000
+        outs.append(rdpcap(str(pcap)))
+    pkts = outs[0]
+    dsts = [p[IP].dst for p in pkts]
+    assert all(d.startswith("49.") for d in dsts) and len(set(dsts)) > 3990
+    assert {int(d.split(".")[1]) for d in dsts} == set(range(256))    # spread over the /8
+    ports = [p[UDP].dport for p in pkts]
+    assert all(10000 <= x <= 50000 for x in ports) and len(set(ports)) > 3500
+    assert [p[IP].src for p in pkts[:8]] == ["16.0.0.0", "16.0.0.1", "16.0.0.2", "16.0.0.3"] * 2
+    assert [raw(p[IP])[:20] for p in pkts] == [raw(p[IP])[:20] for p in outs[1]]  # deterministic
+    for p in pkts[::500]:
+        q = Ether(raw(p))
+        c = q[UDP].chksum
+        del q[UDP].chksum
+        assert Ether(raw(q))[UDP].chksum == c
+
+
+def test_bidirectional_two_lanes_exact_counts(tmp_path):
+    """--bidir over a memif pair with two lanes (two worker lcores, a queue each): each way's
+    stream is counted apart, the count is exact, nothing lost or reordered."""
+    sock = tmp_path / "bi.sock"
+    g = gen(["--lcores", "0@0,1@1,2@0", "-m", "512",
+             "--vdev", f"net_memif0,role=server,id=0,socket={sock}",
+             "--vdev", f"net_memif1,role=client,id=0,socket={sock}"],
+            ["--bidir", "--count", "100001", "--rate", "200000", "--duration", "10",
+             "--stream", "size 100 data { IP4: 02:00:00:00:00:01 -> 02:00:00:00:00:02 "
+                         "UDP: 16.0.0.1 -> 48.0.0.0/24 UDP: 1 -> 2 }"])
+    assert g["lanes"] == 2 and g["sent"] == 100001 and g["lost"] == 0 and g["out_of_order"] == 0
+    assert [(s["stream"], s["port"]) for s in g["streams"]] == [(0, 0), (1, 1)]
+    for s in g["streams"]:
+        assert s["lost"] == 0 and s["duplicates"] == 0 and abs(s["sent"] - 50000) <= 32
+    p0, p1 = g["ports"]
+    # what port 0 sent arrives on port 1 and the other way round
+    assert (p0["sent"], p1["sent"]) == (p1["signed"], p0["signed"])
+    assert p0["sent"] + p1["sent"] == g["signed"] == 100001
+
+
+def test_rate_in_percent_of_line_rate():
+    """net_null says 10 Gb/s: 1% of it in 64-byte frames is 14,880.95 packets/s per point."""
+    g = gen(["--vdev", "net_null0,no-rx=1", "--vdev", "net_null1,no-rx=1"],
+            ["--rate", "1%", "--duration", "1", "--dst-mac", "02:00:00:00:00:01"])
+    want = 10e9 / (84 * 8) / 100
+    assert abs(g["rate_pps"] - want) < 1 and abs(g["sent"] / g["seconds"] - want) <= 0.01 * want, g
+    assert "p99.99" in g["latency_us"]
+    r = subprocess.run([GEN, "--no-huge", "--no-pci", "-m", "128", "--file-prefix", f"gen-pct-{os.getpid()}",
+                        "--log-level", "4", "--vdev", "net_null0,no-rx=1", "--", "--rx-port", "0",
+                        "--rate", "120%", "--dst-mac", "02:00:00:00:00:01"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and "at most 100" in r.stderr
+
+
+def test_control_socket(tmp_path):
+    """The JSON control socket: start, stats while running, update the rate, wait, stop, clear
+    errors for bad requests, and a later run that does not count the earlier one's packets."""
+    import socket
+    import time
+    sock, ctl = tmp_path / "c.sock", tmp_path / "gen.ctl"
+    p = subprocess.Popen([GEN, "--no-huge", "--no-pci", "-m", "256", "--file-prefix", f"gen-ctl-{os.getpid()}",
+                          "--log-level", "4", "--vdev", f"net_memif0,role=server,id=0,socket={sock}",
+                          "--vdev", f"net_memif1,role=client,id=0,socket={sock}", "--",
+                          "--dst-mac", "02:00:00:00:00:02", "--control", str(ctl)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(100):
+            if ctl.exists():
+                break
+            time.sleep(0.1)
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(str(ctl))
+        f = s.makefile("rw")
+
+        def req(o):
+            f.write((o if isinstance(o, str) else json.dumps(o)) + "\n")
+            f.flush()
+            return json.loads(f.readline())
+
+        assert req({"cmd": "stats"})["state"] == "idle"
+        assert req({"cmd": "start", "rate": 100000, "duration": 1.5}) == {"ok": True, "run": 1, "rate_pps": 100000}
+        assert req({"cmd": "start", "rate": 1}) == {"ok": False, "error": "a run is under way: stop it first"}
+        time.sleep(0.5)
+        live = req({"cmd": "stats"})
+        assert live["state"] == "running" and 20000 < live["sent"] < 100000
+        assert req({"cmd": "update", "rate": 200000}) == {"ok": True, "rate_pps": 200000}
+        w = req({"cmd": "wait"})
+        assert w["state"] == "idle" and w["lost"] == 0 and abs(w["seconds"] - 1.5) < 0.01
+        assert 200000 < w["sent"] < 300000          # about 0.5 s at 100k, then 1 s at 200k
+        r = req({"cmd": "start", "count": 7000})
+        assert r["ok"] and r["run"] == 2
+        w = req({"cmd": "wait"})
+        assert (w["sent"], w["signed"], w["lost"], w["run"]) == (7000, 7000, 0, 2)
+        assert req({"cmd": "start", "rate": 50000, "duration": 100})["ok"]
+        time.sleep(0.3)
+        assert req({"cmd": "stop"}) == {"ok": True}
+        w = req({"cmd": "stats"})
+        assert w["state"] == "idle" and w["seconds"] < 1 and w["lost"] == 0 and w["sent"] > 5000
+        for bad, why in [('{"cmd": "bogus"}', 'unknown cmd "bogus"'), ('{"cmd": start}', "must be a string"),
+                         ("nonsense", "one JSON object"), ('{"cmd": "update", "rate": 5}', "no run"),
+                         ('{"cmd": "start", "rate": 1, "percent": 1}', "not both"),
+                         ('{"cmd": "start", "rate": 1e12}', "above the port's"),
+                         ('{"cmd": "start", "duration": -1}', "0 or more")]:
+            a = req(bad)
+            assert a["ok"] is False and why in a["error"], (bad, a)
+        assert req({"cmd": "stats"})["run"] == 3      # refused requests changed nothing
+        assert req({"cmd": "quit"}) == {"ok": True}
+        assert p.wait(timeout=10) == 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
