@@ -620,10 +620,14 @@ static void report(FILE *f, int json)
 			   "\"state\": \"%s\", \"run\": %u, \"ports\": [",
 			rx, rx_sig, rx - rx_sig - stale, stale, tx_full, secs, (double)tsent / dsecs / 1e6,
 			(double)rx_sig / dsecs / 1e6, run.rate, nb_lanes, state, run.epoch);
-		for (unsigned pi = 0; pi < (opt.port[0] == opt.port[1] ? 1u : 2u); pi++)
-			fprintf(f, "%s{\"port\": %u, \"sent\": %" PRIu64 ", \"received\": %" PRIu64
-				   ", \"signed\": %" PRIu64 "}", pi ? ", " : "", opt.port[pi], ptx[pi],
-				prx[pi], prx_sig[pi]);
+		for (unsigned pi = 0; pi < (opt.port[0] == opt.port[1] ? 1u : 2u); pi++) {
+			struct rte_eth_link link = {0};
+			rte_eth_link_get_nowait(opt.port[pi], &link);
+			fprintf(f, "%s{\"port\": %u, \"link\": %s, \"sent\": %" PRIu64
+				   ", \"received\": %" PRIu64 ", \"signed\": %" PRIu64 "}", pi ? ", " : "",
+				opt.port[pi], link.link_status ? "true" : "false", ptx[pi], prx[pi],
+				prx_sig[pi]);
+		}
 		fputs("], \"streams\": [", f);
 		for (unsigned s = 0; s < nb_streams; s++) {
 			fprintf(f, "%s{\"stream\": %u, \"port\": %u, ", s ? ", " : "", s, defs[s].port);

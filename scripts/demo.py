@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """make demo: sluice-gen sends 64-byte UDP to 48.0.0.0/8 into sluiced over memif; sluiced
 routes it via 10.10.2.1 back to sluice-gen; prints the results and the CLI's view, then a
-short NDR and PDR search (bench/sluice_bench) on the same path."""
+short NDR and PDR search at 64 bytes and IMIX (bench/sluice_bench, the seed topology) on the
+same path, printed as a table with its plots written next to it."""
 import sys
 import tempfile
 from pathlib import Path
@@ -9,8 +10,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parents[1] / "bench"))
 from sluice_run import ROOT, Daemon, hugepages_free, run_gen  # noqa: E402
-from sluice_bench import search  # noqa: E402
-from sluice_bench.gen import RestartingTrial  # noqa: E402
+import yaml  # noqa: E402
+from sluice_bench.__main__ import run_topology  # noqa: E402
 
 SECONDS = 5
 
@@ -36,19 +37,17 @@ def main():
         print(d.cli("show runtime"))
         errs = d.js("show errors")["errors"]
         print(d.cli("show errors") if errs else "show errors: none\n")
-    # short trials (0.5 s, then 2 s at the boundary), 5% precision: a demo, not a report;
-    # a fresh sluiced, restarted if its memif server stops accepting (bench/README.md)
-    top = max(g["tx_mpps"] * 1.2e6, 1e6)
-    print(f"{'64-byte frames':>14} {'rate Mpps':>10} {'trials':>7} {'restarts':>8}")
-    srch = run / "search"
-    srch.mkdir()
-    with RestartingTrial(lambda: Daemon(conf.replace(str(run), str(srch)), srch),
-                         srch / "memif.sock", huge=huge) as trial:
-        for name, loss in (("NDR", 0.0), ("PDR 0.5%", 0.005)):
-            r = search(trial, max_pps=top, loss_ratio=loss, min_pps=1e5, precision=0.05,
-                       short_s=0.5, final_s=2.0)
-            print(f"{name:>14} {r.rate_pps / 1e6:>10.3f} {len(r.trials):>7} {trial.restarts:>8}",
-                  flush=True)
+    # short trials (0.5 s, then 2 s at the boundary), 5% precision: a demo, not a report; a
+    # fresh sluiced and one generator per frame size, driven over its control socket
+    topo = yaml.safe_load(open(ROOT / "bench/topologies/memif-sluiced.yaml"))
+    topo["gen"]["huge"] = huge
+    topo["search"] = {"sizes": [64, "imix"], "max_mpps": round(max(g["tx_mpps"] * 1.2, 1.0), 2),
+                      "min_mpps": 0.1, "precision": 0.05, "short_s": 0.5, "final_s": 2.0,
+                      "latency_at": [0.5, 0.9]}
+    out = run / "search"
+    lines = run_topology(topo, out, log=lambda m: print(m, flush=True))
+    print("\n" + "\n".join(lines[2:]))
+    print(f"\nplots: {out}/throughput.png, {out}/latency.png; all figures: {out}/results.json")
 
 
 if __name__ == "__main__":

@@ -45,11 +45,33 @@ class Command:
         self.log.close()
 
 
+class SluicedDut:
+    """sluiced, then the topology's CLI lines (each must succeed)."""
+
+    def __init__(self, daemon, lines):
+        self.d, self.lines = daemon, lines
+
+    def __enter__(self):
+        self.d.__enter__()
+        try:
+            for line in self.lines:
+                r = self.d.cli_raw(line)
+                if r.returncode:
+                    raise RuntimeError(f"sluiced refused '{line}': {r.stdout}{r.stderr}")
+        except BaseException:
+            self.d.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.d.__exit__(*exc)
+
+
 def dut_of(topo, run):
     d = topo["dut"]
     if d["kind"] == "sluiced":
         conf = (ROOT / d["startup"]).read_text().replace("@DIR@/../../conf", str(ROOT / "conf"))
-        return Daemon(conf.replace("@DIR@", str(run)), run)
+        return SluicedDut(Daemon(conf.replace("@DIR@", str(run)), run), d.get("cli", []))
     if d["kind"] == "command":
         return Command(d["cmd"], run, d.get("warmup_s", 3))
     raise SystemExit(f"dut kind {d['kind']}: sluiced or command")
@@ -96,37 +118,34 @@ def plots(res, out):
     fig.savefig(out / "latency.png")
 
 
-def main():
-    ap = argparse.ArgumentParser(prog="sluice-bench")
-    ap.add_argument("topology")
-    ap.add_argument("--out", help="folder for results (default results/NAME)")
-    a = ap.parse_args()
-    topo = yaml.safe_load(open(a.topology))
+def run_topology(topo, out, log=print):
+    """Every frame size of the topology's search: NDR, PDR, latency at fractions of NDR, with
+    a fresh DUT and generator per size. Writes results.json, results.md and the plots into
+    out; returns the Markdown table's lines."""
     g, sr = topo["gen"], topo.get("search", {})
-    out = Path(a.out or ROOT / "results" / topo["name"])
     out.mkdir(parents=True, exist_ok=True)
     run = Path(tempfile.mkdtemp(prefix="sluice-bench-"))
     res = {"name": topo["name"], "topology": topo, "sizes": []}
-    huge = True
+    huge = g.get("huge", True)
 
     def progress(msg):
-        print(f"  {msg}", flush=True)
+        log(f"  {msg}")
 
-    # a fresh DUT for each frame size, restarted (and counted) if memif stops accepting
     for size in sr.get("sizes", [64]):
         sub = run / f"size-{size}"
         sub.mkdir()
         spec = stream_for(size, g)
         with RestartingTrial(lambda: dut_of(topo, sub), sub / "memif.sock", huge=huge,
-                             stream=spec) as trial:
+                             stream=spec, vdevs=g.get("vdevs")) as trial:
             fb = IMIX_BYTES if size == "imix" else int(size)
             r = {"size": size}
             for kind, loss in (("ndr", 0.0), ("pdr", sr.get("pdr_loss", 0.005))):
-                print(f"{res['name']}: {kind.upper()} at {size}", flush=True)
+                log(f"{res['name']}: {kind.upper()} at {size}")
                 s = search(trial, max_pps=sr.get("max_mpps", 15) * 1e6, loss_ratio=loss,
                            min_pps=sr.get("min_mpps", 0.1) * 1e6, precision=sr.get("precision", 0.02),
                            short_s=sr.get("short_s", 1), final_s=sr.get("final_s", 5),
                            progress=progress)
+                log(f"  [{'#' * 20}] {kind.upper()} {s.rate_pps / 1e6:.4f} Mpps after {len(s.trials)} trials")
                 r[kind] = {"mpps": s.rate_pps / 1e6, "gbps": s.rate_pps * (fb + 20) * 8 / 1e9,
                            "trials": len(s.trials)}
             r["latency"] = []
@@ -151,6 +170,17 @@ def main():
                      f"{r['pdr']['mpps']:.3f} | {r['pdr']['gbps']:.2f} | {lat} | {r['dut_restarts']} |")
     (out / "results.md").write_text("\n".join(lines) + "\n")
     plots(res, out)
+    return lines
+
+
+def main():
+    ap = argparse.ArgumentParser(prog="sluice-bench")
+    ap.add_argument("topology")
+    ap.add_argument("--out", help="folder for results (default results/NAME)")
+    a = ap.parse_args()
+    topo = yaml.safe_load(open(a.topology))
+    out = Path(a.out or ROOT / "results" / topo["name"])
+    lines = run_topology(topo, out, log=lambda m: print(m, flush=True))
     print("\n".join(lines))
     print(f"\n{out}/results.json, results.md, throughput.png, latency.png")
 

@@ -1,51 +1,160 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Trials with sluice-gen over a memif socket, for search()."""
+"""Trials with sluice-gen, for search(): one generator per DUT, driven over its JSON control
+socket (docs/sluice-gen.md), so its ports (memif, virtio-user...) stay connected for a whole
+search and each trial is a new run of the same process."""
+import json
+import os
+import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 from .search import Trial
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-from sluice_run import run_gen  # noqa: E402
+from sluice_run import BUILD, EAL_EXTRA, GEN_CORE, wait_or_kill  # noqa: E402
+
+MEMIF_PAIR = ["net_memif0,role=client,id=0,socket={sock}", "net_memif1,role=client,id=1,socket={sock}"]
 
 
-def memif_trial(sock, size=64, dst="48.0.0.0/8", huge=True, stream=None):
-    """A trial function: sluice-gen offers rate packets/s for secs seconds. Loss counts what
-    the generator offered (sent, or refused by a full TX ring) and did not get back; a rate
-    it could not offer (more than 2% short: it paces whole bursts of 32) does not pass."""
-    def trial(rate, secs):
-        g = run_gen(sock, secs, size=size, dst=dst, rate=int(rate), huge=huge, stream=stream)
+class LinkDown(RuntimeError):
+    """The generator's ports did not come up, or went down: the DUT is not there."""
+
+
+class GenSession:
+    """sluice-gen with a control socket, as a context manager. vdevs: the generator's two
+    ports, '{sock}' replaced by sock and '{dir}' by its folder (default: a memif client pair
+    on the DUT's socket). virtio-user shares the generator's memory with a vhost-user DUT by
+    file descriptor: then the hugepages are one file per segment list, removed at the end."""
+
+    def __init__(self, sock, stream, run_dir, huge=True, vdevs=None, core=None, dst_mac="02:00:00:00:00:10"):
+        self.run_dir = Path(run_dir)
+        self.ctl = self.run_dir / f"gen-{os.getpid()}-{time.monotonic_ns()}.ctl"
+        core = GEN_CORE if core is None else core
+        self.prefix = f"sluice-gen-{os.getpid()}"
+        args = [str(BUILD / "sluice-gen"), "-l", str(core), "--file-prefix", self.prefix, "--log-level", "4"]
+        vdevs = vdevs or MEMIF_PAIR
+        for v in vdevs:
+            args += ["--vdev", v.format(sock=sock, dir=Path(sock).parent)]
+        self.shared = any("virtio_user" in v for v in vdevs)
+        if not huge:
+            args += ["--no-huge", "-m", "512"]
+        else:
+            args += ["--single-file-segments" if self.shared else "--huge-unlink", "--socket-mem", "256"]
+        args += EAL_EXTRA + ["--", "--tx-port", "0", "--rx-port", "1", "--control", str(self.ctl)]
+        args += ["--stream", stream] if stream else ["--dst-mac", dst_mac]
+        self.args = args
+
+    def __enter__(self):
+        self.log = open(self.run_dir / "gen.log", "a")
+        self.p = subprocess.Popen(self.args, stdout=self.log, stderr=subprocess.STDOUT)
+        try:
+            for _ in range(300):
+                if self.ctl.exists() or self.p.poll() is not None:
+                    break
+                time.sleep(0.05)
+            if self.p.poll() is not None:
+                raise RuntimeError("sluice-gen exited: " + (self.run_dir / "gen.log").read_text()[-2000:])
+            self.s = socket.socket(socket.AF_UNIX)
+            self.s.connect(str(self.ctl))
+            self.f = self.s.makefile("rw")
+            for _ in range(100):  # memif connects asynchronously
+                if all(p["link"] for p in self.request(cmd="stats")["ports"]):
+                    return self
+                time.sleep(0.1)
+            raise LinkDown("sluice-gen's ports did not come up (is the DUT serving its socket?)")
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+
+    def __exit__(self, *exc):
+        try:
+            if self.p.poll() is None and hasattr(self, "f"):
+                self.request(cmd="quit")
+        except OSError:
+            pass
+        if self.p.poll() is None:
+            self.p.terminate()
+        wait_or_kill(self.p)
+        if hasattr(self, "s"):
+            self.s.close()
+        self.log.close()
+        if self.shared:
+            for f in Path("/dev/hugepages").glob(f"{self.prefix}map_*"):
+                f.unlink()
+
+    def request(self, **req):
+        self.f.write(json.dumps(req) + "\n")
+        self.f.flush()
+        line = self.f.readline()
+        if not line:
+            raise RuntimeError("sluice-gen closed its control socket")
+        a = json.loads(line)
+        if a.get("ok") is False:
+            raise RuntimeError(f"sluice-gen: {a['error']}")
+        return a
+
+    def run(self, rate, secs):
+        """One run at rate packets/s for secs seconds: the generator's report."""
+        self.request(cmd="start", rate=rate, duration=secs)
+        return self.request(cmd="wait")
+
+    def trial(self, rate, secs):
+        """A trial for search(). Loss counts what the generator offered (sent, or refused by a
+        full TX ring) and did not get back; a rate it could not offer (more than 2% short: it
+        paces whole bursts of 32) does not pass."""
+        g = self.run(rate, secs)
+        if not all(p["link"] for p in g["ports"]):
+            raise LinkDown("a generator port went down during the trial")
         offered = g["sent"] + g["tx_full"]
         short = int(rate * g["seconds"] * 0.98)
         return Trial(offered_pps=rate, sent=max(offered, short), received=g["sent"] - g["lost"],
                      seconds=g["seconds"], latency_us=g.get("latency_us"))
-    return trial
 
 
 class RestartingTrial:
-    """A memif trial against a DUT this object starts (make_dut() gives a context manager)
-    and restarts when the generator can no longer join its memif socket: with sluiced, DPDK
-    22.11's memif server has been seen to stop accepting clients after some dozens of short
-    sessions. Restarts are counted; use it as a context manager."""
+    """Trials against a DUT this object starts (make_dut() gives a context manager) through
+    one GenSession, both started again (and counted in restarts) if the generator's links do
+    not come up or go down. Use it as a context manager; call it as a trial function."""
 
-    def __init__(self, make_dut, sock, **gen_args):
+    def __init__(self, make_dut, sock, stream=None, huge=True, vdevs=None):
         self.make_dut, self.restarts = make_dut, 0
-        self.raw = memif_trial(str(sock), **gen_args)
+        self.sock = Path(sock)
+        self.gen_args = dict(stream=stream, huge=huge, vdevs=vdevs)
+
+    def _up(self):
+        self.dut = self.make_dut().__enter__()
+        try:
+            self.gen = GenSession(self.sock, run_dir=self.sock.parent, **self.gen_args).__enter__()
+        except BaseException:
+            self.dut.__exit__(None, None, None)
+            raise
+
+    def _down(self):
+        self.gen.__exit__(None, None, None)
+        self.dut.__exit__(None, None, None)
 
     def __enter__(self):
-        self.dut = self.make_dut().__enter__()
-        return self
+        for attempt in range(3):
+            try:
+                self._up()
+                return self
+            except LinkDown:
+                if attempt == 2:
+                    raise
+                self.restarts += 1
 
     def __exit__(self, *exc):
-        self.dut.__exit__(None, None, None)
+        self._down()
 
     def __call__(self, rate, secs):
         for attempt in range(3):
             try:
-                return self.raw(rate, secs)
-            except RuntimeError as e:
-                if "Failed to connect" not in str(e) or attempt == 2:
+                return self.gen.trial(rate, secs)
+            except LinkDown:
+                if attempt == 2:
                     raise
-                self.dut.__exit__(None, None, None)
-                self.dut = self.make_dut().__enter__()
+                self._down()
+                self.__enter__()
                 self.restarts += 1

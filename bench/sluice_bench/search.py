@@ -4,6 +4,7 @@ offered rate with short trials, narrowed to a relative precision, then longer tr
 boundary; a rate whose long trial loses too much lowers the upper bound and the search goes
 on below it. The trial is any function (rate in packets/s, seconds) -> Trial, so the same
 search drives sluice-gen against any DUT, or a model in tests."""
+import math
 from dataclasses import dataclass, field
 from typing import Callable, List
 
@@ -36,16 +37,22 @@ def search(trial: Callable[[float, float], Trial], max_pps: float, loss_ratio: f
            min_pps: float = 1e3, precision: float = 0.01, short_s: float = 1.0,
            final_s: float = 5.0, progress: Callable[[str], None] = None) -> Result:
     """Highest rate in [min_pps, max_pps] at which trial(rate) loses at most loss_ratio (0:
-    NDR; e.g. 0.005: PDR), to within precision (relative width of the final interval)."""
+    NDR; e.g. 0.005: PDR), to within precision (relative width of the final interval).
+    progress, if given, is called after each trial with a line that starts with a bar of
+    the search's expected trials done (two bounds, the halvings, the long trial)."""
     res = Result(rate_pps=0.0, loss_ratio=loss_ratio)
+    width = max(max_pps - min_pps, 1.0) / max(precision * max_pps, 1e-9)
+    expected = 3 + max(0, math.ceil(math.log2(width)))
 
     def run(rate, secs):
         t = trial(rate, secs)
         res.trials.append(t)
         ok = t.loss_ratio <= loss_ratio
         if progress:
-            progress(f"{rate / 1e6:9.4f} Mpps {secs:4.1f} s: loss {t.loss_ratio:.5f} "
-                     f"{'pass' if ok else 'fail'}")
+            done = min(len(res.trials) / max(expected, len(res.trials) + 1), 0.99)
+            bar = "#" * round(done * 20)
+            progress(f"[{bar:<20}] {rate / 1e6:9.4f} Mpps {secs:4.1f} s: loss "
+                     f"{t.loss_ratio:.5f} {'pass' if ok else 'fail'}")
         return ok
 
     lo, hi = min_pps, max_pps

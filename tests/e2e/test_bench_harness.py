@@ -13,6 +13,14 @@ import yaml
 from conftest import BUILD, ROOT
 
 
+def bench(topo, tmp_path, name, timeout=400):
+    """sluice-bench on topo (a dict), results in tmp_path/name: the finished process."""
+    (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(topo))
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "bench"))
+    return subprocess.run([sys.executable, "-m", "sluice_bench", str(tmp_path / f"{name}.yaml"), "--out",
+                           str(tmp_path / name)], capture_output=True, text=True, timeout=timeout, env=env)
+
+
 # Dozens of generator runs against a sanitizer build that is several times slower, on two
 # cores: memif's listener (in the EAL interrupt thread) then misses connections. The harness
 # is Python; the release build exercises it, and sluiced's own paths are under ASan elsewhere.
@@ -21,10 +29,7 @@ def test_harness_writes_results(tmp_path):
     topo = yaml.safe_load(open(ROOT / "bench/topologies/memif-sluiced.yaml"))
     topo["search"] = {"sizes": [64, "imix"], "max_mpps": 0.5, "min_mpps": 0.05, "precision": 0.25,
                       "short_s": 0.2, "final_s": 0.4, "latency_at": [0.5]}
-    (tmp_path / "t.yaml").write_text(yaml.safe_dump(topo))
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "bench"))
-    r = subprocess.run([sys.executable, "-m", "sluice_bench", str(tmp_path / "t.yaml"), "--out",
-                        str(tmp_path / "out")], capture_output=True, text=True, timeout=400, env=env)
+    r = bench(topo, tmp_path, "out")
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     res = json.loads((tmp_path / "out/results.json").read_text())
     assert [s["size"] for s in res["sizes"]] == [64, "imix"]
@@ -34,3 +39,28 @@ def test_harness_writes_results(tmp_path):
     for f in ("results.md", "throughput.png", "latency.png"):
         assert (tmp_path / "out" / f).stat().st_size > 100
     assert "| imix |" in (tmp_path / "out/results.md").read_text()
+
+
+@pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
+def test_harness_over_vhost_user(tmp_path):
+    """The vhost-user topology: sluice-gen's virtio-user ports join sluiced's vhost-user
+    ports (they share the generator's hugepages by file descriptor), the topology's CLI lines
+    run, a search completes, and no hugepage file is left behind."""
+    free = int([x for x in open("/proc/meminfo") if x.startswith("HugePages_Free")][0].split()[1])
+    if free < 300:
+        pytest.skip("vhost-user needs hugepages (make setup reserves them)")
+    before = set(os.listdir("/dev/hugepages"))
+    topo = yaml.safe_load(open(ROOT / "bench/topologies/vhost-sluiced.yaml"))
+    topo["dut"]["cli"] = ["show interface", "ip route add 49.0.0.0/8 via 10.10.2.1"]
+    topo["search"] = {"sizes": [64], "max_mpps": 0.2, "min_mpps": 0.02, "precision": 0.5,
+                      "short_s": 0.2, "final_s": 0.3, "latency_at": [0.5]}
+    r = bench(topo, tmp_path, "out", timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    s = json.loads((tmp_path / "out/results.json").read_text())["sizes"][0]
+    assert s["ndr"]["mpps"] > 0.02 and s["latency"][0]["latency_us"]["p50"] > 0
+    assert "[####################] NDR" in r.stdout          # the progress bar, completed
+    assert set(os.listdir("/dev/hugepages")) <= before
+    # a CLI line the DUT refuses stops the run with the line named
+    topo["dut"]["cli"] = ["ip route add nonsense"]
+    r = bench(topo, tmp_path, "bad", timeout=120)
+    assert r.returncode != 0 and "sluiced refused 'ip route add nonsense'" in r.stderr
