@@ -78,6 +78,7 @@ struct sdef {
 	struct sl_pg_stream pg;
 	uint16_t port;
 	double avg_frame;          /* bytes on the wire per packet, FCS included */
+	uint32_t pl_off;           /* where the signature goes; 0: nowhere */
 };
 static struct sdef defs[MAX_STREAMS];
 static unsigned nb_streams;
@@ -254,23 +255,31 @@ static uint32_t payload_off(const uint8_t *d, uint32_t len)
 	return off;
 }
 
-/* Writes the signature into a stream's packet (its payload was zeros) and adds its words to
- * the UDP or TCP checksum (RFC 1624). */
-static void stamp(const struct sl_pg_stream *s, uint32_t sig, uint8_t *d, uint32_t len,
-		  uint64_t seq, uint64_t now)
+/* Writes the signature at off (the stream's payload offset) into one of its packets (its
+ * payload was zeros) and adds its words to the UDP or TCP checksum (RFC 1624). */
+static inline void stamp(const struct sl_pg_stream *s, uint32_t off, uint32_t sig, uint8_t *d,
+			 uint32_t len, uint64_t seq, uint64_t now)
 {
-	uint32_t off = payload_off(d, len);
 	if (!off || len < off + sizeof(struct payload))
 		return; /* too small to carry one: counted as unsigned at the receiver */
-	struct payload pl = {.sig = sig, .tsc = now};
-	for (int i = 0; i < 6; i++)
-		pl.seq[i] = (uint8_t)(seq >> (8 * i));
-	memcpy(d + off, &pl, sizeof(pl));
+	/* written as three whole words, summed from the values: building the 18 bytes on the
+	 * stack and reading them back would stall store-to-load forwarding */
+	uint64_t a = sig | seq << 32;         /* signature, sequence bits 0-31 */
+	uint16_t b = (uint16_t)(seq >> 32);   /* sequence bits 32-47 */
+	memcpy(d + off, &a, 8);
+	memcpy(d + off + 8, &b, 2);
+	memcpy(d + off + 10, &now, 8);
 	if (s->l4_off == UINT16_MAX || (s->l4_proto != IPPROTO_UDP && s->l4_proto != IPPROTO_TCP))
 		return;
 	uint16_t *ck = (uint16_t *)(d + s->l4_off + (s->l4_proto == IPPROTO_UDP ? 6 : 16));
-	uint32_t sum = (uint16_t)~*ck;
-	sum += rte_raw_cksum(&pl, sizeof(pl)); /* 18 bytes: nine 16-bit words */
+	uint64_t sum = (uint16_t)~*ck;
+	if ((off - s->l4_off) & 1) { /* not on a word of the checksum: sum the bytes */
+		sum += rte_raw_cksum(d + off, sizeof(struct payload));
+	} else { /* little-endian words of a little-endian value: its 16-bit pieces */
+		sum += (a & 0xffff) + (a >> 16 & 0xffff) + (a >> 32 & 0xffff) + (a >> 48) + b;
+		sum += (now & 0xffff) + (now >> 16 & 0xffff) + (now >> 32 & 0xffff) + (now >> 48);
+	}
+	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	uint16_t c = (uint16_t)~sum;
@@ -311,7 +320,7 @@ static void tx_burst(struct lane *l, uint64_t now, unsigned epoch)
 	uint32_t sig = SIG_MAGIC | (epoch & 0xff) << 12 | l->id << 8 | id;
 	for (uint16_t i = 0; i < want; i++) {
 		b[i]->data_len = b[i]->pkt_len = lens[i];
-		stamp(&sd->pg, sig, bufs[i], lens[i], l->seq[id] + i, now);
+		stamp(&sd->pg, sd->pl_off, sig, bufs[i], lens[i], l->seq[id] + i, now);
 	}
 	uint16_t k = rte_eth_tx_burst(sd->port, (uint16_t)l->id, b, want);
 	l->seq[id] += k; /* what the port refused is sent again with the same numbers */
@@ -921,6 +930,7 @@ static int add_stream_text(const char *text, uint16_t port)
 	sd->avg_frame = 4 + (s->imix ? (7 * 60 + 4 * 566 + 1514) / 12.0
 				      : (s->size_min + s->size_max) / 2.0);
 	sd->port = port;
+	sd->pl_off = payload_off(s->tmpl, s->size_max); /* the same headers in every packet */
 	nb_streams++;
 	return 0;
 }

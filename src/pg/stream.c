@@ -146,10 +146,18 @@ static int addr_range(char **argv, int argc, int i, struct addr_range *r)
 	return 1;
 }
 
-static void put_be(uint8_t *p, uint64_t v, int width)
+static inline void put_be(uint8_t *p, uint64_t v, int width)
 {
-	for (int i = width - 1; i >= 0; i--, v >>= 8)
-		p[i] = (uint8_t)v;
+	if (width == 2) {
+		uint16_t x = rte_cpu_to_be_16((uint16_t)v);
+		memcpy(p, &x, 2);
+	} else if (width == 4) {
+		uint32_t x = rte_cpu_to_be_32((uint32_t)v);
+		memcpy(p, &x, 4);
+	} else {
+		uint64_t x = rte_cpu_to_be_64(v);
+		memcpy(p, &x, 8);
+	}
 }
 
 static int add_field(struct sl_pg_stream *s, uint16_t off, int width, uint64_t start, uint64_t count,
@@ -191,6 +199,76 @@ static void fix(const struct sl_pg_stream *s, uint8_t *p, uint16_t len)
 	memcpy(ck, &c, 2);
 	c = s->ip_version == 4 ? rte_ipv4_udptcp_cksum(ip, l4) : rte_ipv6_udptcp_cksum(ip, l4);
 	memcpy(ck, &c, 2);
+}
+
+/* What replacing the 16-bit words at was by those at now adds to a checksum. */
+static inline uint32_t word_diff(const uint8_t *now, const uint8_t *was, int width)
+{
+	uint32_t d = 0;
+	for (int k = 0; k < width; k += 2) {
+		uint16_t a, b;
+		memcpy(&a, now + k, 2);
+		memcpy(&b, was + k, 2);
+		d += (uint32_t)a + (uint16_t)~b;
+	}
+	return d;
+}
+
+/* The same for a field of width bytes going from value was to now, computed from the values
+ * (reading back the bytes just stored would stall the store-to-load forwarding). */
+static inline uint32_t value_diff(uint64_t now, uint64_t was, int width)
+{
+	uint64_t d = 0;
+	for (int k = 0; k < width; k += 2, now >>= 16, was >>= 16)
+		d += (now & 0xffff) + (uint16_t)~was;
+	d = (d & 0xffff) + (d >> 16);
+	d = (d & 0xffff) + (d >> 16);
+	d = (d & 0xffff) + (d >> 16);
+	return rte_bswap16((uint16_t)d); /* a big-endian field: its words as memory holds them */
+}
+
+/* HC' = ~(~HC + d) (RFC 1624, eqn. 3); UDP sends a computed 0 as 0xffff. */
+static inline void ck_add(uint8_t *ck, uint32_t d, bool udp)
+{
+	uint16_t c;
+	memcpy(&c, ck, 2);
+	uint32_t x = (uint32_t)(uint16_t)~c + d;
+	x = (x & 0xffff) + (x >> 16);
+	x = (x & 0xffff) + (x >> 16);
+	c = (uint16_t)~x;
+	if (udp && c == 0)
+		c = 0xffff;
+	memcpy(ck, &c, 2);
+}
+
+/* A packet shorter than the template (which is size_max long): its IP and UDP lengths, and
+ * what they change in the checksums (the payload is zeros: its length alone does not). */
+static void set_lengths(const struct sl_pg_stream *s, uint8_t *p, uint16_t len, uint32_t *d_ip,
+			uint32_t *d_l4)
+{
+	uint8_t *ip = p + s->l3_off;
+	uint16_t was, now;
+	if (s->ip_version == 4) {
+		uint8_t *tl = ip + offsetof(struct rte_ipv4_hdr, total_length);
+		memcpy(&was, tl, 2);
+		now = rte_cpu_to_be_16((uint16_t)(len - s->l3_off));
+		memcpy(tl, &now, 2);
+		*d_ip += word_diff(tl, (const uint8_t *)&was, 2);
+	} else {
+		now = rte_cpu_to_be_16((uint16_t)(len - s->l3_off - sizeof(struct rte_ipv6_hdr)));
+		memcpy(ip + offsetof(struct rte_ipv6_hdr, payload_len), &now, 2);
+	}
+	if (s->l4_off == NOFF)
+		return;
+	/* the pseudo-header's upper-layer length, and UDP's own length field */
+	uint16_t l4was = rte_cpu_to_be_16((uint16_t)(s->size_max - s->l4_off));
+	uint16_t l4now = rte_cpu_to_be_16((uint16_t)(len - s->l4_off));
+	uint32_t d = word_diff((const uint8_t *)&l4now, (const uint8_t *)&l4was, 2);
+	*d_l4 += d;
+	if (s->l4_proto == IPPROTO_UDP) {
+		memcpy(p + s->l4_off + offsetof(struct rte_udp_hdr, dgram_len), &l4now, 2);
+		*d_l4 += d;
+	}
 }
 
 /* copies in whole 64-byte blocks: the template and the frame buffer are padded to them */
@@ -238,23 +316,38 @@ void sl_pg_build_burst(const struct sl_pg_stream *s, uint64_t seq, uint8_t *cons
 	static const uint16_t imix[12] = {60, 60, 566, 60, 60, 566, 60, 1514, 60, 566, 60, 566};
 	uint32_t span = s->imix ? 12 : (uint32_t)(s->size_max - s->size_min) + 1;
 	uint32_t sz = (uint32_t)(seq % span);
+	bool ip4 = s->ip_version == 4 && s->l3_off != NOFF, l4 = s->l4_off != NOFF;
 	for (uint16_t i = 0; i < n; i++) {
 		uint16_t len = s->imix ? imix[sz] : (uint16_t)(s->size_min + sz);
 		if (++sz == span)
 			sz = 0;
-		copy_blocks(bufs[i], s->tmpl, len);
+		uint8_t *p = bufs[i];
+		copy_blocks(p, s->tmpl, len);
+		/* the template's checksums, brought up to date word by word (RFC 1624) */
+		uint32_t d_ip = 0, d_l4 = 0;
 		for (int f = 0; f < s->nfields; f++) {
 			const struct sl_pg_field *fl = &s->f[f];
+			uint64_t v;
 			if (fl->random) {
-				put_be(bufs[i] + fl->off, fl->start + scaled_hash(seq + i, f, fl->count),
-				       fl->width);
-				continue;
+				v = fl->start + scaled_hash(seq + i, f, fl->count);
+			} else {
+				v = fl->start + pos[f];
+				if (++pos[f] == fl->count)
+					pos[f] = 0;
 			}
-			put_be(bufs[i] + fl->off, fl->start + pos[f], fl->width);
-			if (++pos[f] == fl->count)
-				pos[f] = 0;
+			put_be(p + fl->off, v, fl->width);
+			uint32_t d = value_diff(v, fl->start, fl->width);
+			d_l4 += d; /* ports, or addresses in the pseudo-header */
+			if (ip4 && (!l4 || fl->off < s->l4_off))
+				d_ip += d;
 		}
-		fix(s, bufs[i], len);
+		if (len != s->size_max && s->l3_off != NOFF)
+			set_lengths(s, p, len, &d_ip, &d_l4);
+		if (ip4)
+			ck_add(p + s->l3_off + offsetof(struct rte_ipv4_hdr, hdr_checksum), d_ip, false);
+		if (l4 && (s->l4_proto == IPPROTO_UDP || s->l4_proto == IPPROTO_TCP))
+			ck_add(p + s->l4_off + (s->l4_proto == IPPROTO_UDP ? 6 : 16), d_l4,
+			       s->l4_proto == IPPROTO_UDP);
 		lens[i] = len;
 	}
 }
@@ -619,10 +712,9 @@ int sl_pg_parse(struct sl_pg_stream *s, int argc, char **argv, char *err, size_t
 		return fail(err, el, "out of memory");
 	memcpy(s->tmpl, hdr, hlen);
 	snprintf(s->source, sizeof(s->source), "data");
-	/* a fixed stream is built once: its lengths and checksums are the template's */
-	s->vary = true;
-	if (smin == smax)
-		fix(s, s->tmpl, s->size_max);
+	/* the template: the longest packet with every field at its start, lengths and checksums
+	 * set; a fixed stream is copied, the others updated from it per packet */
+	fix(s, s->tmpl, s->size_max);
 	s->vary = s->nfields > 0 || smin != smax || s->imix;
 	return 0;
 }
