@@ -15,6 +15,7 @@
  * Control: one shot (run, print a table or --json, exit), or --control PATH: a unix socket
  * taking one JSON request per line (start, stop, wait, update, stats, quit; see
  * docs/sluice-gen.md). A control thread, not a lane, runs the state machine of a run. */
+#define _GNU_SOURCE /* CPU sets */
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
@@ -40,6 +41,7 @@
 
 #include "../src/cli/cli.h"
 #include "../src/pg/pg.h"
+#include "../src/pg/rearm.h"
 #include "ctl.h"
 
 /* signature: 12 bits of magic, 8 of run (epoch), 4 of lane, 8 of stream */
@@ -310,12 +312,10 @@ static void tx_burst(struct lane *l, uint64_t now, unsigned epoch)
 	uint16_t want = BURST;
 	if (l->quota && l->quota - l->nsent < BURST)
 		want = (uint16_t)(l->quota - l->nsent);
-	if (rte_pktmbuf_alloc_bulk(l->mp, b, want))
-		return;
 	uint8_t *bufs[BURST];
 	uint16_t lens[BURST];
-	for (uint16_t i = 0; i < want; i++)
-		bufs[i] = rte_pktmbuf_mtod(b[i], uint8_t *);
+	if (sl_mbuf_get_rearm(l->mp, b, bufs, want, sd->port))
+		return;
 	sl_pg_build_burst(&sd->pg, l->seq[id], bufs, lens, want);
 	uint32_t sig = SIG_MAGIC | (epoch & 0xff) << 12 | l->id << 8 | id;
 	for (uint16_t i = 0; i < want; i++) {
@@ -1125,6 +1125,20 @@ int main(int argc, char **argv)
 	pthread_t ctl;
 	if (pthread_create(&ctl, NULL, control_thread, (void *)(intptr_t)lfd))
 		return fprintf(stderr, "sluice-gen: cannot start the control thread\n"), 1;
+	/* keep the control thread (it wakes every 2 ms) off the lanes' CPUs where there are
+	 * others: it was created with the main lcore's CPU, which may be a lane's */
+	cpu_set_t cpus;
+	CPU_ZERO(&cpus);
+	for (long c = 0; c < sysconf(_SC_NPROCESSORS_ONLN) && c < CPU_SETSIZE; c++)
+		CPU_SET((int)c, &cpus);
+	for (unsigned k = 0; k < nb_lanes; k++) {
+		rte_cpuset_t lc = rte_lcore_cpuset(lanes[k].lcore);
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &lc))
+				CPU_CLR(c, &cpus);
+	}
+	if (CPU_COUNT(&cpus))
+		pthread_setaffinity_np(ctl, sizeof(cpus), &cpus);
 	if (w) {
 		for (unsigned k = 0; k < nb_lanes; k++)
 			rte_eal_remote_launch(lane_main, &lanes[k], lanes[k].lcore);

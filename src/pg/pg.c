@@ -3,6 +3,7 @@
  * that writes what the graph sends it), the pg-input source node, and the CLI in VPP's
  * grammar. */
 #include "pg.h"
+#include "rearm.h"
 #include "../cli/cli.h"
 #include "../interface/iface.h"
 #include "../runtime/runtime.h"
@@ -62,29 +63,16 @@ static __rte_noinline uint16_t pg_stream_run(struct rte_graph *g, struct rte_nod
 	 * interface's noisy feature or L2 mode when it has one */
 	uint16_t next = s->next == PG_NEXT_ETH ? sl_iface_in_next(s->port) : s->next;
 	struct rte_mbuf **m = (struct rte_mbuf **)rte_node_next_stream_get(g, node, next, n);
-	/* like a PMD's rx: mbufs in the pool are single-segment with next NULL, so only the
-	 * first cache line is written (rte_pktmbuf_alloc_bulk also writes the second) */
-	if (rte_mempool_get_bulk(sl_pool, (void **)m, n)) {
+	/* like a PMD's rx: only the first cache line is written (rte_pktmbuf_alloc_bulk also
+	 * writes the second) */
+	uint8_t *bufs[RTE_GRAPH_BURST_SIZE];
+	if (sl_mbuf_get_rearm(sl_pool, m, bufs, n, s->port)) {
 		s->no_buffers += n;
 		w->errors[pg_err] += n;
 		return 0;
 	}
-	uint8_t *bufs[RTE_GRAPH_BURST_SIZE];
 	uint16_t lens[RTE_GRAPH_BURST_SIZE];
 	uint64_t bytes = 0;
-	/* data_off, refcnt, nb_segs and port (rearm_data) in one store, as PMDs rearm mbufs */
-	union {
-		uint64_t u;
-		uint16_t f[4];
-	} rearm = {.f = {RTE_PKTMBUF_HEADROOM, 1, 1, s->port}};
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *b = m[i];
-		memcpy((char *)b + offsetof(struct rte_mbuf, data_off), &rearm.u, 8);
-		b->ol_flags = 0;
-		b->packet_type = 0;
-		b->vlan_tci = 0;
-		bufs[i] = (uint8_t *)b->buf_addr + RTE_PKTMBUF_HEADROOM;
-	}
 	sl_pg_build_burst(s, s->sent, bufs, lens, n);
 	for (uint16_t i = 0; i < n; i++) {
 		m[i]->data_len = lens[i];

@@ -214,13 +214,16 @@ static inline uint32_t word_diff(const uint8_t *now, const uint8_t *was, int wid
 	return d;
 }
 
-/* The same for a field of width bytes going from value was to now, computed from the values
- * (reading back the bytes just stored would stall the store-to-load forwarding). */
-static inline uint32_t value_diff(uint64_t now, uint64_t was, int width)
+/* The same for a field of width bytes going to value now, from the one's complement sum of
+ * the old value's 16-bit pieces (not_was), computed from the values: reading back the bytes
+ * just stored would stall store-to-load forwarding. */
+static inline uint32_t value_diff(uint64_t now, uint32_t not_was, int width)
 {
-	uint64_t d = 0;
-	for (int k = 0; k < width; k += 2, now >>= 16, was >>= 16)
-		d += (now & 0xffff) + (uint16_t)~was;
+	uint64_t d = not_was + (now & 0xffff);
+	if (width >= 4)
+		d += now >> 16 & 0xffff;
+	if (width == 8)
+		d += (now >> 32 & 0xffff) + (now >> 48);
 	d = (d & 0xffff) + (d >> 16);
 	d = (d & 0xffff) + (d >> 16);
 	d = (d & 0xffff) + (d >> 16);
@@ -289,6 +292,81 @@ static inline uint64_t scaled_hash(uint64_t seq, int f, uint64_t count)
 	return (uint64_t)(((unsigned __int128)z * count) >> 64);
 }
 
+/* Packets whose fields or size vary; one_size (a constant where it is inlined) drops the
+ * size logic for the common stream of one size. */
+static inline __attribute__((always_inline)) void
+build_vary(const struct sl_pg_stream *s, uint64_t seq, uint8_t *const *bufs, uint16_t *lens,
+	   uint16_t n, const bool one_size)
+{
+	/* Everything the loop reads, in locals: the packet bytes it writes may alias any
+	 * uint8_t, so fields read through s would be loaded again after every store. */
+	const int nf = s->nfields;
+	struct {
+		uint64_t start, count, pos;
+		uint32_t not_start;   /* the one's complement of the start value's 16-bit pieces */
+		uint16_t off;
+		uint8_t width;
+		bool random, in_ip;
+	} fc[SL_PG_MAX_FIELDS];
+	const bool ip4 = s->ip_version == 4 && s->l3_off != NOFF, l4 = s->l4_off != NOFF;
+	const bool l4ck = l4 && (s->l4_proto == IPPROTO_UDP || s->l4_proto == IPPROTO_TCP);
+	const bool udp = s->l4_proto == IPPROTO_UDP, imix = s->imix;
+	const uint16_t ip_ck = (uint16_t)(s->l3_off + offsetof(struct rte_ipv4_hdr, hdr_checksum));
+	const uint16_t l4_ck = (uint16_t)(s->l4_off + (udp ? 6 : 16));
+	const uint16_t size_min = s->size_min, size_max = s->size_max;
+	const uint8_t *tmpl = s->tmpl;
+	for (int f = 0; f < nf; f++) {
+		const struct sl_pg_field *fl = &s->f[f];
+		fc[f].start = fl->start;
+		fc[f].count = fl->count;
+		fc[f].pos = seq % fl->count; /* one division per field and burst */
+		fc[f].off = fl->off;
+		fc[f].width = fl->width;
+		fc[f].random = fl->random;
+		fc[f].in_ip = ip4 && (!l4 || fl->off < s->l4_off); /* else ports, or the pseudo-header */
+		fc[f].not_start = 0;
+		for (int k = 0; k < fl->width; k += 2)
+			fc[f].not_start += (uint16_t)~(fl->start >> (8 * k));
+	}
+	static const uint16_t imix_len[12] = {60, 60, 566, 60, 60, 566, 60, 1514, 60, 566, 60, 566};
+	uint32_t span = imix ? 12 : (uint32_t)(size_max - size_min) + 1;
+	uint32_t sz = (uint32_t)(seq % span);
+	for (uint16_t i = 0; i < n; i++) {
+		uint16_t len = size_max;
+		if (!one_size) {
+			len = imix ? imix_len[sz] : (uint16_t)(size_min + sz);
+			if (++sz == span)
+				sz = 0;
+		}
+		uint8_t *p = bufs[i];
+		copy_blocks(p, tmpl, len);
+		/* the template's checksums, brought up to date (RFC 1624) */
+		uint32_t d_ip = 0, d_l4 = 0;
+		for (int f = 0; f < nf; f++) {
+			uint64_t v;
+			if (fc[f].random) {
+				v = fc[f].start + scaled_hash(seq + i, f, fc[f].count);
+			} else {
+				v = fc[f].start + fc[f].pos;
+				if (++fc[f].pos == fc[f].count)
+					fc[f].pos = 0;
+			}
+			put_be(p + fc[f].off, v, fc[f].width);
+			uint32_t d = value_diff(v, fc[f].not_start, fc[f].width);
+			d_l4 += d;
+			if (fc[f].in_ip)
+				d_ip += d;
+		}
+		if (!one_size && len != size_max && s->l3_off != NOFF)
+			set_lengths(s, p, len, &d_ip, &d_l4);
+		if (ip4)
+			ck_add(p + ip_ck, d_ip, false);
+		if (l4ck)
+			ck_add(p + l4_ck, d_l4, udp);
+		lens[i] = len;
+	}
+}
+
 void sl_pg_build_burst(const struct sl_pg_stream *s, uint64_t seq, uint8_t *const *bufs,
 		       uint16_t *lens, uint16_t n)
 {
@@ -309,47 +387,10 @@ void sl_pg_build_burst(const struct sl_pg_stream *s, uint64_t seq, uint8_t *cons
 		}
 		return;
 	}
-	/* one division per field and burst; then each position steps and wraps */
-	uint64_t pos[SL_PG_MAX_FIELDS];
-	for (int f = 0; f < s->nfields; f++)
-		pos[f] = seq % s->f[f].count;
-	static const uint16_t imix[12] = {60, 60, 566, 60, 60, 566, 60, 1514, 60, 566, 60, 566};
-	uint32_t span = s->imix ? 12 : (uint32_t)(s->size_max - s->size_min) + 1;
-	uint32_t sz = (uint32_t)(seq % span);
-	bool ip4 = s->ip_version == 4 && s->l3_off != NOFF, l4 = s->l4_off != NOFF;
-	for (uint16_t i = 0; i < n; i++) {
-		uint16_t len = s->imix ? imix[sz] : (uint16_t)(s->size_min + sz);
-		if (++sz == span)
-			sz = 0;
-		uint8_t *p = bufs[i];
-		copy_blocks(p, s->tmpl, len);
-		/* the template's checksums, brought up to date word by word (RFC 1624) */
-		uint32_t d_ip = 0, d_l4 = 0;
-		for (int f = 0; f < s->nfields; f++) {
-			const struct sl_pg_field *fl = &s->f[f];
-			uint64_t v;
-			if (fl->random) {
-				v = fl->start + scaled_hash(seq + i, f, fl->count);
-			} else {
-				v = fl->start + pos[f];
-				if (++pos[f] == fl->count)
-					pos[f] = 0;
-			}
-			put_be(p + fl->off, v, fl->width);
-			uint32_t d = value_diff(v, fl->start, fl->width);
-			d_l4 += d; /* ports, or addresses in the pseudo-header */
-			if (ip4 && (!l4 || fl->off < s->l4_off))
-				d_ip += d;
-		}
-		if (len != s->size_max && s->l3_off != NOFF)
-			set_lengths(s, p, len, &d_ip, &d_l4);
-		if (ip4)
-			ck_add(p + s->l3_off + offsetof(struct rte_ipv4_hdr, hdr_checksum), d_ip, false);
-		if (l4 && (s->l4_proto == IPPROTO_UDP || s->l4_proto == IPPROTO_TCP))
-			ck_add(p + s->l4_off + (s->l4_proto == IPPROTO_UDP ? 6 : 16), d_l4,
-			       s->l4_proto == IPPROTO_UDP);
-		lens[i] = len;
-	}
+	if (s->size_min == s->size_max && !s->imix)
+		build_vary(s, seq, bufs, lens, n, true);
+	else
+		build_vary(s, seq, bufs, lens, n, false);
 }
 
 uint16_t sl_pg_build(const struct sl_pg_stream *s, uint64_t seq, uint8_t *buf)
