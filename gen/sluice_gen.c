@@ -257,35 +257,53 @@ static uint32_t payload_off(const uint8_t *d, uint32_t len)
 	return off;
 }
 
-/* Writes the signature at off (the stream's payload offset) into one of its packets (its
- * payload was zeros) and adds its words to the UDP or TCP checksum (RFC 1624). */
-static inline void stamp(const struct sl_pg_stream *s, uint32_t off, uint32_t sig, uint8_t *d,
-			 uint32_t len, uint64_t seq, uint64_t now)
+/* Writes the signature into a burst of one stream's packets (their payload was zeros), at
+ * the stream's payload offset, and adds its words to their UDP or TCP checksum (RFC 1624).
+ * Per burst the signature and the time stamp are the same: their sum is taken once; per
+ * packet only the sequence number's three 16-bit pieces are added. */
+static void stamp_burst(const struct sdef *sd, uint32_t sig, uint8_t *const *bufs,
+			const uint16_t *lens, uint16_t n, uint64_t seq, uint64_t now)
 {
-	if (!off || len < off + sizeof(struct payload))
-		return; /* too small to carry one: counted as unsigned at the receiver */
-	/* written as three whole words, summed from the values: building the 18 bytes on the
-	 * stack and reading them back would stall store-to-load forwarding */
-	uint64_t a = sig | seq << 32;         /* signature, sequence bits 0-31 */
-	uint16_t b = (uint16_t)(seq >> 32);   /* sequence bits 32-47 */
-	memcpy(d + off, &a, 8);
-	memcpy(d + off + 8, &b, 2);
-	memcpy(d + off + 10, &now, 8);
-	if (s->l4_off == UINT16_MAX || (s->l4_proto != IPPROTO_UDP && s->l4_proto != IPPROTO_TCP))
-		return;
-	uint16_t *ck = (uint16_t *)(d + s->l4_off + (s->l4_proto == IPPROTO_UDP ? 6 : 16));
-	uint64_t sum = (uint16_t)~*ck;
-	if ((off - s->l4_off) & 1) { /* not on a word of the checksum: sum the bytes */
-		sum += rte_raw_cksum(d + off, sizeof(struct payload));
-	} else { /* little-endian words of a little-endian value: its 16-bit pieces */
-		sum += (a & 0xffff) + (a >> 16 & 0xffff) + (a >> 32 & 0xffff) + (a >> 48) + b;
-		sum += (now & 0xffff) + (now >> 16 & 0xffff) + (now >> 32 & 0xffff) + (now >> 48);
+	const struct sl_pg_stream *s = &sd->pg;
+	const uint32_t off = sd->pl_off;
+	if (!off)
+		return; /* no room: counted as unsigned at the receiver */
+	const bool l4 = s->l4_off != UINT16_MAX &&
+			(s->l4_proto == IPPROTO_UDP || s->l4_proto == IPPROTO_TCP);
+	const bool udp = s->l4_proto == IPPROTO_UDP;
+	const uint32_t ck_off = s->l4_off + (udp ? 6 : 16);
+	/* little-endian words of little-endian values: their 16-bit pieces */
+	const uint64_t base = (sig & 0xffff) + (sig >> 16) + (now & 0xffff) + (now >> 16 & 0xffff) +
+			      (now >> 32 & 0xffff) + (now >> 48);
+	const bool odd = l4 && ((off - s->l4_off) & 1);
+	for (uint16_t i = 0; i < n; i++, seq++) {
+		uint8_t *d = bufs[i];
+		if (lens[i] < off + sizeof(struct payload))
+			continue;
+		/* three whole stores: 18 bytes built on the stack and copied would stall
+		 * store-to-load forwarding */
+		uint64_t a = sig | seq << 32;       /* signature, sequence bits 0-31 */
+		uint16_t b = (uint16_t)(seq >> 32); /* sequence bits 32-47 */
+		memcpy(d + off, &a, 8);
+		memcpy(d + off + 8, &b, 2);
+		memcpy(d + off + 10, &now, 8);
+		if (!l4)
+			continue;
+		uint16_t c;
+		memcpy(&c, d + ck_off, 2);
+		uint64_t sum = (uint16_t)~c;
+		if (odd) /* not on a word of the checksum: sum the bytes */
+			sum += rte_raw_cksum(d + off, sizeof(struct payload));
+		else
+			sum += base + (seq & 0xffff) + (seq >> 16 & 0xffff) + b;
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		c = (uint16_t)~sum;
+		if (c == 0 && udp)
+			c = 0xffff;
+		memcpy(d + ck_off, &c, 2);
 	}
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	uint16_t c = (uint16_t)~sum;
-	*ck = (c == 0 && s->l4_proto == IPPROTO_UDP) ? 0xffff : c;
 }
 
 static void lane_reset(struct lane *l)
@@ -318,10 +336,9 @@ static void tx_burst(struct lane *l, uint64_t now, unsigned epoch)
 		return;
 	sl_pg_build_burst(&sd->pg, l->seq[id], bufs, lens, want);
 	uint32_t sig = SIG_MAGIC | (epoch & 0xff) << 12 | l->id << 8 | id;
-	for (uint16_t i = 0; i < want; i++) {
+	for (uint16_t i = 0; i < want; i++)
 		b[i]->data_len = b[i]->pkt_len = lens[i];
-		stamp(&sd->pg, sd->pl_off, sig, bufs[i], lens[i], l->seq[id] + i, now);
-	}
+	stamp_burst(sd, sig, bufs, lens, want, l->seq[id], now);
 	uint16_t k = rte_eth_tx_burst(sd->port, (uint16_t)l->id, b, want);
 	l->seq[id] += k; /* what the port refused is sent again with the same numbers */
 	l->sent[id] += k;
