@@ -23,6 +23,12 @@ if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import scapy, pytest, yam
 	/usr/bin/python3 -m venv .venv
 	.venv/bin/pip install -q --disable-pip-version-check -r scripts/requirements.txt
 fi
+# sluice-bench, installed in place (edits to bench/ take effect): the venv finds the package
+# through a .pth file, and .venv/bin/sluice-bench runs it
+site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+echo "$PWD/bench" > "$site/sluice-bench.pth"
+printf '#!/bin/sh\nexec "%s/.venv/bin/python" -m sluice_bench "$@"\n' "$PWD" > .venv/bin/sluice-bench
+chmod +x .venv/bin/sluice-bench
 
 if [ "${SLUICE_NO_HUGEPAGES:-0}" != 1 ]; then
 	want=${SLUICE_HUGEPAGES:-1024}

@@ -4,7 +4,6 @@ sluiced over memif and every output is written."""
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,9 +15,9 @@ from conftest import BUILD, ROOT
 def bench(topo, tmp_path, name, timeout=400):
     """sluice-bench on topo (a dict), results in tmp_path/name: the finished process."""
     (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(topo))
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "bench"))
-    return subprocess.run([sys.executable, "-m", "sluice_bench", str(tmp_path / f"{name}.yaml"), "--out",
-                           str(tmp_path / name)], capture_output=True, text=True, timeout=timeout, env=env)
+    # the command the project's setup installs (scripts/setup.sh)
+    return subprocess.run([str(ROOT / ".venv/bin/sluice-bench"), str(tmp_path / f"{name}.yaml"), "--out",
+                           str(tmp_path / name)], capture_output=True, text=True, timeout=timeout)
 
 
 # Dozens of generator runs against a sanitizer build that is several times slower, on two
