@@ -68,7 +68,7 @@ _Static_assert(sizeof(struct payload) == 18, "payload fits a 64-byte frame");
 
 /* What one receiving lane saw of one (stream, sending lane). */
 struct rxflow {
-	uint64_t rx, uniq, dup, reord, top; /* top: one past the highest received */
+	uint64_t rx, bytes, uniq, dup, reord, top; /* top: one past the highest received */
 	uint64_t lat_n, lat_min, lat_max, lat_last;
 	double lat_sum, jitter;    /* RFC 3550 6.4.1: J += (|D| - J) / 16, in TSC cycles */
 	uint64_t hist[HIST_BUCKETS];
@@ -89,7 +89,7 @@ struct lane {
 	unsigned id, lcore;
 	unsigned epoch;            /* the run this lane's counters belong to */
 	/* TX, written by the lane */
-	uint64_t seq[MAX_STREAMS], sent[MAX_STREAMS], tx_full, nsent, quota;
+	uint64_t seq[MAX_STREAMS], sent[MAX_STREAMS], tx_bytes[MAX_STREAMS], tx_full, nsent, quota;
 	uint64_t next_tx, gap_seen, last_tx, burst_no;
 	volatile int done;         /* nothing more to send in this run */
 	/* RX */
@@ -310,6 +310,7 @@ static void lane_reset(struct lane *l)
 {
 	memset(l->seq, 0, sizeof(l->seq));
 	memset(l->sent, 0, sizeof(l->sent));
+	memset(l->tx_bytes, 0, sizeof(l->tx_bytes));
 	l->tx_full = l->nsent = l->burst_no = l->last_tx = 0;
 	memset(l->rx, 0, sizeof(l->rx));
 	memset(l->rx_sig, 0, sizeof(l->rx_sig));
@@ -342,6 +343,8 @@ static void tx_burst(struct lane *l, uint64_t now, unsigned epoch)
 	uint16_t k = rte_eth_tx_burst(sd->port, (uint16_t)l->id, b, want);
 	l->seq[id] += k; /* what the port refused is sent again with the same numbers */
 	l->sent[id] += k;
+	for (uint16_t i = 0; i < k; i++)
+		l->tx_bytes[id] += lens[i];
 	l->nsent += k;
 	if (k < want) {
 		l->tx_full += want - k;
@@ -368,6 +371,7 @@ static void rx_one(struct lane *l, unsigned pi, struct rte_mbuf *m, uint64_t now
 	l->rx_sig[pi]++;
 	struct rxflow *g = &l->flows[sid * nb_lanes + sl];
 	g->rx++;
+	g->bytes += m->pkt_len;
 	uint64_t sq = 0;
 	for (int j = 5; j >= 0; j--)
 		sq = sq << 8 | pl.seq[j];
@@ -567,6 +571,7 @@ static void run_step(int stop)
 static void flow_add(struct rxflow *all, const struct rxflow *g)
 {
 	all->rx += g->rx;
+	all->bytes += g->bytes;
 	all->uniq += g->uniq;
 	all->dup += g->dup;
 	all->reord += g->reord;
@@ -579,7 +584,8 @@ static void flow_add(struct rxflow *all, const struct rxflow *g)
 		all->hist[h] += g->hist[h];
 }
 
-static void put_counts(FILE *f, const struct rxflow *g, uint64_t sent, int json)
+static void put_counts(FILE *f, const struct rxflow *g, uint64_t sent, uint64_t sent_bytes,
+		       int json)
 {
 	double us = 1e6 / (double)rte_get_tsc_hz();
 	double lat[8] = {g->lat_n ? (double)g->lat_min * us : 0,
@@ -588,14 +594,17 @@ static void put_counts(FILE *f, const struct rxflow *g, uint64_t sent, int json)
 			 hist_pct(g->hist, g->lat_n, 90) * us, hist_pct(g->hist, g->lat_n, 99) * us,
 			 hist_pct(g->hist, g->lat_n, 99.9) * us, hist_pct(g->hist, g->lat_n, 99.99) * us};
 	fprintf(f,
-		json ? "\"sent\": %" PRIu64 ", \"duplicates\": %" PRIu64 ", \"lost\": %" PRId64
+		json ? "\"sent\": %" PRIu64 ", \"sent_bytes\": %" PRIu64 ", \"signed_bytes\": %" PRIu64
+		       ", \"duplicates\": %" PRIu64 ", \"lost\": %" PRId64
 		       ", \"out_of_order\": %" PRIu64 ", \"latency_us\": {\"min\": %.2f, \"avg\": "
 		       "%.2f, \"max\": %.2f, \"p50\": %.2f, \"p90\": %.2f, \"p99\": %.2f, "
 		       "\"p99.9\": %.2f, \"p99.99\": %.2f}, \"jitter_us\": %.3f"
-		     : "sent %" PRIu64 "  duplicates %" PRIu64 "  lost %" PRId64 "  out-of-order %" PRIu64
+		     : "sent %" PRIu64 " (%" PRIu64 " bytes, %" PRIu64 " back)  duplicates %" PRIu64
+		       "  lost %" PRId64 "  out-of-order %" PRIu64
 		       "\n  latency us: min %.2f avg %.2f max %.2f p50 %.2f p90 %.2f p99 %.2f p99.9 "
 		       "%.2f p99.99 %.2f  jitter %.3f",
-		sent, g->dup, (int64_t)sent - (int64_t)g->uniq, g->reord, lat[0], lat[1], lat[2], lat[3],
+		sent, sent_bytes, g->bytes, g->dup, (int64_t)sent - (int64_t)g->uniq, g->reord, lat[0],
+		lat[1], lat[2], lat[3],
 		lat[4], lat[5], lat[6], lat[7], g->jitter * us);
 }
 
@@ -604,7 +613,8 @@ static void put_counts(FILE *f, const struct rxflow *g, uint64_t sent, int json)
 static void report(FILE *f, int json)
 {
 	static struct rxflow st[MAX_STREAMS], all;
-	uint64_t sent[MAX_STREAMS] = {0}, tsent = 0, tx_full = 0, rx = 0, rx_sig = 0, stale = 0;
+	uint64_t sent[MAX_STREAMS] = {0}, sbytes[MAX_STREAMS] = {0}, tbytes = 0, tsent = 0;
+	uint64_t tx_full = 0, rx = 0, rx_sig = 0, stale = 0;
 	uint64_t ptx[2] = {0}, prx[2] = {0}, prx_sig[2] = {0};
 	memset(st, 0, sizeof(st));
 	memset(&all, 0, sizeof(all));
@@ -614,10 +624,12 @@ static void report(FILE *f, int json)
 		for (unsigned k = 0; k < nb_lanes; k++) {
 			const struct lane *l = &lanes[k];
 			sent[s] += l->sent[s];
+			sbytes[s] += l->tx_bytes[s];
 			for (unsigned j = 0; j < nb_lanes; j++)
 				flow_add(&st[s], &l->flows[s * nb_lanes + j]);
 		}
 		tsent += sent[s];
+		tbytes += sbytes[s];
 		ptx[defs[s].port == opt.port[0] ? 0 : 1] += sent[s];
 		flow_add(&all, &st[s]);
 	}
@@ -639,7 +651,7 @@ static void report(FILE *f, int json)
 	const char *state = run.state == RUN ? "running" : run.state == DRAIN ? "draining" : "idle";
 	if (json) {
 		fputc('{', f);
-		put_counts(f, &all, tsent, 1);
+		put_counts(f, &all, tsent, tbytes, 1);
 		fprintf(f, ", \"received\": %" PRIu64 ", \"signed\": %" PRIu64 ", \"unsigned\": %" PRIu64
 			   ", \"stale\": %" PRIu64 ", \"tx_full\": %" PRIu64 ", \"seconds\": %.3f, "
 			   "\"tx_mpps\": %.3f, \"rx_mpps\": %.3f, \"rate_pps\": %.0f, \"lanes\": %u, "
@@ -656,15 +668,16 @@ static void report(FILE *f, int json)
 		}
 		fputs("], \"streams\": [", f);
 		for (unsigned s = 0; s < nb_streams; s++) {
-			fprintf(f, "%s{\"stream\": %u, \"port\": %u, ", s ? ", " : "", s, defs[s].port);
-			put_counts(f, &st[s], sent[s], 1);
+			fprintf(f, "%s{\"stream\": %u, \"port\": %u, \"received\": %" PRIu64 ", ",
+				s ? ", " : "", s, defs[s].port, st[s].rx);
+			put_counts(f, &st[s], sent[s], sbytes[s], 1);
 			fputc('}', f);
 		}
 		fputs("]}\n", f);
 		return;
 	}
 	fputs("all: ", f);
-	put_counts(f, &all, tsent, 0);
+	put_counts(f, &all, tsent, tbytes, 0);
 	fprintf(f, "\nreceived %" PRIu64 " (signed %" PRIu64 ", stale %" PRIu64 ")  tx-full %" PRIu64
 		   "\n%.2f s: offered %.3f Mpps, received %.3f Mpps (%u lane%s)\n",
 		rx, rx_sig, stale, tx_full, secs, (double)tsent / dsecs / 1e6,
@@ -674,7 +687,7 @@ static void report(FILE *f, int json)
 			opt.port[pi], ptx[pi], prx[pi], prx_sig[pi]);
 	for (unsigned s = 0; nb_streams > 1 && s < nb_streams; s++) {
 		fprintf(f, "stream %u (port %u): ", s, defs[s].port);
-		put_counts(f, &st[s], sent[s], 0);
+		put_counts(f, &st[s], sent[s], sbytes[s], 0);
 		fputc('\n', f);
 	}
 }
@@ -908,7 +921,8 @@ static void usage(void)
 		"usage: sluice-gen [EAL args] -- [--tx-port N] [--rx-port N] [--bidir]\n"
 		"       [--rate PPS|PCT%%] [--duration S] [--count N] [--json] [--progress]\n"
 		"       [--size BYTES --dst A.B.C.D/LEN --src A.B.C.D --dst-mac MAC]\n"
-		"       [--stream '[port N] size MIN[-MAX]|imix data { IP4: SMAC -> DMAC [vlan ID]\n"
+		"       [--stream '[port N] size MIN[-MAX]|imix|mix S:W,...\n"
+		"                  data { IP4: SMAC -> DMAC [vlan ID]\n"
 		"                  UDP: SRC[/LEN] [- END] [random] -> DST[/LEN] [- END] [random]\n"
 		"                  UDP: SPORT[-END] [random] -> DPORT[-END] [random] }'] ...\n"
 		"       [--control PATH]   (a JSON control socket instead of one run)\n"
@@ -944,8 +958,10 @@ static int add_stream_text(const char *text, uint16_t port)
 		return fprintf(stderr, "sluice-gen: --stream needs data { ... }\n"), -1;
 	}
 	const struct sl_pg_stream *s = &sd->pg;
-	sd->avg_frame = 4 + (s->imix ? (7 * 60 + 4 * 566 + 1514) / 12.0
-				      : (s->size_min + s->size_max) / 2.0);
+	double sum = 0;
+	for (unsigned k = 0; k < s->nmix; k++)
+		sum += s->mix[k];
+	sd->avg_frame = 4 + (s->nmix ? sum / s->nmix : (s->size_min + s->size_max) / 2.0);
 	sd->port = port;
 	sd->pl_off = payload_off(s->tmpl, s->size_max); /* the same headers in every packet */
 	nb_streams++;

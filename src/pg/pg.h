@@ -10,6 +10,7 @@
 #define SL_PG_MAX_STREAMS 64
 #define SL_PG_MAX_FIELDS 8
 #define SL_PG_MAX_FRAME 2048 /* one mbuf */
+#define SL_PG_MAX_MIX 1024  /* sizes in one cycle of a mix (the sum of its weights) */
 
 /* A field that runs over a range: value = start + seq % count, one step per packet, or
  * (random) start + a hash of seq scaled to count: the same packets for the same seq. */
@@ -32,6 +33,8 @@ struct sl_pg_stream {
 	uint16_t size_min, size_max;
 	bool imix;                /* size imix: 7:4:1 of 64, 570 and 1518-byte frames (FCS
 				   * included: 60, 566, 1514 bytes here), interleaved */
+	uint16_t *mix;            /* size imix or size mix S:W,...: the sizes of one cycle, */
+	uint16_t nmix;            /* interleaved (0: no mix) */
 	uint8_t *tmpl;            /* size_max bytes */
 	uint16_t l3_off, l4_off;  /* UINT16_MAX: absent */
 	uint8_t ip_version;       /* 4, 6 or 0 */

@@ -310,7 +310,8 @@ build_vary(const struct sl_pg_stream *s, uint64_t seq, uint8_t *const *bufs, uin
 	} fc[SL_PG_MAX_FIELDS];
 	const bool ip4 = s->ip_version == 4 && s->l3_off != NOFF, l4 = s->l4_off != NOFF;
 	const bool l4ck = l4 && (s->l4_proto == IPPROTO_UDP || s->l4_proto == IPPROTO_TCP);
-	const bool udp = s->l4_proto == IPPROTO_UDP, imix = s->imix;
+	const bool udp = s->l4_proto == IPPROTO_UDP;
+	const uint16_t *mix = s->mix, nmix = s->nmix;
 	const uint16_t ip_ck = (uint16_t)(s->l3_off + offsetof(struct rte_ipv4_hdr, hdr_checksum));
 	const uint16_t l4_ck = (uint16_t)(s->l4_off + (udp ? 6 : 16));
 	const uint16_t size_min = s->size_min, size_max = s->size_max;
@@ -328,13 +329,12 @@ build_vary(const struct sl_pg_stream *s, uint64_t seq, uint8_t *const *bufs, uin
 		for (int k = 0; k < fl->width; k += 2)
 			fc[f].not_start += (uint16_t)~(fl->start >> (8 * k));
 	}
-	static const uint16_t imix_len[12] = {60, 60, 566, 60, 60, 566, 60, 1514, 60, 566, 60, 566};
-	uint32_t span = imix ? 12 : (uint32_t)(size_max - size_min) + 1;
+	uint32_t span = nmix ? nmix : (uint32_t)(size_max - size_min) + 1;
 	uint32_t sz = (uint32_t)(seq % span);
 	for (uint16_t i = 0; i < n; i++) {
 		uint16_t len = size_max;
 		if (!one_size) {
-			len = imix ? imix_len[sz] : (uint16_t)(size_min + sz);
+			len = nmix ? mix[sz] : (uint16_t)(size_min + sz);
 			if (++sz == span)
 				sz = 0;
 		}
@@ -387,7 +387,7 @@ void sl_pg_build_burst(const struct sl_pg_stream *s, uint64_t seq, uint8_t *cons
 		}
 		return;
 	}
-	if (s->size_min == s->size_max && !s->imix)
+	if (s->size_min == s->size_max && !s->nmix)
 		build_vary(s, seq, bufs, lens, n, true);
 	else
 		build_vary(s, seq, bufs, lens, n, false);
@@ -407,6 +407,9 @@ void sl_pg_free(struct sl_pg_stream *s)
 		free(s->pcap_pkts[i]);
 	free(s->pcap_pkts);
 	free(s->pcap_lens);
+	free(s->mix);
+	s->mix = NULL;
+	s->nmix = 0;
 	s->tmpl = NULL;
 	s->pcap_pkts = NULL;
 	s->pcap_lens = NULL;
@@ -645,6 +648,62 @@ static int parse_data(struct sl_pg_stream *s, char **argv, int i, int end, uint8
 	return 0;
 }
 
+static int set_mix(struct sl_pg_stream *s, const uint16_t *sizes, unsigned n, char *err, size_t el)
+{
+	free(s->mix);
+	s->mix = malloc(n * sizeof(*s->mix));
+	if (!s->mix)
+		return fail(err, el, "out of memory");
+	memcpy(s->mix, sizes, n * sizeof(*s->mix));
+	s->nmix = (uint16_t)n;
+	return 0;
+}
+
+/* "S:W,S:W,...": up to 8 sizes with weights; one cycle is each size W times, interleaved by
+ * smooth weighted round robin (every size as evenly spread as its weight allows). */
+static int parse_mix(struct sl_pg_stream *s, const char *text, uint64_t *smin, uint64_t *smax,
+		     char *err, size_t el)
+{
+	enum { MAX_SIZES = 8 };
+	uint64_t size[MAX_SIZES], weight[MAX_SIZES], total = 0;
+	unsigned n = 0;
+	char tmp[256];
+	if (strlen(text) >= sizeof(tmp))
+		return fail(err, el, "size mix: too long");
+	snprintf(tmp, sizeof(tmp), "%s", text);
+	*smin = UINT64_MAX;
+	*smax = 0;
+	for (char *save = NULL, *t = strtok_r(tmp, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(t, ':');
+		if (n == MAX_SIZES)
+			return fail(err, el, "size mix: at most %d sizes", MAX_SIZES);
+		if (!colon || (*colon = 0, num(t, SL_PG_MAX_FRAME, &size[n])) ||
+		    num(colon + 1, SL_PG_MAX_MIX, &weight[n]) || !weight[n])
+			return fail(err, el, "size mix takes SIZE:WEIGHT pairs (sizes up to %u bytes, "
+				    "weights 1 to %u), not '%s'", SL_PG_MAX_FRAME, SL_PG_MAX_MIX, text);
+		total += weight[n];
+		*smin = RTE_MIN(*smin, size[n]);
+		*smax = RTE_MAX(*smax, size[n]);
+		n++;
+	}
+	if (!n || total > SL_PG_MAX_MIX)
+		return fail(err, el, "size mix: %s", n ? "the weights add up to more than 1024"
+							 : "no sizes");
+	uint16_t cycle[SL_PG_MAX_MIX];
+	int64_t cur[MAX_SIZES] = {0};
+	for (uint64_t k = 0; k < total; k++) {
+		unsigned best = 0;
+		for (unsigned j = 0; j < n; j++) {
+			cur[j] += (int64_t)weight[j];
+			if (cur[j] > cur[best])
+				best = j;
+		}
+		cur[best] -= (int64_t)total;
+		cycle[k] = (uint16_t)size[best];
+	}
+	return set_mix(s, cycle, (unsigned)total, err, el);
+}
+
 int sl_pg_parse(struct sl_pg_stream *s, int argc, char **argv, char *err, size_t el)
 {
 	uint8_t hdr[128] = {0};
@@ -691,12 +750,26 @@ int sl_pg_parse(struct sl_pg_stream *s, int argc, char **argv, char *err, size_t
 						     "to 1e10, not '%s'", a);
 			s->rate = (uint64_t)r;
 		} else if (!strcmp(k, "size") && !strcmp(a, "imix")) {
+			static const uint16_t imix[12] = {60, 60, 566, 60, 60, 566, 60, 1514, 60, 566, 60, 566};
 			s->imix = true;
+			if (set_mix(s, imix, 12, err, el))
+				return -1;
 			smin = 60;
 			smax = 1514;
 			have_size = true;
+		} else if (!strcmp(k, "size") && !strcmp(a, "mix")) {
+			if (i + 2 >= argc || parse_mix(s, argv[i + 2], &smin, &smax, err, el))
+				return i + 2 >= argc ? fail(err, el, "usage: size mix SIZE:WEIGHT[,SIZE:WEIGHT...]")
+						     : -1;
+			have_size = true;
+			i += 3;
+			continue;
 		} else if (!strcmp(k, "size")) {
 			int n = num_range(argv, argc - 1, i + 1, SL_PG_MAX_FRAME, &smin, &smax);
+			free(s->mix); /* the last size setting holds */
+			s->mix = NULL;
+			s->nmix = 0;
+			s->imix = false;
 			if (n < 0)
 				return fail(err, el, "size must be MIN[-MAX] bytes up to %u, not '%s'",
 					    SL_PG_MAX_FRAME, a);
@@ -756,6 +829,6 @@ int sl_pg_parse(struct sl_pg_stream *s, int argc, char **argv, char *err, size_t
 	/* the template: the longest packet with every field at its start, lengths and checksums
 	 * set; a fixed stream is copied, the others updated from it per packet */
 	fix(s, s->tmpl, s->size_max);
-	s->vary = s->nfields > 0 || smin != smax || s->imix;
+	s->vary = s->nfields > 0 || smin != smax || s->nmix;
 	return 0;
 }

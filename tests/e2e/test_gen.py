@@ -184,6 +184,7 @@ def test_bidirectional_two_lanes_exact_counts(tmp_path):
     assert [(s["stream"], s["port"]) for s in g["streams"]] == [(0, 0), (1, 1)]
     for s in g["streams"]:
         assert s["lost"] == 0 and s["duplicates"] == 0 and abs(s["sent"] - 50000) <= 32
+        assert s["received"] == s["sent"] and s["sent_bytes"] == s["signed_bytes"] == 100 * s["sent"]
     p0, p1 = g["ports"]
     # what port 0 sent arrives on port 1 and the other way round
     assert (p0["sent"], p1["sent"]) == (p1["signed"], p0["signed"])

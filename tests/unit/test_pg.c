@@ -129,6 +129,50 @@ static void test_random_prefix_incremental_checksums(void)
 	}
 }
 
+/* size mix: a cycle of the weights' length, each size its weight's share, spread out; bad
+ * mixes refused; a later size setting replaces the mix. */
+static void test_size_mix(void)
+{
+	struct sl_pg_stream s;
+	char err[256];
+	CHECK(parse(&s, "{ name m size mix 100:5,200:3,1400:2 interface pg0 data { "
+			"IP4: 02:00:00:00:00:01 -> 02:00:00:00:00:02 UDP: 1.1.1.1 -> 2.2.2.2 UDP: 1 -> 2 } }",
+		    err) == 0);
+	CHECK(s.nmix == 10 && s.size_min == 100 && s.size_max == 1400 && s.vary);
+	uint8_t *b = aligned_alloc(64, SL_PG_MAX_FRAME);
+	unsigned count[3] = {0}, run = 0, longest = 0;
+	uint16_t last = 0;
+	for (uint64_t seq = 0; seq < 1000; seq++) {
+		uint16_t len = sl_pg_build(&s, seq, b);
+		count[len == 100 ? 0 : len == 200 ? 1 : 2]++;
+		CHECK(len == 100 || len == 200 || len == 1400);
+		run = len == last ? run + 1 : 1;
+		longest = run > longest ? run : longest;
+		last = len;
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(b + 14);
+		CHECK(rte_be_to_cpu_16(ip->total_length) == len - 14);
+		CHECK(rte_ipv4_udptcp_cksum_verify(ip, ip + 1) == 0);
+	}
+	CHECK(count[0] == 500 && count[1] == 300 && count[2] == 200);
+	CHECK(longest <= 2); /* interleaved, not 5 x 100 then 3 x 200 */
+	free(b);
+	sl_pg_free(&s);
+	static const char *bad[] = {"size mix 100", "size mix 100:0", "size mix 100:5,x:1",
+				    "size mix 1:1,2:1,3:1,4:1,5:1,6:1,7:1,8:1,9:1", "size mix 100:1025",
+				    "size mix 20:1,100:1"};
+	for (unsigned k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		char text[256];
+		snprintf(text, sizeof(text), "{ name m %s interface pg0 data { IP4: 02:00:00:00:00:01 "
+			 "-> 02:00:00:00:00:02 UDP: 1.1.1.1 -> 2.2.2.2 } }", bad[k]);
+		CHECK(parse(&s, text, err) != 0 && strstr(err, "size"));
+		sl_pg_free(&s);
+	}
+	CHECK(parse(&s, "{ name m size mix 100:1,200:1 size 80 interface pg0 data { "
+			"IP4: 02:00:00:00:00:01 -> 02:00:00:00:00:02 UDP: 1.1.1.1 -> 2.2.2.2 } }", err) == 0);
+	CHECK(s.nmix == 0 && s.size_min == 80 && s.size_max == 80);
+	sl_pg_free(&s);
+}
+
 static void test_errors(void)
 {
 	static const struct {
@@ -167,6 +211,7 @@ int main(void)
 	test_ip4_udp_ranges();
 	test_ip6_tcp_fixed();
 	test_random_prefix_incremental_checksums();
+	test_size_mix();
 	test_errors();
 	return CHECK_REPORT();
 }
