@@ -47,7 +47,7 @@ def main():
     out = run / "search"
     lines = run_topology(topo, out, log=lambda m: print(m, flush=True))
     print("\n" + "\n".join(lines[2:]))
-    print(f"\nplots: {out}/throughput.png, {out}/latency.png; all figures: {out}/results.json")
+    print(f"\nplots: {out}/throughput.png, latency.png, loss.png; all figures: {out}/results.json")
 
 
 if __name__ == "__main__":

@@ -116,6 +116,17 @@ def plots(res, out):
     ax.legend()
     fig.tight_layout()
     fig.savefig(out / "latency.png")
+    # every trial of both searches: the loss each offered load met
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for r in res["sizes"]:
+        pts = sorted((t["offered_mpps"], t["loss_ratio"]) for k in ("ndr", "pdr") for t in r[k]["trial_log"])
+        ax.plot([p[0] for p in pts], [p[1] * 100 for p in pts], "o", label=str(r["size"]))
+    ax.set_xlabel("offered load (Mpps)")
+    ax.set_ylabel("loss (%)")
+    ax.set_yscale("symlog", linthresh=0.01)
+    ax.legend(title="frame bytes")
+    fig.tight_layout()
+    fig.savefig(out / "loss.png")
 
 
 def run_topology(topo, out, log=print):
@@ -136,7 +147,7 @@ def run_topology(topo, out, log=print):
         sub.mkdir()
         spec = stream_for(size, g)
         with RestartingTrial(lambda: dut_of(topo, sub), sub / "memif.sock", huge=huge,
-                             stream=spec, vdevs=g.get("vdevs")) as trial:
+                             stream=spec, vdevs=g.get("vdevs"), eal=g.get("eal", [])) as trial:
             fb = IMIX_BYTES if size == "imix" else int(size)
             r = {"size": size}
             for kind, loss in (("ndr", 0.0), ("pdr", sr.get("pdr_loss", 0.005))):
@@ -147,7 +158,9 @@ def run_topology(topo, out, log=print):
                            progress=progress)
                 log(f"  [{'#' * 20}] {kind.upper()} {s.rate_pps / 1e6:.4f} Mpps after {len(s.trials)} trials")
                 r[kind] = {"mpps": s.rate_pps / 1e6, "gbps": s.rate_pps * (fb + 20) * 8 / 1e9,
-                           "trials": len(s.trials)}
+                           "trials": len(s.trials),
+                           "trial_log": [{"offered_mpps": t.offered_pps / 1e6, "seconds": t.seconds,
+                                          "loss_ratio": t.loss_ratio} for t in s.trials]}
             r["latency"] = []
             for f in sr.get("latency_at", [0.1, 0.5, 0.9]):
                 rate = int(r["ndr"]["mpps"] * 1e6 * f)
@@ -182,7 +195,7 @@ def main():
     out = Path(a.out or ROOT / "results" / topo["name"])
     lines = run_topology(topo, out, log=lambda m: print(m, flush=True))
     print("\n".join(lines))
-    print(f"\n{out}/results.json, results.md, throughput.png, latency.png")
+    print(f"\n{out}/results.json, results.md, throughput.png, latency.png, loss.png")
 
 
 if __name__ == "__main__":

@@ -24,19 +24,22 @@ class LinkDown(RuntimeError):
 
 class GenSession:
     """sluice-gen with a control socket, as a context manager. vdevs: the generator's two
-    ports, '{sock}' replaced by sock and '{dir}' by its folder (default: a memif client pair
-    on the DUT's socket). virtio-user shares the generator's memory with a vhost-user DUT by
+    ports, '{sock}' replaced by sock and '{dir}' by its folder (None: a memif client pair on
+    the DUT's socket); eal: more EAL arguments (e.g. '-a', PCI address for NIC ports, with
+    vdevs []). virtio-user shares the generator's memory with a vhost-user DUT by
     file descriptor: then the hugepages are one file per segment list, removed at the end."""
 
-    def __init__(self, sock, stream, run_dir, huge=True, vdevs=None, core=None, dst_mac="02:00:00:00:00:10"):
+    def __init__(self, sock, stream, run_dir, huge=True, vdevs=None, eal=(), core=None,
+                 dst_mac="02:00:00:00:00:10"):
         self.run_dir = Path(run_dir)
         self.ctl = self.run_dir / f"gen-{os.getpid()}-{time.monotonic_ns()}.ctl"
         core = GEN_CORE if core is None else core
         self.prefix = f"sluice-gen-{os.getpid()}"
         args = [str(BUILD / "sluice-gen"), "-l", str(core), "--file-prefix", self.prefix, "--log-level", "4"]
-        vdevs = vdevs or MEMIF_PAIR
+        vdevs = MEMIF_PAIR if vdevs is None else vdevs
         for v in vdevs:
             args += ["--vdev", v.format(sock=sock, dir=Path(sock).parent)]
+        args += [a.format(sock=sock, dir=Path(sock).parent) for a in eal]
         self.shared = any("virtio_user" in v for v in vdevs)
         if not huge:
             args += ["--no-huge", "-m", "512"]
@@ -118,10 +121,10 @@ class RestartingTrial:
     one GenSession, both started again (and counted in restarts) if the generator's links do
     not come up or go down. Use it as a context manager; call it as a trial function."""
 
-    def __init__(self, make_dut, sock, stream=None, huge=True, vdevs=None):
+    def __init__(self, make_dut, sock, stream=None, huge=True, vdevs=None, eal=()):
         self.make_dut, self.restarts = make_dut, 0
         self.sock = Path(sock)
-        self.gen_args = dict(stream=stream, huge=huge, vdevs=vdevs)
+        self.gen_args = dict(stream=stream, huge=huge, vdevs=vdevs, eal=eal)
 
     def _up(self):
         self.dut = self.make_dut().__enter__()

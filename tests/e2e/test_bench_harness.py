@@ -26,6 +26,10 @@ def bench(topo, tmp_path, name, timeout=400):
 @pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
 def test_harness_writes_results(tmp_path):
     topo = yaml.safe_load(open(ROOT / "bench/topologies/memif-sluiced.yaml"))
+    # the generator's ports given as plain EAL arguments (as PCI NICs would be: -a ADDR)
+    topo["gen"]["vdevs"] = []
+    topo["gen"]["eal"] = ["--vdev", "net_memif0,role=client,id=0,socket={sock}",
+                          "--vdev", "net_memif1,role=client,id=1,socket={sock}"]
     topo["search"] = {"sizes": [64, "imix"], "max_mpps": 0.5, "min_mpps": 0.05, "precision": 0.25,
                       "short_s": 0.2, "final_s": 0.4, "latency_at": [0.5]}
     r = bench(topo, tmp_path, "out")
@@ -35,7 +39,10 @@ def test_harness_writes_results(tmp_path):
     for s in res["sizes"]:
         assert 0 <= s["ndr"]["mpps"] <= 0.5 and 0 < s["pdr"]["mpps"] <= 0.5
         assert s["ndr"]["trials"] >= 2 and s["dut_restarts"] >= 0
-    for f in ("results.md", "throughput.png", "latency.png"):
+    for s in res["sizes"]:
+        log = s["ndr"]["trial_log"]
+        assert len(log) == s["ndr"]["trials"] and all(0 <= t["loss_ratio"] <= 1 for t in log)
+    for f in ("results.md", "throughput.png", "latency.png", "loss.png"):
         assert (tmp_path / "out" / f).stat().st_size > 100
     assert "| imix |" in (tmp_path / "out/results.md").read_text()
 
