@@ -70,3 +70,18 @@ def test_harness_over_vhost_user(tmp_path):
     topo["dut"]["cli"] = ["ip route add nonsense"]
     r = bench(topo, tmp_path, "bad", timeout=120)
     assert r.returncode != 0 and "sluiced refused 'ip route add nonsense'" in r.stderr
+
+
+@pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
+def test_harness_over_tap(tmp_path):
+    """The tap topology: sluiced's net_tap ports, the generator on af_packet over the same
+    kernel interfaces; a search completes and the interfaces go away with sluiced."""
+    topo = yaml.safe_load(open(ROOT / "bench/topologies/tap-sluiced.yaml"))
+    topo["search"] = {"sizes": [64], "max_mpps": 0.05, "min_mpps": 0.005, "precision": 0.5,
+                      "short_s": 0.2, "final_s": 0.3, "latency_at": [0.5]}
+    r = bench(topo, tmp_path, "out", timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    s = json.loads((tmp_path / "out/results.json").read_text())["sizes"][0]
+    assert s["ndr"]["mpps"] >= 0.005 and s["latency"][0]["latency_us"]["p50"] > 0
+    links = subprocess.run(["ip", "-br", "link"], capture_output=True, text=True).stdout
+    assert "sltp0" not in links and "sltp1" not in links
