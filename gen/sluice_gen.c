@@ -91,6 +91,7 @@ struct lane {
 	/* TX, written by the lane */
 	uint64_t seq[MAX_STREAMS], sent[MAX_STREAMS], tx_bytes[MAX_STREAMS], tx_full, nsent, quota;
 	uint64_t next_tx, gap_seen, last_tx, burst_no;
+	uint64_t busy, span;       /* TSC cycles: in turns of the loop that sent or received; all */
 	volatile int done;         /* nothing more to send in this run */
 	/* RX */
 	uint64_t rx[2], rx_sig[2], stale;
@@ -312,6 +313,7 @@ static void lane_reset(struct lane *l)
 	memset(l->sent, 0, sizeof(l->sent));
 	memset(l->tx_bytes, 0, sizeof(l->tx_bytes));
 	l->tx_full = l->nsent = l->burst_no = l->last_tx = 0;
+	l->busy = l->span = 0;
 	memset(l->rx, 0, sizeof(l->rx));
 	memset(l->rx_sig, 0, sizeof(l->rx_sig));
 	l->stale = 0;
@@ -405,6 +407,8 @@ static int lane_main(void *arg)
 	struct lane *l = arg;
 	struct rte_mbuf *b[BURST];
 	unsigned nrx = opt.bidir ? nb_rx_ports() : 1;
+	uint64_t prev = rte_rdtsc();
+	bool worked = false, sending = false;
 	while (!quit) {
 		unsigned epoch = run.epoch;
 		rte_smp_rmb();
@@ -416,6 +420,16 @@ static int lane_main(void *arg)
 			l->epoch = epoch;
 		}
 		uint64_t now = rte_rdtsc();
+		/* the last turn of the loop, timed by this one's clock read (no extra read of the
+		 * TSC): busy if it sent or received; counted while the lane is sending */
+		if (sending) {
+			l->span += now - prev;
+			if (worked)
+				l->busy += now - prev;
+		}
+		prev = now;
+		worked = false;
+		sending = run.state == RUN && !l->done && now >= run.start;
 		if (run.state == RUN && !l->done && now >= run.start) {
 			uint64_t gap = run.gap;
 			if (gap != l->gap_seen) { /* the rate was updated */
@@ -429,6 +443,7 @@ static int lane_main(void *arg)
 			} else if (!gap || now >= l->next_tx) {
 				tx_burst(l, now, epoch);
 				l->next_tx += gap;
+				worked = true;
 			}
 		}
 		for (unsigned pi = 0; pi < nrx; pi++) {
@@ -439,6 +454,7 @@ static int lane_main(void *arg)
 			for (uint16_t i = 0; i < k; i++)
 				rx_one(l, pi, b[i], t, epoch);
 			rte_pktmbuf_free_bulk(b, k);
+			worked = true;
 		}
 	}
 	return 0;
@@ -649,15 +665,28 @@ static void report(FILE *f, int json)
 						: run.secs_tsc) / (double)rte_get_tsc_hz();
 	double dsecs = secs > 0 ? secs : 1;
 	const char *state = run.state == RUN ? "running" : run.state == DRAIN ? "draining" : "idle";
+	/* how busy each lane was while it sent, and its busy cycles per packet sent or
+	 * received: a lane near 100% limits what is measured */
+	uint64_t busy = 0;
+	char lanes_busy[MAX_LANES * 8] = "";
+	for (unsigned k = 0, o = 0; k < nb_lanes; k++) {
+		const struct lane *l = &lanes[k];
+		busy += l->busy;
+		o += (unsigned)snprintf(lanes_busy + o, sizeof(lanes_busy) - o, "%s%.1f", k ? ", " : "",
+					l->span ? 100.0 * (double)l->busy / (double)l->span : 0.0);
+	}
+	double busy_cpp = tsent + rx ? (double)busy / (double)(tsent + rx) : 0;
 	if (json) {
 		fputc('{', f);
 		put_counts(f, &all, tsent, tbytes, 1);
 		fprintf(f, ", \"received\": %" PRIu64 ", \"signed\": %" PRIu64 ", \"unsigned\": %" PRIu64
 			   ", \"stale\": %" PRIu64 ", \"tx_full\": %" PRIu64 ", \"seconds\": %.3f, "
 			   "\"tx_mpps\": %.3f, \"rx_mpps\": %.3f, \"rate_pps\": %.0f, \"lanes\": %u, "
+			   "\"lanes_busy_pct\": [%s], \"busy_cycles_per_packet\": %.1f, "
 			   "\"state\": \"%s\", \"run\": %u, \"ports\": [",
 			rx, rx_sig, rx - rx_sig - stale, stale, tx_full, secs, (double)tsent / dsecs / 1e6,
-			(double)rx_sig / dsecs / 1e6, run.rate, nb_lanes, state, run.epoch);
+			(double)rx_sig / dsecs / 1e6, run.rate, nb_lanes, lanes_busy, busy_cpp, state,
+			run.epoch);
 		for (unsigned pi = 0; pi < (opt.port[0] == opt.port[1] ? 1u : 2u); pi++) {
 			struct rte_eth_link link = {0};
 			rte_eth_link_get_nowait(opt.port[pi], &link);
@@ -679,9 +708,10 @@ static void report(FILE *f, int json)
 	fputs("all: ", f);
 	put_counts(f, &all, tsent, tbytes, 0);
 	fprintf(f, "\nreceived %" PRIu64 " (signed %" PRIu64 ", stale %" PRIu64 ")  tx-full %" PRIu64
-		   "\n%.2f s: offered %.3f Mpps, received %.3f Mpps (%u lane%s)\n",
+		   "\n%.2f s: offered %.3f Mpps, received %.3f Mpps (%u lane%s, busy %s%%, %.1f "
+		   "cycles per packet sent or received)\n",
 		rx, rx_sig, stale, tx_full, secs, (double)tsent / dsecs / 1e6,
-		(double)rx_sig / dsecs / 1e6, nb_lanes, nb_lanes > 1 ? "s" : "");
+		(double)rx_sig / dsecs / 1e6, nb_lanes, nb_lanes > 1 ? "s" : "", lanes_busy, busy_cpp);
 	for (unsigned pi = 0; opt.bidir && pi < 2; pi++)
 		fprintf(f, "port %u: sent %" PRIu64 "  received %" PRIu64 " (signed %" PRIu64 ")\n",
 			opt.port[pi], ptx[pi], prx[pi], prx_sig[pi]);

@@ -160,7 +160,8 @@ def run_topology(topo, out, log=print):
                 r[kind] = {"mpps": s.rate_pps / 1e6, "gbps": s.rate_pps * (fb + 20) * 8 / 1e9,
                            "trials": len(s.trials),
                            "trial_log": [{"offered_mpps": t.offered_pps / 1e6, "seconds": t.seconds,
-                                          "loss_ratio": t.loss_ratio} for t in s.trials]}
+                                          "loss_ratio": t.loss_ratio, "gen_busy_pct": t.gen_busy_pct}
+                                         for t in s.trials]}
             r["latency"] = []
             for f in sr.get("latency_at", [0.1, 0.5, 0.9]):
                 rate = int(r["ndr"]["mpps"] * 1e6 * f)

@@ -113,7 +113,8 @@ class GenSession:
         offered = g["sent"] + g["tx_full"]
         short = int(rate * g["seconds"] * 0.98)
         return Trial(offered_pps=rate, sent=max(offered, short), received=g["sent"] - g["lost"],
-                     seconds=g["seconds"], latency_us=g.get("latency_us"))
+                     seconds=g["seconds"], latency_us=g.get("latency_us"),
+                     gen_busy_pct=max(g["lanes_busy_pct"]))
 
 
 class RestartingTrial:

@@ -16,6 +16,7 @@ class Trial:
     received: int
     seconds: float
     latency_us: dict = None  # the generator's percentiles, when it measured them
+    gen_busy_pct: float = None  # the busiest generator lane's share of busy time, when known
 
     @property
     def loss_ratio(self) -> float:
@@ -51,8 +52,9 @@ def search(trial: Callable[[float, float], Trial], max_pps: float, loss_ratio: f
         if progress:
             done = min(len(res.trials) / max(expected, len(res.trials) + 1), 0.99)
             bar = "#" * round(done * 20)
+            busy = f"  (generator {t.gen_busy_pct:.0f}% busy)" if t.gen_busy_pct is not None else ""
             progress(f"[{bar:<20}] {rate / 1e6:9.4f} Mpps {secs:4.1f} s: loss "
-                     f"{t.loss_ratio:.5f} {'pass' if ok else 'fail'}")
+                     f"{t.loss_ratio:.5f} {'pass' if ok else 'fail'}{busy}")
         return ok
 
     lo, hi = min_pps, max_pps

@@ -42,6 +42,7 @@ def test_harness_writes_results(tmp_path):
     for s in res["sizes"]:
         log = s["ndr"]["trial_log"]
         assert len(log) == s["ndr"]["trials"] and all(0 <= t["loss_ratio"] <= 1 for t in log)
+        assert all(0 < t["gen_busy_pct"] <= 100 for t in log)
     for f in ("results.md", "throughput.png", "latency.png", "loss.png"):
         assert (tmp_path / "out" / f).stat().st_size > 100
     assert "| imix |" in (tmp_path / "out/results.md").read_text()

@@ -68,6 +68,7 @@ def test_memif_loop_no_loss_and_sane_latency(tmp_path):
     assert 0 < lat["min"] <= lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["p99.9"] <= lat["max"] * 1.1
     assert lat["p50"] < 1000  # a memif loop in one process: microseconds, not milliseconds
     assert 0 <= g["jitter_us"] < lat["max"]
+    assert 0 < g["lanes_busy_pct"][0] < 50 and g["busy_cycles_per_packet"] > 0  # paced: mostly idle
 
 
 def test_receiver_counts_loss_reordering_duplicates_exactly(tmp_path):
@@ -180,7 +181,7 @@ def test_bidirectional_two_lanes_exact_counts(tmp_path):
             ["--bidir", "--count", "100001", "--rate", "200000", "--duration", "10",
              "--stream", "size 100 data { IP4: 02:00:00:00:00:01 -> 02:00:00:00:00:02 "
                          "UDP: 16.0.0.1 -> 48.0.0.0/24 UDP: 1 -> 2 }"])
-    assert g["lanes"] == 2 and g["sent"] == 100001 and g["lost"] == 0 and g["out_of_order"] == 0
+    assert g["lanes"] == 2 and len(g["lanes_busy_pct"]) == 2 and g["sent"] == 100001 and g["lost"] == 0 and g["out_of_order"] == 0
     assert [(s["stream"], s["port"]) for s in g["streams"]] == [(0, 0), (1, 1)]
     for s in g["streams"]:
         assert s["lost"] == 0 and s["duplicates"] == 0 and abs(s["sent"] - 50000) <= 32
@@ -198,6 +199,10 @@ def test_rate_in_percent_of_line_rate():
     want = 10e9 / (84 * 8) / 100
     assert abs(g["rate_pps"] - want) < 1 and abs(g["sent"] / g["seconds"] - want) <= 0.01 * want, g
     assert "p99.99" in g["latency_us"]
+    # as fast as it can: every turn of the lane's loop sends, so it is busy all the time
+    g = gen(["--vdev", "net_null0,no-rx=1", "--vdev", "net_null1,no-rx=1"],
+            ["--duration", "0.5", "--dst-mac", "02:00:00:00:00:01"])
+    assert g["lanes_busy_pct"][0] > 95 and g["rate_pps"] == 0
     r = subprocess.run([GEN, "--no-huge", "--no-pci", "-m", "128", "--file-prefix", f"gen-pct-{os.getpid()}",
                         "--log-level", "4", "--vdev", "net_null0,no-rx=1", "--", "--rx-port", "0",
                         "--rate", "120%", "--dst-mac", "02:00:00:00:00:01"],
