@@ -15,7 +15,6 @@
  * Control: one shot (run, print a table or --json, exit), or --control PATH: a unix socket
  * taking one JSON request per line (start, stop, wait, update, stats, quit; see
  * docs/sluice-gen.md). A control thread, not a lane, runs the state machine of a run. */
-#define _GNU_SOURCE /* CPU sets */
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
@@ -51,6 +50,9 @@
 #define MAX_STREAMS 16
 #define MAX_LANES 16
 #define DRAIN_MS 500
+/* The control thread's tick: it shares a CPU (the main lcore's, or the OS's choice) and
+ * should take as little of it as it can; a run's end is noticed within a tick. */
+#define CTL_TICK_MS 10
 
 /* 18 bytes: what a 64-byte frame leaves after Ethernet, IPv4 and UDP */
 struct payload {
@@ -741,7 +743,7 @@ static void wait_idle(void)
 {
 	while (run.state != IDLE && !quit) {
 		run_step(0);
-		rte_delay_us_sleep(1000);
+		rte_delay_us_sleep(CTL_TICK_MS * 1000);
 	}
 }
 
@@ -843,7 +845,7 @@ static void ctl_serve(int lfd)
 	while (!quit) {
 		struct pollfd p = {.fd = lfd, .events = POLLIN};
 		run_step(0);
-		if (poll(&p, 1, 2) <= 0)
+		if (poll(&p, 1, CTL_TICK_MS) <= 0)
 			continue;
 		int fd = accept(lfd, NULL, NULL);
 		if (fd < 0)
@@ -853,7 +855,7 @@ static void ctl_serve(int lfd)
 		while (!quit) {
 			struct pollfd q = {.fd = fd, .events = POLLIN};
 			run_step(0);
-			if (poll(&q, 1, 2) <= 0)
+			if (poll(&q, 1, CTL_TICK_MS) <= 0)
 				continue;
 			ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
 			if (n <= 0)
@@ -933,7 +935,7 @@ static void *control_thread(void *arg)
 			fprintf(stderr, "[%5.1f s] sent %" PRIu64 " (%.3f Mpps)  received %" PRIu64 "\n",
 				t, s, (double)s / t / 1e6, rs);
 		}
-		rte_delay_us_sleep(2000);
+		rte_delay_us_sleep(CTL_TICK_MS * 1000);
 	}
 	if (run.state == RUN) /* interrupted: the report covers what was sent */
 		run_step(1);
@@ -1188,20 +1190,6 @@ int main(int argc, char **argv)
 	pthread_t ctl;
 	if (pthread_create(&ctl, NULL, control_thread, (void *)(intptr_t)lfd))
 		return fprintf(stderr, "sluice-gen: cannot start the control thread\n"), 1;
-	/* keep the control thread (it wakes every 2 ms) off the lanes' CPUs where there are
-	 * others: it was created with the main lcore's CPU, which may be a lane's */
-	cpu_set_t cpus;
-	CPU_ZERO(&cpus);
-	for (long c = 0; c < sysconf(_SC_NPROCESSORS_ONLN) && c < CPU_SETSIZE; c++)
-		CPU_SET((int)c, &cpus);
-	for (unsigned k = 0; k < nb_lanes; k++) {
-		rte_cpuset_t lc = rte_lcore_cpuset(lanes[k].lcore);
-		for (int c = 0; c < CPU_SETSIZE; c++)
-			if (CPU_ISSET(c, &lc))
-				CPU_CLR(c, &cpus);
-	}
-	if (CPU_COUNT(&cpus))
-		pthread_setaffinity_np(ctl, sizeof(cpus), &cpus);
 	if (w) {
 		for (unsigned k = 0; k < nb_lanes; k++)
 			rte_eal_remote_launch(lane_main, &lanes[k], lanes[k].lcore);
