@@ -448,7 +448,9 @@ static int lane_main(void *arg)
 				worked = true;
 			}
 		}
-		for (unsigned pi = 0; pi < nrx; pi++) {
+		/* before the first run nothing is received: it stays in the port for the run (a
+		 * pcap "DUT" replays its file at once) */
+		for (unsigned pi = 0; epoch && pi < nrx; pi++) {
 			uint16_t k = rte_eth_rx_burst(rx_port(pi), (uint16_t)l->id, b, BURST);
 			if (!k)
 				continue;
