@@ -276,8 +276,9 @@ static void stamp_burst(const struct sdef *sd, uint32_t sig, uint8_t *const *buf
 	const bool udp = s->l4_proto == IPPROTO_UDP;
 	const uint32_t ck_off = s->l4_off + (udp ? 6 : 16);
 	/* little-endian words of little-endian values: their 16-bit pieces */
-	const uint64_t base = (sig & 0xffff) + (sig >> 16) + (now & 0xffff) + (now >> 16 & 0xffff) +
-			      (now >> 32 & 0xffff) + (now >> 48);
+	const uint32_t base = (sig & 0xffff) + (sig >> 16) + (uint32_t)(now & 0xffff) +
+			      (uint32_t)(now >> 16 & 0xffff) + (uint32_t)(now >> 32 & 0xffff) +
+			      (uint32_t)(now >> 48);
 	const bool odd = l4 && ((off - s->l4_off) & 1);
 	for (uint16_t i = 0; i < n; i++, seq++) {
 		uint8_t *d = bufs[i];
@@ -292,20 +293,12 @@ static void stamp_burst(const struct sdef *sd, uint32_t sig, uint8_t *const *buf
 		memcpy(d + off + 10, &now, 8);
 		if (!l4)
 			continue;
-		uint16_t c;
-		memcpy(&c, d + ck_off, 2);
-		uint64_t sum = (uint16_t)~c;
-		if (odd) /* not on a word of the checksum: sum the bytes */
-			sum += rte_raw_cksum(d + off, sizeof(struct payload));
-		else
-			sum += base + (seq & 0xffff) + (seq >> 16 & 0xffff) + b;
-		sum = (sum & 0xffff) + (sum >> 16);
-		sum = (sum & 0xffff) + (sum >> 16);
-		sum = (sum & 0xffff) + (sum >> 16);
-		c = (uint16_t)~sum;
-		if (c == 0 && udp)
-			c = 0xffff;
-		memcpy(d + ck_off, &c, 2);
+		/* the signature's words; at an odd offset from the L4 header they are not words of
+		 * its checksum, so the bytes are summed */
+		sl_pg_cksum_add(d + ck_off,
+				odd ? rte_raw_cksum(d + off, sizeof(struct payload))
+				    : base + (uint32_t)(seq & 0xffff) + (uint32_t)(seq >> 16 & 0xffff) + b,
+				udp);
 	}
 }
 
@@ -341,19 +334,23 @@ static void tx_burst(struct lane *l, uint64_t now, unsigned epoch)
 		return;
 	sl_pg_build_burst(&sd->pg, l->seq[id], bufs, lens, want);
 	uint32_t sig = SIG_MAGIC | (epoch & 0xff) << 12 | l->id << 8 | id;
-	for (uint16_t i = 0; i < want; i++)
+	uint64_t bytes = 0;
+	for (uint16_t i = 0; i < want; i++) {
 		b[i]->data_len = b[i]->pkt_len = lens[i];
+		bytes += lens[i];
+	}
 	stamp_burst(sd, sig, bufs, lens, want, l->seq[id], now);
 	uint16_t k = rte_eth_tx_burst(sd->port, (uint16_t)l->id, b, want);
 	l->seq[id] += k; /* what the port refused is sent again with the same numbers */
 	l->sent[id] += k;
-	for (uint16_t i = 0; i < k; i++)
-		l->tx_bytes[id] += lens[i];
 	l->nsent += k;
 	if (k < want) {
+		for (uint16_t i = k; i < want; i++) /* refused: not sent */
+			bytes -= lens[i];
 		l->tx_full += want - k;
 		rte_pktmbuf_free_bulk(b + k, want - k);
 	}
+	l->tx_bytes[id] += bytes;
 }
 
 static void rx_one(struct lane *l, unsigned pi, struct rte_mbuf *m, uint64_t now, unsigned epoch)
@@ -393,11 +390,6 @@ static void rx_one(struct lane *l, unsigned pi, struct rte_mbuf *m, uint64_t now
 	g->lat_max = RTE_MAX(g->lat_max, lat);
 }
 
-static unsigned nb_rx_ports(void)
-{
-	return opt.bidir || opt.port[1] != opt.port[0] ? 2 : 1;
-}
-
 /* The receiving port of index pi: [1] the RX port first, then the TX port under --bidir. */
 static uint16_t rx_port(unsigned pi)
 {
@@ -408,7 +400,7 @@ static int lane_main(void *arg)
 {
 	struct lane *l = arg;
 	struct rte_mbuf *b[BURST];
-	unsigned nrx = opt.bidir ? nb_rx_ports() : 1;
+	unsigned nrx = opt.bidir ? 2 : 1; /* the RX port; under --bidir the TX port too */
 	uint64_t prev = rte_rdtsc();
 	bool worked = false, sending = false;
 	while (!quit) {

@@ -17,7 +17,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -94,7 +93,7 @@ def testpmd_tx(testpmd, path, sock, multi, d):
     return tx[0] / SECONDS / 1e6, None, None
 
 
-def gen_tx(path, sock, stream, d):
+def gen_tx(path, sock, stream):
     args = [str(BUILD / "sluice-gen"), "-l", str(TX_CORE), "--file-prefix", f"txo-gen-{os.getpid()}",
             "--huge-unlink", "--socket-mem", "256", "--log-level", "4", "--no-pci", *EAL_EXTRA,
             *port_args(path, sock), "--", "--tx-port", "0", "--rx-port", "0",
@@ -130,7 +129,7 @@ def main():
                     rx = receiver(testpmd, sock, d) if path == "memif" else None
                     try:
                         if who == "gen":
-                            gen.append(gen_tx(path, sock, stream, d))
+                            gen.append(gen_tx(path, sock, stream))
                         else:
                             r, c, mhz = testpmd_tx(testpmd, path, sock, name != "1 flow", d)
                             tp.append(r)

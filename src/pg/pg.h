@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #define SL_PG_MAX_STREAMS 64
 #define SL_PG_MAX_FIELDS 8
@@ -31,10 +32,9 @@ struct sl_pg_stream {
 	uint64_t limit;           /* packets per enable; 0 = no limit */
 	uint64_t rate;            /* packets/s; 0 = as fast as the worker can */
 	uint16_t size_min, size_max;
-	bool imix;                /* size imix: 7:4:1 of 64, 570 and 1518-byte frames (FCS
-				   * included: 60, 566, 1514 bytes here), interleaved */
-	uint16_t *mix;            /* size imix or size mix S:W,...: the sizes of one cycle, */
-	uint16_t nmix;            /* interleaved (0: no mix) */
+	uint16_t *mix;            /* size imix (7:4:1 of 64, 570 and 1518-byte frames, FCS */
+	uint16_t nmix;            /* included: 60, 566, 1514 here) or size mix S:W,...: the
+				   * sizes of one cycle, interleaved (0: no mix) */
 	uint8_t *tmpl;            /* size_max bytes */
 	uint16_t l3_off, l4_off;  /* UINT16_MAX: absent */
 	uint8_t ip_version;       /* 4, 6 or 0 */
@@ -55,6 +55,21 @@ struct sl_pg_stream {
 	uint64_t last_tsc;
 	double credit;
 };
+
+/* Adds d (a one's complement sum of 16-bit words as memory holds them) to the checksum at
+ * ck: HC' = ~(~HC + d), RFC 1624 eqn. 3. UDP sends a computed 0 as 0xffff. d < 2^24. */
+static inline void sl_pg_cksum_add(uint8_t *ck, uint32_t d, bool udp)
+{
+	uint16_t c;
+	memcpy(&c, ck, 2);
+	uint32_t x = (uint32_t)(uint16_t)~c + d;
+	x = (x & 0xffff) + (x >> 16);
+	x = (x & 0xffff) + (x >> 16);
+	c = (uint16_t)~x;
+	if (udp && c == 0)
+		c = 0xffff;
+	memcpy(ck, &c, 2);
+}
 
 /* Parses the block after "packet-generator new" (tokens, braces included) into s.
  * Returns 0, or -1 with a message in err. */

@@ -201,17 +201,10 @@ static void fix(const struct sl_pg_stream *s, uint8_t *p, uint16_t len)
 	memcpy(ck, &c, 2);
 }
 
-/* What replacing the 16-bit words at was by those at now adds to a checksum. */
-static inline uint32_t word_diff(const uint8_t *now, const uint8_t *was, int width)
+/* What replacing the 16-bit word was by now (both as memory holds them) adds to a checksum. */
+static inline uint32_t word_diff(uint16_t now, uint16_t was)
 {
-	uint32_t d = 0;
-	for (int k = 0; k < width; k += 2) {
-		uint16_t a, b;
-		memcpy(&a, now + k, 2);
-		memcpy(&b, was + k, 2);
-		d += (uint32_t)a + (uint16_t)~b;
-	}
-	return d;
+	return (uint32_t)now + (uint16_t)~was;
 }
 
 /* The same for a field of width bytes going to value now, from the one's complement sum of
@@ -230,20 +223,6 @@ static inline uint32_t value_diff(uint64_t now, uint32_t not_was, int width)
 	return rte_bswap16((uint16_t)d); /* a big-endian field: its words as memory holds them */
 }
 
-/* HC' = ~(~HC + d) (RFC 1624, eqn. 3); UDP sends a computed 0 as 0xffff. */
-static inline void ck_add(uint8_t *ck, uint32_t d, bool udp)
-{
-	uint16_t c;
-	memcpy(&c, ck, 2);
-	uint32_t x = (uint32_t)(uint16_t)~c + d;
-	x = (x & 0xffff) + (x >> 16);
-	x = (x & 0xffff) + (x >> 16);
-	c = (uint16_t)~x;
-	if (udp && c == 0)
-		c = 0xffff;
-	memcpy(ck, &c, 2);
-}
-
 /* A packet shorter than the template (which is size_max long): its IP and UDP lengths, and
  * what they change in the checksums (the payload is zeros: its length alone does not). */
 static void set_lengths(const struct sl_pg_stream *s, uint8_t *p, uint16_t len, uint32_t *d_ip,
@@ -256,7 +235,7 @@ static void set_lengths(const struct sl_pg_stream *s, uint8_t *p, uint16_t len, 
 		memcpy(&was, tl, 2);
 		now = rte_cpu_to_be_16((uint16_t)(len - s->l3_off));
 		memcpy(tl, &now, 2);
-		*d_ip += word_diff(tl, (const uint8_t *)&was, 2);
+		*d_ip += word_diff(now, was);
 	} else {
 		now = rte_cpu_to_be_16((uint16_t)(len - s->l3_off - sizeof(struct rte_ipv6_hdr)));
 		memcpy(ip + offsetof(struct rte_ipv6_hdr, payload_len), &now, 2);
@@ -266,7 +245,7 @@ static void set_lengths(const struct sl_pg_stream *s, uint8_t *p, uint16_t len, 
 	/* the pseudo-header's upper-layer length, and UDP's own length field */
 	uint16_t l4was = rte_cpu_to_be_16((uint16_t)(s->size_max - s->l4_off));
 	uint16_t l4now = rte_cpu_to_be_16((uint16_t)(len - s->l4_off));
-	uint32_t d = word_diff((const uint8_t *)&l4now, (const uint8_t *)&l4was, 2);
+	uint32_t d = word_diff(l4now, l4was);
 	*d_l4 += d;
 	if (s->l4_proto == IPPROTO_UDP) {
 		memcpy(p + s->l4_off + offsetof(struct rte_udp_hdr, dgram_len), &l4now, 2);
@@ -320,7 +299,7 @@ build_vary(const struct sl_pg_stream *s, uint64_t seq, uint8_t *const *bufs, uin
 		const struct sl_pg_field *fl = &s->f[f];
 		fc[f].start = fl->start;
 		fc[f].count = fl->count;
-		fc[f].pos = seq % fl->count; /* one division per field and burst */
+		fc[f].pos = fl->random ? 0 : seq % fl->count; /* one division per field and burst */
 		fc[f].off = fl->off;
 		fc[f].width = fl->width;
 		fc[f].random = fl->random;
@@ -360,9 +339,9 @@ build_vary(const struct sl_pg_stream *s, uint64_t seq, uint8_t *const *bufs, uin
 		if (!one_size && len != size_max && s->l3_off != NOFF)
 			set_lengths(s, p, len, &d_ip, &d_l4);
 		if (ip4)
-			ck_add(p + ip_ck, d_ip, false);
+			sl_pg_cksum_add(p + ip_ck, d_ip, false);
 		if (l4ck)
-			ck_add(p + l4_ck, d_l4, udp);
+			sl_pg_cksum_add(p + l4_ck, d_l4, udp);
 		lens[i] = len;
 	}
 }
@@ -751,7 +730,6 @@ int sl_pg_parse(struct sl_pg_stream *s, int argc, char **argv, char *err, size_t
 			s->rate = (uint64_t)r;
 		} else if (!strcmp(k, "size") && !strcmp(a, "imix")) {
 			static const uint16_t imix[12] = {60, 60, 566, 60, 60, 566, 60, 1514, 60, 566, 60, 566};
-			s->imix = true;
 			if (set_mix(s, imix, 12, err, el))
 				return -1;
 			smin = 60;
@@ -769,7 +747,6 @@ int sl_pg_parse(struct sl_pg_stream *s, int argc, char **argv, char *err, size_t
 			free(s->mix); /* the last size setting holds */
 			s->mix = NULL;
 			s->nmix = 0;
-			s->imix = false;
 			if (n < 0)
 				return fail(err, el, "size must be MIN[-MAX] bytes up to %u, not '%s'",
 					    SL_PG_MAX_FRAME, a);
