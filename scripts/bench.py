@@ -190,8 +190,9 @@ def build_testpmd(tmp):
 
 
 def testpmd_trial(args, d, sock, rate):
-    """One testpmd io run with the generator: the forward statistics (and the cycles) are
-    read while traffic still flows, because memif's counters restart when the peer leaves."""
+    """One testpmd run with the generator: the forward statistics (and the cycles) are read
+    while traffic still flows, because memif's counters restart when the peer leaves.
+    Returns the generator's result and testpmd's busy cycles per packet."""
     log = open(d / "testpmd.log", "w")
     p = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.PIPE, text=True)
     gen = {}
@@ -218,7 +219,17 @@ def testpmd_trial(args, d, sock, rate):
         log.close()
     cycles = [float(line.split("CPU cycles/packet=")[1].split()[0])
               for line in (d / "testpmd.log").read_text().splitlines() if "CPU cycles/packet=" in line]
-    return gen["rx_mpps"], cycles[0] if cycles else None
+    return gen, cycles[0] if cycles else None
+
+
+def testpmd_args(testpmd, sock, fwd_args, socket_mem=512):
+    return [str(testpmd), "-l", f"{MAIN_CORE},{FWD_CORE}", "--main-lcore", str(MAIN_CORE),
+            "--file-prefix", f"testpmd-{os.getpid()}", *EAL_EXTRA,
+            "--huge-unlink", "--socket-mem", str(socket_mem), "--log-level", "4",
+            "--vdev", f"net_memif0,role=server,id=0,socket={sock}",
+            "--vdev", f"net_memif1,role=server,id=1,socket={sock}",
+            "--", "-i", "--nb-cores=1", "--record-core-cycles", "--no-mlockall",
+            "--total-num-mbufs=32768"] + fwd_args
 
 
 def bench_testpmd_memif(tmp, testpmd):
@@ -227,19 +238,13 @@ def bench_testpmd_memif(tmp, testpmd):
     d = tmp / "testpmd-memif"
     d.mkdir()
     sock = f"{d}/memif.sock"
-    args = [str(testpmd), "-l", f"{MAIN_CORE},{FWD_CORE}", "--main-lcore", str(MAIN_CORE),
-            "--file-prefix", f"testpmd-{os.getpid()}", *EAL_EXTRA,
-            "--huge-unlink", "--socket-mem", "512", "--log-level", "4",
-            "--vdev", f"net_memif0,role=server,id=0,socket={sock}",
-            "--vdev", f"net_memif1,role=server,id=1,socket={sock}",
-            "--", "-i", "--forward-mode=io", "--nb-cores=1", "--record-core-cycles", "--no-mlockall",
-            "--total-num-mbufs=32768"]
+    args = testpmd_args(testpmd, sock, ["--forward-mode=io"])
     res = {}
     for key, rate in (("max", 0), ("fixed", FIXED_RATE)):
         rates, cycles = [], []
         for _ in range(TRIALS):
-            r, c = testpmd_trial(args, d, sock, rate)
-            rates.append(r)
+            g, c = testpmd_trial(args, d, sock, rate)
+            rates.append(g["rx_mpps"])
             if c:
                 cycles.append(c)
         res[key] = {"rx_mpps": statistics.median(rates), "trials": rates,
@@ -275,66 +280,119 @@ MODES = [
 ]
 
 
-def gen_trials(sock):
-    """TRIALS at full rate, then one at half the median rate for latency (below saturation)."""
-    rates = [run_gen(sock, SECONDS)["rx_mpps"] for _ in range(TRIALS)]
-    med = statistics.median(rates)
-    g = run_gen(sock, SECONDS, rate=max(int(med * 1e6 / 2), 1000))
-    return {"rx_mpps": med, "trials": rates, "latency_half_rate_us": g["latency_us"],
-            "half_rate_mpps": g["rx_mpps"]}
+# the modes' fixed load, which both forwarders carry without loss, for busy cycles/packet
+MODES_FIXED_RATE = int(float(os.environ.get("BENCH_MODES_FIXED_RATE", "1e6")))
+
+
+def sluiced_mode_trial(d, conf, rates):
+    """One start of sluiced in a mode: a trial at each rate (0: as fast as the generator can),
+    each with the worker's busy clocks per packet from show runtime."""
+    out = []
+    with Daemon(conf, d) as s:
+        for rate in rates:
+            s.cli("clear runtime")
+            g = run_gen(f"{d}/memif.sock", SECONDS, rate=rate)
+            cost, nodes = runtime_cost(s)
+            out.append((g, cost, nodes))
+    return out
+
+
+def summary(trials, costs_full, costs_fixed, lat):
+    return {"rx_mpps": statistics.median(t["rx_mpps"] for t in trials),
+            "trials": [t["rx_mpps"] for t in trials],
+            "busy_cycles_per_packet_full_rate": statistics.median(costs_full) if costs_full else None,
+            "cost_trials_full_rate": costs_full,
+            "busy_cycles_per_packet": statistics.median(costs_fixed) if costs_fixed else None,
+            "cost_trials": costs_fixed,
+            "latency_half_rate_us": lat["latency_us"], "half_rate_mpps": lat["rx_mpps"]}
+
+
+def picked_modes():
+    """BENCH_MODES=io,5tswap,noisy...: the modes whose names start with one of these."""
+    want = [w for w in os.environ.get("BENCH_MODES", "").split(",") if w]
+    return [m for m in MODES if not want or any(m[0].startswith(w) for w in want)]
 
 
 def bench_modes(tmp, testpmd):
+    """Each mode on sluiced and on testpmd, trial by trial in turn (the machine's quiet and
+    busy periods fall on both): a trial at full rate, then one at MODES_FIXED_RATE for the
+    forwarder's busy cycles per packet (sluiced's show runtime, testpmd's
+    --record-core-cycles); finally one at half the median full rate for latency."""
     res = {}
-    for i, (name, cli, tp_args) in enumerate(MODES):
+    for i, (name, cli, tp_args) in enumerate(picked_modes()):
         d = tmp / f"mode-{i}"
         d.mkdir()
         (d / "setup.cli").write_text("set interface state port0 up\nset interface state port1 up\n"
                                      + cli + "\n")
         conf = MEMIF_CONF.format(d=d).replace("socket-mem 256", "socket-mem 1024")
-        r = {}
-        with Daemon(conf, d) as s:
-            s.cli("clear runtime")
-            r["sluiced"] = gen_trials(f"{d}/memif.sock")
-            r["sluiced"]["nodes"] = runtime_cost(s)[1]
-        if testpmd and tp_args:
-            sock = f"{d}/tp.sock"
-            args = [str(testpmd), "-l", f"{MAIN_CORE},{FWD_CORE}", "--main-lcore", str(MAIN_CORE),
-                    "--file-prefix", f"testpmd-{os.getpid()}", *EAL_EXTRA, "--huge-unlink",
-                    "--socket-mem", "1536",
-                    "--log-level", "4",
-                    "--vdev", f"net_memif0,role=server,id=0,socket={sock}",
-                    "--vdev", f"net_memif1,role=server,id=1,socket={sock}",
-                    "--", "--nb-cores=1", "--no-mlockall", "--total-num-mbufs=32768",
-                    "--auto-start"] + tp_args
-            log = open(d / "testpmd.log", "w")
-            p = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.PIPE)
-            try:
-                time.sleep(3)
-                if p.poll() is not None:
-                    raise RuntimeError((d / "testpmd.log").read_text()[-2000:])
-                r["testpmd"] = gen_trials(sock)
-            finally:
-                p.terminate()
-                wait_or_kill(p)
-                log.close()
+        sock = f"{d}/tp.sock"
+        tpa = testpmd_args(testpmd, sock, tp_args, 1536) if testpmd and tp_args else None
+        noisy = "noisy" in name  # too slow for the fixed load: cycles from the full-rate trial
+        sl = {"full": [], "cost_full": [], "cost": [], "nodes": {}}
+        tp = {"full": [], "cost_full": [], "cost": []}
+        for _ in range(TRIALS):
+            rates = [0] if noisy else [0, MODES_FIXED_RATE]
+            r = sluiced_mode_trial(d, conf, rates)
+            sl["full"].append(r[0][0])
+            sl["cost_full"].append(r[0][1])
+            sl["cost"].append(r[-1][1])
+            sl["nodes"] = r[-1][2]
+            if tpa:
+                g, c = testpmd_trial(tpa, d, sock, 0)
+                tp["full"].append(g)
+                if c:
+                    tp["cost_full"].append(c)
+                if noisy and c:
+                    tp["cost"].append(c)
+                if not noisy:
+                    g, c = testpmd_trial(tpa, d, sock, MODES_FIXED_RATE)
+                    if c:
+                        tp["cost"].append(c)
+        half = max(int(statistics.median(t["rx_mpps"] for t in sl["full"]) * 1e6 / 2), 1000)
+        lat = sluiced_mode_trial(d, conf, [half])[0][0]
+        r = {"sluiced": summary(sl["full"], sl["cost_full"], sl["cost"], lat)}
+        r["sluiced"]["nodes"] = sl["nodes"]
+        if tpa:
+            half = max(int(statistics.median(t["rx_mpps"] for t in tp["full"]) * 1e6 / 2), 1000)
+            r["testpmd"] = summary(tp["full"], tp["cost_full"], tp["cost"], testpmd_trial(tpa, d, sock, half)[0])
+        r["fixed_rate_mpps"] = None if noisy else MODES_FIXED_RATE / 1e6
         res[name] = r
-        print(f"{name}: {r}", flush=True)
+        print(f"{name}: {json.dumps(r)}", flush=True)
+        if os.environ.get("OUT"):  # a device run: what is done comes back even if cut off
+            (Path(os.environ["OUT"]) / "modes-partial.json").write_text(json.dumps(res, indent=2))
     return res
 
 
 def modes_table(res):
-    lines = ["| mode (memif, 64 B, one forwarding core) | sluiced Mpps | testpmd Mpps | sluiced / testpmd "
+    lines = ["| mode (memif, 64 B, one forwarding core) | sluiced Mpps (trials) | testpmd Mpps (trials) "
+             "| rate sluiced / testpmd | busy cycles/packet at full rate, sluiced, testpmd "
+             "| the same at a fixed load | testpmd / sluiced cycles (full rate, fixed load) "
              "| latency p50 / p99 us at half rate, sluiced | same, testpmd |",
-             "|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|"]
+
+    def ratio(a, b):
+        return f"{b / a:.2f}" if a and b else "-"
+
+    def cell(x):
+        return "" if x is None else f"{x:.1f}"
+
+    def trials(x):
+        return f"{x['rx_mpps']:.3f} ({', '.join(f'{t:.2f}' for t in x['trials'])})"
+
+    def lat(x):
+        return f"{x['latency_half_rate_us']['p50']:.1f} / {x['latency_half_rate_us']['p99']:.1f}"
     for name, r in res.items():
         sl, tp = r["sluiced"], r.get("testpmd")
-
-        def lat(x):
-            return f"{x['latency_half_rate_us']['p50']:.1f} / {x['latency_half_rate_us']['p99']:.1f}"
-        lines.append(f"| {name} | {sl['rx_mpps']:.3f} | {tp['rx_mpps']:.3f} | "
-                     f"{sl['rx_mpps'] / tp['rx_mpps']:.2f} | {lat(sl)} | {lat(tp)} |" if tp else
-                     f"| {name} | {sl['rx_mpps']:.3f} | | | {lat(sl)} | |")
+        load = f"{r['fixed_rate_mpps']:g} Mpps" if r.get("fixed_rate_mpps") else "full rate"
+        full, fixed = "busy_cycles_per_packet_full_rate", "busy_cycles_per_packet"
+        if tp:
+            lines.append(f"| {name} | {trials(sl)} | {trials(tp)} | {sl['rx_mpps'] / tp['rx_mpps']:.2f} | "
+                         f"{cell(sl[full])}, {cell(tp[full])} | "
+                         f"{cell(sl[fixed])}, {cell(tp[fixed])} ({load}) | "
+                         f"{ratio(sl[full], tp[full])}, {ratio(sl[fixed], tp[fixed])} | {lat(sl)} | {lat(tp)} |")
+        else:
+            lines.append(f"| {name} | {trials(sl)} | | | {cell(sl[full])} | {cell(sl[fixed])} ({load}) | | "
+                         f"{lat(sl)} | |")
     return "\n".join(lines)
 
 

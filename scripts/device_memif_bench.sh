@@ -3,8 +3,8 @@
 # The memif comparisons of make bench (sluiced routing vs dpdk-testpmd io vs l3fwd, then the
 # L2 modes and noisy VNF vs testpmd) on a many-core machine without DPDK, from what
 # scripts/pack_for_device.sh put in devpkg/: generator on core 2, main lcores on core 3,
-# forwarders on core 4, each on a core of its own. Results in results/bench-parts.json (and
-# $OUT when set).
+# forwarders on core 4, each on a core of its own (BENCH_PARTS, BENCH_MODES pick parts).
+# Results in results/bench-parts.json (and $OUT when set).
 set -eu
 cd "$(dirname "$0")/.."
 export LD_LIBRARY_PATH=$PWD/devpkg/lib
@@ -13,5 +13,5 @@ mkdir -p /dev/hugepages
 mount | grep -q hugetlbfs || mount -t hugetlbfs nodev /dev/hugepages
 grep -m1 "model name" /proc/cpuinfo
 SLUICE_BUILD=devpkg BENCH_EAL="-d $PWD/devpkg/pmds" BENCH_CORES=${BENCH_CORES:-2,3,4} \
-	TESTPMD=$PWD/devpkg/dpdk-testpmd L3FWD_DIR=$PWD/devpkg/l3fwd BENCH_PARTS=memif,modes \
+	TESTPMD=$PWD/devpkg/dpdk-testpmd L3FWD_DIR=$PWD/devpkg/l3fwd BENCH_PARTS=${BENCH_PARTS:-memif,modes} \
 	python3 scripts/bench.py

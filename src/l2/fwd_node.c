@@ -71,6 +71,17 @@ static inline uint16_t l2_fwd(struct rte_graph *g, struct rte_node *node, void *
 	uint16_t nexts[n];
 	uint16_t last_port = UINT16_MAX, nx = 0;
 	const struct sl_iface *f = NULL;
+	if (mode == SL_MODE_IO && n) {
+		/* cross-connect: a vector from one port (port-rx gives each queue's burst to its
+		 * mode) moves whole to the peer's port-tx; no packet data is read */
+		uint16_t p = ((struct rte_mbuf *)objs[0])->port, i = 1;
+		while (i < n && ((struct rte_mbuf *)objs[i])->port == p)
+			i++;
+		if (i == n) {
+			rte_node_next_stream_move(g, node, (rte_edge_t)(l2_tx0[mode] + sl_ifaces[p].peer));
+			return n;
+		}
+	}
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
 		sl_prefetch_ahead(objs, i, n);
