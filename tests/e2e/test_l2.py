@@ -66,6 +66,31 @@ def test_xconnect_sends_every_frame_unchanged(sluiced_factory, tmp_path):
     assert "ethernet-input" not in info["runtime"]
 
 
+def test_xconnect_both_ways_at_once(sluiced_factory, tmp_path):
+    """pg0 <-> pg1 cross-connected, both streams in the same calls of pg-input: l2-io gets
+    vectors from both ports (sorted packet by packet; a vector from one port, moved whole,
+    is the test above); every frame leaves by its own peer, in order."""
+    n = 3000
+    streams = [f"packet-generator new {{ name s{i} limit {n} interface pg{i} data {{ "
+               f"IP4: {A} -> {B} UDP: 10.0.{i}.1 -> 10.0.{i}.2 UDP: 1 - {n} -> 9 }} }}" for i in (0, 1)]
+    s = sluiced_factory([], [
+        f"create packet-generator interface pg0 pcap {tmp_path}/pg0.pcap",
+        f"create packet-generator interface pg1 pcap {tmp_path}/pg1.pcap",
+        "set interface state pg0 up", "set interface state pg1 up",
+        "set interface l2 xconnect pg0 pg1", "set interface l2 xconnect pg1 pg0"] + streams)
+    s.cli("packet-generator enable-stream")  # both, run in the same calls of pg-input
+    wait_stream(s, "s0", n)
+    wait_stream(s, "s1", n)
+    rt = {r["node"]: r for r in s.js("show runtime")["runtime"]}
+    assert rt["l2-io"]["vectors"] == 2 * n
+    assert s.iface("pg0")["tx-packets"] == n and s.iface("pg1")["tx-packets"] == n
+    assert s.stop() == 0
+    for port, src in (("pg1", "10.0.0.1"), ("pg0", "10.0.1.1")):
+        out = rdpcap(str(tmp_path / f"{port}.pcap"))
+        assert [p[IP].src for p in out] == [src] * n
+        assert [p[UDP].sport for p in out] == list(range(1, n + 1))
+
+
 def test_mac_and_macswap(sluiced_factory, tmp_path):
     pkts = frames()[:6]
     out, _ = run_mode(sluiced_factory, tmp_path,
