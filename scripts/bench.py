@@ -25,7 +25,8 @@ SECONDS = float(os.environ.get("BENCH_SECONDS", "4"))
 # an offered load both forwarders carry without loss on the 2-core machine, to compare cost
 # BENCH_PARTS picks parts (default all): modes (the L2 modes and noisy VNF against testpmd,
 # issue 4), memif (routing: sluiced, testpmd io, l3fwd), sluiced-memif (sluiced alone);
-# TESTPMD and L3FWD_DIR name prebuilt programs
+# TESTPMD and L3FWD_DIR name prebuilt programs; BENCH_MODES=io,5tswap,noisy,... picks modes by
+# the start of their names, BENCH_MODES_FIXED_RATE the load (pps) of their busy-cycles trials
 PARTS = set(os.environ.get("BENCH_PARTS", "all").split(","))
 FIXED_RATE = int(float(os.environ.get("BENCH_FIXED_RATE", "4e6")))
 OUT = ROOT / "results"
