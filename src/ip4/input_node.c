@@ -96,7 +96,6 @@ static uint16_t in_process(struct rte_graph *g, struct rte_node *node, void **ob
 	uint16_t nexts[n];
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
-		sl_prefetch_ahead(objs, i, n);
 		/* fast path: a 20-byte header, right checksum, total length equal to the frame,
 		 * TTL not zero, unicast source; anything else (and every error) in in_one */
 		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);

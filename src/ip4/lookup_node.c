@@ -24,7 +24,6 @@ static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **ob
 	uint32_t ips[n];
 	uint64_t hops[n];
 	for (uint16_t i = 0; i < n; i++) {
-		sl_prefetch_ahead(objs, i, n);
 		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod((struct rte_mbuf *)objs[i],
 								  const struct rte_ipv4_hdr *);
 		ips[i] = rte_be_to_cpu_32(ip->dst_addr);

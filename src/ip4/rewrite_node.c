@@ -78,7 +78,6 @@ static uint16_t rw_process(struct rte_graph *g, struct rte_node *node, void **ob
 	uint16_t nexts[n];
 	struct rw_cache c = {.id = UINT32_MAX};
 	for (uint16_t i = 0; i < n; i++) {
-		sl_prefetch_ahead(objs, i, n);
 		nexts[i] = rw_one(w, objs[i], &c);
 	}
 	sl_enqueue_nexts(g, node, objs, nexts, n);
