@@ -73,19 +73,13 @@ def bench_sluiced_memif(tmp):
     d = tmp / "sluiced-memif"
     d.mkdir()
     (d / "setup.cli").write_text(ROUTER)
+    trials = sluiced_mode_trial(d, MEMIF_CONF.format(d=d), [0] * TRIALS + [FIXED_RATE] * TRIALS)
     res = {}
-    with Daemon(MEMIF_CONF.format(d=d), d) as s:
-        for key, rate in (("max", 0), ("fixed", FIXED_RATE)):
-            rates, costs, nodes = [], [], {}
-            for _ in range(TRIALS):
-                s.cli("clear runtime")
-                g = run_gen(f"{d}/memif.sock", SECONDS, rate=rate)
-                rates.append(g["rx_mpps"])
-                c, nodes = runtime_cost(s)
-                costs.append(c)
-            res[key] = {"rx_mpps": statistics.median(rates), "trials": rates,
-                        "busy_clocks_per_packet": statistics.median(costs), "cost_trials": costs,
-                        "nodes_last_trial": nodes}
+    for key, part in (("max", trials[:TRIALS]), ("fixed", trials[TRIALS:])):
+        rates, costs = [g["rx_mpps"] for g, _, _ in part], [c for _, c, _ in part]
+        res[key] = {"rx_mpps": statistics.median(rates), "trials": rates,
+                    "busy_clocks_per_packet": statistics.median(costs), "cost_trials": costs,
+                    "nodes_last_trial": part[-1][2]}
     return res
 
 
@@ -328,34 +322,26 @@ def bench_modes(tmp, testpmd):
         conf = MEMIF_CONF.format(d=d).replace("socket-mem 256", "socket-mem 1024")
         sock = f"{d}/tp.sock"
         tpa = testpmd_args(testpmd, sock, tp_args, 1536) if testpmd and tp_args else None
-        noisy = "noisy" in name  # too slow for the fixed load: cycles from the full-rate trial
-        sl = {"full": [], "cost_full": [], "cost": [], "nodes": {}}
-        tp = {"full": [], "cost_full": [], "cost": []}
-        for _ in range(TRIALS):
-            rates = [0] if noisy else [0, MODES_FIXED_RATE]
-            r = sluiced_mode_trial(d, conf, rates)
-            sl["full"].append(r[0][0])
-            sl["cost_full"].append(r[0][1])
-            sl["cost"].append(r[-1][1])
-            sl["nodes"] = r[-1][2]
-            if tpa:
-                g, c = testpmd_trial(tpa, d, sock, 0)
-                tp["full"].append(g)
-                if c:
-                    tp["cost_full"].append(c)
-                if noisy and c:
-                    tp["cost"].append(c)
-                if not noisy:
-                    g, c = testpmd_trial(tpa, d, sock, MODES_FIXED_RATE)
-                    if c:
-                        tp["cost"].append(c)
-        half = max(int(statistics.median(t["rx_mpps"] for t in sl["full"]) * 1e6 / 2), 1000)
-        lat = sluiced_mode_trial(d, conf, [half])[0][0]
-        r = {"sluiced": summary(sl["full"], sl["cost_full"], sl["cost"], lat)}
-        r["sluiced"]["nodes"] = sl["nodes"]
+        # a full-rate trial, then one at the fixed load (the noisy modes are too slow for it:
+        # their cycles come from the full-rate trial)
+        noisy = "noisy" in name
+        rates = [0] if noisy else [0, MODES_FIXED_RATE]
+        turns = {"sluiced": lambda rs: sluiced_mode_trial(d, conf, rs)}
         if tpa:
-            half = max(int(statistics.median(t["rx_mpps"] for t in tp["full"]) * 1e6 / 2), 1000)
-            r["testpmd"] = summary(tp["full"], tp["cost_full"], tp["cost"], testpmd_trial(tpa, d, sock, half)[0])
+            turns["testpmd"] = lambda rs: [testpmd_trial(tpa, d, sock, x) + (None,) for x in rs]
+        got = {k: {"full": [], "cost_full": [], "cost": [], "nodes": {}} for k in turns}
+        for _ in range(TRIALS):
+            for k, turn in turns.items():
+                t = turn(rates)
+                got[k]["full"].append(t[0][0])
+                got[k]["cost_full"] += [t[0][1]] if t[0][1] else []
+                got[k]["cost"] += [t[-1][1]] if t[-1][1] else []
+                got[k]["nodes"] = t[-1][2]
+        r = {}
+        for k, turn in turns.items():
+            half = max(int(statistics.median(t["rx_mpps"] for t in got[k]["full"]) * 1e6 / 2), 1000)
+            r[k] = summary(got[k]["full"], got[k]["cost_full"], got[k]["cost"], turn([half])[0][0])
+        r["sluiced"]["nodes"] = got["sluiced"]["nodes"]
         r["fixed_rate_mpps"] = None if noisy else MODES_FIXED_RATE / 1e6
         res[name] = r
         print(f"{name}: {json.dumps(r)}", flush=True)
