@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The noisy VNF (testpmd's noisy_vnf mode) as an input feature of any interface, in front of
- * its L2 mode or routing: per packet, random reads, writes and read-writes of whole cache
- * lines over a per-worker lookup memory; then, optionally, a per-worker FIFO that holds
+ * its L2 mode or routing: per packet, random reads, writes and read-writes over a
+ * per-worker lookup memory (noisy_load.h: of whole cache lines, or testpmd 22.11's own
+ * pattern); then, optionally, a per-worker FIFO that holds
  * packets until it is full (the oldest leave as new ones come) or until its flush time
  * passes (noisy-fifo, a source node, empties it). */
 #include "../cli/cli.h"
 #include "../interface/iface.h"
 #include "../runtime/runtime.h"
+#include "noisy_load.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -26,8 +28,7 @@ struct sl_noisy_worker {
 
 /* Immutable once published on the interface. */
 struct sl_noisy {
-	uint64_t lines;               /* lookup memory in cache lines; 0: none */
-	uint32_t reads, writes, rws;
+	struct sl_noisy_load load;
 	uint32_t fifo_size;           /* packets held; 0: no FIFO */
 	uint64_t flush_tsc;           /* 0: flushed only by overflow */
 	double mb;
@@ -45,38 +46,6 @@ static uint16_t noisy_err;
 RTE_INIT(noisy_errors)
 {
 	noisy_err = sl_error_register("noisy", noisy_reasons, NOISY_NB_ERR);
-}
-
-static inline uint64_t rng_next(uint64_t *s) /* xorshift64* */
-{
-	uint64_t x = *s;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545f4914f6cdd1dull;
-}
-
-/* one random cache line of the lookup memory (multiply-shift: no division) */
-static inline uint8_t *rnd_line(struct sl_noisy_worker *nw, uint64_t lines)
-{
-	uint64_t r = rng_next(&nw->rng);
-	return nw->mem + (uint64_t)(((unsigned __int128)r * lines) >> 64) * RTE_CACHE_LINE_SIZE;
-}
-
-static inline void simulate(const struct sl_noisy *c, struct sl_noisy_worker *nw)
-{
-	uint64_t acc = 0;
-	for (uint32_t j = 0; j < c->writes; j++)
-		*rnd_line(nw, c->lines) = (uint8_t)nw->rng;
-	for (uint32_t j = 0; j < c->reads; j++)
-		acc += *(volatile uint8_t *)rnd_line(nw, c->lines);
-	for (uint32_t j = 0; j < c->rws; j++) {
-		uint8_t *p = rnd_line(nw, c->lines);
-		acc += *(volatile uint8_t *)p;
-		*rnd_line(nw, c->lines) = (uint8_t)acc;
-	}
-	nw->sink += acc;
 }
 
 static uint16_t noisy_process(struct rte_graph *g, struct rte_node *node, void **objs,
@@ -101,8 +70,8 @@ static uint16_t noisy_process(struct rte_graph *g, struct rte_node *node, void *
 			nexts[k++] = mode;
 			continue;
 		}
-		if (c->lines)
-			simulate(c, nw);
+		if (c->load.lines)
+			nw->sink += sl_noisy_packet(&c->load, nw->mem, &nw->rng);
 		if (!c->fifo_size) {
 			out[k] = m;
 			nexts[k++] = mode;
@@ -206,7 +175,8 @@ static void noisy_off(struct sl_iface *f)
 static int cmd_noisy(struct sl_out *o, int argc, char **argv)
 {
 	const char *usage = "usage: set interface noisy IFACE [lookup-memory MB] [reads N] "
-			    "[writes N] [reads-writes N] [buffer PACKETS [flush-time MS]] | disable";
+			    "[writes N] [reads-writes N] [model lines|testpmd] [buffer PACKETS [flush-time MS]] "
+			    "| disable";
 	if (argc < 1)
 		return sl_out_error(o, "%s", usage);
 	struct sl_iface *f = sl_iface_by_name(argv[0]);
@@ -218,6 +188,7 @@ static int cmd_noisy(struct sl_out *o, int argc, char **argv)
 	}
 	uint32_t reads = 0, writes = 0, rws = 0, fifo = 0, flush = 0;
 	double mb = 0;
+	uint8_t model = SL_NOISY_LINES;
 	static const char *const keys[] = {"lookup-memory", "reads", "writes", "reads-writes",
 					   "buffer", "flush-time"};
 	static const uint32_t max[] = {65536, 100000, 100000, 100000, 1 << 20, 100000};
@@ -227,9 +198,16 @@ static int cmd_noisy(struct sl_out *o, int argc, char **argv)
 		for (int j = 0; j < 6; j++)
 			if (!strcmp(argv[i], keys[j]))
 				k = j;
+		const char *a = i + 1 < argc ? argv[i + 1] : NULL;
+		if (k < 0 && !strcmp(argv[i], "model")) {
+			if (!a || (strcmp(a, "lines") && strcmp(a, "testpmd")))
+				return sl_out_error(o, "model must be lines or testpmd, not '%s'",
+						    a ? a : "");
+			model = strcmp(a, "lines") ? SL_NOISY_TESTPMD : SL_NOISY_LINES;
+			continue;
+		}
 		if (k < 0)
 			return sl_out_error(o, "unknown option '%s'; %s", argv[i], usage);
-		const char *a = i + 1 < argc ? argv[i + 1] : NULL;
 		if (k == 0) { /* MB, fractions allowed (6.25 MB: what testpmd touches of 400) */
 			char *end = NULL;
 			mb = a ? strtod(a, &end) : -1;
@@ -249,15 +227,17 @@ static int cmd_noisy(struct sl_out *o, int argc, char **argv)
 					 RTE_CACHE_LINE_SIZE);
 	if (!c)
 		return sl_out_error(o, "out of memory");
-	*c = (struct sl_noisy){.lines = (uint64_t)(mb * 1024 * 1024) / RTE_CACHE_LINE_SIZE,
-			       .reads = reads, .writes = writes, .rws = rws, .fifo_size = fifo,
+	uint64_t lines = (uint64_t)(mb * 1024 * 1024) / RTE_CACHE_LINE_SIZE;
+	*c = (struct sl_noisy){.load = {.lines = lines, .reads = reads, .writes = writes,
+					.rws = rws, .model = model},
+			       .fifo_size = fifo,
 			       .flush_tsc = flush * rte_get_tsc_hz() / 1000, .mb = mb,
 			       .flush_ms = flush, .nb_workers = nwk};
 	for (uint16_t w = 0; w < nwk; w++) {
 		struct sl_noisy_worker *nw = &c->w[w];
 		nw->rng = 0x9e3779b97f4a7c15ull * (w + 1) + f->port;
 		int sock = (int)rte_lcore_to_socket_id(sl_workers[w].lcore);
-		if (mb && !(nw->mem = rte_zmalloc_socket("noisy_mem", c->lines * RTE_CACHE_LINE_SIZE,
+		if (mb && !(nw->mem = rte_zmalloc_socket("noisy_mem", lines * RTE_CACHE_LINE_SIZE,
 							 RTE_CACHE_LINE_SIZE, sock))) {
 			noisy_free(c);
 			return sl_out_error(o, "cannot allocate %g MB of lookup memory for worker %u "
@@ -280,7 +260,7 @@ static int cmd_noisy(struct sl_out *o, int argc, char **argv)
 }
 SL_CLI_COMMAND(noisy, .path = "set interface noisy",
 	       .usage = "IFACE [lookup-memory MB] [reads N] [writes N] [reads-writes N] "
-			"[buffer PACKETS [flush-time MS]] | disable",
+			"[model lines|testpmd] [buffer PACKETS [flush-time MS]] | disable",
 	       .help = "simulate a VNF's memory load and buffering on what IFACE receives",
 	       .fn = cmd_noisy)
 
@@ -288,9 +268,10 @@ static int cmd_show_noisy(struct sl_out *o, int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	sl_tbl_begin(o, "noisy", 8,
+	sl_tbl_begin(o, "noisy", 9,
 		     (const char *[]){"interface", "lookup-memory-mb:u", "reads:u", "writes:u",
-				      "reads-writes:u", "buffer:u", "flush-time-ms:u", "held:u"});
+				      "reads-writes:u", "model", "buffer:u", "flush-time-ms:u",
+				      "held:u"});
 	for (int p = 0; p < SL_MAX_PORTS; p++) {
 		const struct sl_noisy *c = sl_ifaces[p].noisy;
 		if (!sl_ifaces[p].used || !c)
@@ -300,13 +281,14 @@ static int cmd_show_noisy(struct sl_out *o, int argc, char **argv)
 			held += c->w[w].fifo ? rte_ring_count(c->w[w].fifo) : 0;
 		char v[7][16];
 		snprintf(v[0], 16, "%g", c->mb);
-		snprintf(v[1], 16, "%u", c->reads);
-		snprintf(v[2], 16, "%u", c->writes);
-		snprintf(v[3], 16, "%u", c->rws);
+		snprintf(v[1], 16, "%u", c->load.reads);
+		snprintf(v[2], 16, "%u", c->load.writes);
+		snprintf(v[3], 16, "%u", c->load.rws);
 		snprintf(v[4], 16, "%u", c->fifo_size);
 		snprintf(v[5], 16, "%u", c->flush_ms);
 		snprintf(v[6], 16, "%u", held);
-		sl_tbl_row(o, sl_ifaces[p].name, v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
+		sl_tbl_row(o, sl_ifaces[p].name, v[0], v[1], v[2], v[3],
+			   c->load.model == SL_NOISY_TESTPMD ? "testpmd" : "lines", v[4], v[5], v[6]);
 	}
 	sl_tbl_end(o);
 	return 0;

@@ -3,6 +3,7 @@
 streams from pcap files: exact bytes out, counters, FIFO order and timing."""
 import time
 
+import pytest
 from scapy.all import ARP, IP, TCP, UDP, Dot1Q, Ether, IPv6, Raw, raw, rdpcap, wrpcap
 
 from test_pg import PG0_MAC, wait_stream
@@ -138,6 +139,7 @@ def test_modes_switch_back_to_routing_and_bad_commands(sluiced_factory, tmp_path
         "set interface noisy pg0 lookup-memory 999999": "lookup-memory must be",
         "set interface noisy pg0 lookup-memory 0": "lookup-memory must be",
         "set interface noisy pg0 jitter 3": "unknown option 'jitter'",
+        "set interface noisy pg0 lookup-memory 8 reads 2 model fast": "model must be lines or testpmd",
     })
     assert s.iface("pg0")["mode"] == "l3"
     assert s.js("show noisy")["noisy"] == []
@@ -148,17 +150,19 @@ def seq_stream(n, name="s"):
             f"IP4: {A} -> {PG0_MAC} UDP: 10.0.0.1 -> 10.0.0.2 UDP: 1 - 60000 -> 9 }} }}")
 
 
-def test_noisy_memory_load_keeps_every_packet_in_order(sluiced_factory, tmp_path):
+@pytest.mark.parametrize("model", ["", "model testpmd"])
+def test_noisy_memory_load_keeps_every_packet_in_order(sluiced_factory, tmp_path, model):
     s = sluiced_factory([], [
         "create packet-generator interface pg0",
         f"create packet-generator interface pg1 pcap {tmp_path}/pg1.pcap",
         "set interface state pg0 up", "set interface state pg1 up",
         "set interface l2 xconnect pg0 pg1",
-        "set interface noisy pg0 lookup-memory 8 reads 16 writes 4 reads-writes 2",
+        f"set interface noisy pg0 lookup-memory 8 reads 16 writes 4 reads-writes 2 {model}",
         seq_stream(500)])
     assert s.iface("pg0")["mode"] == "io -> pg1 +noisy"
     n = s.js("show noisy")["noisy"][0]
-    assert (n["lookup-memory-mb"], n["reads"], n["writes"], n["reads-writes"]) == (8, 16, 4, 2)
+    assert (n["lookup-memory-mb"], n["reads"], n["writes"], n["reads-writes"], n["model"]) == \
+        (8, 16, 4, 2, "testpmd" if model else "lines")
     s.cli("packet-generator enable-stream s")
     wait_stream(s, "s", 500)
     rt = {r["node"]: r for r in s.js("show runtime")["runtime"]}
