@@ -113,7 +113,7 @@ def bench_l3fwd_memif(tmp, l3):
     d.mkdir()
     sock = f"{d}/memif.sock"
     args = [str(l3 / "build/l3fwd"), "-l", str(FWD_CORE), "--file-prefix", f"l3fwd-{os.getpid()}",
-            "--huge-unlink", "--socket-mem", "256", "--log-level", "4",
+            "--no-pci", "--huge-unlink", "--socket-mem", "256", "--log-level", "4",
             "--vdev", f"net_memif0,role=server,id=0,socket={sock}",
             "--vdev", f"net_memif1,role=server,id=1,socket={sock}",
             *EAL_EXTRA,
@@ -219,7 +219,7 @@ def testpmd_trial(args, d, sock, rate):
 
 def testpmd_args(testpmd, sock, fwd_args, socket_mem=512):
     return [str(testpmd), "-l", f"{MAIN_CORE},{FWD_CORE}", "--main-lcore", str(MAIN_CORE),
-            "--file-prefix", f"testpmd-{os.getpid()}", *EAL_EXTRA,
+            "--file-prefix", f"testpmd-{os.getpid()}", "--no-pci", *EAL_EXTRA,
             "--huge-unlink", "--socket-mem", str(socket_mem), "--log-level", "4",
             "--vdev", f"net_memif0,role=server,id=0,socket={sock}",
             "--vdev", f"net_memif1,role=server,id=1,socket={sock}",

@@ -76,7 +76,7 @@ class Daemon:
 def run_gen(sock, seconds, size=64, dst="48.0.0.0/8", core=None, rate=0, huge=True, stream=None):
     core = GEN_CORE if core is None else core
     args = [str(BUILD / "sluice-gen"), "-l", str(core), "--file-prefix", f"sluice-gen-{os.getpid()}",
-            "--log-level", "4",
+            "--log-level", "4", "--no-pci",
             "--vdev", f"net_memif0,role=client,id=0,socket={sock}",
             "--vdev", f"net_memif1,role=client,id=1,socket={sock}"]
     args += ["--huge-unlink", "--socket-mem", "256"] if huge else ["--no-huge", "-m", "512"]

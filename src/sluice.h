@@ -113,6 +113,21 @@ static inline struct sl_worker *sl_node_worker(const struct rte_node *node)
 }
 int sl_node_init(const struct rte_graph *graph, struct rte_node *node);
 
+/* The bytes of n packets, for the interface counters: four at a time (6 -> about 4
+ * instructions a packet under callgrind). */
+static inline uint64_t sl_sum_pkt_len(struct rte_mbuf *const *m, uint16_t n)
+{
+	uint64_t a = 0, b = 0;
+	uint32_t i = 0;
+	for (; i + 4 <= n; i += 4) {
+		a += m[i]->pkt_len + m[i + 1]->pkt_len;
+		b += m[i + 2]->pkt_len + m[i + 3]->pkt_len;
+	}
+	for (; i < n; i++)
+		a += m[i]->pkt_len;
+	return a + b;
+}
+
 /* Send the vector to per-packet next edges, moving runs in bulk. */
 static inline void sl_enqueue_nexts(struct rte_graph *g, struct rte_node *node, void **objs,
 				    const uint16_t *nexts, uint16_t n)

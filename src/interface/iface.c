@@ -5,6 +5,7 @@
 #include "../runtime/runtime.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <rte_dev.h>
@@ -144,10 +145,17 @@ int sl_iface_init(const struct sl_config *c, struct rte_mempool *mp, uint16_t nb
 	return 0;
 }
 
+static struct sl_if_counters if_raw(int p);
+
+/* After the workers stop: every interface's counters since start, on stdout, then close. */
 void sl_iface_fini(void)
 {
 	for (int i = 0; i < SL_MAX_PORTS; i++)
 		if (sl_ifaces[i].used) {
+			struct sl_if_counters c = if_raw(i);
+			printf("sluiced: %s: rx %" PRIu64 " packets, tx %" PRIu64 " packets, drops %"
+			       PRIu64 ", tx-error %" PRIu64 "\n", sl_ifaces[i].name, c.rx_pkts, c.tx_pkts,
+			       c.drops, c.tx_error);
 			rte_eth_dev_stop(i);
 			rte_eth_dev_close(i);
 			sl_ifaces[i].used = false;

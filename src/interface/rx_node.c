@@ -36,11 +36,8 @@ static uint16_t rx_process(struct rte_graph *g, struct rte_node *node, void **ob
 					(struct rte_mbuf **)rte_node_next_stream_get(g, node, next, want);
 				k = rte_eth_rx_burst(q->port, q->queue, b, want);
 				rte_node_next_stream_put(g, node, next, k);
-				uint64_t bytes = 0;
-				for (uint16_t j = 0; j < k; j++)
-					bytes += b[j]->pkt_len;
 				w->ifc[q->port].rx_pkts += k;
-				w->ifc[q->port].rx_bytes += bytes;
+				w->ifc[q->port].rx_bytes += sl_sum_pkt_len(b, k);
 				total += k;
 				if (k < want)
 					break;

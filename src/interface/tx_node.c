@@ -117,8 +117,7 @@ static uint16_t tx_process(struct rte_graph *g, struct rte_node *node, void **ob
 			bytes = sink_free((struct rte_mbuf **)objs, n);
 			sent = n;
 		} else {
-			for (uint16_t i = 0; i < n; i++)
-				bytes += ((struct rte_mbuf *)objs[i])->pkt_len;
+			bytes = sl_sum_pkt_len((struct rte_mbuf **)objs, n);
 			if (unlikely(f->tx_shared)) {
 				rte_spinlock_lock(&f->txq_lock[queue]);
 				sent = rte_eth_tx_burst(port, queue, (struct rte_mbuf **)objs, n);

@@ -7,6 +7,7 @@
 #include "../interface/iface.h"
 
 #include <rte_ip.h>
+#include <rte_vect.h>
 
 #define L2_ERRORS(X) X(L2_ERR_SHORT, "frame shorter than an Ethernet header")
 enum { L2_ERRORS(SL_ERR_ENUM) L2_NB_ERR };
@@ -29,6 +30,17 @@ static inline void swap_mac(struct rte_ether_hdr *eh)
 	struct rte_ether_addr t = eh->dst_addr;
 	eh->dst_addr = eh->src_addr;
 	eh->src_addr = t;
+}
+
+/* The same for a frame of at least 16 bytes: one 16-byte shuffle (bytes 12-15 stay). */
+static inline void swap_mac16(uint8_t *d)
+{
+#ifdef __SSSE3__
+	const __m128i shuf = _mm_setr_epi8(6, 7, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 12, 13, 14, 15);
+	_mm_storeu_si128((__m128i *)d, _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)d), shuf));
+#else
+	swap_mac((struct rte_ether_hdr *)d);
+#endif
 }
 
 /* L3 and L4 halves of 5tswap: VLAN tags (802.1Q, 802.1ad) are skipped; an IPv4 fragment
@@ -65,26 +77,67 @@ static inline void swap_l3l4(struct rte_mbuf *m)
 		swap_bytes(d + off, d + off + 2, 2);
 }
 
+/* One frame's rewrite in a mode other than io (frames of at least 16 bytes take swap_mac16). */
+static inline void l2_rewrite(struct rte_mbuf *m, const struct sl_iface *f, enum sl_mode mode,
+			      bool long16)
+{
+	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	if (mode == SL_MODE_MAC) {
+		eh->dst_addr = f->mac_dst;
+		eh->src_addr = f->mac_src;
+		return;
+	}
+	if (long16)
+		swap_mac16((uint8_t *)eh);
+	else
+		swap_mac(eh);
+	if (mode == SL_MODE_5TSWAP)
+		swap_l3l4(m);
+}
+
 static inline uint16_t l2_fwd(struct rte_graph *g, struct rte_node *node, void **objs,
 			      uint16_t n, enum sl_mode mode)
 {
-	uint16_t nexts[n];
-	uint16_t last_port = UINT16_MAX, nx = 0;
-	const struct sl_iface *f = NULL;
-	if (mode == SL_MODE_IO && n) {
-		/* cross-connect: a vector from one port (port-rx gives each queue's burst to its
-		 * mode) moves whole to the peer's port-tx; no packet data is read */
-		uint16_t p = ((struct rte_mbuf *)objs[0])->port, i = 1;
-		while (i < n && ((struct rte_mbuf *)objs[i])->port == p)
-			i++;
-		if (i == n) {
-			rte_node_next_stream_move(g, node, (rte_edge_t)(l2_tx0[mode] + sl_ifaces[p].peer));
-			return n;
+	if (unlikely(!n))
+		return 0;
+	/* The usual vector holds one port's frames (port-rx gives each queue's burst to its
+	 * port's mode) and moves whole to the peer's port-tx. This loop rewrites frames while
+	 * they come from the first frame's port and are at least 16 bytes long; another port
+	 * or a shorter frame hands the rest of the vector to the packet-by-packet loop below.
+	 * No prefetch: port-rx's PMD has just written these mbufs and frames. */
+	const uint16_t p = ((struct rte_mbuf *)objs[0])->port;
+	const struct sl_iface *f = &sl_ifaces[p];
+	const rte_edge_t nx0 = (rte_edge_t)(l2_tx0[mode] + f->peer);
+	uint16_t i = 0;
+	if (mode == SL_MODE_IO) {
+		struct rte_mbuf *const *m = (struct rte_mbuf *const *)objs;
+		uint32_t j = 0;
+		for (; j + 4 <= n; j += 4) {
+			uint32_t d = (uint32_t)(m[j]->port ^ p) | (uint32_t)(m[j + 1]->port ^ p) |
+				     (uint32_t)(m[j + 2]->port ^ p) | (uint32_t)(m[j + 3]->port ^ p);
+			if (d)
+				break;
+		}
+		while (j < n && m[j]->port == p)
+			j++;
+		i = (uint16_t)j;
+	} else {
+		for (; i < n; i++) {
+			struct rte_mbuf *m = objs[i];
+			if (unlikely(m->port != p || m->data_len < 16))
+				break;
+			l2_rewrite(m, f, mode, true);
 		}
 	}
-	for (uint16_t i = 0; i < n; i++) {
+	if (likely(i == n)) {
+		rte_node_next_stream_move(g, node, nx0);
+		return n;
+	}
+	uint16_t nexts[n], last_port = p, nx = nx0;
+	for (uint16_t k = 0; k < i; k++)
+		nexts[k] = nx0;
+	for (; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
-		sl_prefetch_ahead(objs, i, n);
 		if (m->port != last_port) {
 			last_port = m->port;
 			f = &sl_ifaces[last_port];
@@ -98,15 +151,7 @@ static inline uint16_t l2_fwd(struct rte_graph *g, struct rte_node *node, void *
 			nexts[i] = L2_NEXT_DROP;
 			continue;
 		}
-		struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-		if (mode == SL_MODE_MAC) {
-			eh->dst_addr = f->mac_dst;
-			eh->src_addr = f->mac_src;
-		} else {
-			swap_mac(eh);
-			if (mode == SL_MODE_5TSWAP)
-				swap_l3l4(m);
-		}
+		l2_rewrite(m, f, mode, m->data_len >= 16);
 	}
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
