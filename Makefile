@@ -3,7 +3,7 @@
 BUILD ?= build
 PY := .venv/bin/python
 
-.PHONY: all setup build test unit e2e demo bench bench-graph bench-txonly asan fuzz clean
+.PHONY: all setup build test unit e2e demo bench bench-graph bench-txonly bench-instr asan fuzz clean
 
 all: build
 
@@ -50,6 +50,9 @@ bench-graph: build
 
 bench-txonly: build
 	$(PY) scripts/bench_txonly.py
+
+bench-instr: build
+	$(PY) scripts/bench_instr.py
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz

@@ -41,6 +41,7 @@
 #include "../src/cli/cli.h"
 #include "../src/pg/pg.h"
 #include "../src/pg/rearm.h"
+#include "../src/runtime/eal_exit.h"
 #include "ctl.h"
 
 /* signature: 12 bits of magic, 8 of run (epoch), 4 of lane, 8 of stream */
@@ -1132,12 +1133,10 @@ static int parse(int argc, char **argv)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* Everything after EAL's start-up; main() cleans EAL up however this returns. */
+static int gen_main(int argc, char **argv)
 {
-	int n = rte_eal_init(argc, argv);
-	if (n < 0)
-		return fprintf(stderr, "sluice-gen: EAL init failed\n"), 1;
-	if (parse(argc - n, argv + n))
+	if (parse(argc, argv))
 		return 2;
 	if (build_streams())
 		return 2;
@@ -1202,6 +1201,15 @@ int main(int argc, char **argv)
 		sl_pg_free(&defs[k].pg);
 	for (unsigned k = 0; k < nb_lanes; k++)
 		free(lanes[k].flows);
-	rte_eal_cleanup();
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	int n = rte_eal_init(argc, argv);
+	if (n < 0)
+		return fprintf(stderr, "sluice-gen: EAL init failed\n"), 1;
+	int rc = gen_main(argc - n, argv + n);
+	sl_eal_cleanup();
 	return rc;
 }

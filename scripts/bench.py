@@ -17,8 +17,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from sluice_run import (EAL_EXTRA, FWD_CORE, MAIN_CORE, ROOT, Daemon, run_gen,  # noqa: E402
-                        wait_or_kill)
+from sluice_run import (EAL_EXTRA, FWD_CORE, MAIN_CORE, ROOT, Daemon,  # noqa: E402
+                        remove_runtime_dirs, run_gen, wait_or_kill)
+
+remove_runtime_dirs("testpmd", "l3fwd")
 
 TRIALS = int(os.environ.get("BENCH_TRIALS", "3"))
 SECONDS = float(os.environ.get("BENCH_SECONDS", "4"))

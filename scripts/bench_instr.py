@@ -22,7 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench import build_testpmd, write_pcap  # noqa: E402
-from sluice_run import BUILD, wait_or_kill  # noqa: E402
+from sluice_run import BUILD, remove_runtime_dirs, wait_or_kill  # noqa: E402
+
+remove_runtime_dirs("instr")
 
 SECONDS = float(os.environ.get("INSTR_SECONDS", "20"))  # under callgrind: about 100k packets/s
 MODES = [m for m in os.environ.get("INSTR_MODES", "io,macswap,5tswap").split(",") if m]

@@ -21,7 +21,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from sluice_run import BUILD, CORES, EAL_EXTRA, ROOT, wait_or_kill  # noqa: E402
+from sluice_run import BUILD, CORES, EAL_EXTRA, ROOT, remove_runtime_dirs, wait_or_kill  # noqa: E402
+
+remove_runtime_dirs("txo-rx", "txo-tx")
 
 TRIALS = int(os.environ.get("TXONLY_TRIALS", "5"))
 SECONDS = float(os.environ.get("TXONLY_SECONDS", "2"))

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Helpers shared by the demo and the benchmark: start sluiced, talk to it, run sluice-gen."""
+import atexit
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -21,6 +23,15 @@ def hugepages_free():
         if line.startswith("HugePages_Free"):
             return int(line.split()[1])
     return 0
+
+
+def remove_runtime_dirs(*names):
+    """At exit: DPDK 22.11 leaves /run/dpdk/PREFIX (several MB of RAM with --no-huge) behind
+    each program that does not remove it itself (testpmd, l3fwd); ours are NAME-<our pid>."""
+    def remove():
+        for n in names:
+            shutil.rmtree(f"/run/dpdk/{n}-{os.getpid()}", ignore_errors=True)
+    atexit.register(remove)
 
 
 def wait_or_kill(p, timeout=20):

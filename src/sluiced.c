@@ -7,6 +7,7 @@
 #include "config/config.h"
 #include "interface/iface.h"
 #include "ip4/ip4.h"
+#include "runtime/eal_exit.h"
 #include "runtime/runtime.h"
 
 #include <errno.h>
@@ -271,6 +272,6 @@ out:
 	sl_iface_fini();
 	sl_ip4_fini();
 	sl_pg_fini();
-	rte_eal_cleanup();
+	sl_eal_cleanup();
 	return rc;
 }

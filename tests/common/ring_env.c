@@ -5,6 +5,7 @@
 #include "../../src/cli/cli.h"
 #include "../../src/interface/iface.h"
 #include "../../src/ip4/ip4.h"
+#include "../../src/runtime/eal_exit.h"
 #include "../../src/runtime/runtime.h"
 
 #include <stdio.h>
@@ -97,5 +98,5 @@ void env_fini(void)
 	sl_runtime_fini();
 	sl_iface_fini();
 	sl_ip4_fini();
-	rte_eal_cleanup();
+	sl_eal_cleanup();
 }

@@ -32,9 +32,10 @@ class Sluiced:
         self.setup.write_text("\n".join(cli_lines) + "\n")
         dev_text = "\n".join(f"  vdev {d}" for d in devs)
         self.conf = tmp / "startup.conf"
+        self.prefix = f"sl-test-{os.getpid()}-{id(self)}"
         self.conf.write_text(
             f"unix {{ cli-listen {self.sock} exec {self.setup} log {tmp}/sluiced.log }}\n"
-            f"dpdk {{\n  no-huge\n  socket-mem {memory}\n  file-prefix sl-test-{os.getpid()}-{id(self)}\n{dev_text}\n}}\n"
+            f"dpdk {{\n  no-huge\n  socket-mem {memory}\n  file-prefix {self.prefix}\n{dev_text}\n}}\n"
             f"buffers {{ buffers-per-numa 8192 }}\nip4 {{ max-routes 262144 tbl8s 8192 }}\n{extra}"
         )
         self.proc = None
@@ -124,3 +125,5 @@ def sluiced_factory(tmp_path):
     for s in started:
         rc = s.stop()
         assert rc in (0, None), f"sluiced exit code {rc}"
+        if rc == 0:  # a clean exit leaves no DPDK runtime folder behind
+            assert not os.path.exists(f"/run/dpdk/{s.prefix}"), s.prefix

@@ -170,6 +170,10 @@ def test_noisy_memory_load_keeps_every_packet_in_order(sluiced_factory, tmp_path
     assert s.stop() == 0
     out = rdpcap(str(tmp_path / "pg1.pcap"))
     assert [p[UDP].sport for p in out] == list(range(1, 501))
+    # at exit sluiced prints each interface's counters since start
+    log = (tmp_path / "stdout.txt").read_text()
+    assert "sluiced: pg0: rx 500 packets, tx 0 packets, drops 0, tx-error 0" in log
+    assert "sluiced: pg1: rx 0 packets, tx 500 packets, drops 0, tx-error 0" in log
 
 
 def test_noisy_fifo_holds_until_full_or_flush_time(sluiced_factory, tmp_path):
