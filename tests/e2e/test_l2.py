@@ -67,44 +67,50 @@ def test_xconnect_sends_every_frame_unchanged(sluiced_factory, tmp_path):
     assert "ethernet-input" not in info["runtime"]
 
 
-def test_xconnect_both_ways_at_once(sluiced_factory, tmp_path):
-    """pg0 <-> pg1 cross-connected, both streams in the same calls of pg-input: l2-io gets
-    vectors from both ports (sorted packet by packet; a vector from one port, moved whole,
-    is the test above); every frame leaves by its own peer, in order."""
+@pytest.mark.parametrize("mode", ["io", "macswap"])
+def test_both_ways_at_once(sluiced_factory, tmp_path, mode):
+    """pg0 <-> pg1 cross-connected (or macswap with each other as peer), both streams in the
+    same calls of pg-input: the mode's node gets vectors from both ports (sorted packet by
+    packet; a vector from one port, moved whole, is the tests above and below); every frame
+    leaves by its own peer, in order, rewritten as the mode says."""
     n = 3000
+    modes = (["set interface l2 xconnect pg0 pg1", "set interface l2 xconnect pg1 pg0"]
+             if mode == "io" else
+             ["set interface fwd-mode pg0 macswap peer pg1", "set interface fwd-mode pg1 macswap peer pg0"])
     streams = [f"packet-generator new {{ name s{i} limit {n} interface pg{i} data {{ "
                f"IP4: {A} -> {B} UDP: 10.0.{i}.1 -> 10.0.{i}.2 UDP: 1 - {n} -> 9 }} }}" for i in (0, 1)]
     s = sluiced_factory([], [
         f"create packet-generator interface pg0 pcap {tmp_path}/pg0.pcap",
         f"create packet-generator interface pg1 pcap {tmp_path}/pg1.pcap",
         "set interface state pg0 up", "set interface state pg1 up",
-        "set interface l2 xconnect pg0 pg1", "set interface l2 xconnect pg1 pg0"] + streams)
+        ] + modes + streams)
     s.cli("packet-generator enable-stream")  # both, run in the same calls of pg-input
     wait_stream(s, "s0", n)
     wait_stream(s, "s1", n)
     rt = {r["node"]: r for r in s.js("show runtime")["runtime"]}
-    assert rt["l2-io"]["vectors"] == 2 * n
+    assert rt[f"l2-{mode}"]["vectors"] == 2 * n
     assert s.iface("pg0")["tx-packets"] == n and s.iface("pg1")["tx-packets"] == n
     assert s.stop() == 0
     for port, src in (("pg1", "10.0.0.1"), ("pg0", "10.0.1.1")):
         out = rdpcap(str(tmp_path / f"{port}.pcap"))
         assert [p[IP].src for p in out] == [src] * n
         assert [p[UDP].sport for p in out] == list(range(1, n + 1))
+        macs = (A, B) if mode == "io" else (B, A)
+        assert {(p[Ether].src, p[Ether].dst) for p in out} == {macs}
 
 
 def test_mac_and_macswap(sluiced_factory, tmp_path):
-    pkts = frames()[:6]
+    # and two frames of 14 and 15 bytes: an Ethernet header, too short for the 16-byte swap
+    pkts = frames()[:6] + [Ether(src=A, dst=B, type=0x88b5), Ether(src=A, dst=B, type=0x88b5) / Raw(b"x")]
     out, _ = run_mode(sluiced_factory, tmp_path,
                       ["set interface fwd-mode pg0 mac peer pg1 dst 02:00:00:00:00:99"], pkts)
-    exp = []
-    for p in pkts:
-        q = p.copy()
-        q[Ether].dst, q[Ether].src = "02:00:00:00:00:99", "02:fe:00:00:00:01"  # pg1's own MAC
-        exp.append(raw(q))
-    assert out == exp
+    mac = lambda m: bytes.fromhex(m.replace(":", ""))  # noqa: E731
+    # the destination given, pg1's own MAC as the source, the rest of each frame unchanged
+    assert out == [mac("02:00:00:00:00:99") + mac("02:fe:00:00:00:01") + raw(p)[12:] for p in pkts]
     (tmp_path / "pg1.pcap").unlink()
     out, _ = run_mode(sluiced_factory, tmp_path, ["set interface fwd-mode pg0 macswap peer pg1"], pkts)
-    assert out == [raw(Ether(src=B, dst=A) / p[Ether].payload) for p in pkts]
+    assert out == [raw(p)[6:12] + raw(p)[:6] + raw(p)[12:] for p in pkts]
+    assert [len(o) for o in out[-2:]] == [14, 15]
 
 
 def test_5tswap_back_out_of_the_same_port(sluiced_factory, tmp_path):
