@@ -163,8 +163,9 @@ static inline void sl_enqueue_nexts(struct rte_graph *g, struct rte_node *node, 
  * comes from the mbuf fetched 4 iterations earlier). For the first node to read a packet
  * (ethernet-input, l2-bridge; the L2 modes do without, see src/l2/fwd_node.c); the nodes
  * after it on the routing path (ip4-input, ip4-lookup, ip4-rewrite) find both lines where
- * that node left them, and there the prefetch's instructions (about 9 a packet) cost more than they save: without them the
- * routing nodes went from about 36-37 to 32-33 clocks/packet at bench-graph's fast level. */
+ * that node left them, and there the prefetch's instructions (about 9 a packet) cost more
+ * than they save: without them the routing nodes went from about 36-37 to 32-33
+ * clocks/packet at bench-graph's fast level. */
 static inline void sl_prefetch_ahead(void **objs, uint16_t i, uint16_t n)
 {
 	if (i + 8 < n)

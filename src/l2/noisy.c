@@ -175,8 +175,8 @@ static void noisy_off(struct sl_iface *f)
 static int cmd_noisy(struct sl_out *o, int argc, char **argv)
 {
 	const char *usage = "usage: set interface noisy IFACE [lookup-memory MB] [reads N] "
-			    "[writes N] [reads-writes N] [model lines|testpmd] [buffer PACKETS [flush-time MS]] "
-			    "| disable";
+			    "[writes N] [reads-writes N] [model lines|testpmd] "
+			    "[buffer PACKETS [flush-time MS]] | disable";
 	if (argc < 1)
 		return sl_out_error(o, "%s", usage);
 	struct sl_iface *f = sl_iface_by_name(argv[0]);

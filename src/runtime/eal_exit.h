@@ -9,23 +9,32 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <rte_eal.h>
 
-static inline int sl_eal_cleanup(void)
+/* The runtime folder DIR and the files in it. */
+static inline void sl_remove_runtime_dir(const char *dir)
 {
-	char dir[PATH_MAX];
-	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
-	int rc = rte_eal_cleanup();
-	DIR *d = dir[0] && rte_eal_process_type() == RTE_PROC_PRIMARY ? opendir(dir) : NULL;
+	DIR *d = dir[0] ? opendir(dir) : NULL;
 	if (!d)
-		return rc;
+		return;
 	for (struct dirent *e; (e = readdir(d));)
 		if (e->d_name[0] != '.')
 			unlinkat(dirfd(d), e->d_name, 0);
 	closedir(d);
 	rmdir(dir);
+}
+
+static inline int sl_eal_cleanup(void)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
+	bool primary = rte_eal_process_type() == RTE_PROC_PRIMARY;
+	int rc = rte_eal_cleanup();
+	if (primary)
+		sl_remove_runtime_dir(dir);
 	return rc;
 }
 

@@ -36,12 +36,22 @@ int env_cli(const char *line, bool quiet)
 	return rc;
 }
 
+static char env_runtime_dir[PATH_MAX];
+
+static void env_remove_runtime_dir(void)
+{
+	sl_remove_runtime_dir(env_runtime_dir);
+}
+
 int env_init(const char *prog, const char *prefix)
 {
 	char *eal[] = {(char *)prog, "--no-huge", "--no-pci", "-m", (char *)env_mem_mb, "-l", "0",
 		       "--file-prefix", (char *)prefix, "--log-level", "5", NULL};
 	if (rte_eal_init(11, eal) < 0)
 		return -1;
+	/* the fuzz harnesses exit without env_fini: their runtime folder goes at exit too */
+	snprintf(env_runtime_dir, sizeof(env_runtime_dir), "%s", rte_eal_get_runtime_dir());
+	atexit(env_remove_runtime_dir);
 	sl_pool = rte_pktmbuf_pool_create("sl_pool", 8192, 0, SL_MBUF_PRIV,
 					  RTE_MBUF_DEFAULT_BUF_SIZE, 0);
 	sl_indirect_pool = rte_pktmbuf_pool_create("sl_ind", 1024, 0, SL_MBUF_PRIV, 0, 0);
