@@ -25,6 +25,27 @@ enum sl_mode {
 #define SL_MODE_NODES "ethernet-input", "l2-io", "l2-mac", "l2-macswap", "l2-5tswap", "l2-bridge"
 extern const char *const sl_mode_names[SL_NB_MODES];
 
+/* l2-io's node context. port-rx notes how many of the packets now in l2-io's stream it put
+ * there, all from one port (UINT32_MAX once they came from two), as VPP's device input
+ * flags a frame from a single interface; l2-io moves a stream that port-rx filled alone
+ * without reading its mbufs, and clears the note each time it takes its stream. Packets
+ * from other nodes (pg-input, noisy) are not counted, so the note then falls short. */
+struct sl_l2io_ctx {
+	struct sl_worker *w; /* sl_node_init */
+	uint16_t port;
+	uint32_t from_rx;
+};
+_Static_assert(sizeof(struct sl_l2io_ctx) <= RTE_NODE_CTX_SZ, "l2-io's note fits its context");
+
+/* port-rx: k more packets from port p into l2-io's stream (node is l2-io). */
+static inline void sl_l2io_note(struct rte_node *node, uint16_t p, uint16_t k)
+{
+	struct sl_l2io_ctx *c = (struct sl_l2io_ctx *)node->ctx;
+	if (c->from_rx == 0)
+		c->port = p;
+	c->from_rx = c->port == p && c->from_rx != UINT32_MAX ? c->from_rx + k : UINT32_MAX;
+}
+
 struct sl_noisy;
 #define SL_NO_WORKER 0xff
 

@@ -36,6 +36,8 @@ static uint16_t rx_process(struct rte_graph *g, struct rte_node *node, void **ob
 					(struct rte_mbuf **)rte_node_next_stream_get(g, node, next, want);
 				k = rte_eth_rx_burst(q->port, q->queue, b, want);
 				rte_node_next_stream_put(g, node, next, k);
+				if (next == SL_MODE_IO && k)
+					sl_l2io_note(node->nodes[next], q->port, k);
 				w->ifc[q->port].rx_pkts += k;
 				w->ifc[q->port].rx_bytes += sl_sum_pkt_len(b, k);
 				total += k;

@@ -110,6 +110,13 @@ static inline uint16_t l2_fwd(struct rte_graph *g, struct rte_node *node, void *
 	const rte_edge_t nx0 = (rte_edge_t)(l2_tx0[mode] + f->peer);
 	uint16_t i = 0;
 	if (mode == SL_MODE_IO) {
+		struct sl_l2io_ctx *c = (struct sl_l2io_ctx *)node->ctx;
+		bool from_rx = c->from_rx == n && c->port == p;
+		c->from_rx = 0;
+		if (from_rx) { /* port-rx put all n there, from port p alone */
+			rte_node_next_stream_move(g, node, nx0);
+			return n;
+		}
 		struct rte_mbuf *const *m = (struct rte_mbuf *const *)objs;
 		uint32_t j = 0;
 		for (; j + 4 <= n; j += 4) {

@@ -194,6 +194,42 @@ static void test_placement_and_shared_tx(void)
 	cli("set interface rx-placement port0 queue 0 worker 0");
 }
 
+/* port0 <-> port1 cross-connected. Worker 0 polls port0's first queue alone: its vector
+ * moves whole on port-rx's note. Worker 1 polls port0's second queue and port1 in one walk:
+ * l2-io gets both ports' frames in one stream and each must leave by its own peer. */
+static void test_xconnect_from_port_rx(void)
+{
+	struct rte_mbuf *out[128];
+	cli("set interface l2 xconnect port0 port1");
+	cli("set interface l2 xconnect port1 port0");
+	for (int i = 0; i < 40; i++)
+		rte_ring_enqueue(rx[0], udp_pkt(0x30000200u + (uint32_t)i, 64, (uint16_t)i));
+	env_walk_worker(0, 2);
+	unsigned n = drain(1, out, 128);
+	CHECK(n == 40 && drain(0, out + n, 128 - n) == 0);
+	for (unsigned k = 0; k < n; k++)
+		CHECK(out[k]->port == 0);
+	rte_pktmbuf_free_bulk(out, n);
+	for (int i = 0; i < 30; i++) {
+		struct rte_mbuf *a = udp_pkt(0x30000300u + (uint32_t)i, 64, (uint16_t)i);
+		struct rte_mbuf *b = udp_pkt(0x30000400u + (uint32_t)i, 64, (uint16_t)(1000 + i));
+		b->port = 1; /* what a PMD sets (the ring PMD leaves it as it finds it) */
+		rte_ring_enqueue(env_rx0_q1, a);
+		rte_ring_enqueue(rx[1], b);
+	}
+	env_walk_worker(1, 1); /* one walk: both queues into l2-io's one stream */
+	unsigned n1 = drain(1, out, 128), n0 = drain(0, out + n1, 128 - n1);
+	CHECK(n1 == 30 && n0 == 30);
+	for (unsigned k = 0; k < n1 + n0; k++) {
+		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(out[k], struct rte_ipv4_hdr *, 14);
+		/* out of port1: port0's frames (ids 0-29), out of port0: port1's (ids 1000-1029) */
+		CHECK(rte_be_to_cpu_16(ip->packet_id) == (k < n1 ? k : 1000 + k - n1));
+	}
+	rte_pktmbuf_free_bulk(out, n1 + n0);
+	cli("set interface l3 port0");
+	cli("set interface l3 port1");
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -206,6 +242,7 @@ int main(int argc, char **argv)
 	test_errors_and_icmp();
 	test_churn();
 	test_placement_and_shared_tx();
+	test_xconnect_from_port_rx();
 	env_fini();
 	return CHECK_REPORT();
 }
