@@ -8,7 +8,6 @@ nodes' own functions (N packets minus a run with none)."""
 import json
 import os
 import random
-import re
 import shutil
 import statistics
 import subprocess
@@ -18,7 +17,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from sluice_run import BUILD, ROOT, Daemon, wait_or_kill  # noqa: E402
+from sluice_run import BUILD, ROOT, Daemon, callgrind_inclusive, wait_or_kill  # noqa: E402
 
 PACKETS = int(os.environ.get("PACKETS", "20000000"))
 TRIALS = int(os.environ.get("BENCH_TRIALS", "7"))
@@ -189,18 +188,12 @@ ip4 {{ max-routes 1024 tbl8s 256 }}
         wait_or_kill(p, 120)
     finally:
         log.close()
-    ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", str(out)], capture_output=True,
-                         text=True).stdout
     per, total = {}, 0
-    for line in ann.splitlines():
-        m = re.match(r"^\s*([\d,]+)\s+\([^)]*\)\s+(\S+)", line)
-        if not m:
-            continue
-        count, where = int(m.group(1).replace(",", "")), m.group(2)
-        if where == "PROGRAM":
+    for count, name, _ in callgrind_inclusive(out):
+        if name == "PROGRAM":
             total = count
-        elif where.rsplit(":", 1)[-1] in NODE_FUNCS:
-            per[where.rsplit(":", 1)[-1]] = count
+        elif name in NODE_FUNCS:
+            per[name] = count
     return total, per
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench import build_testpmd, write_pcap  # noqa: E402
-from sluice_run import BUILD, remove_runtime_dirs, wait_or_kill  # noqa: E402
+from sluice_run import BUILD, callgrind_inclusive, remove_runtime_dirs, wait_or_kill  # noqa: E402
 
 remove_runtime_dirs("instr")
 
@@ -36,17 +36,11 @@ PMD_LIBS = {"rx": "librte_net_pcap.so", "tx": "librte_net_null.so"}
 def annotate(out):
     """Inclusive instructions of each function callgrind saw, by bare name, and the largest
     inclusive count within each PMD library (its rx or tx burst function)."""
-    ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", str(out)], capture_output=True,
-                         text=True).stdout
     per = {}
-    for line in ann.splitlines():
-        m = re.match(r"^\s*([\d,]+)\s+\([^)]*\)\s+(\S+)\s*(\[\S+\])?", line)
-        if not m:
-            continue
-        name, count = m.group(2).rsplit(":", 1)[-1], int(m.group(1).replace(",", ""))
+    for count, name, obj in callgrind_inclusive(out):
         per[name] = per.get(name, 0) + count
         for k, lib in PMD_LIBS.items():
-            if m.group(3) and lib in m.group(3):
+            if lib in obj:
                 per["pmd_" + k] = max(per.get("pmd_" + k, 0), count)
     return per
 

@@ -3,6 +3,7 @@
 import atexit
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -32,6 +33,21 @@ def remove_runtime_dirs(*names):
         for n in names:
             shutil.rmtree(f"/run/dpdk/{n}-{os.getpid()}", ignore_errors=True)
     atexit.register(remove)
+
+
+def callgrind_inclusive(out):
+    """callgrind_annotate's inclusive counts of a callgrind output file: (instructions,
+    function name without its file, object such as "[/usr/lib/.../librte_net_null.so]" or
+    "") per line, in its order; the first is ("PROGRAM", the total)."""
+    ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", str(out)], capture_output=True,
+                         text=True).stdout
+    rows = []
+    for line in ann.splitlines():
+        m = re.match(r"^\s*([\d,]+)\s+\([^)]*\)\s+(\S+)\s*(\[\S+\])?", line)
+        if m:
+            rows.append((int(m.group(1).replace(",", "")), m.group(2).rsplit(":", 1)[-1],
+                         m.group(3) or ""))
+    return rows
 
 
 def wait_or_kill(p, timeout=20):

@@ -95,6 +95,20 @@ static inline void l2_rewrite(struct rte_mbuf *m, const struct sl_iface *f, enum
 		swap_l3l4(m);
 }
 
+/* How many packets at the start of the vector came from port p, four at a time. */
+static inline uint16_t same_port_prefix(void **objs, uint16_t n, uint16_t p)
+{
+	struct rte_mbuf *const *m = (struct rte_mbuf *const *)objs;
+	uint32_t j = 0;
+	for (; j + 4 <= n; j += 4)
+		if ((uint32_t)(m[j]->port ^ p) | (uint32_t)(m[j + 1]->port ^ p) |
+		    (uint32_t)(m[j + 2]->port ^ p) | (uint32_t)(m[j + 3]->port ^ p))
+			break;
+	while (j < n && m[j]->port == p)
+		j++;
+	return (uint16_t)j;
+}
+
 static inline uint16_t l2_fwd(struct rte_graph *g, struct rte_node *node, void **objs,
 			      uint16_t n, enum sl_mode mode)
 {
@@ -110,24 +124,11 @@ static inline uint16_t l2_fwd(struct rte_graph *g, struct rte_node *node, void *
 	const rte_edge_t nx0 = (rte_edge_t)(l2_tx0[mode] + f->peer);
 	uint16_t i = 0;
 	if (mode == SL_MODE_IO) {
+		/* port-rx's note says whether it put all n there, from port p alone; else look */
 		struct sl_l2io_ctx *c = (struct sl_l2io_ctx *)node->ctx;
-		bool from_rx = c->from_rx == n && c->port == p;
+		bool noted = c->from_rx == n && c->port == p;
 		c->from_rx = 0;
-		if (from_rx) { /* port-rx put all n there, from port p alone */
-			rte_node_next_stream_move(g, node, nx0);
-			return n;
-		}
-		struct rte_mbuf *const *m = (struct rte_mbuf *const *)objs;
-		uint32_t j = 0;
-		for (; j + 4 <= n; j += 4) {
-			uint32_t d = (uint32_t)(m[j]->port ^ p) | (uint32_t)(m[j + 1]->port ^ p) |
-				     (uint32_t)(m[j + 2]->port ^ p) | (uint32_t)(m[j + 3]->port ^ p);
-			if (d)
-				break;
-		}
-		while (j < n && m[j]->port == p)
-			j++;
-		i = (uint16_t)j;
+		i = noted ? n : same_port_prefix(objs, n, p);
 	} else {
 		for (; i < n; i++) {
 			struct rte_mbuf *m = objs[i];

@@ -49,7 +49,7 @@ int env_init(const char *prog, const char *prefix)
 		       "--file-prefix", (char *)prefix, "--log-level", "5", NULL};
 	if (rte_eal_init(11, eal) < 0)
 		return -1;
-	/* the fuzz harnesses exit without env_fini: their runtime folder goes at exit too */
+	/* the runtime folder goes at exit (the fuzz harnesses exit without env_fini) */
 	snprintf(env_runtime_dir, sizeof(env_runtime_dir), "%s", rte_eal_get_runtime_dir());
 	atexit(env_remove_runtime_dir);
 	sl_pool = rte_pktmbuf_pool_create("sl_pool", 8192, 0, SL_MBUF_PRIV,
@@ -108,5 +108,5 @@ void env_fini(void)
 	sl_runtime_fini();
 	sl_iface_fini();
 	sl_ip4_fini();
-	sl_eal_cleanup();
+	rte_eal_cleanup();
 }
