@@ -14,7 +14,8 @@
 #include <rte_rcu_qsbr.h>
 
 #define SL_VERSION "0.1.0"
-#define SL_MAX_PORTS 32
+#define SL_MAX_PORTS 32      /* DPDK ports */
+#define SL_IF_MAX 65536      /* interfaces of every type: indexes fit mbuf->port */
 #define SL_MAX_WORKERS 32
 #define SL_MAX_ERRORS 128
 #define SL_MAX_RXQ 16
@@ -96,7 +97,8 @@ struct sl_worker {
 	bool park;                    /* main asks the worker to leave its graph */
 	bool parked;                  /* the worker has */
 	uint64_t errors[SL_MAX_ERRORS] __rte_cache_aligned;
-	struct sl_if_counters ifc[SL_MAX_PORTS] __rte_cache_aligned;
+	/* per interface; pages of indexes never used are never touched */
+	struct sl_if_counters ifc[SL_IF_MAX] __rte_cache_aligned;
 } __rte_cache_aligned;
 
 extern struct sl_worker sl_workers[SL_MAX_WORKERS + 1]; /* last one: main lcore */

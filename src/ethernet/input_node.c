@@ -16,19 +16,6 @@ static uint16_t eth_err;
 /* edges: drop, ip4, arp, then a sub-interface's mode (l2-io ... l2-bridge) or noisy */
 enum { ETH_NEXT_DROP, ETH_NEXT_IP4, ETH_NEXT_ARP, ETH_NEXT_MODES, ETH_NB_NEXT = ETH_NEXT_MODES + SL_NB_MODES };
 
-/* A tagged frame: the sub-interface of its port with these tags, or UINT16_MAX. */
-static inline uint16_t sub_of(const struct sl_iface *f, uint16_t tpid, uint16_t vid,
-			      uint16_t inner)
-{
-	uint16_t n = __atomic_load_n(&f->nb_subs, __ATOMIC_ACQUIRE);
-	for (uint16_t i = 0; i < n; i++) {
-		const struct sl_iface *s = &sl_ifaces[f->subs[i]];
-		if (s->tpid == tpid && s->vid == vid && s->inner_vid == inner)
-			return f->subs[i];
-	}
-	return UINT16_MAX;
-}
-
 /* Pops the tags of a sub-interface's frame and makes it the sub-interface's; returns the
  * next edge when the sub-interface is not routed, 0 when it is (the frame goes on through
  * ethernet-input), or ETH_NEXT_DROP. */
@@ -45,11 +32,11 @@ static inline uint16_t vlan_in(struct sl_worker *w, struct rte_mbuf *m)
 	if (*(uint16_t *)(d + 16) == RTE_BE16(RTE_ETHER_TYPE_VLAN) &&
 	    m->data_len >= RTE_ETHER_HDR_LEN + 8) {
 		uint16_t in = rte_be_to_cpu_16(*(uint16_t *)(d + 18)) & 0xfff;
-		sub = sub_of(&sl_ifaces[m->port], tpid, vid, in);
+		sub = sl_iface_sub_find(m->port, tpid, vid, in);
 		k = sub != UINT16_MAX ? 8 : 4;
 	}
 	if (sub == UINT16_MAX)
-		sub = sub_of(&sl_ifaces[m->port], tpid, vid, 0);
+		sub = sl_iface_sub_find(m->port, tpid, vid, 0);
 	if (sub == UINT16_MAX || !sl_ifaces[sub].up)
 		goto bad;
 	memmove(d + k, d, 12);

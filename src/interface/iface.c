@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Interfaces, control side: port start-up, state, MTU, rx placement, and their CLI. */
+/* Interfaces, control side: port start-up, logical interfaces (create, delete, names,
+ * VLAN sub-interface table), state, MTU, rx placement, and their CLI. */
 #include "iface.h"
 #include "../cli/cli.h"
 #include "../runtime/runtime.h"
@@ -13,20 +14,55 @@
 #include <rte_malloc.h>
 #include <rte_lcore.h>
 #include <rte_ring.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
 
-struct sl_iface sl_ifaces[SL_MAX_PORTS];
+struct sl_iface sl_ifaces[SL_IF_MAX];
+uint32_t sl_if_hwm;
+const char *const sl_if_type_names[SL_IF_NB_TYPES] = {"port", "sub", "bvi", "loopback"};
 static uint16_t nb_graphs_cfg;
 static struct rte_mempool *sl_iface_pool;
 struct rte_ring *sl_inject_ring;
+static struct rte_hash *sub_hash; /* VLAN sub-interfaces by parent and tags */
+
+/* Names: a chained hash of indexes (control only; 0 ends a chain, so entries hold i + 1). */
+#define NAME_BUCKETS (1u << 16)
+static uint32_t name_head[NAME_BUCKETS], name_next[SL_IF_MAX];
+
+static uint32_t name_hash(const char *name)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (; *name; name++)
+		h = (h ^ (uint8_t)*name) * 16777619u;
+	return h & (NAME_BUCKETS - 1);
+}
 
 struct sl_iface *sl_iface_by_name(const char *name)
 {
 	if (!name)
 		return NULL;
-	for (int i = 0; i < SL_MAX_PORTS; i++)
-		if (sl_ifaces[i].used && !strcmp(sl_ifaces[i].name, name))
-			return &sl_ifaces[i];
+	for (uint32_t e = name_head[name_hash(name)]; e; e = name_next[e - 1])
+		if (sl_ifaces[e - 1].used && !strcmp(sl_ifaces[e - 1].name, name))
+			return &sl_ifaces[e - 1];
 	return NULL;
+}
+
+static void name_link(uint32_t i)
+{
+	uint32_t h = name_hash(sl_ifaces[i].name);
+	name_next[i] = name_head[h];
+	name_head[h] = i + 1;
+	if (i + 1 > sl_if_hwm)
+		sl_if_hwm = i + 1;
+}
+
+static void name_unlink(uint32_t i)
+{
+	for (uint32_t *e = &name_head[name_hash(sl_ifaces[i].name)]; *e; e = &name_next[*e - 1])
+		if (*e == i + 1) {
+			*e = name_next[i];
+			return;
+		}
 }
 
 static int port_start(struct sl_iface *ifc, struct rte_mempool *mp, struct rte_ether_addr *mac)
@@ -93,6 +129,15 @@ int sl_iface_init(const struct sl_config *c, struct rte_mempool *mp, uint16_t nb
 	sl_inject_ring = rte_ring_create("sl_inject", 1024, SOCKET_ID_ANY, RING_F_SC_DEQ);
 	if (!sl_inject_ring)
 		return -ENOMEM;
+	struct rte_hash_parameters hp = {
+		.name = "sl_subifs", .entries = SL_IF_MAX, .key_len = sizeof(uint64_t),
+		.hash_func = rte_hash_crc, .socket_id = SOCKET_ID_ANY,
+		/* readers never lock; a deleted slot is freed after a grace period */
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF |
+			      RTE_HASH_EXTRA_FLAGS_NO_FREE_ON_DEL,
+	};
+	if (!(sub_hash = rte_hash_create(&hp)))
+		return -ENOMEM;
 	for (int i = 0; i < c->nb_devs; i++) {
 		const struct sl_cfg_dev *d = &c->devs[i];
 		char dname[SL_CFG_STR];
@@ -112,18 +157,22 @@ int sl_iface_init(const struct sl_config *c, struct rte_mempool *mp, uint16_t nb
 			fprintf(stderr, "sluiced: device '%s' given twice\n", dname);
 			return -EEXIST;
 		}
+		char name[sizeof(ifc->name)];
+		if (d->name[0])
+			snprintf(name, sizeof(name), "%s", d->name);
+		else
+			snprintf(name, sizeof(name), "port%u", port);
+		if (sl_iface_by_name(name)) {
+			fprintf(stderr, "sluiced: interface name '%s' used twice\n", name);
+			return -EEXIST;
+		}
 		ifc->used = true;
+		ifc->type = SL_IF_PORT;
+		ifc->tx_slot = (uint16_t)(SL_IF_NB_TYPES + port);
 		ifc->peer = port;
 		ifc->port = port;
-		if (d->name[0])
-			snprintf(ifc->name, sizeof(ifc->name), "%s", d->name);
-		else
-			snprintf(ifc->name, sizeof(ifc->name), "port%u", port);
-		for (int j = 0; j < SL_MAX_PORTS; j++)
-			if (j != port && sl_ifaces[j].used && !strcmp(sl_ifaces[j].name, ifc->name)) {
-				fprintf(stderr, "sluiced: interface name '%s' used twice\n", ifc->name);
-				return -EEXIST;
-			}
+		memcpy(ifc->name, name, sizeof(name));
+		name_link(port);
 		ifc->nb_rxq = d->nb_rxq ? d->nb_rxq : 1;
 		ifc->nb_txq = d->nb_txq ? RTE_MIN(d->nb_txq, nb_graphs) : nb_graphs;
 		ifc->nb_rxd = d->nb_rxd ? d->nb_rxd : 1024;
@@ -145,21 +194,25 @@ int sl_iface_init(const struct sl_config *c, struct rte_mempool *mp, uint16_t nb
 	return 0;
 }
 
-static struct sl_if_counters if_raw(int p);
+static struct sl_if_counters if_raw(uint32_t p);
 
 /* After the workers stop: every interface's counters since start, on stdout, then close. */
 void sl_iface_fini(void)
 {
-	for (int i = 0; i < SL_MAX_PORTS; i++)
+	for (uint32_t i = 0; i < sl_if_hwm; i++)
 		if (sl_ifaces[i].used) {
 			struct sl_if_counters c = if_raw(i);
 			printf("sluiced: %s: rx %" PRIu64 " packets, tx %" PRIu64 " packets, drops %"
 			       PRIu64 ", tx-error %" PRIu64 "\n", sl_ifaces[i].name, c.rx_pkts, c.tx_pkts,
 			       c.drops, c.tx_error);
-			rte_eth_dev_stop(i);
-			rte_eth_dev_close(i);
+			if (sl_ifaces[i].type == SL_IF_PORT) {
+				rte_eth_dev_stop((uint16_t)i);
+				rte_eth_dev_close((uint16_t)i);
+			}
 			sl_ifaces[i].used = false;
 		}
+	rte_hash_free(sub_hash);
+	sub_hash = NULL;
 }
 
 int sl_iface_publish_rx(void)
@@ -200,7 +253,16 @@ int sl_iface_inject(struct rte_mbuf *m, uint16_t port)
 	return 0;
 }
 
-/* Nodes with an edge to port-tx-P for every port P, in port order from their first one. */
+/* Each type's output node (slot t), then port-tx-P (slot SL_IF_NB_TYPES + P). */
+static const char *type_out[SL_IF_NB_TYPES];
+
+void sl_iface_output_register(enum sl_if_type t, const char *node_name)
+{
+	RTE_VERIFY(t > SL_IF_PORT && t < SL_IF_NB_TYPES && !type_out[t]);
+	type_out[t] = node_name;
+}
+
+/* Nodes with an edge to each type's output node and to port-tx-P for every port P. */
 static struct {
 	const char *node;
 	rte_edge_t *first;      /* the node's variable, set when its edges are first added */
@@ -223,6 +285,13 @@ void sl_iface_sync_tx_edges(void)
 			tx_users[u].id = rte_node_from_name(tx_users[u].node);
 			RTE_VERIFY(tx_users[u].id != RTE_NODE_ID_INVALID);
 			*tx_users[u].first = rte_node_edge_count(tx_users[u].id);
+			for (int t = 0; t < SL_IF_NB_TYPES; t++) {
+				/* a port's slot is its port-tx; a type without output (or whose
+				 * output is this node: a sub-interface's parent is a port) drops */
+				const char *o = type_out[t];
+				const char *nn[] = {o && strcmp(o, tx_users[u].node) ? o : "error-drop"};
+				rte_node_edge_update(tx_users[u].id, RTE_EDGE_ID_INVALID, nn, 1);
+			}
 		}
 		for (int p = tx_users[u].n; p < SL_MAX_PORTS && sl_ifaces[p].used; p++) {
 			char name[RTE_NODE_NAMESIZE];
@@ -253,6 +322,8 @@ int sl_iface_add_virtual(const char *name, const char *drv, const char *args,
 	struct sl_iface *ifc = &sl_ifaces[port];
 	memset(ifc, 0, sizeof(*ifc));
 	ifc->port = port;
+	ifc->type = SL_IF_PORT;
+	ifc->tx_slot = (uint16_t)(SL_IF_NB_TYPES + port);
 	ifc->virt = true;
 	snprintf(ifc->name, sizeof(ifc->name), "%s", name);
 	ifc->nb_rxq = 1;
@@ -263,8 +334,10 @@ int sl_iface_add_virtual(const char *name, const char *drv, const char *args,
 	if ((rc = port_start(ifc, sl_iface_pool, (struct rte_ether_addr *)(uintptr_t)mac)))
 		goto stop;
 	ifc->used = true;
+	name_link(port);
 	if ((rc = sl_runtime_rebuild())) {
 		ifc->used = false;
+		name_unlink(port);
 		goto stop;
 	}
 	*out = ifc;
@@ -277,12 +350,154 @@ undo:
 	return rc;
 }
 
+
+/* ---------------- logical interfaces ---------------- */
+
+static uint32_t free_idx[SL_IF_MAX - SL_IF_FIRST_LOGICAL], nb_free;
+static uint32_t next_idx = SL_IF_FIRST_LOGICAL;
+static sl_iface_busy_fn busy_fns[16];
+static int nb_busy_fns;
+static struct sl_if_counters if_base[SL_IF_MAX];
+
+void sl_iface_busy_register(sl_iface_busy_fn fn)
+{
+	RTE_VERIFY(nb_busy_fns < (int)RTE_DIM(busy_fns));
+	busy_fns[nb_busy_fns++] = fn;
+}
+
+int sl_iface_create(enum sl_if_type t, const char *name, const struct rte_ether_addr *mac,
+		    struct sl_iface **out)
+{
+	if (t == SL_IF_PORT || t >= SL_IF_NB_TYPES || strlen(name) >= sizeof(sl_ifaces[0].name))
+		return -EINVAL;
+	if (sl_iface_by_name(name))
+		return -EEXIST;
+	uint32_t i;
+	if (nb_free)
+		i = free_idx[--nb_free]; /* the most recently freed: its pages are warm */
+	else if (next_idx < SL_IF_MAX)
+		i = next_idx++;
+	else
+		return -ENOSPC;
+	struct sl_iface *f = &sl_ifaces[i];
+	memset(f, 0, sizeof(*f));
+	f->type = (uint8_t)t;
+	f->tx_slot = (uint16_t)t;
+	f->port = (uint16_t)i;
+	f->peer = (uint16_t)i;
+	f->virt = true;
+	f->mtu = 1500;
+	f->nb_txq = 1;
+	f->rxq_worker[0] = SL_NO_WORKER;
+	if (mac)
+		f->mac = *mac;
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	if_base[i] = if_raw(i); /* an index used before keeps its workers' counts: start at 0 */
+	f->used = true;
+	name_link(i);
+	*out = f;
+	return 0;
+}
+
+int sl_iface_delete(struct sl_iface *f, char *why, size_t len)
+{
+	if (!f->used)
+		return -ENOENT;
+	if (f->type == SL_IF_PORT) {
+		snprintf(why, len, "%s is a DPDK port", f->name);
+		return -EPERM;
+	}
+	if (f->nb_subs) {
+		snprintf(why, len, "%s has %u sub-interfaces", f->name, f->nb_subs);
+		return -EBUSY;
+	}
+	for (uint32_t i = 0; i < sl_if_hwm; i++) {
+		const struct sl_iface *o = &sl_ifaces[i];
+		if (o->used && o != f && o->mode != SL_MODE_L3 && o->mode != SL_MODE_BRIDGE &&
+		    o->peer == f->port) {
+			snprintf(why, len, "%s forwards to it (set interface l3 %s)", o->name, o->name);
+			return -EBUSY;
+		}
+	}
+	for (int k = 0; k < nb_busy_fns; k++)
+		if (busy_fns[k](f, false, why, len))
+			return -EBUSY;
+	f->up = 0;
+	for (int k = 0; k < nb_busy_fns; k++)
+		busy_fns[k](f, true, why, len);
+	int32_t pos = -1;
+	if (f->type == SL_IF_SUB) {
+		pos = rte_hash_del_key(sub_hash, &(uint64_t){sl_iface_sub_key(f)});
+		sl_ifaces[f->parent].nb_subs--;
+	}
+	/* every walk that may have seen it (or a packet received on it) ends first */
+	rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
+	if (pos >= 0)
+		rte_hash_free_key_with_position(sub_hash, pos);
+	uint32_t i = f->port;
+	name_unlink(i);
+	memset(f, 0, sizeof(*f));
+	free_idx[nb_free++] = i;
+	return 0;
+}
+
+/* The sub-interface table's key: parent, TPID (802.1ad or 802.1Q), outer and inner VLAN. */
+static inline uint64_t sub_key(uint16_t parent, uint16_t tpid, uint16_t vid, uint16_t inner)
+{
+	return (uint64_t)parent << 32 | (uint64_t)(tpid == RTE_ETHER_TYPE_QINQ) << 24 |
+	       (uint64_t)(vid & 0xfff) << 12 | (inner & 0xfff);
+}
+
+uint64_t sl_iface_sub_key(const struct sl_iface *f)
+{
+	return sub_key(f->parent, f->tpid, f->vid, f->inner_vid);
+}
+
+uint16_t sl_iface_sub_find(uint16_t parent, uint16_t tpid, uint16_t vid, uint16_t inner)
+{
+	void *d;
+	uint64_t k = sub_key(parent, tpid, vid, inner);
+	if (rte_hash_lookup_data(sub_hash, &k, &d) < 0)
+		return UINT16_MAX;
+	return (uint16_t)(uintptr_t)d;
+}
+
+int sl_iface_sub_create(struct sl_iface *p, uint32_t id, uint16_t tpid, uint16_t vid,
+			uint16_t inner, struct sl_iface **out)
+{
+	if (p->type != SL_IF_PORT)
+		return -EINVAL;
+	uint64_t k = sub_key(p->port, tpid, vid, inner);
+	if (rte_hash_lookup(sub_hash, &k) >= 0)
+		return -EADDRINUSE;
+	char name[80];
+	if (snprintf(name, sizeof(name), "%s.%u", p->name, id) >= (int)sizeof(p->name))
+		return -ENAMETOOLONG;
+	struct sl_iface *f;
+	int rc = sl_iface_create(SL_IF_SUB, name, &p->mac, &f);
+	if (rc)
+		return rc;
+	f->parent = p->port;
+	f->tpid = tpid;
+	f->vid = vid;
+	f->inner_vid = inner;
+	f->mtu = p->mtu;
+	f->sub = true;
+	if ((rc = rte_hash_add_key_data(sub_hash, &k, (void *)(uintptr_t)f->port))) {
+		char why[8];
+		f->nb_subs = 0;
+		sl_iface_delete(f, why, sizeof(why));
+		return rc;
+	}
+	p->nb_subs++;
+	*out = f;
+	return 0;
+}
+
 /* ---------------- CLI ---------------- */
 
-/* Workers own their counters: "clear interfaces" records a baseline instead of writing them. */
-static struct sl_if_counters if_base[SL_MAX_PORTS];
-
-static struct sl_if_counters if_raw(int p)
+/* Workers own their counters: "clear interfaces" records a baseline (if_base) instead. */
+static struct sl_if_counters if_raw(uint32_t p)
 {
 	struct sl_if_counters t = {0};
 	for (int w = 0; w <= SL_MAX_WORKERS; w++) {
@@ -298,7 +513,7 @@ static struct sl_if_counters if_raw(int p)
 	return t;
 }
 
-static struct sl_if_counters if_counters(int p)
+static struct sl_if_counters if_counters(uint32_t p)
 {
 	struct sl_if_counters t = if_raw(p), b = if_base[p];
 	t.rx_pkts -= b.rx_pkts;
@@ -324,7 +539,7 @@ static int cmd_show_interface(struct sl_out *o, int argc, char **argv)
 		return sl_out_error(o, "unknown interface '%s'", argv[0]);
 	if (addr) {
 		sl_tbl_begin(o, "addresses", 3, (const char *[]){"name", "state", "address"});
-		for (int p = 0; p < SL_MAX_PORTS; p++) {
+		for (uint32_t p = 0; p < sl_if_hwm; p++) {
 			struct sl_iface *f = &sl_ifaces[p];
 			if (!f->used)
 				continue;
@@ -340,20 +555,21 @@ static int cmd_show_interface(struct sl_out *o, int argc, char **argv)
 		sl_tbl_end(o);
 		return 0;
 	}
-	static const char *cols[] = {"name",     "idx:u",      "state",      "mtu:u",
-				     "mode",     "rx-packets:u", "rx-bytes:u", "tx-packets:u",
-				     "tx-bytes:u", "drops:u",  "punt:u",     "tx-error:u",
-				     "rx-miss:u", "rx-error:u"};
-	sl_tbl_begin(o, "interfaces", 14, cols);
-	for (int p = 0; p < SL_MAX_PORTS; p++) {
+	static const char *cols[] = {"name",     "idx:u",      "type",       "state",
+				     "mtu:u",    "mode",       "rx-packets:u", "rx-bytes:u",
+				     "tx-packets:u", "tx-bytes:u", "drops:u",  "punt:u",
+				     "tx-error:u", "rx-miss:u", "rx-error:u"};
+	sl_tbl_begin(o, "interfaces", 15, cols);
+	for (uint32_t p = only ? only->port : 0; p < (only ? only->port + 1u : sl_if_hwm); p++) {
 		struct sl_iface *f = &sl_ifaces[p];
-		if (!f->used || (only && only != f))
+		if (!f->used)
 			continue;
 		struct rte_eth_stats st = {0};
-		rte_eth_stats_get(p, &st);
+		if (f->type == SL_IF_PORT)
+			rte_eth_stats_get((uint16_t)p, &st);
 		struct sl_if_counters c = if_counters(p);
 		char v[11][24];
-		sprintf(v[0], "%d", p);
+		sprintf(v[0], "%u", p);
 		sprintf(v[1], "%u", f->mtu);
 		u64s(v[2], c.rx_pkts);
 		u64s(v[3], c.rx_bytes);
@@ -373,7 +589,8 @@ static int cmd_show_interface(struct sl_out *o, int argc, char **argv)
 			snprintf(to, sizeof(to), " -> %s", sl_ifaces[f->peer].name);
 		snprintf(mode, sizeof(mode), "%s%s%s", sl_mode_names[f->mode], to,
 			 f->noisy ? " +noisy" : "");
-		sl_tbl_row(o, f->name, v[0], f->up ? "up" : "down", v[1], mode, v[2], v[3], v[4],
+		sl_tbl_row(o, f->name, v[0], sl_if_type_names[f->type], f->up ? "up" : "down", v[1],
+			   mode, v[2], v[3], v[4],
 			   v[5], v[6], v[7], v[8], v[9], v[10]);
 	}
 	sl_tbl_end(o);
@@ -391,7 +608,7 @@ static int cmd_show_hardware(struct sl_out *o, int argc, char **argv)
 				      "rx-queues:u", "tx-queues:u", "numa:s"});
 	for (int p = 0; p < SL_MAX_PORTS; p++) {
 		struct sl_iface *f = &sl_ifaces[p];
-		if (!f->used)
+		if (!f->used || f->type != SL_IF_PORT)
 			continue;
 		struct rte_eth_link link = {0};
 		rte_eth_link_get_nowait(p, &link);
@@ -506,10 +723,10 @@ static int cmd_clear_interfaces(struct sl_out *o, int argc, char **argv)
 	(void)o;
 	(void)argc;
 	(void)argv;
-	for (int p = 0; p < SL_MAX_PORTS; p++)
-		if (sl_ifaces[p].used)
+	for (uint16_t p = 0; p < SL_MAX_PORTS; p++)
+		if (sl_ifaces[p].used && sl_ifaces[p].type == SL_IF_PORT)
 			rte_eth_stats_reset(p);
-	for (int p = 0; p < SL_MAX_PORTS; p++)
+	for (uint32_t p = 0; p < sl_if_hwm; p++)
 		if_base[p] = if_raw(p);
 	return 0;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Interfaces: DPDK ports with a name, admin state, MTU, addresses and rx placement. */
+/* Interfaces: logical interfaces (VPP's sw_if_index) of several types, DPDK ports among them,
+ * with a name, admin state, MTU, addresses, mode and per-worker counters. */
 #ifndef SL_IFACE_H
 #define SL_IFACE_H
 
@@ -49,9 +50,24 @@ static inline void sl_l2io_note(struct rte_node *node, uint16_t p, uint16_t k)
 struct sl_noisy;
 #define SL_NO_WORKER 0xff
 
+/* Interface indexes: DPDK port P is interface P; the other types take indexes from
+ * SL_IF_FIRST_LOGICAL up, created and deleted at run time without touching the graphs. */
+#define SL_IF_FIRST_LOGICAL SL_MAX_PORTS
+
+enum sl_if_type {
+	SL_IF_PORT,     /* a DPDK port: polled by port-rx, sent by port-tx-P */
+	SL_IF_SUB,      /* a VLAN sub-interface of a port: tags pushed by vlan-output */
+	SL_IF_BVI,      /* a bridge's routed interface: bvi-output hands frames to l2-bridge */
+	SL_IF_LOOP,     /* a loopback: loop-output receives what it sends */
+	SL_IF_NB_TYPES
+};
+extern const char *const sl_if_type_names[SL_IF_NB_TYPES];
+
 struct sl_iface {
 	/* read by workers */
 	volatile uint8_t up;
+	uint8_t type;                 /* enum sl_if_type */
+	uint16_t tx_slot;             /* its output edge, counted from a tx user's first edge */
 	uint16_t mtu;
 	uint32_t ip4;                 /* primary address, host order; 0 = none */
 	struct rte_ether_addr mac;
@@ -59,7 +75,7 @@ struct sl_iface {
 	bool tx_shared;               /* fewer TX queues than workers: queues are locked */
 	bool sink;                    /* pg: port-tx counts and frees, like VPP's pg tx */
 	uint8_t mode;                 /* enum sl_mode; written last, with a release store */
-	uint16_t peer;                /* L2 modes: the port packets leave by */
+	uint16_t peer;                /* L2 modes: the interface packets leave by */
 	uint16_t bd;                  /* bridge mode (or a BVI's): the bridge domain */
 	bool bvi;                     /* a bridge's routed interface: routed out into the
 				       * bridge, bridged to it into routing */
@@ -68,16 +84,14 @@ struct sl_iface {
 	uint16_t parent;
 	uint16_t tpid;                /* outer tag's ethertype: 0x8100 or 0x88a8 */
 	uint16_t vid, inner_vid;      /* inner_vid 0: one tag */
-	/* a parent's sub-interfaces, appended by main (count published last) */
-	uint16_t nb_subs;
-	uint16_t subs[8];
 	struct rte_ether_addr mac_dst, mac_src; /* fwd-mode mac: the addresses written */
 	struct sl_noisy *noisy;       /* the noisy-VNF input feature, or NULL */
 	rte_spinlock_t txq_lock[SL_MAX_WORKERS];
 	/* control only */
 	bool used;
-	bool virt;                    /* created by sluiced (pg): never polled */
-	uint16_t port;
+	bool virt;                    /* created by sluiced (pg, or any logical type): never polled */
+	uint16_t port;                /* its index (for a port, its DPDK port id) */
+	uint32_t nb_subs;             /* a port's sub-interfaces */
 	char name[64];
 	char driver[64];
 	uint16_t nb_rxq, nb_rxd, nb_txd;
@@ -87,7 +101,8 @@ struct sl_iface {
 	int naddr;
 };
 
-extern struct sl_iface sl_ifaces[SL_MAX_PORTS];
+extern struct sl_iface sl_ifaces[SL_IF_MAX];
+extern uint32_t sl_if_hwm;      /* one past the highest index ever used: loops stop there */
 
 /* The input edge for packets received on port p: its noisy feature, else its mode. */
 #define SL_IN_NEXT_NOISY SL_NB_MODES
@@ -95,6 +110,23 @@ static inline uint16_t sl_iface_in_next(uint16_t p)
 {
 	const struct sl_iface *f = &sl_ifaces[p];
 	return f->noisy ? SL_IN_NEXT_NOISY : f->mode;
+}
+
+/* For the output nodes of types whose frames come back in (BVI, loopback): each frame
+ * becomes its interface's (mbuf->port = meta->aux), counted as sent on it, and as received
+ * too when rx. */
+static inline void sl_iface_loop_back(struct sl_worker *w, void **objs, uint16_t n, bool rx)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
+		struct sl_if_counters *c = &w->ifc[m->port = sl_meta(m)->aux];
+		c->tx_pkts++;
+		c->tx_bytes += m->pkt_len;
+		if (rx) {
+			c->rx_pkts++;
+			c->rx_bytes += m->pkt_len;
+		}
+	}
 }
 
 /* Starts the configured ports, nb_graphs TX queues each. */
@@ -105,14 +137,51 @@ struct sl_iface *sl_iface_by_name(const char *name);
 int sl_iface_publish_rx(void);
 /* Hands a ready L2 frame (meta->aux = tx port) to worker 0 to transmit. */
 int sl_iface_inject(struct rte_mbuf *m, uint16_t port);
-/* Called from a constructor by a node that sends to any port: at start-up (and when a port
- * is added) it gets an edge to every port-tx-P, port P at edge *first + P. */
+/* Called from a constructor by a node that sends to any interface: at start-up it gets an
+ * edge to each type's output node (sl_iface_output_register), then (and when a port is
+ * added) one to every port-tx-P; interface i's is at *first + sl_ifaces[i].tx_slot. A packet
+ * for an interface that is not a port carries the interface in meta->aux. */
 void sl_iface_tx_user(const char *node_name, rte_edge_t *first);
+/* Called from a constructor: frames out of interfaces of type t go to node_name. */
+void sl_iface_output_register(enum sl_if_type t, const char *node_name);
+static inline rte_edge_t sl_iface_tx_edge(rte_edge_t first, uint16_t ifx)
+{
+	return (rte_edge_t)(first + sl_ifaces[ifx].tx_slot);
+}
 /* Adds the edges of ports created since to every node that asked for them. */
 void sl_iface_sync_tx_edges(void);
 /* Creates an interface on a hot-plugged vdev DRV_NAME with ARGS (never polled; what the
  * graph sends to it goes to the driver), then rebuilds the graphs. Main lcore only. */
 int sl_iface_add_virtual(const char *name, const char *drv, const char *args,
 			 const struct rte_ether_addr *mac, struct sl_iface **out);
+
+/* Logical interfaces (main lcore only; no graph rebuild, workers keep forwarding).
+ * Creates an interface of type t, down, in l3 mode; 0 or -errno (-EEXIST, -ENOSPC). */
+int sl_iface_create(enum sl_if_type t, const char *name, const struct rte_ether_addr *mac,
+		    struct sl_iface **out);
+/* Deletes a logical interface that nothing refers to: -EBUSY with the reason in why
+ * otherwise. After it returns no worker sees the interface any more. */
+int sl_iface_delete(struct sl_iface *f, char *why, size_t len);
+/* Called from a constructor by a module that may refer to interfaces. With commit false:
+ * non-zero, and the reason in why, when f is in use in a way that refuses its deletion;
+ * with commit true (every module said no): drop what refers to f (learnt MACs, neighbours). */
+typedef int (*sl_iface_busy_fn)(const struct sl_iface *f, bool commit, char *why, size_t len);
+void sl_iface_busy_register(sl_iface_busy_fn fn);
+
+/* VLAN sub-interfaces: (parent port, TPID, VLAN, inner VLAN) -> interface, read by
+ * ethernet-input with lock-free readers, written by the main lcore. */
+int sl_iface_sub_create(struct sl_iface *parent, uint32_t id, uint16_t tpid, uint16_t vid,
+			uint16_t inner, struct sl_iface **out);
+uint16_t sl_iface_sub_find(uint16_t parent, uint16_t tpid, uint16_t vid, uint16_t inner);
+uint64_t sl_iface_sub_key(const struct sl_iface *f);
+
+/* CLI helpers for the logical types (src/interface/loopback.c): [instance N] [mac MAC];
+ * create PREFIX<instance> (first free instance unless given); delete NAME of type t. */
+struct sl_out;
+int sl_iface_parse_inst_mac(struct sl_out *o, int argc, char **argv, const char *usage,
+			    int64_t *inst, struct rte_ether_addr *mac, bool *have_mac);
+int sl_iface_create_named(struct sl_out *o, enum sl_if_type t, const char *prefix, int64_t inst,
+			  struct rte_ether_addr mac, bool have_mac);
+int sl_iface_delete_named(struct sl_out *o, enum sl_if_type t, const char *name);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* port-tx-P: sends a vector on port P through the worker's own TX queue; interface-output:
- * sorts frames by their meta->aux port onto the port-tx nodes. */
+ * sorts frames by their meta->aux interface onto its output (port-tx-P, or its type's). */
 #include "iface.h"
 #include <stdlib.h>
 #include <string.h>
@@ -8,8 +8,7 @@
 
 #define TX_ERRORS(X)                                      \
 	X(TX_ERR_FULL, "TX ring full (tx-error)")         \
-	X(TX_ERR_DOWN, "interface down")                  \
-	X(TX_ERR_HEADROOM, "no headroom for the VLAN tags")
+	X(TX_ERR_DOWN, "interface down")
 enum { TX_ERRORS(SL_ERR_ENUM) TX_NB_ERR };
 static const char *const tx_reasons[] = {TX_ERRORS(SL_ERR_STR)};
 static uint16_t tx_err;
@@ -61,57 +60,13 @@ static inline uint64_t sink_free(struct rte_mbuf **m, uint16_t n)
 	return bytes;
 }
 
-enum { TX_NEXT_BRIDGE, TX_NB_NEXT }; /* every clone's one edge */
-
-/* A sub-interface's frames get its tags between the source MAC and the ethertype. */
-static uint16_t push_tags(struct tx_ctx *c, const struct sl_iface *f, void **objs, uint16_t n)
-{
-	unsigned k = f->inner_vid ? 8 : 4;
-	uint16_t kept = 0;
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = objs[i];
-		uint8_t *d = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)k);
-		if (unlikely(!d)) {
-			c->w->errors[tx_err + TX_ERR_HEADROOM]++;
-			rte_pktmbuf_free(m);
-			continue;
-		}
-		memmove(d, d + k, 12);
-		uint16_t t[4] = {rte_cpu_to_be_16(f->tpid), rte_cpu_to_be_16(f->vid),
-				 RTE_BE16(RTE_ETHER_TYPE_VLAN), rte_cpu_to_be_16(f->inner_vid)};
-		memcpy(d + 12, t, k);
-		objs[kept++] = m;
-	}
-	return kept;
-}
-
 static uint16_t tx_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
 	struct tx_ctx *c = (struct tx_ctx *)node->ctx;
 	uint16_t sent = 0, port = c->port, queue = c->queue;
-	uint16_t total = n;
-	if (unlikely(sl_ifaces[c->port].bvi)) {
-		/* routed out of a BVI: into its bridge domain, as if received on the BVI */
-		uint64_t bytes = 0;
-		for (uint16_t i = 0; i < n; i++) {
-			struct rte_mbuf *m = objs[i];
-			m->port = c->port;
-			bytes += m->pkt_len;
-		}
-		c->w->ifc[c->port].tx_pkts += n;
-		c->w->ifc[c->port].tx_bytes += bytes;
-		rte_node_next_stream_move(g, node, TX_NEXT_BRIDGE);
-		return n;
-	}
-	struct sl_iface *f = &sl_ifaces[c->port];
-	if (unlikely(f->sub) && f->up) {
-		/* out of the parent port, tagged; the parent's queue and lock */
-		n = push_tags(c, f, objs, n);
-		port = f->parent;
-		f = &sl_ifaces[port];
-		queue = (uint16_t)(c->w->id % RTE_MAX(f->nb_txq, 1));
-	}
-	if (likely(f->up && sl_ifaces[c->port].up)) {
+	(void)g;
+	struct sl_iface *f = &sl_ifaces[port];
+	if (likely(f->up)) {
 		uint64_t bytes = 0;
 		if (unlikely(f->sink)) {
 			bytes = sink_free((struct rte_mbuf **)objs, n);
@@ -132,7 +87,7 @@ static uint16_t tx_process(struct rte_graph *g, struct rte_node *node, void **ob
 		c->w->ifc[c->port].tx_bytes += bytes;
 	}
 	if (unlikely(sent < n)) {
-		if (f->up && sl_ifaces[c->port].up) {
+		if (f->up) {
 			c->w->ifc[c->port].tx_error += n - sent;
 			c->w->errors[tx_err + TX_ERR_FULL] += n - sent;
 		} else {
@@ -141,7 +96,7 @@ static uint16_t tx_process(struct rte_graph *g, struct rte_node *node, void **ob
 		}
 		rte_pktmbuf_free_bulk((struct rte_mbuf **)objs + sent, n - sent);
 	}
-	return total;
+	return n;
 }
 
 /* The template; sluiced clones it as port-tx-0, port-tx-1, ... */
@@ -149,8 +104,6 @@ static struct rte_node_register tx_node = {
 	.name = "port-tx",
 	.process = tx_process,
 	.init = tx_init,
-	.nb_edges = TX_NB_NEXT,
-	.next_nodes = {[TX_NEXT_BRIDGE] = "l2-bridge"},
 };
 RTE_NODE_REGISTER(tx_node);
 
@@ -159,13 +112,13 @@ rte_node_t sl_tx_node_id(void)
 	return tx_node.id;
 }
 
-/* interface-output: port P is edge out_tx0 + P (added at start-up and with each port) */
+/* interface-output: interface i's output is edge out_tx0 + its tx_slot (sl_iface_tx_user) */
 
 static uint16_t out_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
 	uint16_t nexts[n];
 	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = (uint16_t)(out_tx0 + sl_meta(objs[i])->aux);
+		nexts[i] = sl_iface_tx_edge(out_tx0, sl_meta(objs[i])->aux);
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
 }

@@ -62,7 +62,7 @@ static inline uint16_t ie_one(struct sl_worker *w, struct rte_mbuf *m, uint64_t 
 		e = IE_ERR_RULES;
 		goto drop;
 	}
-	uint32_t me = sl_ifaces[m->port < SL_MAX_PORTS ? m->port : 0].ip4;
+	uint32_t me = sl_ifaces[m->port].ip4;
 	if (me == 0) {
 		e = IE_ERR_NOSRC;
 		goto drop;

@@ -15,7 +15,7 @@ static const char *const rw_reasons[] = {RW_ERRORS(SL_ERR_STR)};
 static uint16_t rw_err;
 
 enum { RW_NEXT_DROP, RW_NEXT_ICMP, RW_NEXT_FRAG, RW_NB_STATIC };
-static rte_edge_t rw_tx0; /* edge of port-tx-0; port P is rw_tx0 + P */
+static rte_edge_t rw_tx0; /* interface i's output is rw_tx0 + its tx_slot */
 
 /* The adjacency of the previous packet, with what the loop needs of it. */
 struct rw_cache {
@@ -23,6 +23,7 @@ struct rw_cache {
 	const struct sl_adj *adj;
 	uint16_t mtu;
 	uint16_t next;
+	uint16_t ifx; /* output interface: its output node reads it from meta->aux */
 };
 
 static inline void rw_cache_fill(struct rw_cache *c, uint32_t id)
@@ -30,7 +31,8 @@ static inline void rw_cache_fill(struct rw_cache *c, uint32_t id)
 	c->id = id;
 	c->adj = sl_adj_get(id);
 	c->mtu = sl_ifaces[c->adj->port].mtu;
-	c->next = (uint16_t)(rw_tx0 + c->adj->port);
+	c->next = sl_iface_tx_edge(rw_tx0, c->adj->port);
+	c->ifx = c->adj->port;
 }
 
 static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, struct rw_cache *c)
@@ -69,6 +71,7 @@ static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, struct rw
 	}
 	memcpy(eth, adj->rewrite, 12);
 	memcpy(eth + 12, adj->rewrite + 12, 2);
+	mt->aux = c->ifx;
 	return c->next;
 }
 

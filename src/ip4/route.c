@@ -4,8 +4,10 @@
  * still read is reused only after an RCU grace period. */
 #include "route.h"
 #include "../interface/iface.h"
+#include "../cli/cli.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <rte_arp.h>
@@ -22,7 +24,7 @@ static struct rte_hash *rib, *neighs;
 static struct rte_rcu_qsbr_dq *adj_dq;
 static uint32_t *adj_free;   /* stack of free ids */
 static uint32_t adj_nfree;
-static uint32_t glean_adj[SL_MAX_PORTS];
+static uint32_t glean_adj[SL_IF_MAX];
 static uint32_t nroutes;
 uint64_t sl_neigh_age_s = 300;
 
@@ -326,9 +328,9 @@ static uint32_t connected_src(uint16_t port, uint32_t ip)
 
 static int connected_port(uint32_t ip)
 {
-	for (int p = 0; p < SL_MAX_PORTS; p++)
+	for (uint32_t p = 0; p < sl_if_hwm; p++)
 		if (sl_ifaces[p].used && connected_src((uint16_t)p, ip))
-			return p;
+			return (int)p;
 	return -1;
 }
 
@@ -369,7 +371,7 @@ static void neigh_free(struct sl_neigh *n)
 
 int sl_ip4_neigh_set(uint16_t port, uint32_t ip, const uint8_t mac[6], bool is_static)
 {
-	if (port >= SL_MAX_PORTS || !sl_ifaces[port].used)
+	if (!sl_ifaces[port].used)
 		return -ENODEV;
 	struct sl_neigh *n = neigh_get(port, ip);
 	if (!n)
@@ -422,7 +424,7 @@ int sl_ip4_addr_add(uint16_t port, uint32_t ip, uint8_t len)
 		return -ENODEV;
 	if (len == 0 || len > 32 || ip == 0 || (ip >> 28) >= 0xe)
 		return -EINVAL;
-	for (int p = 0; p < SL_MAX_PORTS; p++)
+	for (uint32_t p = 0; p < sl_if_hwm; p++)
 		for (int i = 0; sl_ifaces[p].used && i < sl_ifaces[p].naddr; i++)
 			if (sl_ifaces[p].addrs[i] == ip)
 				return -EEXIST;
@@ -627,8 +629,7 @@ void sl_ip4_punt(struct rte_mbuf *m)
 		sl_arp_request(adj->port, adj->nh);
 	}
 	sl_main_ctx->errors[mn_err + MN_GLEAN_DROP]++;
-	if (m->port < SL_MAX_PORTS)
-		sl_main_ctx->ifc[m->port].drops++;
+	sl_main_ctx->ifc[m->port].drops++;
 	rte_pktmbuf_free(m);
 }
 
@@ -652,4 +653,55 @@ void sl_ip4_tick(uint64_t now)
 	rte_rcu_qsbr_dq_reclaim(adj_dq, ~0u, NULL, NULL, NULL);
 	for (int i = 0; i < 64 && sl_neigh_walk(age_one, &now); i++)
 		;
+}
+
+/* ---------------- interface deletion ---------------- */
+
+struct neigh_on {
+	uint16_t port;
+	const struct sl_neigh *hit;
+	bool routed; /* only neighbours that routes or static entries hold */
+};
+
+static int neigh_on_fn(const struct sl_neigh *n, void *arg)
+{
+	struct neigh_on *a = arg;
+	if (n->port != a->port || (a->routed && !n->refcnt && n->state != SL_NEIGH_STATIC))
+		return 0;
+	a->hit = n;
+	return 1;
+}
+
+/* An interface with addresses, static neighbours or routes through it is not deleted; the
+ * neighbours it learnt (and their host routes) go with it. */
+static int ip4_busy(const struct sl_iface *f, bool commit, char *why, size_t len)
+{
+	struct neigh_on a = {.port = f->port, .routed = !commit};
+	if (commit) {
+		while (sl_neigh_walk(neigh_on_fn, &a) && a.hit) {
+			struct sl_neigh *n = (struct sl_neigh *)(uintptr_t)a.hit;
+			a.hit = NULL;
+			neigh_free(n);
+		}
+		return 0;
+	}
+	char ip[32];
+	if (f->naddr) {
+		sl_fmt_ip4(ip, f->addrs[0]);
+		snprintf(why, len, "%s has address %s/%u (set interface ip address del)", f->name, ip,
+			 f->plens[0]);
+		return 1;
+	}
+	if (sl_neigh_walk(neigh_on_fn, &a) && a.hit) {
+		sl_fmt_ip4(ip, a.hit->ip);
+		snprintf(why, len, "%s is the interface of %s %s", f->name,
+			 a.hit->refcnt ? "a route via" : "static neighbour", ip);
+		return 1;
+	}
+	return 0;
+}
+
+RTE_INIT(ip4_busy_init)
+{
+	sl_iface_busy_register(ip4_busy);
 }

@@ -27,7 +27,7 @@
 
 struct bd_members {
 	uint16_t n;
-	uint16_t port[SL_MAX_PORTS];
+	uint16_t port[]; /* interfaces */
 };
 
 struct bd {
@@ -98,7 +98,8 @@ static inline uint16_t to_member(struct rte_mbuf *m, uint16_t p)
 		m->port = p;
 		return BR_NEXT_ETH;
 	}
-	return (uint16_t)(br_tx0 + p);
+	sl_meta(m)->aux = p;
+	return sl_iface_tx_edge(br_tx0, p);
 }
 
 static inline void learn(struct sl_worker *w, uint64_t key, uint16_t port)
@@ -298,7 +299,8 @@ void sl_l2_poll(void)
 				continue; /* static entries are never learnt over */
 			if (!bds[msg[i].key >> 48].used)
 				continue;
-			mac_set(msg[i].key, msg[i].port, false);
+			if (sl_ifaces[msg[i].port].used && in_bd(&sl_ifaces[msg[i].port]))
+				mac_set(msg[i].key, msg[i].port, false);
 		}
 	}
 	if (tick)
@@ -309,12 +311,16 @@ void sl_l2_poll(void)
 
 static void members_publish(uint16_t id)
 {
-	struct bd_members *m = rte_zmalloc("bd_members", sizeof(*m), 0), *old = bds[id].members;
+	uint32_t n = 0;
+	for (uint32_t p = 0; p < sl_if_hwm; p++)
+		n += sl_ifaces[p].used && in_bd(&sl_ifaces[p]) && sl_ifaces[p].bd == id;
+	struct bd_members *m = rte_zmalloc("bd_members", sizeof(*m) + n * sizeof(m->port[0]), 0);
+	struct bd_members *old = bds[id].members;
 	if (!m)
 		return;
-	for (uint16_t p = 0; p < SL_MAX_PORTS; p++)
+	for (uint32_t p = 0; p < sl_if_hwm; p++)
 		if (sl_ifaces[p].used && in_bd(&sl_ifaces[p]) && sl_ifaces[p].bd == id)
-			m->port[m->n++] = p;
+			m->port[m->n++] = (uint16_t)p;
 	__atomic_store_n(&bds[id].members, m, __ATOMIC_RELEASE);
 	rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
 	rte_free(old);
@@ -361,7 +367,7 @@ static int cmd_create_bd(struct sl_out *o, int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "del")) {
 		if (!bds[id].used)
 			return sl_out_error(o, "bridge-domain %u does not exist", id);
-		for (int p = 0; p < SL_MAX_PORTS; p++)
+		for (uint32_t p = 0; p < sl_if_hwm; p++)
 			if (sl_ifaces[p].used && in_bd(&sl_ifaces[p]) && sl_ifaces[p].bd == id)
 				return sl_out_error(o, "bridge-domain %u still has %s", id,
 						    sl_ifaces[p].name);
@@ -411,7 +417,7 @@ static int cmd_set_bridge(struct sl_out *o, int argc, char **argv)
 	struct sl_iface *f = sl_iface_by_name(argv[0]);
 	if (!f)
 		return sl_out_error(o, "unknown interface '%s'", argv[0]);
-	if ((argc == 3) != !strncmp(f->name, "bvi", 3) || (argc == 3 && !f->virt))
+	if ((argc == 3) != (f->type == SL_IF_BVI))
 		return sl_out_error(o, argc == 3 ? "%s is not a BVI (bvi create makes one)"
 						 : "%s is a BVI: set interface l2 bridge %s N bvi",
 				    f->name, f->name);
@@ -445,44 +451,59 @@ SL_CLI_COMMAND(set_bridge, .path = "set interface l2 bridge", .usage = "IFACE N 
 
 static int cmd_bvi_create(struct sl_out *o, int argc, char **argv)
 {
-	const char *usage = "usage: bvi create [instance N] [mac MAC]";
-	uint32_t inst = UINT32_MAX;
+	int64_t inst;
 	struct rte_ether_addr mac = {{0x02, 0xfe, 0xb1, 0, 0, 0}};
-	bool have_mac = false;
-	for (int i = 0; i < argc; i += 2) {
-		if (i + 1 >= argc)
-			return sl_out_error(o, "%s", usage);
-		if (!strcmp(argv[i], "instance")) {
-			if (sl_arg_u32(o, "instance", argv[i + 1], 0, 9999, &inst))
-				return -1;
-		} else if (!strcmp(argv[i], "mac")) {
-			if (sl_arg_mac(o, argv[i + 1], mac.addr_bytes))
-				return -1;
-			have_mac = true;
-		} else {
-			return sl_out_error(o, "unknown option '%s'; %s", argv[i], usage);
-		}
-	}
-	char name[16];
-	if (inst == UINT32_MAX) /* the first free instance */
-		for (inst = 0; snprintf(name, sizeof(name), "bvi%u", inst), sl_iface_by_name(name);)
-			inst++;
-	snprintf(name, sizeof(name), "bvi%u", inst);
-	if (sl_iface_by_name(name))
-		return sl_out_error(o, "interface '%s' exists", name);
-	if (!have_mac)
-		mac.addr_bytes[5] = (uint8_t)inst;
-	struct sl_iface *f;
-	int rc = sl_iface_add_virtual(name, "net_null", "no-rx=1", &mac, &f);
-	if (rc)
-		return sl_out_error(o, "cannot create %s: %s", name, strerror(rc < 0 ? -rc : rc));
-	sl_out_msg(o, "%s", f->name);
-	return 0;
+	bool have_mac;
+	if (sl_iface_parse_inst_mac(o, argc, argv, "usage: bvi create [instance N] [mac MAC]",
+				    &inst, &mac, &have_mac))
+		return -1;
+	return sl_iface_create_named(o, SL_IF_BVI, "bvi", inst, mac, have_mac);
 }
 SL_CLI_COMMAND(bvi_create, .path = "bvi create", .usage = "[instance N] [mac MAC]",
 	       .help = "a bridged virtual interface bviN: give it addresses and put it in a "
 		       "bridge domain with 'set interface l2 bridge bviN N bvi'",
 	       .fn = cmd_bvi_create)
+
+static int cmd_bvi_delete(struct sl_out *o, int argc, char **argv)
+{
+	if (argc != 1)
+		return sl_out_error(o, "usage: bvi delete bviN");
+	return sl_iface_delete_named(o, SL_IF_BVI, argv[0]);
+}
+SL_CLI_COMMAND(bvi_delete, .path = "bvi delete", .usage = "bviN",
+	       .help = "delete a BVI that is in no bridge domain and has no addresses",
+	       .fn = cmd_bvi_delete)
+
+/* An interface in a bridge domain is not deleted; the MACs learnt on it go with it. */
+static int bridge_busy(const struct sl_iface *f, bool commit, char *why, size_t len)
+{
+	if (!commit) {
+		if (!in_bd(f))
+			return 0;
+		snprintf(why, len, "%s is in bridge-domain %u (set interface l3 %s)", f->name, f->bd,
+			 f->name);
+		return 1;
+	}
+	for (;;) { /* delete in rounds: iterating while deleting skips entries */
+		uint64_t dead[256];
+		unsigned nd = 0;
+		const void *k;
+		void *d;
+		uint32_t it = 0;
+		while (rte_hash_count(macs) && rte_hash_iterate(macs, &k, &d, &it) >= 0 &&
+		       nd < RTE_DIM(dead))
+			if (DATA_PORT((uintptr_t)d) == f->port)
+				dead[nd++] = *(const uint64_t *)k;
+		for (unsigned i = 0; i < nd; i++)
+			rte_hash_del_key(macs, &dead[i]);
+		if (nd < RTE_DIM(dead))
+			return 0;
+	}
+}
+RTE_INIT(bridge_busy_init)
+{
+	sl_iface_busy_register(bridge_busy);
+}
 
 /* set interface l3 and the other modes call this when an interface leaves its domain */
 void sl_l2_bridge_left(struct sl_iface *f, uint16_t bd)

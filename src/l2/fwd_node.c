@@ -3,7 +3,8 @@
  * l2-io (VPP's l2 xconnect) sends the frame unchanged, l2-mac writes the configured
  * destination and source MACs, l2-macswap swaps them, l2-5tswap swaps the MACs, the IPv4 or
  * IPv6 addresses and the TCP, UDP or SCTP ports. All send out of the input interface's peer
- * (itself unless set). Swapping a pair leaves every checksum valid. */
+ * (itself unless set), a port or a logical interface (meta->aux then names it for its type's
+ * output node). Swapping a pair leaves every checksum valid. */
 #include "../interface/iface.h"
 
 #include <rte_ip.h>
@@ -121,7 +122,7 @@ static inline uint16_t l2_fwd(struct rte_graph *g, struct rte_node *node, void *
 	 * No prefetch: port-rx's PMD has just written these mbufs and frames. */
 	const uint16_t p = ((struct rte_mbuf *)objs[0])->port;
 	const struct sl_iface *f = &sl_ifaces[p];
-	const rte_edge_t nx0 = (rte_edge_t)(l2_tx0[mode] + f->peer);
+	const rte_edge_t nx0 = sl_iface_tx_edge(l2_tx0[mode], f->peer);
 	uint16_t i = 0;
 	if (mode == SL_MODE_IO) {
 		/* port-rx's note says whether it put all n there, from port p alone; else look */
@@ -137,6 +138,9 @@ static inline uint16_t l2_fwd(struct rte_graph *g, struct rte_node *node, void *
 			l2_rewrite(m, f, mode, true);
 		}
 	}
+	if (unlikely(sl_ifaces[f->peer].type != SL_IF_PORT)) /* its output node reads aux */
+		for (uint16_t k = 0; k < i; k++)
+			sl_meta(objs[k])->aux = f->peer;
 	if (likely(i == n)) {
 		rte_node_next_stream_move(g, node, nx0);
 		return n;
@@ -149,9 +153,10 @@ static inline uint16_t l2_fwd(struct rte_graph *g, struct rte_node *node, void *
 		if (m->port != last_port) {
 			last_port = m->port;
 			f = &sl_ifaces[last_port];
-			nx = (uint16_t)(l2_tx0[mode] + f->peer);
+			nx = sl_iface_tx_edge(l2_tx0[mode], f->peer);
 		}
 		nexts[i] = nx;
+		sl_meta(m)->aux = f->peer;
 		if (mode == SL_MODE_IO)
 			continue;
 		if (unlikely(m->data_len < sizeof(struct rte_ether_hdr))) {

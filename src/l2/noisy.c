@@ -111,7 +111,7 @@ static uint16_t fifo_process(struct rte_graph *g, struct rte_node *node, void **
 	struct sl_worker *w = sl_node_worker(node);
 	uint64_t now = rte_rdtsc();
 	uint16_t total = 0;
-	for (uint16_t p = 0; p < SL_MAX_PORTS && total < RTE_GRAPH_BURST_SIZE; p++) {
+	for (uint32_t p = 0; p < sl_if_hwm && total < RTE_GRAPH_BURST_SIZE; p++) {
 		struct sl_noisy *c = __atomic_load_n(&sl_ifaces[p].noisy, __ATOMIC_ACQUIRE);
 		if (!c || !c->fifo_size || !c->flush_tsc)
 			continue;
@@ -272,7 +272,7 @@ static int cmd_show_noisy(struct sl_out *o, int argc, char **argv)
 		     (const char *[]){"interface", "lookup-memory-mb:u", "reads:u", "writes:u",
 				      "reads-writes:u", "model", "buffer:u", "flush-time-ms:u",
 				      "held:u"});
-	for (int p = 0; p < SL_MAX_PORTS; p++) {
+	for (uint32_t p = 0; p < sl_if_hwm; p++) {
 		const struct sl_noisy *c = sl_ifaces[p].noisy;
 		if (!sl_ifaces[p].used || !c)
 			continue;
@@ -299,9 +299,24 @@ SL_CLI_COMMAND(show_noisy, .path = "show noisy", .usage = "",
 
 void sl_noisy_fini(void)
 {
-	for (int p = 0; p < SL_MAX_PORTS; p++)
+	for (uint32_t p = 0; p < sl_if_hwm; p++)
 		if (sl_ifaces[p].noisy) {
 			noisy_free(sl_ifaces[p].noisy);
 			sl_ifaces[p].noisy = NULL;
 		}
+}
+
+/* An interface with the noisy feature (packets may wait in its FIFOs) is not deleted. */
+static int noisy_busy(const struct sl_iface *f, bool commit, char *why, size_t len)
+{
+	if (commit || !f->noisy)
+		return 0;
+	snprintf(why, len, "%s has the noisy feature (set interface noisy %s disable)", f->name,
+		 f->name);
+	return 1;
+}
+
+RTE_INIT(noisy_busy_init)
+{
+	sl_iface_busy_register(noisy_busy);
 }

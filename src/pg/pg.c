@@ -353,3 +353,20 @@ void sl_pg_fini(void)
 			streams[i] = NULL;
 		}
 }
+
+/* An interface that a stream sends from is not deleted. */
+static int pg_busy(const struct sl_iface *f, bool commit, char *why, size_t len)
+{
+	for (int i = 0; !commit && i < SL_PG_MAX_STREAMS; i++)
+		if (streams[i] && streams[i]->port == f->port) {
+			snprintf(why, len, "stream %s sends from %s (packet-generator delete %s)",
+				 streams[i]->name, f->name, streams[i]->name);
+			return 1;
+		}
+	return 0;
+}
+
+RTE_INIT(pg_busy_init)
+{
+	sl_iface_busy_register(pg_busy);
+}

@@ -26,8 +26,7 @@ static uint16_t drop_process(struct rte_graph *g, struct rte_node *node, void **
 		struct rte_mbuf *m = objs[i];
 		uint16_t e = sl_meta(m)->error;
 		w->errors[e < SL_MAX_ERRORS ? e : 0]++;
-		if (m->port < SL_MAX_PORTS)
-			w->ifc[m->port].drops++;
+		w->ifc[m->port].drops++;
 	}
 	rte_pktmbuf_free_bulk((struct rte_mbuf **)objs, n);
 	return n;

@@ -16,8 +16,7 @@ static uint16_t punt_process(struct rte_graph *g, struct rte_node *node, void **
 	unsigned k = rte_ring_sp_enqueue_burst(w->punt, objs, n, NULL);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
-		if (m->port < SL_MAX_PORTS)
-			w->ifc[m->port].punts += i < k;
+		w->ifc[m->port].punts += i < k;
 	}
 	for (uint16_t i = (uint16_t)k; i < n; i++)
 		sl_set_error(objs[i], punt_err_base + PUNT_ERR_FULL);

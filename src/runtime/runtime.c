@@ -436,6 +436,30 @@ static int cmd_show_threads(struct sl_out *o, int argc, char **argv)
 SL_CLI_COMMAND(show_threads, .path = "show threads", .usage = "",
 	       .help = "main and worker threads with their lcores", .fn = cmd_show_threads)
 
+static int cmd_show_memory(struct sl_out *o, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	struct rte_malloc_socket_stats st = {0};
+	char v[3][24];
+	size_t alloc = 0, count = 0, free_sz = 0;
+	for (int s = 0; s < RTE_MAX_NUMA_NODES; s++)
+		if (rte_malloc_get_socket_stats(s, &st) == 0) {
+			alloc += st.heap_allocsz_bytes;
+			free_sz += st.heap_freesz_bytes;
+			count += st.alloc_count;
+		}
+	snprintf(v[0], 24, "%zu", alloc);
+	snprintf(v[1], 24, "%zu", count);
+	snprintf(v[2], 24, "%zu", free_sz);
+	sl_tbl_begin(o, "memory", 3, (const char *[]){"allocated:u", "allocations:u", "free:u"});
+	sl_tbl_row(o, v[0], v[1], v[2]);
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(show_memory, .path = "show memory", .usage = "",
+	       .help = "DPDK heap: bytes allocated, allocations, bytes free", .fn = cmd_show_memory)
+
 static int cmd_show_version(struct sl_out *o, int argc, char **argv)
 {
 	(void)argc;
