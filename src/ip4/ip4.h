@@ -73,6 +73,8 @@ int sl_ip4_neigh_set(uint16_t port, uint32_t ip, const uint8_t mac[6], bool is_s
 int sl_ip4_neigh_del(uint16_t port, uint32_t ip);
 /* Handles a punted packet (ARP, or a packet waiting for resolution); frees it. */
 void sl_ip4_punt(struct rte_mbuf *m);
+/* Frees the packets every neighbour holds while it resolves (counted as timed out). */
+void sl_ip4_held_flush(void);
 /* Periodic work: reclaim memory after RCU grace periods, age neighbours. */
 void sl_ip4_tick(uint64_t now);
 uint32_t sl_ip4_route_count(void);

@@ -162,6 +162,7 @@ static void free_hash_data(struct rte_hash **h)
 /* At exit, with the workers stopped. */
 void sl_ip4_fini(void)
 {
+	sl_ip4_held_flush();
 	if (adj_dq) {
 		rte_rcu_qsbr_dq_delete(adj_dq); /* frees what waits for a grace period */
 		adj_dq = NULL;
@@ -359,6 +360,9 @@ static struct sl_neigh *neigh_get(uint16_t port, uint32_t ip)
 	return n;
 }
 
+static void held_drop(struct sl_neigh *n);
+static void held_release(struct sl_neigh *n);
+
 static void neigh_free(struct sl_neigh *n)
 {
 	uint64_t k = nkey(n->port, n->ip);
@@ -366,6 +370,7 @@ static void neigh_free(struct sl_neigh *n)
 		rib_set(n->ip, 32, SL_SRC_ADJ, ~0u, 0);
 	rte_hash_del_key(neighs, &k);
 	adj_release(n->adj);
+	held_drop(n);
 	free(n);
 }
 
@@ -388,6 +393,7 @@ int sl_ip4_neigh_set(uint16_t port, uint32_t ip, const uint8_t mac[6], bool is_s
 			return -ENOMEM;
 		adj_publish(n->adj, a);
 	}
+	held_release(n);
 	if (!n->host_route && connected_src(port, ip)) {
 		if (rib_set(ip, 32, SL_SRC_ADJ, n->adj, ip) == 0)
 			n->host_route = true;
@@ -521,7 +527,11 @@ int sl_ip4_route_del(uint32_t pfx, uint8_t len)
 extern struct rte_mempool *sl_pool;
 
 #define MAIN_ERRORS(X)                                                    \
-	X(MN_GLEAN_DROP, "packets dropped while resolving a next hop")    \
+	X(MN_GLEAN_DROP, "packets dropped while resolving a next hop (4 held already)") \
+	X(MN_HELD, "packets held while resolving a next hop (not a drop)") \
+	X(MN_HELD_TIMEOUT, "held packets dropped: no ARP reply within 1 s") \
+	X(MN_HELD_TTL, "held packets dropped: TTL expired")               \
+	X(MN_HELD_MTU, "held packets dropped: larger than the MTU")       \
 	X(MN_ARP_REQ, "ARP requests sent")                                \
 	X(MN_ARP_REPLY, "ARP replies sent")                               \
 	X(MN_ARP_LEARN, "ARP entries learnt or refreshed")                \
@@ -620,13 +630,28 @@ void sl_ip4_punt(struct rte_mbuf *m)
 		return;
 	}
 	const struct sl_adj *adj = sl_adj_tbl[mt->adj];
+	struct sl_neigh *n = NULL;
 	if (adj->type == SL_ADJ_GLEAN) {
 		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
 		uint32_t dst = rte_be_to_cpu_32(ip->dst_addr);
-		neigh_get(adj->port, dst);
+		n = neigh_get(adj->port, dst);
 		sl_arp_request(adj->port, dst);
 	} else if (adj->type == SL_ADJ_INCOMPLETE) {
+		n = sl_neigh_find(adj->port, adj->nh);
 		sl_arp_request(adj->port, adj->nh);
+	}
+	if (n && n->state != SL_NEIGH_INCOMPLETE) {
+		/* resolved since the worker looked: send it now */
+		n->held[n->nheld++] = m;
+		held_release(n);
+		return;
+	}
+	if (n && n->nheld < SL_NEIGH_HOLD) {
+		if (!n->nheld)
+			n->held_since = rte_rdtsc();
+		n->held[n->nheld++] = m;
+		sl_main_ctx->errors[mn_err + MN_HELD]++;
+		return;
 	}
 	sl_main_ctx->errors[mn_err + MN_GLEAN_DROP]++;
 	sl_main_ctx->ifc[m->port].drops++;
@@ -637,6 +662,8 @@ static int age_one(const struct sl_neigh *cn, void *arg)
 {
 	uint64_t now = *(uint64_t *)arg, hz = rte_get_tsc_hz();
 	struct sl_neigh *n = (struct sl_neigh *)cn;
+	if (n->nheld && now - n->held_since > SL_NEIGH_HOLD_MS * hz / 1000)
+		held_drop(n);
 	if (n->state == SL_NEIGH_DYNAMIC && now - n->last_seen > sl_neigh_age_s * hz) {
 		sl_ip4_neigh_del(n->port, n->ip);
 		return 1; /* the table changed: restart next tick */
@@ -704,4 +731,62 @@ static int ip4_busy(const struct sl_iface *f, bool commit, char *why, size_t len
 RTE_INIT(ip4_busy_init)
 {
 	sl_iface_busy_register(ip4_busy);
+}
+
+/* ---------------- packets held while a next hop resolves ---------------- */
+
+static void held_drop(struct sl_neigh *n)
+{
+	for (uint8_t i = 0; i < n->nheld; i++) {
+		sl_main_ctx->errors[mn_err + MN_HELD_TIMEOUT]++;
+		sl_main_ctx->ifc[n->held[i]->port].drops++;
+		rte_pktmbuf_free(n->held[i]);
+	}
+	n->nheld = 0;
+}
+
+/* The next hop is known: each held packet gets what ip4-rewrite would have done (TTL,
+ * checksum, Ethernet header) and leaves through worker 0, in the order it came. */
+static void held_release(struct sl_neigh *n)
+{
+	const struct sl_iface *f = &sl_ifaces[n->port];
+	for (uint8_t i = 0; i < n->nheld; i++) {
+		struct rte_mbuf *m = n->held[i];
+		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+		struct rte_ether_hdr *eh;
+		/* RFC 1812 5.3.1 */
+		if (ip->time_to_live <= 1 ||
+		    !(eh = (struct rte_ether_hdr *)rte_pktmbuf_prepend(m, RTE_ETHER_HDR_LEN))) {
+			sl_main_ctx->errors[mn_err + MN_HELD_TTL]++;
+			sl_main_ctx->ifc[m->port].drops++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		if (m->pkt_len - RTE_ETHER_HDR_LEN > f->mtu) { /* ip4-frag is the workers' */
+			sl_main_ctx->errors[mn_err + MN_HELD_MTU]++;
+			sl_main_ctx->ifc[m->port].drops++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		ip->time_to_live--;
+		ip->hdr_checksum = sl_cksum_ttl_dec(ip->hdr_checksum);
+		memcpy(&eh->dst_addr, n->mac, 6);
+		eh->src_addr = f->mac;
+		eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+		sl_iface_inject(m, n->port);
+	}
+	n->nheld = 0;
+}
+
+static int flush_one(const struct sl_neigh *cn, void *arg)
+{
+	(void)arg;
+	held_drop((struct sl_neigh *)(uintptr_t)cn);
+	return 0;
+}
+
+void sl_ip4_held_flush(void)
+{
+	if (neighs)
+		sl_neigh_walk(flush_one, NULL);
 }

@@ -19,6 +19,10 @@ struct sl_route {
 
 enum { SL_NEIGH_INCOMPLETE, SL_NEIGH_DYNAMIC, SL_NEIGH_STATIC };
 
+/* Packets held per unresolved next hop, and for how long (VPP holds a few too). */
+#define SL_NEIGH_HOLD 4
+#define SL_NEIGH_HOLD_MS 1000
+
 struct sl_neigh {
 	uint16_t port;
 	uint8_t state;
@@ -28,6 +32,10 @@ struct sl_neigh {
 	uint32_t adj;
 	uint32_t refcnt;         /* static routes through it */
 	uint64_t created, last_seen, last_req;
+	/* packets waiting for its MAC, oldest first (routed: IPv4 header at data_off) */
+	uint8_t nheld;
+	uint64_t held_since;
+	struct rte_mbuf *held[SL_NEIGH_HOLD];
 };
 
 extern uint64_t sl_neigh_age_s;

@@ -138,7 +138,8 @@ def test_ping_router_and_arp(sluiced_factory, tmp_path):
 
 
 def test_arp_learn_and_resolution(sluiced_factory, tmp_path):
-    # a packet to an unresolved host on port1 triggers an ARP request and is dropped, counted
+    # a packet to an unresolved host on port1 triggers an ARP request and is held; with no
+    # reply it is dropped after a second, counted
     p = eth() / IP(src="10.10.1.2", dst="10.10.2.7") / UDP() / Raw(b"r" * 10)
     arp_req = Ether(dst="ff:ff:ff:ff:ff:ff", src="02:00:00:00:00:55") / ARP(
         op=1, hwsrc="02:00:00:00:00:55", psrc="10.10.1.5", pdst="10.10.1.10")
@@ -158,13 +159,14 @@ def test_arp_learn_and_resolution(sluiced_factory, tmp_path):
     fib = s.js("show ip fib 10.10.1.5")["routes"]
     assert fib[0]["prefix"] == "10.10.1.5/32" and fib[0]["mac"] == "02:00:00:00:00:55"
     errs = s.errors()
-    assert errs[("arp (main)", "packets dropped while resolving a next hop")] == 1
+    assert errs[("arp (main)", "packets held while resolving a next hop (not a drop)")] == 1
     # aging: the learnt entry and its host route go; static entries and routes stay
     s.cli("set ip neighbor-config age 1")
     time.sleep(3.5)
     neigh = {(n["interface"], n["address"]): n for n in s.js("show ip neighbors")["neighbors"]}
     assert ("port0", "10.10.1.5") not in neigh
     assert ("port1", "10.10.2.7") not in neigh      # incomplete, unused: gone after 3 s
+    assert s.errors()[("arp (main)", "held packets dropped: no ARP reply within 1 s")] == 1
     assert neigh[("port1", "10.10.2.1")]["state"] == "static"
     assert s.js("show ip fib 10.10.1.5")["routes"][0]["prefix"] == "10.10.1.0/24"
     assert s.stop() == 0

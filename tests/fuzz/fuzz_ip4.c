@@ -78,6 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sl_runtime_drain_punts(sl_ip4_punt);
 	sl_l2_poll();
 	env_walk(2);
+	sl_ip4_held_flush(); /* packets held for ARP wait up to a second */
 	drain_tx();
 	if (rte_mempool_in_use_count(sl_pool) != base)
 		abort(); /* a buffer leaked */
