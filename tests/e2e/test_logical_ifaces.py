@@ -28,7 +28,7 @@ def run_file(s, path, lines):
 
 
 def test_churn_under_traffic(sluiced_factory, tmp_path):
-    n_subs, n_virt, n_pkts = 10000, 500, 3_000_000
+    n_subs, n_virt = 10000, 500
     lines = []
     for i in range(4):
         pcap = f" pcap {tmp_path}/pg{i}.pcap" if i == 3 else ""
@@ -40,10 +40,10 @@ def test_churn_under_traffic(sluiced_factory, tmp_path):
     s.cli("show interface")
     mem0 = s.js("show memory")["memory"][0]["allocated"]
     bufs0 = s.js("show buffers")["buffers"][0]["in-use"]
-    s.cli(f"packet-generator new {{ name flow limit {n_pkts} rate 300000 interface pg0 worker 0 "
+    # no limit: the stream runs until the churn is over (nothing here is timed)
+    s.cli(f"packet-generator new {{ name flow rate 200000 interface pg0 worker 0 "
           f"pcap {tmp_path}/flow.pcap }}")
     s.cli("packet-generator enable-stream flow")
-    t0 = time.time()
 
     run_file(s, tmp_path / "create.cli",
              [f"create sub-interfaces pg2 {i} {sub_tags(i)[0]}" for i in range(1, n_subs + 1)] +
@@ -82,11 +82,11 @@ def test_churn_under_traffic(sluiced_factory, tmp_path):
              [f"delete loopback interface intfc loop{i}" for i in range(n_virt)] +
              ["delete sub-interface pg2.4094"])
     assert [r["name"] for r in s.js("show interface")["interfaces"]] == ["pg0", "pg1", "pg2", "pg3"]
-    churn_s = time.time() - t0
-    flow = wait_stream(s, "flow", n_pkts, timeout=60)
-    # the churn happened while the stream ran: it was still sending when the churn ended
-    assert churn_s < n_pkts / 300000, churn_s
-    assert flow["sent"] == n_pkts
+    s.cli("packet-generator disable-stream flow")
+    time.sleep(0.5)  # the last vectors drain
+    flow = [st for st in s.js("show packet-generator")["streams"] if st["name"] == "flow"][0]
+    n_pkts = flow["sent"]
+    assert n_pkts > 100000  # it ran throughout
     assert s.iface("pg1")["tx-packets"] == n_pkts and s.iface("pg0")["rx-packets"] == n_pkts
     assert s.errors() == {}
     s.cli("packet-generator delete flow")
