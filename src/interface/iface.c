@@ -482,7 +482,6 @@ int sl_iface_sub_create(struct sl_iface *p, uint32_t id, uint16_t tpid, uint16_t
 	f->vid = vid;
 	f->inner_vid = inner;
 	f->mtu = p->mtu;
-	f->sub = true;
 	if ((rc = rte_hash_add_key_data(sub_hash, &k, (void *)(uintptr_t)f->port))) {
 		char why[8];
 		f->nb_subs = 0;

@@ -80,7 +80,6 @@ struct sl_iface {
 	bool bvi;                     /* a bridge's routed interface: routed out into the
 				       * bridge, bridged to it into routing */
 	/* a VLAN sub-interface: its frames carry these tags on the parent port */
-	bool sub;
 	uint16_t parent;
 	uint16_t tpid;                /* outer tag's ethertype: 0x8100 or 0x88a8 */
 	uint16_t vid, inner_vid;      /* inner_vid 0: one tag */
