@@ -21,27 +21,63 @@
 #define SL_MAX_RXQ 16
 #define SL_PUNT_RING_SIZE 1024
 
-/* Per-packet metadata, kept in the mbuf's first cache line, which every node reads anyway:
- * over the RSS hash (sluiced does not use it) and vlan_tci_outer. In the private area it
- * was a third line per packet, and a vector of 256 no longer fitted in L1 (make bench-graph:
- * BENCHMARKS.md). */
+/* ---- per-packet metadata: every field a node passes to the next, in one place ----
+ *
+ * First cache line (every node reads it anyway):
+ *   m->port          ingress interface (port-rx/pg-input set the port, ethernet-input a
+ *                    sub-interface's index, loop-output/bvi-output the interface's own)
+ *   m->hash.rss      flow hash: the port's RSS hash when RTE_MBUF_F_RX_RSS_HASH is set;
+ *                    nothing overwrites it (ECMP and tunnels' source ports read it)
+ *   struct sl_meta   over hash.fdir.hi and vlan_tci_outer, written per packet on the path:
+ *                    the adjacency and the egress interface
+ * Second cache line, DPDK's dynamic field area (rte_pktmbuf_free reads this line anyway):
+ *   struct sl_meta2  what only exceptional packets or later features need: the drop reason,
+ *                    ICMP requests, the punt reason, a FIB table chosen ahead of ip4-lookup,
+ *                    the L3 offset, and spare bytes for the next features
+ * Flags, in ol_flags (dynamic flags, so every receive clears them):
+ *   sl_flag_trace    the packet is traced (show trace)
+ *   sl_flag_fib      sl_meta2.fib chose the table, not the ingress interface
+ * In the private area (after struct rte_mbuf) the metadata was a third line per packet and
+ * a vector of 256 no longer fitted in L1 (make bench-graph: BENCHMARKS.md). */
 struct sl_meta {
-	uint32_t adj;     /* adjacency index chosen by ip4-lookup */
-	uint16_t error;   /* error id for error-drop */
-	uint16_t icmp;    /* ICMP type << 8 | code requested from icmp4-error */
-	uint16_t aux;     /* punt reason, MTU for fragmentation-needed, or output port */
+	uint32_t adj;     /* adjacency (next hop and rewrite) chosen by ip4-lookup */
+	uint16_t tx_if;   /* egress interface, for output nodes that serve several */
 } __attribute__((packed));
-_Static_assert(offsetof(struct rte_mbuf, hash) + sizeof(struct sl_meta) <=
+_Static_assert(offsetof(struct rte_mbuf, hash) + 4 + sizeof(struct sl_meta) <=
 		       offsetof(struct rte_mbuf, buf_len),
-	       "sl_meta spans hash and vlan_tci_outer only");
+	       "sl_meta spans hash.fdir.hi and vlan_tci_outer only");
 _Static_assert(offsetof(struct rte_mbuf, buf_len) < RTE_CACHE_LINE_MIN_SIZE,
 	       "sl_meta is in the first cache line");
 #define SL_MBUF_PRIV 0
 
 static inline struct sl_meta *sl_meta(struct rte_mbuf *m)
 {
-	return (struct sl_meta *)&m->hash;
+	return (struct sl_meta *)((uint8_t *)&m->hash + 4);
 }
+
+struct sl_meta2 {
+	uint16_t error;   /* error id for error-drop */
+	uint16_t icmp;    /* ICMP type << 8 | code requested from icmp4-error */
+	uint16_t mtu;     /* the egress MTU, for ICMP fragmentation needed */
+	uint16_t punt;    /* why the packet goes to the main lcore (SL_PUNT_*) */
+	uint16_t fib;     /* FIB table index, when sl_flag_fib is set */
+	uint8_t l3_off;   /* L2 header length: the frame starts l3_off before the L3 header */
+	uint8_t spare[5]; /* for the next features (QoS pipe, session) */
+};
+/* Registered at this offset (sl_meta_register), the end of the dynamic field area, so that
+ * the compiler knows it: PMDs' own fields (the Rx timestamp) take the first free bytes. */
+#define SL_META2_OFF (sizeof(struct rte_mbuf) - 16)
+_Static_assert(sizeof(struct sl_meta2) == 16, "sl_meta2 is 16 bytes");
+_Static_assert(SL_META2_OFF >= offsetof(struct rte_mbuf, dynfield1), "in the dynfield area");
+
+static inline struct sl_meta2 *sl_meta2(struct rte_mbuf *m)
+{
+	return (struct sl_meta2 *)((uint8_t *)m + SL_META2_OFF);
+}
+
+extern uint64_t sl_flag_trace, sl_flag_fib; /* ol_flags masks */
+/* Reserves sl_meta2 and the flags with DPDK's dynamic mbuf fields; after rte_eal_init. */
+int sl_meta_register(void);
 
 /* ---- errors: every drop has a named reason, counted per worker ---- */
 struct sl_error_desc {
@@ -108,6 +144,41 @@ extern uint16_t sl_nb_workers;   /* graphs; the main lcore is graph 0 when no wo
 extern struct rte_rcu_qsbr *sl_rcu;
 
 
+/* ---- registration: what a node handles, and which nodes a graph holds ----
+ * A node joins every worker's graph by registering with SL_NODE_REGISTER (clones such as
+ * port-tx-P are added by their owner). A dispatching node keeps a table key -> edge that
+ * other files fill from their constructors (sl_dispatch_register): ethertype ->
+ * node (ethernet-input), IP protocol -> node (ip4-local), UDP port -> node (ip4-udp-local),
+ * adjacency type -> node (ip4-lookup). The edges are added before the first graph is made;
+ * an unregistered key keeps edge 0, the dispatcher's own "not handled" edge. */
+void sl_graph_member(const char *node_name);
+#define SL_NODE_REGISTER(node)                                                            \
+	RTE_NODE_REGISTER(node);                                                          \
+	RTE_INIT(sl_member_##node)                                                        \
+	{                                                                                 \
+		sl_graph_member(node.name);                                               \
+	}
+
+#define SL_DISPATCH_MAX 32
+struct sl_dispatch {
+	const char *from;   /* the dispatching node */
+	uint16_t *next;     /* next[key] */
+	uint32_t nkeys;
+	bool key_be16;                 /* keys are 16-bit values in network order */
+	bool key_hex;                  /* shown in hex (ethertypes) */
+	const char *const *key_names;  /* or names for show graph */
+	uint16_t n;
+	struct {
+		uint32_t key;
+		const char *to;
+	} reg[SL_DISPATCH_MAX];
+	struct sl_dispatch *link;
+};
+/* From a constructor: packets with this key go to node `to`. */
+void sl_dispatch_register(struct sl_dispatch *d, uint32_t key, const char *to);
+/* The registered node of a key, or NULL (show graph, tests). */
+const char *sl_dispatch_name(const struct sl_dispatch *d, uint32_t key);
+
 /* Every node keeps its worker in the first word of its context (set by sl_node_init). */
 static inline struct sl_worker *sl_node_worker(const struct rte_node *node)
 {
@@ -161,6 +232,20 @@ static inline void sl_enqueue_nexts(struct rte_graph *g, struct rte_node *node, 
 	}
 }
 
+/* The usual node: each packet's next edge from one(), then the vector out by sl_enqueue_nexts
+ * (one() is inlined: the function is always inlined with a constant pointer). */
+static __rte_always_inline uint16_t
+sl_node_each(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n,
+	     uint16_t (*one)(struct sl_worker *w, struct rte_mbuf *m))
+{
+	struct sl_worker *w = sl_node_worker(node);
+	uint16_t nexts[n ? n : 1]; /* a stream can outgrow a burst */
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = one(w, objs[i]);
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
+
 /* In a node's loop over a vector: the mbuf 8 ahead, and the packet data 4 ahead (its address
  * comes from the mbuf fetched 4 iterations earlier). For the first node to read a packet
  * (ethernet-input, l2-bridge; the L2 modes do without, see src/l2/fwd_node.c); the nodes
@@ -188,7 +273,7 @@ static inline void sl_source_busy(struct sl_worker *w, enum sl_source src, uint1
 /* Mark a packet dropped with an error id. */
 static inline void sl_set_error(struct rte_mbuf *m, uint16_t err)
 {
-	sl_meta(m)->error = err;
+	sl_meta2(m)->error = err;
 }
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* ethernet-input: checks the frame and its destination MAC, strips the Ethernet header and
- * dispatches by ethertype. */
+ * dispatches by ethertype to the node registered for it (sl_eth_type_register). */
+#include "ethernet.h"
 #include "../interface/iface.h"
 
 #define ETH_ERRORS(X)                                                     \
@@ -13,8 +14,20 @@ enum { ETH_ERRORS(SL_ERR_ENUM) ETH_NB_ERR };
 static const char *const eth_reasons[] = {ETH_ERRORS(SL_ERR_STR)};
 static uint16_t eth_err;
 
-/* edges: drop, ip4, arp, then a sub-interface's mode (l2-io ... l2-bridge) or noisy */
-enum { ETH_NEXT_DROP, ETH_NEXT_IP4, ETH_NEXT_ARP, ETH_NEXT_MODES, ETH_NB_NEXT = ETH_NEXT_MODES + SL_NB_MODES };
+/* edges: drop, a sub-interface's mode (l2-io ... l2-bridge) or noisy, then the registered
+ * ethertypes' nodes */
+enum { ETH_NEXT_DROP, ETH_NEXT_MODES, ETH_NB_NEXT = ETH_NEXT_MODES + SL_NB_MODES };
+
+/* by the ethertype as it is in the frame (network order); 0 (drop): none registered */
+static uint16_t type_next[1 << 16];
+struct sl_dispatch sl_eth_types = {.from = "ethernet-input", .next = type_next,
+				   .nkeys = 1 << 16, .key_be16 = true,
+				   .key_hex = true};
+
+void sl_eth_type_register(uint16_t ethertype, const char *node_name)
+{
+	sl_dispatch_register(&sl_eth_types, rte_cpu_to_be_16(ethertype), node_name);
+}
 
 /* Pops the tags of a sub-interface's frame and makes it the sub-interface's; returns the
  * next edge when the sub-interface is not routed, 0 when it is (the frame goes on through
@@ -76,14 +89,15 @@ static inline uint16_t eth_one(struct sl_worker *w, struct rte_mbuf *m)
 		sl_set_error(m, eth_err + ETH_ERR_MAC);
 		return ETH_NEXT_DROP;
 	}
-	uint16_t type = eh->ether_type;
+	uint16_t nx = type_next[eh->ether_type];
+	if (unlikely(nx == ETH_NEXT_DROP)) {
+		sl_set_error(m, eth_err + ETH_ERR_TYPE);
+		return ETH_NEXT_DROP;
+	}
+	/* the frame starts l3_off before the L3 header (tags popped already) */
+	sl_meta2(m)->l3_off = RTE_ETHER_HDR_LEN;
 	rte_pktmbuf_adj(m, RTE_ETHER_HDR_LEN);
-	if (likely(type == RTE_BE16(RTE_ETHER_TYPE_IPV4)))
-		return ETH_NEXT_IP4;
-	if (type == RTE_BE16(RTE_ETHER_TYPE_ARP))
-		return ETH_NEXT_ARP;
-	sl_set_error(m, eth_err + ETH_ERR_TYPE);
-	return ETH_NEXT_DROP;
+	return nx;
 }
 
 /* The 6-byte MAC in the low bits of a 64-bit word (loaded from 8 bytes of the frame). */
@@ -103,7 +117,8 @@ static uint16_t eth_process(struct rte_graph *g, struct rte_node *node, void **o
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
 		sl_prefetch_ahead(objs, i, n);
-		/* fast path: unicast to us, IPv4; the rest (and every error) in eth_one */
+		/* fast path: unicast to us, a registered ethertype; the rest (and every error) in
+		 * eth_one */
 		if (m->port != last_port) {
 			uint8_t b[8] = {0};
 			memcpy(b, &sl_ifaces[m->port].mac, 6);
@@ -113,12 +128,13 @@ static uint16_t eth_process(struct rte_graph *g, struct rte_node *node, void **o
 		const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 		uint16_t type;
 		memcpy(&type, d + 12, 2);
-		if (likely(m->data_len >= RTE_ETHER_HDR_LEN && mac48(d) == mac &&
-			   type == RTE_BE16(RTE_ETHER_TYPE_IPV4))) {
+		uint16_t nx = type_next[type];
+		if (likely(m->data_len >= RTE_ETHER_HDR_LEN && mac48(d) == mac && nx)) {
 			m->data_off += RTE_ETHER_HDR_LEN;
 			m->data_len -= RTE_ETHER_HDR_LEN;
 			m->pkt_len -= RTE_ETHER_HDR_LEN;
-			nexts[i] = ETH_NEXT_IP4;
+			sl_meta2(m)->l3_off = RTE_ETHER_HDR_LEN;
+			nexts[i] = nx;
 			continue;
 		}
 		nexts[i] = eth_one(w, m);
@@ -132,11 +148,11 @@ static struct rte_node_register eth_node = {
 	.process = eth_process,
 	.init = sl_node_init,
 	.nb_edges = ETH_NB_NEXT,
-	.next_nodes = {"error-drop", "ip4-input", "arp-input",
+	.next_nodes = {"error-drop",
 		       /* SL_MODE_NODES without ethernet-input itself, then noisy */
 		       "l2-io", "l2-mac", "l2-macswap", "l2-5tswap", "l2-bridge", "noisy"},
 };
-RTE_NODE_REGISTER(eth_node);
+SL_NODE_REGISTER(eth_node)
 
 RTE_INIT(eth_errors)
 {

@@ -244,7 +244,7 @@ RTE_INIT(inject_errors)
 
 int sl_iface_inject(struct rte_mbuf *m, uint16_t port)
 {
-	sl_meta(m)->aux = port;
+	sl_meta(m)->tx_if = port;
 	if (rte_ring_mp_enqueue(sl_inject_ring, m)) {
 		sl_main_ctx->errors[inject_err]++;
 		rte_pktmbuf_free(m);

@@ -70,6 +70,7 @@ struct sl_iface {
 	uint16_t tx_slot;             /* its output edge, counted from a tx user's first edge */
 	uint16_t mtu;
 	uint32_t ip4;                 /* primary address, host order; 0 = none */
+	uint16_t fib;                 /* its IPv4 FIB table's index (0: table 0) */
 	struct rte_ether_addr mac;
 	uint16_t nb_txq;              /* worker w sends on queue w % nb_txq */
 	bool tx_shared;               /* fewer TX queues than workers: queues are locked */
@@ -112,13 +113,13 @@ static inline uint16_t sl_iface_in_next(uint16_t p)
 }
 
 /* For the output nodes of types whose frames come back in (BVI, loopback): each frame
- * becomes its interface's (mbuf->port = meta->aux), counted as sent on it, and as received
+ * becomes its interface's (mbuf->port = meta->tx_if), counted as sent on it, and as received
  * too when rx. */
 static inline void sl_iface_loop_back(struct sl_worker *w, void **objs, uint16_t n, bool rx)
 {
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
-		struct sl_if_counters *c = &w->ifc[m->port = sl_meta(m)->aux];
+		struct sl_if_counters *c = &w->ifc[m->port = sl_meta(m)->tx_if];
 		c->tx_pkts++;
 		c->tx_bytes += m->pkt_len;
 		if (rx) {
@@ -134,12 +135,12 @@ void sl_iface_fini(void);
 struct sl_iface *sl_iface_by_name(const char *name);
 /* Publishes each worker's (port, queue) list from the placement. */
 int sl_iface_publish_rx(void);
-/* Hands a ready L2 frame (meta->aux = tx port) to worker 0 to transmit. */
+/* Hands a ready L2 frame (meta->tx_if = tx port) to worker 0 to transmit. */
 int sl_iface_inject(struct rte_mbuf *m, uint16_t port);
 /* Called from a constructor by a node that sends to any interface: at start-up it gets an
  * edge to each type's output node (sl_iface_output_register), then (and when a port is
  * added) one to every port-tx-P; interface i's is at *first + sl_ifaces[i].tx_slot. A packet
- * for an interface that is not a port carries the interface in meta->aux. */
+ * for an interface that is not a port carries the interface in meta->tx_if. */
 void sl_iface_tx_user(const char *node_name, rte_edge_t *first);
 /* Called from a constructor: frames out of interfaces of type t go to node_name. */
 void sl_iface_output_register(enum sl_if_type t, const char *node_name);

@@ -26,7 +26,7 @@ static struct rte_node_register lo_out_node = {
 	.nb_edges = LO_NB_NEXT,
 	.next_nodes = {[LO_NEXT_ETH] = "ethernet-input"},
 };
-RTE_NODE_REGISTER(lo_out_node);
+SL_NODE_REGISTER(lo_out_node)
 
 RTE_INIT(lo_init)
 {

@@ -67,4 +67,4 @@ static struct rte_node_register rx_node = {
 	.nb_edges = RX_NB_NEXT,
 	.next_nodes = {SL_MODE_NODES, "noisy", "interface-output"},
 };
-RTE_NODE_REGISTER(rx_node);
+SL_NODE_REGISTER(rx_node)

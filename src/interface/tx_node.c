@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* port-tx-P: sends a vector on port P through the worker's own TX queue; interface-output:
- * sorts frames by their meta->aux interface onto its output (port-tx-P, or its type's). */
+ * sorts frames by their meta->tx_if interface onto its output (port-tx-P, or its type's). */
 #include "iface.h"
 #include <stdlib.h>
 #include <string.h>
@@ -118,7 +118,7 @@ static uint16_t out_process(struct rte_graph *g, struct rte_node *node, void **o
 {
 	uint16_t nexts[n];
 	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = sl_iface_tx_edge(out_tx0, sl_meta(objs[i])->aux);
+		nexts[i] = sl_iface_tx_edge(out_tx0, sl_meta(objs[i])->tx_if);
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
 }
@@ -129,4 +129,4 @@ static struct rte_node_register out_node = {
 	.init = sl_node_init,
 	.nb_edges = 0,
 };
-RTE_NODE_REGISTER(out_node);
+SL_NODE_REGISTER(out_node)

@@ -3,6 +3,7 @@
  * which learns the sender and answers requests for our addresses. */
 #include "../interface/iface.h"
 #include "ip4.h"
+#include "../ethernet/ethernet.h"
 #include <rte_arp.h>
 
 #define ARP_ERRORS(X)                                               \
@@ -39,7 +40,7 @@ static inline uint16_t arp_one(struct rte_mbuf *m)
 		e = ARP_ERR_NOADDR;
 		goto drop;
 	}
-	sl_meta(m)->aux = SL_PUNT_ARP;
+	sl_meta2(m)->punt = SL_PUNT_ARP;
 	return ARP_NEXT_PUNT;
 drop:
 	sl_set_error(m, arp_err + e);
@@ -62,9 +63,10 @@ static struct rte_node_register arp_node = {
 	.nb_edges = ARP_NB_NEXT,
 	.next_nodes = {[ARP_NEXT_DROP] = "error-drop", [ARP_NEXT_PUNT] = "punt"},
 };
-RTE_NODE_REGISTER(arp_node);
+SL_NODE_REGISTER(arp_node)
 
 RTE_INIT(arp_errors)
 {
 	arp_err = sl_error_register("arp-input", arp_reasons, ARP_NB_ERR);
+	sl_eth_type_register(RTE_ETHER_TYPE_ARP, "arp-input");
 }

@@ -21,6 +21,7 @@ static int errno_msg(struct sl_out *o, int rc, const char *what)
 		return sl_out_error(o, "%s: next hop is not on a connected subnet "
 				       "(add an interface address or name the interface)", what);
 	case -EINVAL: return sl_out_error(o, "%s: invalid address or prefix", what);
+	case -ENXIO: return sl_out_error(o, "%s: no such table", what);
 	default: return sl_out_error(o, "%s: %s", what, strerror(-rc));
 	}
 }
@@ -53,13 +54,40 @@ static int route_err(struct sl_out *o, uint32_t p, uint8_t len, int rc)
 	return errno_msg(o, rc, what);
 }
 
-/* ip route add|del PREFIX via NEXTHOP [IFACE] */
+/* "table N" among the arguments before "via" (VPP takes it before or after the prefix): the
+ * table's index in *fib, the pair taken out of argv. 0 done, -1 error (answered). */
+static int take_table(struct sl_out *o, int *argc, char **argv, uint16_t *fib)
+{
+	*fib = 0;
+	for (int i = 0; i < *argc && strcmp(argv[i], "via"); i++) {
+		if (strcmp(argv[i], "table"))
+			continue;
+		uint32_t id;
+		if (i + 1 >= *argc)
+			return sl_out_error(o, "table: needs a table id");
+		if (sl_arg_u32(o, "table", argv[i + 1], 0, UINT32_MAX, &id))
+			return -1;
+		int t = sl_ip4_table_find(id);
+		if (t < 0)
+			return sl_out_error(o, "table %u does not exist (ip table add %u)", id, id);
+		*fib = (uint16_t)t;
+		memmove(argv + i, argv + i + 2, (size_t)(*argc - i - 2) * sizeof(*argv));
+		*argc -= 2;
+		return 0;
+	}
+	return 0;
+}
+
+/* ip route add|del [table N] [count N] PREFIX via NEXTHOP [IFACE] */
 static int route_cmd(struct sl_out *o, int argc, char **argv, bool add)
 {
-	const char *usage = add ? "usage: ip route add PREFIX via NEXTHOP [IFACE]"
-				: "usage: ip route del PREFIX [via NEXTHOP [IFACE]]";
+	const char *usage = add ? "usage: ip route add [table N] [count N] PREFIX via NEXTHOP [IFACE]"
+				: "usage: ip route del [table N] [count N] PREFIX [via NEXTHOP [IFACE]]";
 	uint32_t pfx, nh = 0, count = 1;
 	uint8_t len;
+	uint16_t fib;
+	if (take_table(o, &argc, argv, &fib))
+		return -1;
 	if (argc >= 2 && !strcmp(argv[0], "count")) {
 		if (sl_arg_u32(o, "count", argv[1], 1, 1 << 24, &count))
 			return -1;
@@ -91,7 +119,7 @@ static int route_cmd(struct sl_out *o, int argc, char **argv, bool add)
 				    argv[0]);
 	/* all or nothing: deletes are checked first, adds are undone on failure */
 	for (uint32_t i = 0; !add && i < count; i++) {
-		const struct sl_route *r = sl_rib_find(pfx + i * step, len);
+		const struct sl_route *r = sl_rib_find(fib, pfx + i * step, len);
 		if (!r || !(r->present & (1u << SL_SRC_STATIC)))
 			return route_err(o, pfx + i * step, len, -ENOENT);
 	}
@@ -101,14 +129,14 @@ static int route_cmd(struct sl_out *o, int argc, char **argv, bool add)
 	int rc = 0;
 	for (uint32_t i = 0; i < count && !rc; i++) {
 		uint32_t p = pfx + i * step;
-		const struct sl_route *r = add ? sl_rib_find(p, len) : NULL;
+		const struct sl_route *r = add ? sl_rib_find(fib, p, len) : NULL;
 		if (add && !(r && (r->present & (1u << SL_SRC_STATIC))))
 			fresh[i / 8] |= (uint8_t)(1u << (i % 8));
-		rc = add ? sl_ip4_route_add(p, len, nh, port) : sl_ip4_route_del(p, len);
+		rc = add ? sl_ip4_route_add(fib, p, len, nh, port) : sl_ip4_route_del(fib, p, len);
 		if (rc) {
 			for (uint32_t j = 0; add && j < i; j++)
 				if (fresh[j / 8] & (1u << (j % 8)))
-					sl_ip4_route_del(pfx + j * step, len);
+					sl_ip4_route_del(fib, pfx + j * step, len);
 			route_err(o, p, len, rc);
 		}
 	}
@@ -121,7 +149,7 @@ static int cmd_route_add(struct sl_out *o, int argc, char **argv)
 	return route_cmd(o, argc, argv, true);
 }
 SL_CLI_COMMAND(route_add, .path = "ip route add",
-	       .usage = "[count N] PREFIX via NEXTHOP [IFACE]",
+	       .usage = "[table N] [count N] PREFIX via NEXTHOP [IFACE]",
 	       .help = "add a static route (count N adds N consecutive prefixes)",
 	       .fn = cmd_route_add)
 
@@ -129,7 +157,8 @@ static int cmd_route_del(struct sl_out *o, int argc, char **argv)
 {
 	return route_cmd(o, argc, argv, false);
 }
-SL_CLI_COMMAND(route_del, .path = "ip route del", .usage = "[count N] PREFIX [via NEXTHOP]",
+SL_CLI_COMMAND(route_del, .path = "ip route del",
+	       .usage = "[table N] [count N] PREFIX [via NEXTHOP]",
 	       .help = "delete a static route", .fn = cmd_route_del)
 
 static int cmd_neighbor(struct sl_out *o, int argc, char **argv)
@@ -160,7 +189,6 @@ SL_CLI_COMMAND(neighbor, .path = "ip neighbor", .usage = "[del] IFACE A.B.C.D MA
 	       .help = "add or delete a static ARP entry", .fn = cmd_neighbor)
 
 static const char *src_names[] = {"local", "connected", "static", "adjacency"};
-static const char *adj_names[] = {"drop", "local", "glean", "incomplete", "forward"};
 
 static void route_row(struct sl_out *o, const struct sl_route *r)
 {
@@ -180,19 +208,24 @@ static void route_row(struct sl_out *o, const struct sl_route *r)
 	if (a->type == SL_ADJ_FORWARD)
 		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", a->rewrite[0],
 			 a->rewrite[1], a->rewrite[2], a->rewrite[3], a->rewrite[4], a->rewrite[5]);
+	char tbl[12];
 	snprintf(ids, sizeof(ids), "%u", id);
+	snprintf(tbl, sizeof(tbl), "%u", sl_fib_ids[r->fib]);
 	const char *ifn = (a->type >= SL_ADJ_GLEAN) ? sl_ifaces[a->port].name : "";
-	sl_tbl_row(o, pfx, src_names[src], adj_names[a->type], nh, ifn, mac, ids);
+	sl_tbl_row(o, tbl, pfx, src_names[src], sl_adj_type_names[a->type], nh, ifn, mac, ids);
 }
 
 struct collect {
 	const struct sl_route **v;
 	size_t n, cap;
+	int fib; /* -1: every table */
 };
 
 static int collect_one(const struct sl_route *r, void *arg)
 {
 	struct collect *c = arg;
+	if (c->fib >= 0 && r->fib != c->fib)
+		return 0;
 	if (c->n == c->cap) {
 		c->cap = c->cap ? c->cap * 2 : 1024;
 		c->v = realloc(c->v, c->cap * sizeof(*c->v));
@@ -207,16 +240,24 @@ static int cmp_route(const void *a, const void *b)
 {
 	const struct sl_route *x = *(const struct sl_route *const *)a;
 	const struct sl_route *y = *(const struct sl_route *const *)b;
+	if (x->fib != y->fib)
+		return sl_fib_ids[x->fib] < sl_fib_ids[y->fib] ? -1 : 1;
 	if (x->pfx != y->pfx)
 		return x->pfx < y->pfx ? -1 : 1;
 	return (int)x->len - (int)y->len;
 }
 
-static const char *fib_cols[] = {"prefix", "source", "type", "next-hop", "interface",
-				 "mac", "adj:u"};
+static const char *fib_cols[] = {"table:u", "prefix", "source", "type", "next-hop",
+				 "interface", "mac", "adj:u"};
 
 static int cmd_show_fib(struct sl_out *o, int argc, char **argv)
 {
+	uint16_t fib = 0;
+	bool one_table = false;
+	for (int i = 0; i < argc; i++)
+		one_table |= !strcmp(argv[i], "table");
+	if (take_table(o, &argc, argv, &fib))
+		return -1;
 	if (argc == 1 && !strcmp(argv[0], "summary")) {
 		char n[16];
 		snprintf(n, sizeof(n), "%u", sl_ip4_route_count());
@@ -231,9 +272,9 @@ static int cmd_show_fib(struct sl_out *o, int argc, char **argv)
 		if (strchr(argv[0], '/') ? sl_arg_prefix4(o, argv[0], &ip, &len)
 					 : sl_arg_ip4(o, argv[0], &ip))
 			return -1;
-		sl_tbl_begin(o, "routes", 7, fib_cols);
+		sl_tbl_begin(o, "routes", 8, fib_cols);
 		for (int l = len; l >= 0; l--) {
-			const struct sl_route *r = sl_rib_find(ip, (uint8_t)l);
+			const struct sl_route *r = sl_rib_find(fib, ip, (uint8_t)l);
 			if (r) {
 				route_row(o, r);
 				break;
@@ -243,19 +284,20 @@ static int cmd_show_fib(struct sl_out *o, int argc, char **argv)
 		return 0;
 	}
 	if (argc > 1)
-		return sl_out_error(o, "usage: show ip fib [PREFIX | ADDRESS | summary]");
-	struct collect c = {0};
+		return sl_out_error(o, "usage: show ip fib [table N] [PREFIX | ADDRESS | summary]");
+	struct collect c = {.fib = one_table ? fib : -1};
 	sl_rib_walk(collect_one, &c);
 	qsort(c.v, c.n, sizeof(*c.v), cmp_route);
-	sl_tbl_begin(o, "routes", 7, fib_cols);
+	sl_tbl_begin(o, "routes", 8, fib_cols);
 	for (size_t i = 0; i < c.n; i++)
 		route_row(o, c.v[i]);
 	sl_tbl_end(o);
 	free(c.v);
 	return 0;
 }
-SL_CLI_COMMAND(show_fib, .path = "show ip fib", .usage = "[PREFIX | ADDRESS | summary]",
-	       .help = "routes: all, the best match of one prefix, or the count",
+SL_CLI_COMMAND(show_fib, .path = "show ip fib", .usage = "[table N] [PREFIX | ADDRESS | summary]",
+	       .help = "routes (of every table, or one): all, the best match of one prefix, or "
+		       "the count",
 	       .fn = cmd_show_fib)
 
 static int neigh_row(const struct sl_neigh *n, void *arg)
@@ -299,3 +341,91 @@ static int cmd_neigh_age(struct sl_out *o, int argc, char **argv)
 }
 SL_CLI_COMMAND(neigh_age, .path = "set ip neighbor-config", .usage = "age SECONDS",
 	       .help = "how long learnt ARP entries live", .fn = cmd_neigh_age)
+
+/* ---- FIB tables (VRFs) ---- */
+
+static int cmd_table(struct sl_out *o, int argc, char **argv, bool add)
+{
+	uint32_t id;
+	if (argc != 1)
+		return sl_out_error(o, "usage: ip table %s N", add ? "add" : "del");
+	if (sl_arg_u32(o, "table", argv[0], 0, UINT32_MAX, &id))
+		return -1;
+	char why[128] = "";
+	int rc = add ? sl_ip4_table_add(id) : sl_ip4_table_del(id, why, sizeof(why));
+	if (rc == -ENOSPC)
+		return sl_out_error(o, "table %u: %u tables at most", id, SL_FIB_MAX);
+	if (rc == -ENOMEM)
+		return sl_out_error(o, "table %u: no memory for its FIB (show memory)", id);
+	if (rc < 0)
+		return sl_out_error(o, "table %u: %s", id, why);
+	return 0;
+}
+
+static int cmd_table_add(struct sl_out *o, int argc, char **argv)
+{
+	return cmd_table(o, argc, argv, true);
+}
+SL_CLI_COMMAND(table_add, .path = "ip table add", .usage = "N",
+	       .help = "create IPv4 FIB table (VRF) N", .fn = cmd_table_add)
+
+static int cmd_table_del(struct sl_out *o, int argc, char **argv)
+{
+	return cmd_table(o, argc, argv, false);
+}
+SL_CLI_COMMAND(table_del, .path = "ip table del", .usage = "N",
+	       .help = "delete table N and its routes (no interface may be in it)",
+	       .fn = cmd_table_del)
+
+static int cmd_set_table(struct sl_out *o, int argc, char **argv)
+{
+	uint32_t id;
+	if (argc != 2)
+		return sl_out_error(o, "usage: set interface ip table IFACE N");
+	struct sl_iface *f = sl_iface_by_name(argv[0]);
+	if (!f)
+		return sl_out_error(o, "unknown interface '%s'", argv[0]);
+	if (sl_arg_u32(o, "table", argv[1], 0, UINT32_MAX, &id))
+		return -1;
+	int t = sl_ip4_table_find(id);
+	if (t < 0)
+		return sl_out_error(o, "table %u does not exist (ip table add %u)", id, id);
+	char why[160];
+	if (sl_ip4_table_set(f->port, (uint16_t)t, why, sizeof(why)))
+		return sl_out_error(o, "%s", why);
+	return 0;
+}
+SL_CLI_COMMAND(set_table, .path = "set interface ip table", .usage = "IFACE N",
+	       .help = "put an interface (without addresses) in IPv4 table N", .fn = cmd_set_table)
+
+static int cmd_show_tables(struct sl_out *o, int argc, char **argv)
+{
+	(void)argv;
+	if (argc)
+		return sl_out_error(o, "usage: show ip table");
+	uint32_t routes[SL_FIB_MAX] = {0}, ifs[SL_FIB_MAX] = {0};
+	struct collect c = {.fib = -1};
+	sl_rib_walk(collect_one, &c);
+	for (size_t i = 0; i < c.n; i++)
+		routes[c.v[i]->fib]++;
+	free(c.v);
+	for (uint32_t i = 0; i < sl_if_hwm; i++)
+		if (sl_ifaces[i].used)
+			ifs[sl_ifaces[i].fib]++;
+	sl_tbl_begin(o, "tables", 4, (const char *[]){"table:u", "index:u", "routes:u",
+						      "interfaces:u"});
+	for (int t = 0; t < SL_FIB_MAX; t++) {
+		if (!sl_fibs[t])
+			continue;
+		char id[12], ix[8], r[12], n[12];
+		snprintf(id, sizeof(id), "%u", sl_fib_ids[t]);
+		snprintf(ix, sizeof(ix), "%d", t);
+		snprintf(r, sizeof(r), "%u", routes[t]);
+		snprintf(n, sizeof(n), "%u", ifs[t]);
+		sl_tbl_row(o, id, ix, r, n);
+	}
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(show_tables, .path = "show ip table", .usage = "",
+	       .help = "IPv4 FIB tables: routes and interfaces in each", .fn = cmd_show_tables)

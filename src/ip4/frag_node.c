@@ -23,6 +23,7 @@ static uint16_t fr_process(struct rte_graph *g, struct rte_node *node, void **ob
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i], *out[FR_MAX];
 		struct sl_meta mt = *sl_meta(m);
+		struct sl_meta2 mt2 = *sl_meta2(m);
 		const struct sl_adj *adj = sl_adj_get(mt.adj);
 		uint16_t mtu = sl_ifaces[adj->port].mtu & ~7u;
 		int k = rte_ipv4_fragment_packet(m, out, FR_MAX, mtu, sl_pool, sl_indirect_pool);
@@ -33,6 +34,7 @@ static uint16_t fr_process(struct rte_graph *g, struct rte_node *node, void **ob
 		}
 		for (int j = 0; j < k; j++) {
 			*sl_meta(out[j]) = mt;
+			*sl_meta2(out[j]) = mt2;
 			out[j]->port = m->port;
 		}
 		w->errors[fr_err + FR_MADE] += (uint64_t)k;
@@ -49,7 +51,7 @@ static struct rte_node_register fr_node = {
 	.nb_edges = FR_NB_NEXT,
 	.next_nodes = {[FR_NEXT_DROP] = "error-drop", [FR_NEXT_REWRITE] = "ip4-rewrite"},
 };
-RTE_NODE_REGISTER(fr_node);
+SL_NODE_REGISTER(fr_node)
 
 RTE_INIT(fr_errors)
 {

@@ -49,7 +49,7 @@ static inline bool is_icmp_error(const struct rte_ipv4_hdr *ip, uint32_t hl, uin
 static inline uint16_t ie_one(struct sl_worker *w, struct rte_mbuf *m, uint64_t now)
 {
 	uint16_t e;
-	struct sl_meta *mt = sl_meta(m);
+	struct sl_meta2 *mt = sl_meta2(m);
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
 	uint32_t hl = (ip->version_ihl & 0xf) * 4u, len = rte_pktmbuf_pkt_len(m);
 	uint32_t src = rte_be_to_cpu_32(ip->src_addr), dst = rte_be_to_cpu_32(ip->dst_addr);
@@ -96,7 +96,7 @@ static inline uint16_t ie_one(struct sl_worker *w, struct rte_mbuf *m, uint64_t 
 	/* RFC 1191: next-hop MTU in the low 16 bits of the second word */
 	ic->icmp_ident = 0;
 	ic->icmp_seq_nb = ic->icmp_type == SL_ICMP_UNREACH && ic->icmp_code == 4
-				  ? rte_cpu_to_be_16((uint16_t)mt->aux)
+				  ? rte_cpu_to_be_16(mt->mtu)
 				  : 0;
 	ic->icmp_cksum = (uint16_t)~rte_raw_cksum(ic, 8 + keep);
 	w->errors[ie_err + (ic->icmp_type == SL_ICMP_TIME_EXCEEDED ? IE_SENT_TTL
@@ -126,7 +126,7 @@ static struct rte_node_register ie_node = {
 	.nb_edges = IE_NB_NEXT,
 	.next_nodes = {[IE_NEXT_DROP] = "error-drop", [IE_NEXT_LOOKUP] = "ip4-lookup"},
 };
-RTE_NODE_REGISTER(ie_node);
+SL_NODE_REGISTER(ie_node)
 
 RTE_INIT(ie_errors)
 {

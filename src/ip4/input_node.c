@@ -2,6 +2,7 @@
 /* ip4-input: the RFC 1812 section 5.2.2 header checks, each with a named error. */
 #include "../interface/iface.h"
 #include "ip4.h"
+#include "../ethernet/ethernet.h"
 #include <rte_ip.h>
 
 #define IP4IN_ERRORS(X)                                                   \
@@ -120,9 +121,10 @@ static struct rte_node_register in_node = {
 	.nb_edges = IN_NB_NEXT,
 	.next_nodes = {[IN_NEXT_DROP] = "error-drop", [IN_NEXT_LOOKUP] = "ip4-lookup"},
 };
-RTE_NODE_REGISTER(in_node);
+SL_NODE_REGISTER(in_node)
 
 RTE_INIT(in_errors)
 {
 	in_err = sl_error_register("ip4-input", in_reasons, IN_NB_ERR);
+	sl_eth_type_register(RTE_ETHER_TYPE_IPV4, "ip4-input");
 }

@@ -14,7 +14,13 @@ enum sl_adj_type {
 	SL_ADJ_GLEAN,       /* connected subnet: resolve the destination itself */
 	SL_ADJ_INCOMPLETE,  /* next hop known, its MAC not yet */
 	SL_ADJ_FORWARD,     /* complete rewrite */
+	SL_ADJ_NB_TYPES     /* tunnels' encapsulations will be types of their own */
 };
+/* From a constructor: ip4-lookup sends packets whose adjacency has type t to node_name
+ * (a type with no node: ICMP unreachable, as SL_ADJ_DROP). */
+void sl_adj_type_register(enum sl_adj_type t, const char *node_name);
+extern struct sl_dispatch sl_adj_types;
+extern const char *const sl_adj_type_names[SL_ADJ_NB_TYPES];
 
 /* Immutable once published: the control plane replaces the pointer, never the contents. */
 struct sl_adj {
@@ -26,7 +32,13 @@ struct sl_adj {
 _Static_assert(sizeof(struct sl_adj) == 32, "adjacency is half a cache line");
 
 extern struct sl_adj *sl_adj_tbl[SL_ADJ_MAX];
-extern struct rte_fib *sl_fib;
+
+/* FIB tables (VRFs): table index t (an interface's fib, sl_meta2.fib) has the user's table
+ * id sl_fib_ids[t]; index 0 is table 0, the default. One rte_fib DIR-24-8 per table. */
+#define SL_FIB_MAX 256
+extern struct rte_fib *sl_fibs[SL_FIB_MAX];
+extern uint32_t sl_fib_ids[SL_FIB_MAX];
+extern bool sl_fib_multi; /* a table other than 0 exists: ip4-lookup looks at each packet's */
 
 #define SL_ADJ_ID_DROP 0
 #define SL_ADJ_ID_LOCAL 1
@@ -39,6 +51,13 @@ enum { SL_PUNT_ARP = 1, SL_PUNT_GLEAN = 2 };
 #define SL_ICMP_ECHO 8
 #define SL_ICMP_TIME_EXCEEDED 11
 #define SL_ICMP_UNREACH_NEEDFRAG 4
+#define SL_ICMP_UNREACH_PORT 3
+
+/* From a constructor: packets for our addresses with IP protocol proto go from ip4-local to
+ * node_name; UDP ones with destination port (host order) from ip4-udp-local. */
+void sl_ip4_proto_register(uint8_t proto, const char *node_name);
+void sl_udp_port_register(uint16_t port, const char *node_name);
+extern struct sl_dispatch sl_ip4_protos, sl_udp_ports;
 
 /* RFC 1624 eqn. 3: checksum after the TTL (high byte of its 16-bit word) drops by one. */
 static inline uint16_t sl_cksum_ttl_dec(uint16_t be_cksum)
@@ -50,10 +69,10 @@ static inline uint16_t sl_cksum_ttl_dec(uint16_t be_cksum)
 }
 
 /* One lookup, for the control plane and tests; workers use rte_fib_lookup_bulk. */
-static inline uint32_t sl_ip4_fib_lookup(uint32_t ip)
+static inline uint32_t sl_ip4_fib_lookup(uint16_t fib, uint32_t ip)
 {
 	uint64_t nh = 0;
-	rte_fib_lookup_bulk(sl_fib, &ip, &nh, 1);
+	rte_fib_lookup_bulk(sl_fibs[fib], &ip, &nh, 1);
 	return (uint32_t)nh;
 }
 
@@ -67,8 +86,16 @@ int sl_ip4_init(uint32_t max_routes, uint32_t tbl8s);
 void sl_ip4_fini(void);
 int sl_ip4_addr_add(uint16_t port, uint32_t ip, uint8_t len);
 int sl_ip4_addr_del(uint16_t port, uint32_t ip, uint8_t len);
-int sl_ip4_route_add(uint32_t pfx, uint8_t len, uint32_t nh, int port);
-int sl_ip4_route_del(uint32_t pfx, uint8_t len);
+int sl_ip4_route_add(uint16_t fib, uint32_t pfx, uint8_t len, uint32_t nh, int port);
+int sl_ip4_route_del(uint16_t fib, uint32_t pfx, uint8_t len);
+/* Tables by the user's id: add returns the index (an existing table's too) or -errno; del
+ * refuses table 0 and a table with interfaces in it (why says so) and deletes its routes;
+ * set moves an interface without addresses, static neighbours or routes to table index
+ * fib. find returns the index or -1. */
+int sl_ip4_table_add(uint32_t id);
+int sl_ip4_table_del(uint32_t id, char *why, size_t len);
+int sl_ip4_table_set(uint16_t ifx, uint16_t fib, char *why, size_t len);
+int sl_ip4_table_find(uint32_t id);
 int sl_ip4_neigh_set(uint16_t port, uint32_t ip, const uint8_t mac[6], bool is_static);
 int sl_ip4_neigh_del(uint16_t port, uint32_t ip);
 /* Handles a punted packet (ARP, or a packet waiting for resolution); frees it. */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* ip4-lookup: longest-prefix match of the whole vector in one bulk call, then dispatch by
- * the adjacency's type. */
+/* ip4-lookup: longest-prefix match of the whole vector in one bulk call (per FIB table),
+ * then dispatch by the adjacency's type to the node registered for it
+ * (sl_adj_type_register). */
 #include "ip4.h"
+#include "../interface/iface.h"
 #include <rte_ip.h>
 
 #define LOOKUP_ERRORS(X) X(LK_NO_ROUTE, "no route (ICMP unreachable follows)")
@@ -9,13 +11,47 @@ enum { LOOKUP_ERRORS(SL_ERR_ENUM) LK_NB_ERR };
 static const char *const lk_reasons[] = {LOOKUP_ERRORS(SL_ERR_STR)};
 static uint16_t lk_err;
 
-enum { LK_NEXT_ICMP, LK_NEXT_REWRITE, LK_NEXT_LOCAL, LK_NEXT_PUNT, LK_NB_NEXT };
+/* edge 0: no route (icmp4-error), for the drop adjacency and any type with no node */
+enum { LK_NEXT_ICMP, LK_NB_NEXT };
 
-static const uint16_t type_next[] = {
-	[SL_ADJ_DROP] = LK_NEXT_ICMP,       [SL_ADJ_LOCAL] = LK_NEXT_LOCAL,
-	[SL_ADJ_GLEAN] = LK_NEXT_PUNT,      [SL_ADJ_INCOMPLETE] = LK_NEXT_PUNT,
-	[SL_ADJ_FORWARD] = LK_NEXT_REWRITE,
-};
+static uint16_t type_next[SL_ADJ_NB_TYPES];
+const char *const sl_adj_type_names[SL_ADJ_NB_TYPES] = {"drop", "local", "glean",
+							 "incomplete", "forward"};
+struct sl_dispatch sl_adj_types = {.from = "ip4-lookup", .next = type_next,
+				   .nkeys = SL_ADJ_NB_TYPES, .key_names = sl_adj_type_names};
+
+void sl_adj_type_register(enum sl_adj_type t, const char *node_name)
+{
+	sl_dispatch_register(&sl_adj_types, t, node_name);
+}
+
+/* The packet's table: the one chosen ahead (sl_flag_fib), else its ingress interface's. */
+static inline uint16_t pkt_fib(struct rte_mbuf *m)
+{
+	return unlikely(m->ol_flags & sl_flag_fib) ? sl_meta2(m)->fib : sl_ifaces[m->port].fib;
+}
+
+/* With several tables: one bulk lookup per run of packets in the same table. A table deleted
+ * since the packet's interface left it (sl_ip4_table_del refuses otherwise) finds none: the
+ * packet takes the drop adjacency. */
+static void lookup_tables(void **objs, const uint32_t *ips, uint64_t *hops, uint16_t n)
+{
+	uint16_t start = 0;
+	while (start < n) {
+		uint16_t t = pkt_fib(objs[start]), end = start + 1;
+		while (end < n && pkt_fib(objs[end]) == t)
+			end++;
+		struct rte_fib *f = t < SL_FIB_MAX ? __atomic_load_n(&sl_fibs[t], __ATOMIC_ACQUIRE)
+						   : NULL;
+		if (likely(f))
+			rte_fib_lookup_bulk(f, (uint32_t *)(uintptr_t)(ips + start), hops + start,
+					    end - start);
+		else
+			for (uint16_t i = start; i < end; i++)
+				hops[i] = SL_ADJ_ID_DROP;
+		start = end;
+	}
+}
 
 static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
@@ -28,7 +64,11 @@ static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **ob
 								  const struct rte_ipv4_hdr *);
 		ips[i] = rte_be_to_cpu_32(ip->dst_addr);
 	}
-	rte_fib_lookup_bulk(sl_fib, ips, hops, n);
+	/* one table (the usual case) costs the arc nothing per packet */
+	if (likely(!__atomic_load_n(&sl_fib_multi, __ATOMIC_RELAXED)))
+		rte_fib_lookup_bulk(sl_fibs[0], ips, hops, n);
+	else
+		lookup_tables(objs, ips, hops, n);
 	uint32_t last = UINT32_MAX;
 	uint16_t nx = 0;
 	for (uint16_t i = 0; i < n; i++) {
@@ -38,14 +78,11 @@ static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **ob
 			nx = type_next[sl_adj_get(id)->type];
 			last = id;
 		}
-		struct sl_meta *mt = sl_meta(m);
-		mt->adj = id;
+		sl_meta(m)->adj = id;
 		nexts[i] = nx;
 		if (unlikely(nx == LK_NEXT_ICMP)) {
 			w->errors[lk_err + LK_NO_ROUTE]++;
-			mt->icmp = SL_ICMP_UNREACH << 8 | 0; /* net unreachable */
-		} else if (unlikely(nexts[i] == LK_NEXT_PUNT)) {
-			mt->aux = SL_PUNT_GLEAN;
+			sl_meta2(m)->icmp = SL_ICMP_UNREACH << 8 | 0; /* net unreachable */
 		}
 	}
 	sl_enqueue_nexts(g, node, objs, nexts, n);
@@ -57,10 +94,9 @@ static struct rte_node_register lk_node = {
 	.process = lk_process,
 	.init = sl_node_init,
 	.nb_edges = LK_NB_NEXT,
-	.next_nodes = {[LK_NEXT_ICMP] = "icmp4-error", [LK_NEXT_REWRITE] = "ip4-rewrite",
-		       [LK_NEXT_LOCAL] = "ip4-local", [LK_NEXT_PUNT] = "punt"},
+	.next_nodes = {[LK_NEXT_ICMP] = "icmp4-error"},
 };
-RTE_NODE_REGISTER(lk_node);
+SL_NODE_REGISTER(lk_node)
 
 RTE_INIT(lk_errors)
 {

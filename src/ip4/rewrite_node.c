@@ -23,7 +23,7 @@ struct rw_cache {
 	const struct sl_adj *adj;
 	uint16_t mtu;
 	uint16_t next;
-	uint16_t ifx; /* output interface: its output node reads it from meta->aux */
+	uint16_t ifx; /* output interface: its output node reads it from meta->tx_if */
 };
 
 static inline void rw_cache_fill(struct rw_cache *c, uint32_t id)
@@ -49,15 +49,15 @@ static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, struct rw
 	/* RFC 1812 5.3.1: a packet whose TTL would reach zero is not forwarded */
 	if (unlikely(ip->time_to_live <= 1)) {
 		w->errors[rw_err + RW_ERR_TTL]++;
-		mt->icmp = SL_ICMP_TIME_EXCEEDED << 8;
+		sl_meta2(m)->icmp = SL_ICMP_TIME_EXCEEDED << 8;
 		return RW_NEXT_ICMP;
 	}
 	if (unlikely(rte_pktmbuf_pkt_len(m) > c->mtu)) {
 		/* RFC 1812 5.2.7.1 / RFC 1191: DF set -> fragmentation needed with our MTU */
 		if (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_DF_FLAG)) {
 			w->errors[rw_err + RW_ERR_DF]++;
-			mt->icmp = SL_ICMP_UNREACH << 8 | SL_ICMP_UNREACH_NEEDFRAG;
-			mt->aux = c->mtu;
+			sl_meta2(m)->icmp = SL_ICMP_UNREACH << 8 | SL_ICMP_UNREACH_NEEDFRAG;
+			sl_meta2(m)->mtu = c->mtu;
 			return RW_NEXT_ICMP;
 		}
 		return RW_NEXT_FRAG;
@@ -71,7 +71,7 @@ static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, struct rw
 	}
 	memcpy(eth, adj->rewrite, 12);
 	memcpy(eth + 12, adj->rewrite + 12, 2);
-	mt->aux = c->ifx;
+	mt->tx_if = c->ifx;
 	return c->next;
 }
 
@@ -95,10 +95,11 @@ static struct rte_node_register rw_node = {
 	.next_nodes = {[RW_NEXT_DROP] = "error-drop", [RW_NEXT_ICMP] = "icmp4-error",
 		       [RW_NEXT_FRAG] = "ip4-frag"},
 };
-RTE_NODE_REGISTER(rw_node);
+SL_NODE_REGISTER(rw_node)
 
 RTE_INIT(rw_errors)
 {
 	rw_err = sl_error_register("ip4-rewrite", rw_reasons, RW_NB_ERR);
 	sl_iface_tx_user("ip4-rewrite", &rw_tx0);
+	sl_adj_type_register(SL_ADJ_FORWARD, "ip4-rewrite");
 }

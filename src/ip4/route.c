@@ -19,7 +19,11 @@
 #include <rte_malloc.h>
 
 struct sl_adj *sl_adj_tbl[SL_ADJ_MAX];
-struct rte_fib *sl_fib;
+struct rte_fib *sl_fibs[SL_FIB_MAX];
+uint32_t sl_fib_ids[SL_FIB_MAX];
+bool sl_fib_multi;
+static uint16_t nb_fibs;
+static uint32_t vrf_max_routes = 1 << 16, vrf_tbl8s = 1 << 10;
 static struct rte_hash *rib, *neighs;
 static struct rte_rcu_qsbr_dq *adj_dq;
 static uint32_t *adj_free;   /* stack of free ids */
@@ -59,7 +63,8 @@ static void retire(struct sl_adj *old, uint32_t id)
 	}
 }
 
-static struct sl_adj *adj_new(uint8_t type, uint16_t port, uint32_t nh, const uint8_t *dmac)
+static struct sl_adj *adj_new_type(uint8_t type, uint16_t port, uint32_t nh,
+				   const uint8_t *dmac, uint16_t ethertype)
 {
 	struct sl_adj *a = aligned_alloc(32, sizeof(*a));
 	if (!a)
@@ -71,10 +76,15 @@ static struct sl_adj *adj_new(uint8_t type, uint16_t port, uint32_t nh, const ui
 	if (dmac) {
 		memcpy(a->rewrite, dmac, 6);
 		memcpy(a->rewrite + 6, &sl_ifaces[port].mac, 6);
-		a->rewrite[12] = RTE_ETHER_TYPE_IPV4 >> 8;
-		a->rewrite[13] = RTE_ETHER_TYPE_IPV4 & 0xff;
+		a->rewrite[12] = (uint8_t)(ethertype >> 8);
+		a->rewrite[13] = (uint8_t)ethertype;
 	}
 	return a;
+}
+
+static struct sl_adj *adj_new(uint8_t type, uint16_t port, uint32_t nh, const uint8_t *dmac)
+{
+	return adj_new_type(type, port, nh, dmac, RTE_ETHER_TYPE_IPV4);
 }
 
 /* Publishes a new adjacency under id; the old one is freed after a grace period. */
@@ -106,15 +116,24 @@ static void adj_release(uint32_t id)
 	/* the slot keeps pointing at the old adjacency until the id is reused */
 }
 
-int sl_ip4_init(uint32_t max_routes, uint32_t tbl8s)
+static struct rte_fib *fib_create(uint32_t id, uint32_t max_routes, uint32_t tbl8s)
 {
 	struct rte_fib_conf cfg = {
 		.type = RTE_FIB_DIR24_8, .default_nh = SL_ADJ_ID_DROP, .max_routes = (int)max_routes,
 		.dir24_8 = {.nh_sz = RTE_FIB_DIR24_8_4B, .num_tbl8 = tbl8s},
 	};
-	sl_fib = rte_fib_create("sl_ip4", SOCKET_ID_ANY, &cfg);
-	if (!sl_fib)
+	char name[32];
+	snprintf(name, sizeof(name), "sl_ip4_%u", id);
+	return rte_fib_create(name, SOCKET_ID_ANY, &cfg);
+}
+
+int sl_ip4_init(uint32_t max_routes, uint32_t tbl8s)
+{
+	if (!(sl_fibs[0] = fib_create(0, max_routes, tbl8s)))
 		return -rte_errno;
+	nb_fibs = 1;
+	vrf_max_routes = RTE_MIN(max_routes, vrf_max_routes);
+	vrf_tbl8s = RTE_MIN(tbl8s, vrf_tbl8s);
 	struct rte_hash_parameters hp = {
 		.name = "sl_rib", .entries = max_routes + 1024, .key_len = sizeof(uint64_t),
 		.hash_func = rte_jhash, .socket_id = SOCKET_ID_ANY,
@@ -179,15 +198,20 @@ void sl_ip4_fini(void)
 	adj_free = NULL;
 	adj_nfree = 0;
 	memset(glean_adj, 0, sizeof(glean_adj));
-	rte_fib_free(sl_fib);
-	sl_fib = NULL;
+	for (int t = 0; t < SL_FIB_MAX; t++) {
+		rte_fib_free(sl_fibs[t]);
+		sl_fibs[t] = NULL;
+		sl_fib_ids[t] = 0;
+	}
+	nb_fibs = 0;
+	sl_fib_multi = false;
 }
 
 /* ---------------- RIB ---------------- */
 
-static inline uint64_t rkey(uint32_t pfx, uint8_t len)
+static inline uint64_t rkey(uint16_t fib, uint32_t pfx, uint8_t len)
 {
-	return (uint64_t)pfx << 8 | len;
+	return (uint64_t)fib << 40 | (uint64_t)pfx << 8 | len;
 }
 
 static inline uint32_t mask(uint8_t len)
@@ -195,9 +219,9 @@ static inline uint32_t mask(uint8_t len)
 	return len ? ~0u << (32 - len) : 0;
 }
 
-struct sl_route *sl_rib_find(uint32_t pfx, uint8_t len)
+struct sl_route *sl_rib_find(uint16_t fib, uint32_t pfx, uint8_t len)
 {
-	uint64_t k = rkey(pfx & mask(len), len);
+	uint64_t k = rkey(fib, pfx & mask(len), len);
 	void *d;
 	return rte_hash_lookup_data(rib, &k, &d) >= 0 ? d : NULL;
 }
@@ -216,19 +240,19 @@ static uint32_t route_active(const struct sl_route *r, int *src)
 /* rte_fib (22.11) recycles a tbl8 group as soon as a delete of a prefix longer than /24
  * makes it uniform. A worker that read the tbl24 entry just before may still index that
  * group, so no later add may reuse it until every worker has passed a quiescent state. */
-static void fib_delete(uint32_t pfx, uint8_t len)
+static void fib_delete(uint16_t fib, uint32_t pfx, uint8_t len)
 {
-	rte_fib_delete(sl_fib, pfx, len);
+	rte_fib_delete(sl_fibs[fib], pfx, len);
 	if (len > 24)
 		rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
 }
 
 /* Sets or clears (adj = ~0) one source of a prefix and reprograms the FIB. */
-static int rib_set(uint32_t pfx, uint8_t len, int src, uint32_t adj, uint32_t nh)
+static int rib_set(uint16_t fib, uint32_t pfx, uint8_t len, int src, uint32_t adj, uint32_t nh)
 {
 	pfx &= mask(len);
-	uint64_t k = rkey(pfx, len);
-	struct sl_route *r = sl_rib_find(pfx, len);
+	uint64_t k = rkey(fib, pfx, len);
+	struct sl_route *r = sl_rib_find(fib, pfx, len);
 	if (!r) {
 		if (adj == ~0u)
 			return -ENOENT;
@@ -237,6 +261,7 @@ static int rib_set(uint32_t pfx, uint8_t len, int src, uint32_t adj, uint32_t nh
 			return -ENOMEM;
 		r->pfx = pfx;
 		r->len = len;
+		r->fib = fib;
 		if (rte_hash_add_key_data(rib, &k, r)) {
 			free(r);
 			return -ENOSPC;
@@ -255,14 +280,14 @@ static int rib_set(uint32_t pfx, uint8_t len, int src, uint32_t adj, uint32_t nh
 	}
 	int rc = 0;
 	if (!r->present) {
-		fib_delete(pfx, len);
+		fib_delete(fib, pfx, len);
 		rte_hash_del_key(rib, &k);
 		free(r);
 		nroutes--;
 	} else {
 		uint32_t after = route_active(r, NULL);
 		if (after != before)
-			rc = rte_fib_add(sl_fib, pfx, len, after);
+			rc = rte_fib_add(sl_fibs[fib], pfx, len, after);
 		if (rc) {
 			/* FIB full: undo this source */
 			r->present &= ~(1u << src);
@@ -327,10 +352,10 @@ static uint32_t connected_src(uint16_t port, uint32_t ip)
 	return 0;
 }
 
-static int connected_port(uint32_t ip)
+static int connected_port(uint16_t fib, uint32_t ip)
 {
 	for (uint32_t p = 0; p < sl_if_hwm; p++)
-		if (sl_ifaces[p].used && connected_src((uint16_t)p, ip))
+		if (sl_ifaces[p].used && sl_ifaces[p].fib == fib && connected_src((uint16_t)p, ip))
 			return (int)p;
 	return -1;
 }
@@ -367,7 +392,7 @@ static void neigh_free(struct sl_neigh *n)
 {
 	uint64_t k = nkey(n->port, n->ip);
 	if (n->host_route)
-		rib_set(n->ip, 32, SL_SRC_ADJ, ~0u, 0);
+		rib_set(sl_ifaces[n->port].fib, n->ip, 32, SL_SRC_ADJ, ~0u, 0);
 	rte_hash_del_key(neighs, &k);
 	adj_release(n->adj);
 	held_drop(n);
@@ -395,7 +420,7 @@ int sl_ip4_neigh_set(uint16_t port, uint32_t ip, const uint8_t mac[6], bool is_s
 	}
 	held_release(n);
 	if (!n->host_route && connected_src(port, ip)) {
-		if (rib_set(ip, 32, SL_SRC_ADJ, n->adj, ip) == 0)
+		if (rib_set(sl_ifaces[port].fib, ip, 32, SL_SRC_ADJ, n->adj, ip) == 0)
 			n->host_route = true;
 	}
 	return 0;
@@ -412,7 +437,7 @@ int sl_ip4_neigh_del(uint16_t port, uint32_t ip)
 		memset(n->mac, 0, 6);
 		adj_publish(n->adj, adj_new(SL_ADJ_INCOMPLETE, port, ip, NULL));
 		if (n->host_route) {
-			rib_set(ip, 32, SL_SRC_ADJ, ~0u, 0);
+			rib_set(sl_ifaces[port].fib, ip, 32, SL_SRC_ADJ, ~0u, 0);
 			n->host_route = false;
 		}
 		return 0;
@@ -431,19 +456,20 @@ int sl_ip4_addr_add(uint16_t port, uint32_t ip, uint8_t len)
 	if (len == 0 || len > 32 || ip == 0 || (ip >> 28) >= 0xe)
 		return -EINVAL;
 	for (uint32_t p = 0; p < sl_if_hwm; p++)
-		for (int i = 0; sl_ifaces[p].used && i < sl_ifaces[p].naddr; i++)
+		for (int i = 0; sl_ifaces[p].used && sl_ifaces[p].fib == f->fib &&
+				i < sl_ifaces[p].naddr; i++)
 			if (sl_ifaces[p].addrs[i] == ip)
 				return -EEXIST;
 	if (f->naddr >= SL_IF_MAX_ADDRS)
 		return -ENOSPC;
-	int rc = rib_set(ip, 32, SL_SRC_LOCAL, SL_ADJ_ID_LOCAL, 0);
+	int rc = rib_set(f->fib, ip, 32, SL_SRC_LOCAL, SL_ADJ_ID_LOCAL, 0);
 	if (rc)
 		return rc;
 	if (len < 32) {
 		if (!glean_adj[port] &&
 		    adj_alloc(adj_new(SL_ADJ_GLEAN, port, 0, NULL), &glean_adj[port]))
 			goto undo_local;
-		if ((rc = rib_set(ip, len, SL_SRC_CONNECTED, glean_adj[port], 0)))
+		if ((rc = rib_set(f->fib, ip, len, SL_SRC_CONNECTED, glean_adj[port], 0)))
 			goto undo_local;
 	}
 	f->addrs[f->naddr] = ip;
@@ -452,7 +478,7 @@ int sl_ip4_addr_add(uint16_t port, uint32_t ip, uint8_t len)
 		__atomic_store_n(&f->ip4, ip, __ATOMIC_RELEASE);
 	return 0;
 undo_local:
-	rib_set(ip, 32, SL_SRC_LOCAL, ~0u, 0);
+	rib_set(f->fib, ip, 32, SL_SRC_LOCAL, ~0u, 0);
 	return rc ? rc : -ENOSPC;
 }
 
@@ -465,9 +491,9 @@ int sl_ip4_addr_del(uint16_t port, uint32_t ip, uint8_t len)
 			break;
 	if (i == f->naddr)
 		return -ENOENT;
-	rib_set(ip, 32, SL_SRC_LOCAL, ~0u, 0);
+	rib_set(f->fib, ip, 32, SL_SRC_LOCAL, ~0u, 0);
 	if (len < 32)
-		rib_set(ip, len, SL_SRC_CONNECTED, ~0u, 0);
+		rib_set(f->fib, ip, len, SL_SRC_CONNECTED, ~0u, 0);
 	f->naddr--;
 	memmove(&f->addrs[i], &f->addrs[i + 1], (f->naddr - i) * sizeof(f->addrs[0]));
 	memmove(&f->plens[i], &f->plens[i + 1], f->naddr - i);
@@ -475,47 +501,51 @@ int sl_ip4_addr_del(uint16_t port, uint32_t ip, uint8_t len)
 	return 0;
 }
 
-int sl_ip4_route_add(uint32_t pfx, uint8_t len, uint32_t nh, int port)
+int sl_ip4_route_add(uint16_t fib, uint32_t pfx, uint8_t len, uint32_t nh, int port)
 {
 	if (len > 32)
 		return -EINVAL;
+	if (fib >= SL_FIB_MAX || !sl_fibs[fib])
+		return -ENXIO;
 	if (port < 0)
-		port = connected_port(nh);
+		port = connected_port(fib, nh);
 	else if (!sl_ifaces[port].used)
 		return -ENODEV;
 	if (port < 0)
 		return -ENETUNREACH;
-	struct sl_route *r = sl_rib_find(pfx, len);
+	struct sl_route *r = sl_rib_find(fib, pfx, len);
 	if (r && (r->present & (1u << SL_SRC_STATIC))) {
 		if (r->nh[SL_SRC_STATIC] == nh && r->port == port)
 			return 0;
-		sl_ip4_route_del(pfx, len); /* replace */
+		sl_ip4_route_del(fib, pfx, len); /* replace */
 	}
 	struct sl_neigh *n = neigh_get((uint16_t)port, nh);
 	if (!n)
 		return -ENOSPC;
 	n->refcnt++;
-	int rc = rib_set(pfx, len, SL_SRC_STATIC, n->adj, nh);
+	int rc = rib_set(fib, pfx, len, SL_SRC_STATIC, n->adj, nh);
 	if (rc) {
 		n->refcnt--;
 		return rc;
 	}
-	sl_rib_find(pfx, len)->port = (uint16_t)port;
+	sl_rib_find(fib, pfx, len)->port = (uint16_t)port;
 	if (n->state == SL_NEIGH_INCOMPLETE)
 		sl_arp_request((uint16_t)port, nh);
 	return 0;
 }
 
-int sl_ip4_route_del(uint32_t pfx, uint8_t len)
+int sl_ip4_route_del(uint16_t fib, uint32_t pfx, uint8_t len)
 {
 	if (len > 32)
 		return -EINVAL;
-	struct sl_route *r = sl_rib_find(pfx, len);
+	if (fib >= SL_FIB_MAX || !sl_fibs[fib])
+		return -ENXIO;
+	struct sl_route *r = sl_rib_find(fib, pfx, len);
 	if (!r || !(r->present & (1u << SL_SRC_STATIC)))
 		return -ENOENT;
 	uint32_t nh = r->nh[SL_SRC_STATIC];
 	uint16_t port = r->port;
-	int rc = rib_set(pfx, len, SL_SRC_STATIC, ~0u, 0);
+	int rc = rib_set(fib, pfx, len, SL_SRC_STATIC, ~0u, 0);
 	struct sl_neigh *n = sl_neigh_find(port, nh);
 	if (n && n->refcnt)
 		n->refcnt--;
@@ -625,7 +655,7 @@ static void arp_input(struct rte_mbuf *m)
 void sl_ip4_punt(struct rte_mbuf *m)
 {
 	struct sl_meta *mt = sl_meta(m);
-	if (mt->aux == SL_PUNT_ARP) {
+	if (sl_meta2(m)->punt == SL_PUNT_ARP) {
 		arp_input(m);
 		return;
 	}
@@ -732,6 +762,99 @@ RTE_INIT(ip4_busy_init)
 {
 	sl_iface_busy_register(ip4_busy);
 }
+
+/* ---------------- FIB tables (VRFs) ---------------- */
+
+int sl_ip4_table_find(uint32_t id)
+{
+	for (int t = 0; t < SL_FIB_MAX; t++)
+		if (sl_fibs[t] && sl_fib_ids[t] == id)
+			return t;
+	return -1;
+}
+
+int sl_ip4_table_add(uint32_t id)
+{
+	if (sl_ip4_table_find(id) >= 0)
+		return 0; /* as VPP: adding an existing table is not an error */
+	int t = 1;
+	while (t < SL_FIB_MAX && sl_fibs[t])
+		t++;
+	if (t == SL_FIB_MAX)
+		return -ENOSPC;
+	struct rte_fib *f = fib_create(id, vrf_max_routes, vrf_tbl8s);
+	if (!f)
+		return -ENOMEM;
+	sl_fib_ids[t] = id;
+	__atomic_store_n(&sl_fibs[t], f, __ATOMIC_RELEASE);
+	nb_fibs++;
+	__atomic_store_n(&sl_fib_multi, true, __ATOMIC_RELEASE);
+	return t;
+}
+
+int sl_ip4_table_del(uint32_t id, char *why, size_t len)
+{
+	int t = sl_ip4_table_find(id);
+	if (t < 0) {
+		snprintf(why, len, "no table %u", id);
+		return -ENOENT;
+	}
+	if (t == 0) {
+		snprintf(why, len, "table 0 is the default table and stays");
+		return -EPERM;
+	}
+	for (uint32_t i = 0; i < sl_if_hwm; i++)
+		if (sl_ifaces[i].used && sl_ifaces[i].fib == t) {
+			snprintf(why, len, "interface %s is in table %u", sl_ifaces[i].name, id);
+			return -EBUSY;
+		}
+	/* no interface is left in it, so only static routes are: they go with the table */
+	const void *k;
+	void *d;
+	uint32_t it = 0, n = 0;
+	struct sl_route **v = malloc(sizeof(*v) * (nroutes + 1));
+	if (!v)
+		return -ENOMEM;
+	while (rte_hash_iterate(rib, &k, &d, &it) >= 0)
+		if (((struct sl_route *)d)->fib == t)
+			v[n++] = d;
+	for (uint32_t i = 0; i < n; i++)
+		sl_ip4_route_del((uint16_t)t, v[i]->pfx, v[i]->len);
+	free(v);
+	struct rte_fib *f = sl_fibs[t];
+	__atomic_store_n(&sl_fibs[t], NULL, __ATOMIC_RELEASE);
+	if (--nb_fibs == 1)
+		__atomic_store_n(&sl_fib_multi, false, __ATOMIC_RELEASE);
+	rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
+	rte_fib_free(f);
+	return 0;
+}
+
+int sl_ip4_table_set(uint16_t ifx, uint16_t fib, char *why, size_t len)
+{
+	struct sl_iface *f = &sl_ifaces[ifx];
+	if (f->fib == fib)
+		return 0;
+	if (f->naddr) {
+		snprintf(why, len, "%s has IPv4 addresses: delete them first", f->name);
+		return -EBUSY;
+	}
+	struct neigh_on a = {.port = ifx, .routed = true};
+	if (sl_neigh_walk(neigh_on_fn, &a) && a.hit) {
+		snprintf(why, len, "%s has static neighbours or routes through it: delete them first",
+			 f->name);
+		return -EBUSY;
+	}
+	a.routed = false; /* what it learnt in the old table goes */
+	while (sl_neigh_walk(neigh_on_fn, &a) && a.hit) {
+		struct sl_neigh *n = (struct sl_neigh *)(uintptr_t)a.hit;
+		a.hit = NULL;
+		neigh_free(n);
+	}
+	__atomic_store_n(&f->fib, fib, __ATOMIC_RELEASE);
+	return 0;
+}
+
 
 /* ---------------- packets held while a next hop resolves ---------------- */
 

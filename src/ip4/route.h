@@ -13,6 +13,7 @@ struct sl_route {
 	uint8_t len;
 	uint8_t present;         /* bit per source */
 	uint16_t port;           /* static route's interface */
+	uint16_t fib;            /* its table's index */
 	uint32_t adj[SL_SRC_N];
 	uint32_t nh[SL_SRC_N];
 };
@@ -39,7 +40,7 @@ struct sl_neigh {
 };
 
 extern uint64_t sl_neigh_age_s;
-struct sl_route *sl_rib_find(uint32_t pfx, uint8_t len);
+struct sl_route *sl_rib_find(uint16_t fib, uint32_t pfx, uint8_t len);
 int sl_rib_walk(int (*fn)(const struct sl_route *r, void *arg), void *arg);
 struct sl_neigh *sl_neigh_find(uint16_t port, uint32_t ip);
 int sl_neigh_walk(int (*fn)(const struct sl_neigh *n, void *arg), void *arg);

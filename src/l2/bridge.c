@@ -98,7 +98,7 @@ static inline uint16_t to_member(struct rte_mbuf *m, uint16_t p)
 		m->port = p;
 		return BR_NEXT_ETH;
 	}
-	sl_meta(m)->aux = p;
+	sl_meta(m)->tx_if = p;
 	return sl_iface_tx_edge(br_tx0, p);
 }
 
@@ -220,7 +220,7 @@ static struct rte_node_register br_node = {
 	.nb_edges = BR_NB_STATIC,
 	.next_nodes = {[BR_NEXT_DROP] = "error-drop", [BR_NEXT_ETH] = "ethernet-input"},
 };
-RTE_NODE_REGISTER(br_node);
+SL_NODE_REGISTER(br_node)
 
 /* ---------------- control: table, learning, aging ---------------- */
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* bvi-output: what routing sends out of a BVI (meta->aux) enters its bridge domain, as if
+/* bvi-output: what routing sends out of a BVI (meta->tx_if) enters its bridge domain, as if
  * received on the BVI. */
 #include "../interface/iface.h"
 
@@ -19,7 +19,7 @@ static struct rte_node_register bo_node = {
 	.nb_edges = BO_NB_NEXT,
 	.next_nodes = {[BO_NEXT_BRIDGE] = "l2-bridge"},
 };
-RTE_NODE_REGISTER(bo_node);
+SL_NODE_REGISTER(bo_node)
 
 RTE_INIT(bo_init)
 {

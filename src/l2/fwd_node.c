@@ -3,7 +3,7 @@
  * l2-io (VPP's l2 xconnect) sends the frame unchanged, l2-mac writes the configured
  * destination and source MACs, l2-macswap swaps them, l2-5tswap swaps the MACs, the IPv4 or
  * IPv6 addresses and the TCP, UDP or SCTP ports. All send out of the input interface's peer
- * (itself unless set), a port or a logical interface (meta->aux then names it for its type's
+ * (itself unless set), a port or a logical interface (meta->tx_if then names it for its type's
  * output node). Swapping a pair leaves every checksum valid. */
 #include "../interface/iface.h"
 
@@ -138,9 +138,9 @@ static inline uint16_t l2_fwd(struct rte_graph *g, struct rte_node *node, void *
 			l2_rewrite(m, f, mode, true);
 		}
 	}
-	if (unlikely(sl_ifaces[f->peer].type != SL_IF_PORT)) /* its output node reads aux */
+	if (unlikely(sl_ifaces[f->peer].type != SL_IF_PORT)) /* its output node reads tx_if */
 		for (uint16_t k = 0; k < i; k++)
-			sl_meta(objs[k])->aux = f->peer;
+			sl_meta(objs[k])->tx_if = f->peer;
 	if (likely(i == n)) {
 		rte_node_next_stream_move(g, node, nx0);
 		return n;
@@ -156,7 +156,7 @@ static inline uint16_t l2_fwd(struct rte_graph *g, struct rte_node *node, void *
 			nx = sl_iface_tx_edge(l2_tx0[mode], f->peer);
 		}
 		nexts[i] = nx;
-		sl_meta(m)->aux = f->peer;
+		sl_meta(m)->tx_if = f->peer;
 		if (mode == SL_MODE_IO)
 			continue;
 		if (unlikely(m->data_len < sizeof(struct rte_ether_hdr))) {
@@ -183,7 +183,7 @@ static inline uint16_t l2_fwd(struct rte_graph *g, struct rte_node *node, void *
 		.nb_edges = L2_NB_STATIC,                                                 \
 		.next_nodes = {[L2_NEXT_DROP] = "error-drop"},                            \
 	};                                                                                \
-	RTE_NODE_REGISTER(fn##_node);                                                     \
+	SL_NODE_REGISTER(fn##_node)                                                     \
 	RTE_INIT(fn##_init)                                                               \
 	{                                                                                 \
 		l2_err[MODE] = sl_error_register(NAME, l2_reasons, L2_NB_ERR);            \

@@ -98,7 +98,7 @@ static struct rte_node_register noisy_node = {
 	.nb_edges = SL_NB_MODES,
 	.next_nodes = {SL_MODE_NODES},
 };
-RTE_NODE_REGISTER(noisy_node);
+SL_NODE_REGISTER(noisy_node)
 
 /* Empties each FIFO of this worker whose flush time has passed since the last flush. */
 static uint16_t fifo_process(struct rte_graph *g, struct rte_node *node, void **objs,
@@ -141,7 +141,7 @@ static struct rte_node_register fifo_node = {
 	.nb_edges = SL_NB_MODES,
 	.next_nodes = {SL_MODE_NODES},
 };
-RTE_NODE_REGISTER(fifo_node);
+SL_NODE_REGISTER(fifo_node)
 
 /* ---------------- control ---------------- */
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* vlan-output: frames out of a VLAN sub-interface (meta->aux) get its tags between the source
+/* vlan-output: frames out of a VLAN sub-interface (meta->tx_if) get its tags between the source
  * MAC and the ethertype and leave by the parent port's port-tx. */
 #include "../interface/iface.h"
 
@@ -15,16 +15,16 @@ static rte_edge_t vo_tx0; /* the parent's port-tx is vo_tx0 + its tx_slot */
 
 static inline uint16_t vo_one(struct sl_worker *w, struct rte_mbuf *m)
 {
-	const struct sl_iface *f = &sl_ifaces[sl_meta(m)->aux];
+	const struct sl_iface *f = &sl_ifaces[sl_meta(m)->tx_if];
 	if (unlikely(!f->up || !sl_ifaces[f->parent].up)) {
 		w->ifc[f->port].drops++;
-		sl_meta(m)->error = vo_err + VO_ERR_DOWN;
+		sl_set_error(m, vo_err + VO_ERR_DOWN);
 		return VO_NEXT_DROP;
 	}
 	unsigned k = f->inner_vid ? 8 : 4;
 	uint8_t *d = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)k);
 	if (unlikely(!d)) {
-		sl_meta(m)->error = vo_err + VO_ERR_HEADROOM;
+		sl_set_error(m, vo_err + VO_ERR_HEADROOM);
 		return VO_NEXT_DROP;
 	}
 	memmove(d, d + k, 12);
@@ -53,7 +53,7 @@ static struct rte_node_register vo_node = {
 	.nb_edges = VO_NB_STATIC,
 	.next_nodes = {[VO_NEXT_DROP] = "error-drop"},
 };
-RTE_NODE_REGISTER(vo_node);
+SL_NODE_REGISTER(vo_node)
 
 RTE_INIT(vo_init)
 {

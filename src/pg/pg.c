@@ -116,7 +116,7 @@ static struct rte_node_register pg_node = {
 	.nb_edges = PG_NB_NEXT,
 	.next_nodes = {SL_MODE_NODES, "noisy", "ip4-input"},
 };
-RTE_NODE_REGISTER(pg_node);
+SL_NODE_REGISTER(pg_node)
 
 /* ---------------- CLI ---------------- */
 

@@ -24,7 +24,7 @@ static uint16_t drop_process(struct rte_graph *g, struct rte_node *node, void **
 	(void)g;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
-		uint16_t e = sl_meta(m)->error;
+		uint16_t e = sl_meta2(m)->error;
 		w->errors[e < SL_MAX_ERRORS ? e : 0]++;
 		w->ifc[m->port].drops++;
 	}
@@ -38,4 +38,4 @@ static struct rte_node_register drop_node = {
 	.init = sl_node_init,
 	.nb_edges = 0,
 };
-RTE_NODE_REGISTER(drop_node);
+SL_NODE_REGISTER(drop_node)

@@ -32,7 +32,7 @@ static struct rte_node_register punt_node = {
 	.nb_edges = PUNT_NB_NEXT,
 	.next_nodes = {[PUNT_NEXT_DROP] = "error-drop"},
 };
-RTE_NODE_REGISTER(punt_node);
+SL_NODE_REGISTER(punt_node)
 
 RTE_INIT(punt_errors)
 {

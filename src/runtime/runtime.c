@@ -15,6 +15,7 @@
 #include <rte_version.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_ring.h>
 
 struct sl_worker sl_workers[SL_MAX_WORKERS + 1];
@@ -32,9 +33,32 @@ int sl_node_init(const struct rte_graph *graph, struct rte_node *node)
 
 rte_node_t sl_tx_node_id(void);
 
+uint64_t sl_flag_trace, sl_flag_fib;
+
+int sl_meta_register(void)
+{
+	static const struct rte_mbuf_dynfield f = {
+		.name = "sluice_meta2", .size = sizeof(struct sl_meta2), .align = 8};
+	static const struct rte_mbuf_dynflag trace = {.name = "sluice_trace"};
+	static const struct rte_mbuf_dynflag fib = {.name = "sluice_fib"};
+	if (rte_mbuf_dynfield_register_offset(&f, SL_META2_OFF) != (int)SL_META2_OFF) {
+		fprintf(stderr, "sluiced: mbuf dynamic field at %zu taken: %s\n", SL_META2_OFF,
+			rte_strerror(rte_errno));
+		return -EBUSY;
+	}
+	int t = rte_mbuf_dynflag_register(&trace), b = rte_mbuf_dynflag_register(&fib);
+	if (t < 0 || b < 0)
+		return -ENOSPC;
+	sl_flag_trace = 1ull << t;
+	sl_flag_fib = 1ull << b;
+	return 0;
+}
+
 int sl_runtime_init(uint16_t nb_graphs, const uint16_t *lcores)
 {
 	sl_nb_workers = nb_graphs;
+	if (sl_meta_register())
+		return -EBUSY;
 	size_t sz = rte_rcu_qsbr_get_memsize(nb_graphs);
 	sl_rcu = rte_zmalloc("sl_rcu", sz, RTE_CACHE_LINE_SIZE);
 	if (!sl_rcu || rte_rcu_qsbr_init(sl_rcu, nb_graphs))
@@ -79,18 +103,79 @@ int sl_runtime_clone_tx(void)
 	return 0;
 }
 
+/* Graph members: the nodes registered with SL_NODE_REGISTER, then port-tx-P's clones. */
+#define SL_MAX_MEMBERS 128
+static const char *members[SL_MAX_MEMBERS];
+static uint32_t nb_members;
+static struct sl_dispatch *dispatches;
+
+void sl_graph_member(const char *node_name)
+{
+	RTE_VERIFY(nb_members < SL_MAX_MEMBERS - 1);
+	members[nb_members++] = node_name;
+}
+
+void sl_dispatch_register(struct sl_dispatch *d, uint32_t key, const char *to)
+{
+	RTE_VERIFY(key < d->nkeys && d->n < SL_DISPATCH_MAX);
+	if (d->n == 0) {
+		d->link = dispatches;
+		dispatches = d;
+	}
+	d->reg[d->n].key = key;
+	d->reg[d->n++].to = to;
+}
+
+const char *sl_dispatch_name(const struct sl_dispatch *d, uint32_t key)
+{
+	for (uint16_t i = d->n; i-- > 0;)
+		if (d->reg[i].key == key)
+			return d->reg[i].to;
+	return NULL;
+}
+
+/* The edge from node `from` to node `to`, added unless there (start-up only). */
+static rte_edge_t edge_to(rte_node_t from, const char *to)
+{
+	rte_edge_t n = rte_node_edge_count(from);
+	char **names = malloc(sizeof(char *) * (n + 1));
+	RTE_VERIFY(names);
+	rte_node_edge_get(from, names);
+	rte_edge_t e;
+	for (e = 0; e < n && strcmp(names[e], to); e++)
+		;
+	free(names);
+	if (e == n) {
+		const char *nn[] = {to};
+		RTE_VERIFY(rte_node_edge_update(from, RTE_EDGE_ID_INVALID, nn, 1) == 1);
+	}
+	return e;
+}
+
+static void dispatch_resolve(void)
+{
+	static bool done;
+	if (done)
+		return;
+	done = true;
+	for (struct sl_dispatch *d = dispatches; d; d = d->link) {
+		rte_node_t id = rte_node_from_name(d->from);
+		RTE_VERIFY(id != RTE_NODE_ID_INVALID);
+		for (uint16_t i = 0; i < d->n; i++) /* a later registration of a key wins */
+			d->next[d->reg[i].key] = edge_to(id, d->reg[i].to);
+	}
+}
+
 static int create_graphs(void)
 {
-	static const char *patterns[] = {"port-rx", "pg-input", "noisy", "noisy-fifo", "l2-*",
-					 "ethernet-input", "arp-input", "ip4-*", "icmp4-error",
-					 "punt", "error-drop", "interface-output", "port-tx-*"};
+	dispatch_resolve();
+	members[nb_members] = "port-tx-*"; /* matches nothing without ports: left out then */
 	for (uint16_t w = 0; w < sl_nb_workers; w++) {
 		struct sl_worker *wk = &sl_workers[w];
 		struct rte_graph_param gp = {
 			.socket_id = (int)rte_lcore_to_socket_id(wk->lcore),
-			/* without ports there is no port-tx-N to match */
-			.nb_node_patterns = RTE_DIM(patterns) - !sl_ifaces[0].used,
-			.node_patterns = patterns,
+			.nb_node_patterns = nb_members + !!sl_ifaces[0].used,
+			.node_patterns = members,
 		};
 		char name[RTE_GRAPH_NAMESIZE];
 		snprintf(name, sizeof(name), "worker%u", w);
@@ -360,6 +445,58 @@ static int cmd_show_runtime(struct sl_out *o, int argc, char **argv)
 SL_CLI_COMMAND(show_runtime, .path = "show runtime", .usage = "",
 	       .help = "per worker and node: calls, vectors, vectors/call, clocks/packet",
 	       .fn = cmd_show_runtime)
+
+/* show graph: worker 0's nodes with their edges, then what each dispatcher was given. */
+static int cmd_show_graph(struct sl_out *o, int argc, char **argv)
+{
+	(void)argv;
+	if (argc)
+		return sl_out_error(o, "usage: show graph");
+	if (sl_nb_workers == 0 || !sl_workers[0].graph)
+		return sl_out_error(o, "no graph");
+	sl_tbl_begin(o, "nodes", 3, (const char *[]){"node", "edges:u", "next-nodes"});
+	for (rte_node_t id = 0; id < rte_node_max_count(); id++) {
+		if (!rte_graph_node_get(sl_workers[0].graph_id, id))
+			continue;
+		rte_edge_t n = rte_node_edge_count(id);
+		char **names = malloc(sizeof(char *) * (n + 1)), cnt[8];
+		size_t cap = 64 + (size_t)n * RTE_NODE_NAMESIZE, len = 0;
+		char *list = malloc(cap);
+		if (!names || !list) {
+			free(names);
+			free(list);
+			return sl_out_error(o, "out of memory");
+		}
+		list[0] = 0;
+		rte_node_edge_get(id, names);
+		for (rte_edge_t e = 0; e < n; e++)
+			len += (size_t)snprintf(list + len, cap - len, "%s%s", e ? " " : "", names[e]);
+		snprintf(cnt, sizeof(cnt), "%u", n);
+		sl_tbl_row(o, rte_node_id_to_name(id), cnt, list);
+		free(names);
+		free(list);
+	}
+	sl_tbl_end(o);
+	sl_tbl_begin(o, "dispatch", 3, (const char *[]){"node", "key", "next-node"});
+	for (struct sl_dispatch *d = dispatches; d; d = d->link)
+		for (uint16_t i = 0; i < d->n; i++) {
+			char key[24];
+			uint32_t k = d->reg[i].key;
+			if (d->key_be16)
+				k = rte_be_to_cpu_16((uint16_t)k);
+			if (d->key_names)
+				snprintf(key, sizeof(key), "%s", d->key_names[k]);
+			else
+				snprintf(key, sizeof(key), d->key_hex ? "0x%04x" : "%u", k);
+			sl_tbl_row(o, d->from, key, d->reg[i].to);
+		}
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(show_graph, .path = "show graph", .usage = "",
+	       .help = "the nodes of a worker's graph and their edges, and what each "
+		       "dispatching node sends where (ethertype, IP protocol, UDP port, adjacency)",
+	       .fn = cmd_show_graph)
 
 static int cmd_clear_runtime(struct sl_out *o, int argc, char **argv)
 {

@@ -107,3 +107,26 @@ def test_route_count_is_all_or_nothing(sluiced_factory):
     r = s.cli_raw("ip route del count 11 48.0.0.0/24")
     assert r.returncode == 1 and "48.0.10.0/24: not found" in r.stdout
     assert s.js("show ip fib summary")["summary"][0]["routes"] == before + 10
+
+
+def test_show_graph(sluiced_factory):
+    """show graph: the registered nodes with their edges, and what each dispatcher sends where."""
+    s = sluiced_factory(["net_null0,no-rx=1 { name port0 }"], [])
+    nodes = {n["node"]: n for n in s.js("show graph")["nodes"]}
+    for name in ["port-rx", "pg-input", "ethernet-input", "ip4-input", "ip4-lookup", "ip4-glean",
+                 "ip4-local", "ip4-udp-local", "ip4-icmp-input", "ip4-rewrite", "port-tx-0"]:
+        assert name in nodes, name
+    assert "port-tx" not in nodes  # the clones' base is not in a graph
+    eth = nodes["ethernet-input"]["next-nodes"].split()
+    assert eth[0] == "error-drop" and {"ip4-input", "arp-input"} <= set(eth)
+    assert nodes["ethernet-input"]["edges"] == len(eth)
+    lk = nodes["ip4-lookup"]["next-nodes"].split()
+    assert lk[0] == "icmp4-error" and {"ip4-rewrite", "ip4-local", "ip4-glean"} <= set(lk)
+    disp = {(d["node"], d["key"]): d["next-node"] for d in s.js("show graph")["dispatch"]}
+    assert disp[("ethernet-input", "0x0800")] == "ip4-input"
+    assert disp[("ethernet-input", "0x0806")] == "arp-input"
+    assert disp[("ip4-local", "1")] == "ip4-icmp-input"
+    assert disp[("ip4-local", "17")] == "ip4-udp-local"
+    assert disp[("ip4-lookup", "forward")] == "ip4-rewrite"
+    assert disp[("ip4-lookup", "glean")] == "ip4-glean"
+    assert "ip4-rewrite" in s.cli("show graph")

@@ -120,11 +120,17 @@ def test_ping_router_and_arp(sluiced_factory, tmp_path):
     echo = eth() / IP(src="10.10.1.2", dst="10.10.1.10", id=99) / ICMP(type=8, id=0x1234, seq=7) / Raw(b"ping-data")
     arp_req = Ether(dst="ff:ff:ff:ff:ff:ff", src="02:00:00:00:00:55") / ARP(
         op=1, hwsrc="02:00:00:00:00:55", psrc="10.10.1.5", pdst="10.10.1.10")
-    udp_local = eth() / IP(src="10.10.1.2", dst="10.10.2.10") / UDP(dport=9) / Raw(b"z")
-    s, errs, ifs, out0, out1 = run(sluiced_factory, tmp_path, [echo, arp_req, udp_local])
-    replies = [p for p in out0 if ICMP in p]
+    udp_local = eth() / IP(src="10.10.1.2", dst="10.10.2.10") / UDP(sport=5, dport=9) / Raw(b"z")
+    gre_local = eth() / IP(src="10.10.1.2", dst="10.10.2.10", proto=47) / Raw(b"\0" * 8)
+    s, errs, ifs, out0, out1 = run(sluiced_factory, tmp_path, [echo, arp_req, udp_local, gre_local])
+    replies = [p for p in out0 if ICMP in p and p[ICMP].type == 0]
     arps = [p for p in out0 if ARP in p]
     assert len(replies) == 1 and len(arps) == 1
+    # no node registered for UDP port 9: ICMP port unreachable quoting it (RFC 1122 3.2.2.1)
+    unreach = [p for p in out0 if ICMP in p and p[ICMP].type == 3]
+    assert len(unreach) == 1 and unreach[0][ICMP].code == 3
+    assert unreach[0][IP].dst == "10.10.1.2"
+    assert raw(unreach[0][ICMP].payload)[:28] == raw(udp_local[IP])[:28]
     r = replies[0]
     assert r[IP].src == "10.10.1.10" and r[IP].dst == "10.10.1.2"
     assert r[ICMP].type == 0 and r[ICMP].id == 0x1234 and r[ICMP].seq == 7
@@ -133,8 +139,9 @@ def test_ping_router_and_arp(sluiced_factory, tmp_path):
     assert a[Ether].dst == "02:00:00:00:00:55" and a[Ether].src == MAC0
     assert a[ARP].op == 2 and a[ARP].psrc == "10.10.1.10" and a[ARP].hwsrc == MAC0
     assert a[ARP].pdst == "10.10.1.5" and a[ARP].hwdst == "02:00:00:00:00:55"
-    assert errs[("ip4-local", "protocol not handled locally")] == 1
-    assert errs[("ip4-local", "echo replies sent")] == 1
+    assert errs[("ip4-local", "protocol not handled locally")] == 1  # GRE
+    assert errs[("ip4-udp-local", "port unreachable (ICMP follows)")] == 1
+    assert errs[("ip4-icmp-input", "echo replies sent")] == 1
 
 
 def test_arp_learn_and_resolution(sluiced_factory, tmp_path):

@@ -6,6 +6,7 @@
 #include "../common/ring_env.h"
 #include "../../src/cli/cli.h"
 #include "../../src/interface/iface.h"
+#include "../../src/ethernet/ethernet.h"
 #include "../../src/ip4/ip4.h"
 #include "../../src/runtime/runtime.h"
 
@@ -133,11 +134,11 @@ static void test_churn(void)
 	cli("ip neighbor port1 10.10.2.2 42:01:0a:0a:02:02");
 	for (int round = 0; round < 3; round++) {
 		cli("ip route add count 3000 49.0.0.128/25 via 10.10.2.2");
-		uint32_t hop = sl_ip4_fib_lookup(0x31000081);
+		uint32_t hop = sl_ip4_fib_lookup(0, 0x31000081);
 		CHECK(sl_adj_get(hop)->type == SL_ADJ_FORWARD && sl_adj_get(hop)->nh == 0x0a0a0202);
-		CHECK(sl_ip4_fib_lookup(0x31000001) == SL_ADJ_ID_DROP);
+		CHECK(sl_ip4_fib_lookup(0, 0x31000001) == SL_ADJ_ID_DROP);
 		cli("ip route del count 3000 49.0.0.128/25");
-		CHECK(sl_ip4_fib_lookup(0x31000081) == SL_ADJ_ID_DROP);
+		CHECK(sl_ip4_fib_lookup(0, 0x31000081) == SL_ADJ_ID_DROP);
 	}
 	struct sl_out o = {0};
 	size_t len;
@@ -230,10 +231,117 @@ static void test_xconnect_from_port_rx(void)
 	cli("set interface l3 port1");
 }
 
+/* ---- per-node edges (grout's pattern): a node's process() on crafted packets, then which
+ * next node's stream each packet went to ---- */
+
+/* Runs node `name` of worker 0's graph on n packets; to[i] is the node packet i went to. The
+ * packets are then taken out of those streams and freed, and the graph's list of pending
+ * streams is put back as it was (empty: the graph was walked until idle). */
+static void node_edges(const char *name, struct rte_mbuf **pk, uint16_t n, const char **to)
+{
+	struct rte_graph *g = sl_workers[0].graph;
+	struct rte_node *node = rte_graph_node_get_by_name("worker0", name);
+	CHECK(node != NULL);
+	if (!node)
+		return;
+	void *objs[64];
+	memcpy(objs, pk, n * sizeof(*pk));
+	for (uint16_t i = 0; i < n; i++)
+		to[i] = "(nowhere)";
+	uint32_t tail = g->tail;
+	CHECK(node->process(g, node, objs, n) == n);
+	for (rte_edge_t e = 0; e < node->nb_edges; e++) {
+		struct rte_node *nx = node->nodes[e];
+		for (uint16_t k = 0; k < nx->idx; k++)
+			for (uint16_t i = 0; i < n; i++)
+				if (nx->objs[k] == pk[i])
+					to[i] = nx->name;
+		rte_pktmbuf_free_bulk((struct rte_mbuf **)nx->objs, nx->idx);
+		nx->idx = 0;
+	}
+	g->tail = tail;
+}
+
+/* The IPv4 packet of udp_pkt with its Ethernet header stripped, as ip4-input leaves it. */
+static struct rte_mbuf *ip_pkt(uint32_t dst, uint8_t proto, uint16_t dport)
+{
+	struct rte_mbuf *m = udp_pkt(dst, 64, 1);
+	rte_pktmbuf_adj(m, 14);
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+	ip->next_proto_id = proto;
+	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(ip + 1);
+	u->dst_port = rte_cpu_to_be_16(dport);
+	return m;
+}
+
+static void check_edges(const char *node, struct rte_mbuf **pk, uint16_t n,
+			const char *const *want)
+{
+	const char *to[64];
+	node_edges(node, pk, n, to);
+	for (uint16_t i = 0; i < n; i++)
+		if (strcmp(to[i], want[i])) {
+			fprintf(stderr, "%s: packet %u went to %s, not %s\n", node, i, to[i],
+				want[i]);
+			CHECK(0);
+		}
+}
+
+static void test_edges(void)
+{
+	unsigned in_use = rte_mempool_in_use_count(sl_pool);
+	walk(4); /* every stream empty */
+	/* ethernet-input: by ethertype, registered by ip4-input and arp-input */
+	struct rte_mbuf *e[6];
+	for (int i = 0; i < 6; i++)
+		e[i] = udp_pkt(0x30000001, 64, 1);
+	uint8_t *d = rte_pktmbuf_mtod(e[1], uint8_t *);
+	memset(d, 0xff, 6); /* broadcast ARP */
+	d[12] = 0x08, d[13] = 0x06;
+	d = rte_pktmbuf_mtod(e[2], uint8_t *);
+	d[12] = 0x86, d[13] = 0xdd; /* IPv6: nobody registered it (yet) */
+	d = rte_pktmbuf_mtod(e[3], uint8_t *);
+	d[0] = 0x04; /* another host's MAC */
+	rte_pktmbuf_trim(e[4], e[4]->pkt_len - 10); /* shorter than an Ethernet header */
+	d = rte_pktmbuf_mtod(e[5], uint8_t *);
+	d[12] = 0x81, d[13] = 0x00; /* a VLAN of no sub-interface */
+	check_edges("ethernet-input", e, 6,
+		    (const char *const[]){"ip4-input", "arp-input", "error-drop", "error-drop",
+					  "error-drop", "error-drop"});
+
+	/* ip4-lookup: by the adjacency's type */
+	struct rte_mbuf *l[4] = {ip_pkt(0x30000001, 17, 9), ip_pkt(0x0a0a010a, 17, 9),
+				 ip_pkt(0x0a0a024d, 17, 9), ip_pkt(0x63000001, 17, 9)};
+	check_edges("ip4-lookup", l, 4,
+		    (const char *const[]){"ip4-rewrite", "ip4-local", "ip4-glean", "icmp4-error"});
+
+	/* ip4-local: by IP protocol; a first fragment is not reassembled */
+	struct rte_mbuf *o[4] = {ip_pkt(0x0a0a010a, 1, 0), ip_pkt(0x0a0a010a, 17, 9),
+				 ip_pkt(0x0a0a010a, 47, 0), ip_pkt(0x0a0a010a, 17, 9)};
+	rte_pktmbuf_mtod(o[3], struct rte_ipv4_hdr *)->fragment_offset =
+		RTE_BE16(RTE_IPV4_HDR_MF_FLAG);
+	check_edges("ip4-local", o, 4,
+		    (const char *const[]){"ip4-icmp-input", "ip4-udp-local", "error-drop",
+					  "error-drop"});
+
+	/* ip4-udp-local: by destination port (4789 registered by this test, as VXLAN will) */
+	struct rte_mbuf *u[3] = {ip_pkt(0x0a0a010a, 17, 4789), ip_pkt(0x0a0a010a, 17, 9),
+				 ip_pkt(0x0a0a010a, 17, 9)};
+	rte_pktmbuf_trim(u[2], u[2]->pkt_len - 24);
+	check_edges("ip4-udp-local", u, 3,
+		    (const char *const[]){"punt", "icmp4-error", "error-drop"});
+	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
+	walk(4); /* nothing left pending */
+	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
+	CHECK(!strcmp(sl_dispatch_name(&sl_udp_ports, rte_cpu_to_be_16(4789)), "punt"));
+	CHECK(sl_dispatch_name(&sl_eth_types, rte_cpu_to_be_16(0x86dd)) == NULL);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
 	env_graphs = 2;
+	sl_udp_port_register(4789, "punt"); /* before the graphs, as a feature's constructor */
 	if (env_init(argv[0], "sl-unit-nodes")) {
 		fprintf(stderr, "test environment failed\n");
 		return 1;
@@ -243,6 +351,7 @@ int main(int argc, char **argv)
 	test_churn();
 	test_placement_and_shared_tx();
 	test_xconnect_from_port_rx();
+	test_edges();
 	env_fini();
 	return CHECK_REPORT();
 }
