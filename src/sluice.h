@@ -62,7 +62,8 @@ struct sl_meta2 {
 	uint16_t punt;    /* why the packet goes to the main lcore (SL_PUNT_*) */
 	uint16_t fib;     /* FIB table index, when sl_flag_fib is set */
 	uint8_t l3_off;   /* L2 header length: the frame starts l3_off before the L3 header */
-	uint8_t spare[5]; /* for the next features (QoS pipe, session) */
+	uint8_t spare[3]; /* for the next features (QoS pipe, session) */
+	uint16_t trace;   /* a traced packet's number (with sl_flag_trace) */
 };
 /* Registered at this offset (sl_meta_register), the end of the dynamic field area, so that
  * the compiler knows it: PMDs' own fields (the Rx timestamp) take the first free bytes. */

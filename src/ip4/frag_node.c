@@ -3,6 +3,7 @@
  * fragments go back to ip4-rewrite, which decrements each one's TTL. */
 #include "../interface/iface.h"
 #include "ip4.h"
+#include "../runtime/trace.h"
 #include <rte_ip_frag.h>
 
 #define FRAG_ERRORS(X)                                          \
@@ -55,5 +56,6 @@ SL_NODE_REGISTER(fr_node)
 
 RTE_INIT(fr_errors)
 {
+	sl_trace_format_register("ip4-frag", sl_ip4_trace_fmt);
 	fr_err = sl_error_register("ip4-frag", fr_reasons, FR_NB_ERR);
 }

@@ -2,6 +2,7 @@
 /* ip4-glean: packets whose next hop has no MAC yet (a connected host, or a route's next hop
  * still resolving) go to the main lcore, which holds them and sends ARP (route.c). */
 #include "ip4.h"
+#include "../runtime/trace.h"
 
 enum { GL_NEXT_PUNT, GL_NB_NEXT };
 
@@ -24,6 +25,7 @@ SL_NODE_REGISTER(gl_node)
 
 RTE_INIT(gl_register)
 {
+	sl_trace_format_register("ip4-glean", sl_ip4_trace_fmt);
 	sl_adj_type_register(SL_ADJ_GLEAN, "ip4-glean");
 	sl_adj_type_register(SL_ADJ_INCOMPLETE, "ip4-glean");
 }

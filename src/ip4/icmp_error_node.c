@@ -3,6 +3,7 @@
  * source, following RFC 1812 4.3.2.7 and rate-limited as 4.3.2.8 asks. */
 #include "../interface/iface.h"
 #include "ip4.h"
+#include "../runtime/trace.h"
 #include <rte_cycles.h>
 #include <rte_icmp.h>
 #include <rte_ip.h>
@@ -130,5 +131,6 @@ SL_NODE_REGISTER(ie_node)
 
 RTE_INIT(ie_errors)
 {
+	sl_trace_format_register("icmp4-error", sl_ip4_trace_fmt);
 	ie_err = sl_error_register("icmp4-error", ie_reasons, IE_NB_ERR);
 }

@@ -3,6 +3,8 @@
 #include "../interface/iface.h"
 #include "ip4.h"
 #include "../ethernet/ethernet.h"
+#include "../runtime/trace.h"
+#include <stdio.h>
 #include <rte_ip.h>
 
 #define IP4IN_ERRORS(X)                                                   \
@@ -123,8 +125,24 @@ static struct rte_node_register in_node = {
 };
 SL_NODE_REGISTER(in_node)
 
+/* The trace of a node that finds an IPv4 header at the packet's start. */
+void sl_ip4_trace_fmt(char *buf, size_t len, const struct sl_trace_rec *r)
+{
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)r->data;
+	if (r->ndata < sizeof(*ip)) {
+		snprintf(buf, len, "%u bytes", r->len);
+		return;
+	}
+	uint32_t s = rte_be_to_cpu_32(ip->src_addr), d = rte_be_to_cpu_32(ip->dst_addr);
+	snprintf(buf, len, "%u.%u.%u.%u > %u.%u.%u.%u proto %u ttl %u len %u id %u", s >> 24,
+		 (s >> 16) & 255, (s >> 8) & 255, s & 255, d >> 24, (d >> 16) & 255,
+		 (d >> 8) & 255, d & 255, ip->next_proto_id, ip->time_to_live,
+		 rte_be_to_cpu_16(ip->total_length), rte_be_to_cpu_16(ip->packet_id));
+}
+
 RTE_INIT(in_errors)
 {
+	sl_trace_format_register("ip4-input", sl_ip4_trace_fmt);
 	in_err = sl_error_register("ip4-input", in_reasons, IN_NB_ERR);
 	sl_eth_type_register(RTE_ETHER_TYPE_IPV4, "ip4-input");
 }

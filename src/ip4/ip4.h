@@ -81,6 +81,10 @@ static inline const struct sl_adj *sl_adj_get(uint32_t id)
 	return __atomic_load_n(&sl_adj_tbl[id], __ATOMIC_ACQUIRE);
 }
 
+struct sl_trace_rec;
+/* Trace formatters: the IPv4 header; ip4-lookup's adds the adjacency it chose. */
+void sl_ip4_trace_fmt(char *buf, size_t len, const struct sl_trace_rec *r);
+
 /* Control plane (main lcore only). Return 0 or -errno. */
 int sl_ip4_init(uint32_t max_routes, uint32_t tbl8s);
 void sl_ip4_fini(void);

@@ -6,6 +6,7 @@
  * ICMP port unreachable (RFC 1122 3.2.2.1). */
 #include "../interface/iface.h"
 #include "ip4.h"
+#include "../runtime/trace.h"
 #include <rte_icmp.h>
 #include <rte_ip.h>
 #include <rte_udp.h>
@@ -173,6 +174,9 @@ SL_NODE_REGISTER(ic_node)
 
 RTE_INIT(lo_register)
 {
+	sl_trace_format_register("ip4-local", sl_ip4_trace_fmt);
+	sl_trace_format_register("ip4-udp-local", sl_ip4_trace_fmt);
+	sl_trace_format_register("ip4-icmp-input", sl_ip4_trace_fmt);
 	lo_err = sl_error_register("ip4-local", lo_reasons, LO_NB_ERR);
 	ul_err = sl_error_register("ip4-udp-local", ul_reasons, UL_NB_ERR);
 	ic_err = sl_error_register("ip4-icmp-input", ic_reasons, IC_NB_ERR);

@@ -4,6 +4,9 @@
  * (sl_adj_type_register). */
 #include "ip4.h"
 #include "../interface/iface.h"
+#include "../runtime/trace.h"
+#include <stdio.h>
+#include <string.h>
 #include <rte_ip.h>
 
 #define LOOKUP_ERRORS(X) X(LK_NO_ROUTE, "no route (ICMP unreachable follows)")
@@ -98,7 +101,23 @@ static struct rte_node_register lk_node = {
 };
 SL_NODE_REGISTER(lk_node)
 
+/* The header, then the adjacency: id, type, next hop, interface. */
+static void lk_trace_fmt(char *buf, size_t len, const struct sl_trace_rec *r)
+{
+	sl_ip4_trace_fmt(buf, len, r);
+	if (r->adj >= SL_ADJ_MAX)
+		return;
+	const struct sl_adj *a = sl_adj_get(r->adj); /* as it is now */
+	size_t k = strlen(buf);
+	k += (size_t)snprintf(buf + k, len - k, "; table %u adj %u %s", sl_fib_ids[sl_ifaces[r->rx_if].fib],
+			      r->adj, sl_adj_type_names[a->type]);
+	if (k < len && (a->type == SL_ADJ_FORWARD || a->type == SL_ADJ_INCOMPLETE))
+		snprintf(buf + k, len - k, " via %u.%u.%u.%u %s", a->nh >> 24, (a->nh >> 16) & 255,
+			 (a->nh >> 8) & 255, a->nh & 255, sl_ifaces[a->port].name);
+}
+
 RTE_INIT(lk_errors)
 {
+	sl_trace_format_register("ip4-lookup", lk_trace_fmt);
 	lk_err = sl_error_register("ip4-lookup", lk_reasons, LK_NB_ERR);
 }

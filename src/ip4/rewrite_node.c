@@ -3,6 +3,7 @@
  * precomputed Ethernet header in one copy. */
 #include "../interface/iface.h"
 #include "ip4.h"
+#include "../runtime/trace.h"
 #include <rte_ip.h>
 
 #define RW_ERRORS(X)                                                          \
@@ -99,6 +100,7 @@ SL_NODE_REGISTER(rw_node)
 
 RTE_INIT(rw_errors)
 {
+	sl_trace_format_register("ip4-rewrite", sl_ip4_trace_fmt);
 	rw_err = sl_error_register("ip4-rewrite", rw_reasons, RW_NB_ERR);
 	sl_iface_tx_user("ip4-rewrite", &rw_tx0);
 	sl_adj_type_register(SL_ADJ_FORWARD, "ip4-rewrite");

@@ -4,6 +4,7 @@
 #include "runtime.h"
 #include "../cli/cli.h"
 #include "../interface/iface.h"
+#include "trace.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -189,6 +190,7 @@ static int create_graphs(void)
 		}
 		wk->graph = rte_graph_lookup(name);
 	}
+	sl_trace_graphs_rebuilt();
 	return 0;
 }
 
@@ -306,6 +308,7 @@ unsigned sl_runtime_drain_punts(void (*fn)(struct rte_mbuf *m))
 
 void sl_runtime_fini(void)
 {
+	sl_trace_fini();
 	for (uint16_t w = 0; w < sl_nb_workers; w++) {
 		void *m;
 		while (sl_workers[w].punt && rte_ring_sc_dequeue(sl_workers[w].punt, &m) == 0)

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer: arbitrary frames through the whole graph (ethernet, ARP, ip4 input, lookup,
  * local, ICMP errors, rewrite, fragmentation), or through an L2 mode (io, mac, macswap,
- * 5tswap) chosen by the first byte; no crash and no buffer leak. */
+ * 5tswap) chosen by the first byte, traced or not (its bit 7); no crash and no buffer leak,
+ * and show trace formats whatever the nodes recorded. */
 #include "../common/ring_env.h"
 #include "../../src/sluice.h"
 #include "../../src/ip4/ip4.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,7 +57,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		"set interface fwd-mode port0 5tswap peer port1", "set interface l2 bridge port0 1"};
 	if (size == 0)
 		return 0;
-	env_cli(modes[data[0] % 6], false);
+	env_cli(modes[(data[0] & 0x7f) % 6], false);
+	bool traced = data[0] & 0x80;
+	if (traced)
+		env_cli("trace add port-rx 50", true);
 	size_t off = 1;
 	while (off + 2 <= size) {
 		size_t len = ((size_t)data[off] << 8 | data[off + 1]) % 2048;
@@ -79,6 +84,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sl_l2_poll();
 	env_walk(2);
 	sl_ip4_held_flush(); /* packets held for ARP wait up to a second */
+	if (traced) {
+		env_cli("show trace", true);
+		env_cli("clear trace", true);
+	}
 	drain_tx();
 	if (rte_mempool_in_use_count(sl_pool) != base)
 		abort(); /* a buffer leaked */
