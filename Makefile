@@ -3,7 +3,7 @@
 BUILD ?= build
 PY := .venv/bin/python
 
-.PHONY: all setup build test unit e2e demo bench bench-graph bench-txonly bench-instr asan fuzz clean
+.PHONY: all setup build test unit e2e demo bench bench-graph bench-graph-ab bench-txonly bench-instr asan fuzz clean
 
 all: build
 
@@ -47,6 +47,9 @@ bench: build
 
 bench-graph: build
 	$(PY) scripts/bench_graph.py
+
+bench-graph-ab: build
+	$(PY) scripts/bench_graph_ab.py
 
 bench-txonly: build
 	$(PY) scripts/bench_txonly.py

@@ -4,6 +4,7 @@
 #include "ip4.h"
 #include "../ethernet/ethernet.h"
 #include "../runtime/trace.h"
+#include "../runtime/feature.h"
 #include <stdio.h>
 #include <rte_ip.h>
 
@@ -112,6 +113,13 @@ static uint16_t in_process(struct rte_graph *g, struct rte_node *node, void **ob
 		}
 		nexts[i] = in_one(m);
 	}
+	/* the ip4-unicast arc: one load a vector while no interface has a feature on it */
+	if (unlikely(__atomic_load_n(&sl_arc_users[SL_ARC_IP4_UNICAST], __ATOMIC_RELAXED)))
+		for (uint16_t i = 0; i < n; i++)
+			if (nexts[i] == IN_NEXT_LOOKUP)
+				nexts[i] = sl_feature_first(SL_ARC_IP4_UNICAST,
+							    ((struct rte_mbuf *)objs[i])->port,
+							    IN_NEXT_LOOKUP);
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
 }

@@ -81,6 +81,10 @@ static inline const struct sl_adj *sl_adj_get(uint32_t id)
 	return __atomic_load_n(&sl_adj_tbl[id], __ATOMIC_ACQUIRE);
 }
 
+/* Looks up ips[i] in packet i's table (its ingress interface's, or sl_meta2.fib), one bulk
+ * call per run of packets in one table; a table gone gives the drop adjacency. */
+void sl_ip4_lookup_tables(void **objs, uint32_t *ips, uint64_t *hops, uint16_t n);
+
 struct sl_trace_rec;
 /* Trace formatters: the IPv4 header; ip4-lookup's adds the adjacency it chose. */
 void sl_ip4_trace_fmt(char *buf, size_t len, const struct sl_trace_rec *r);

@@ -37,7 +37,7 @@ static inline uint16_t pkt_fib(struct rte_mbuf *m)
 /* With several tables: one bulk lookup per run of packets in the same table. A table deleted
  * since the packet's interface left it (sl_ip4_table_del refuses otherwise) finds none: the
  * packet takes the drop adjacency. */
-static void lookup_tables(void **objs, const uint32_t *ips, uint64_t *hops, uint16_t n)
+void sl_ip4_lookup_tables(void **objs, uint32_t *ips, uint64_t *hops, uint16_t n)
 {
 	uint16_t start = 0;
 	while (start < n) {
@@ -47,7 +47,7 @@ static void lookup_tables(void **objs, const uint32_t *ips, uint64_t *hops, uint
 		struct rte_fib *f = t < SL_FIB_MAX ? __atomic_load_n(&sl_fibs[t], __ATOMIC_ACQUIRE)
 						   : NULL;
 		if (likely(f))
-			rte_fib_lookup_bulk(f, (uint32_t *)(uintptr_t)(ips + start), hops + start,
+			rte_fib_lookup_bulk(f, ips + start, hops + start,
 					    end - start);
 		else
 			for (uint16_t i = start; i < end; i++)
@@ -71,7 +71,7 @@ static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **ob
 	if (likely(!__atomic_load_n(&sl_fib_multi, __ATOMIC_RELAXED)))
 		rte_fib_lookup_bulk(sl_fibs[0], ips, hops, n);
 	else
-		lookup_tables(objs, ips, hops, n);
+		sl_ip4_lookup_tables(objs, ips, hops, n);
 	uint32_t last = UINT32_MAX;
 	uint16_t nx = 0;
 	for (uint16_t i = 0; i < n; i++) {

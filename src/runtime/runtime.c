@@ -5,6 +5,7 @@
 #include "../cli/cli.h"
 #include "../interface/iface.h"
 #include "trace.h"
+#include "feature.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -135,8 +136,7 @@ const char *sl_dispatch_name(const struct sl_dispatch *d, uint32_t key)
 	return NULL;
 }
 
-/* The edge from node `from` to node `to`, added unless there (start-up only). */
-static rte_edge_t edge_to(rte_node_t from, const char *to)
+rte_edge_t sl_edge_to(rte_node_t from, const char *to)
 {
 	rte_edge_t n = rte_node_edge_count(from);
 	char **names = malloc(sizeof(char *) * (n + 1));
@@ -163,8 +163,9 @@ static void dispatch_resolve(void)
 		rte_node_t id = rte_node_from_name(d->from);
 		RTE_VERIFY(id != RTE_NODE_ID_INVALID);
 		for (uint16_t i = 0; i < d->n; i++) /* a later registration of a key wins */
-			d->next[d->reg[i].key] = edge_to(id, d->reg[i].to);
+			d->next[d->reg[i].key] = sl_edge_to(id, d->reg[i].to);
 	}
+	sl_feature_resolve();
 }
 
 static int create_graphs(void)

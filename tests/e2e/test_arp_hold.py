@@ -18,11 +18,17 @@ def send(s, tmp, name, port, pkts):
     wait_stream(s, name, len(pkts))
 
 
-def test_held_until_arp_reply(sluiced_factory, tmp_path):
+def pg_ifaces(n, tmp_path=None):
+    """CLI lines for pg0..pgN-1, up, each writing what it sends to tmp_path/pgI.pcap if given."""
     lines = []
-    for i in range(2):
-        lines += [f"create packet-generator interface pg{i} pcap {tmp_path}/pg{i}.pcap",
-                  f"set interface state pg{i} up"]
+    for i in range(n):
+        pcap = f" pcap {tmp_path}/pg{i}.pcap" if tmp_path else ""
+        lines += [f"create packet-generator interface pg{i}{pcap}", f"set interface state pg{i} up"]
+    return lines
+
+
+def test_held_until_arp_reply(sluiced_factory, tmp_path):
+    lines = pg_ifaces(2, tmp_path)
     lines += ["set interface ip address pg0 10.10.1.10/24",
               "set interface ip address pg1 10.10.2.10/24",
               "ip route add 48.0.0.0/8 via 10.10.2.1"]

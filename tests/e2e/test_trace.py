@@ -3,7 +3,7 @@
 cross-connected (L2) packet, each followed node by node with what every node saw and did."""
 from scapy.all import IP, UDP, Ether, Raw
 
-from test_arp_hold import send
+from test_arp_hold import pg_ifaces, send
 
 PG = [f"02:fe:00:00:00:0{i}" for i in range(4)]
 H0 = "02:00:00:00:00:0a"
@@ -18,9 +18,7 @@ def by_packet(rows):
 
 
 def test_trace_routed_dropped_l2(sluiced_factory, tmp_path):
-    lines = []
-    for i in range(4):
-        lines += [f"create packet-generator interface pg{i}", f"set interface state pg{i} up"]
+    lines = pg_ifaces(4)
     lines += ["set interface ip address pg0 10.10.1.10/24",
               "set interface ip address pg1 10.10.2.10/24",
               f"ip neighbor pg1 10.10.2.1 {NH}",

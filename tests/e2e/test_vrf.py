@@ -5,7 +5,7 @@ the other; a packet with no route in its table gets ICMP unreachable; tables and
 refused with the reason when they are in use or do not exist."""
 from scapy.all import ICMP, IP, UDP, Ether, Raw, UDPerror, rdpcap
 
-from test_arp_hold import send
+from test_arp_hold import pg_ifaces, send
 
 PG = [f"02:fe:00:00:00:0{i}" for i in range(4)]
 H0, H2 = "02:00:00:00:00:0a", "02:00:00:00:00:2a"
@@ -35,10 +35,7 @@ def udp(src_mac, dst_mac, dst, sport):
 
 
 def test_vrf_isolation(sluiced_factory, tmp_path):
-    lines = []
-    for i in range(4):
-        lines += [f"create packet-generator interface pg{i} pcap {tmp_path}/pg{i}.pcap",
-                  f"set interface state pg{i} up"]
+    lines = pg_ifaces(4, tmp_path)
     s = sluiced_factory([], lines + SETUP, memory=768)
 
     # table 0 from pg0: 48/8 and 49/8 out pg1 to NH_A

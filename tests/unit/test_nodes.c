@@ -8,6 +8,7 @@
 #include "../../src/interface/iface.h"
 #include "../../src/ethernet/ethernet.h"
 #include "../../src/ip4/ip4.h"
+#include "../../src/runtime/feature.h"
 #include "../../src/runtime/runtime.h"
 
 #include <stdio.h>
@@ -337,6 +338,48 @@ static void test_edges(void)
 	CHECK(sl_dispatch_name(&sl_eth_types, rte_cpu_to_be_16(0x86dd)) == NULL);
 }
 
+/* The ip4-unicast arc: ip4-input sends to the interface's first feature, each feature to
+ * the next one on, the last to ip4-lookup; with none on, straight to ip4-lookup. */
+static void test_feature_arc(void)
+{
+	unsigned in_use = rte_mempool_in_use_count(sl_pool);
+	walk(4);
+	struct rte_mbuf *p[2];
+	p[0] = ip_pkt(0x30000001, 17, 9);
+	check_edges("ip4-input", p, 1, (const char *const[]){"ip4-lookup"});
+	cli("set interface ip source-check port0");
+	CHECK(sl_arc_users[SL_ARC_IP4_UNICAST] == 1);
+	p[0] = ip_pkt(0x30000001, 17, 9);
+	check_edges("ip4-input", p, 1, (const char *const[]){"ip4-source-check-via-rx"});
+	/* strict: 10.10.1.2 (a neighbour on port0) passes, 10.10.2.5 (port1's subnet) not */
+	p[0] = ip_pkt(0x30000001, 17, 9);
+	p[1] = ip_pkt(0x30000001, 17, 9);
+	rte_pktmbuf_mtod(p[1], struct rte_ipv4_hdr *)->src_addr = RTE_BE32(0x0a0a0205);
+	check_edges("ip4-source-check-via-rx", p, 2,
+		    (const char *const[]){"ip4-lookup", "error-drop"});
+	/* both on: strict, then loose, then the lookup */
+	cli("set interface feature port0 ip4-source-check-via-any arc ip4-unicast");
+	p[0] = ip_pkt(0x30000001, 17, 9);
+	check_edges("ip4-source-check-via-rx", p, 1,
+		    (const char *const[]){"ip4-source-check-via-any"});
+	p[0] = ip_pkt(0x30000001, 17, 9);
+	p[1] = ip_pkt(0x30000001, 17, 9);
+	rte_pktmbuf_mtod(p[1], struct rte_ipv4_hdr *)->src_addr = RTE_BE32(0x63000001);
+	check_edges("ip4-source-check-via-any", p, 2,
+		    (const char *const[]){"ip4-lookup", "error-drop"});
+	cli("set interface ip source-check port0 del");
+	p[0] = ip_pkt(0x30000001, 17, 9);
+	check_edges("ip4-input", p, 1, (const char *const[]){"ip4-source-check-via-any"});
+	cli("set interface feature port0 ip4-source-check-via-any arc ip4-unicast disable");
+	CHECK(sl_arc_users[SL_ARC_IP4_UNICAST] == 0);
+	p[0] = ip_pkt(0x30000001, 17, 9);
+	check_edges("ip4-input", p, 1, (const char *const[]){"ip4-lookup"});
+	CHECK(env_cli("set interface feature port0 nosuch arc ip4-unicast", true) != 0);
+	CHECK(env_cli("set interface feature port0 ip4-source-check-via-rx arc nosuch", true) != 0);
+	CHECK(sl_arc_users[SL_ARC_IP4_UNICAST] == 0);
+	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -352,6 +395,7 @@ int main(int argc, char **argv)
 	test_placement_and_shared_tx();
 	test_xconnect_from_port_rx();
 	test_edges();
+	test_feature_arc();
 	env_fini();
 	return CHECK_REPORT();
 }
