@@ -24,6 +24,8 @@
 /* ---- per-packet metadata: every field a node passes to the next, in one place ----
  *
  * First cache line (every node reads it anyway):
+ *   m->data_off      the L3 offset once ethernet-input has run: the data is the L3 header,
+ *                    and the Ethernet header (its tags popped) lies just before it
  *   m->port          ingress interface (port-rx/pg-input set the port, ethernet-input a
  *                    sub-interface's index, loop-output/bvi-output the interface's own)
  *   m->hash.rss      flow hash: the port's RSS hash when RTE_MBUF_F_RX_RSS_HASH is set;
@@ -33,7 +35,7 @@
  * Second cache line, DPDK's dynamic field area (rte_pktmbuf_free reads this line anyway):
  *   struct sl_meta2  what only exceptional packets or later features need: the drop reason,
  *                    ICMP requests, the punt reason, a FIB table chosen ahead of ip4-lookup,
- *                    the L3 offset, and spare bytes for the next features
+ *                    a traced packet's number, and spare bytes for the next features
  * Flags, in ol_flags (dynamic flags, so every receive clears them):
  *   sl_flag_trace    the packet is traced (show trace)
  *   sl_flag_fib      sl_meta2.fib chose the table, not the ingress interface
@@ -61,8 +63,7 @@ struct sl_meta2 {
 	uint16_t mtu;     /* the egress MTU, for ICMP fragmentation needed */
 	uint16_t punt;    /* why the packet goes to the main lcore (SL_PUNT_*) */
 	uint16_t fib;     /* FIB table index, when sl_flag_fib is set */
-	uint8_t l3_off;   /* L2 header length: the frame starts l3_off before the L3 header */
-	uint8_t spare[3]; /* for the next features (QoS pipe, session) */
+	uint8_t spare[4]; /* for the next features (QoS pipe, session) */
 	uint16_t trace;   /* a traced packet's number (with sl_flag_trace) */
 };
 /* Registered at this offset (sl_meta_register), the end of the dynamic field area, so that

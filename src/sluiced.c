@@ -23,11 +23,6 @@
 #include <rte_lcore.h>
 
 extern struct rte_mempool *sl_pool, *sl_indirect_pool;
-void sl_pg_fini(void);
-void sl_noisy_fini(void);
-int sl_l2_init(void);
-void sl_l2_poll(void);
-void sl_l2_fini(void);
 extern uint16_t sl_rx_vector;
 
 static void on_signal(int sig)
@@ -203,13 +198,9 @@ int main(int argc, char **argv)
 	sl_rx_vector = (uint16_t)cfg.rx_vector;
 	if (sl_runtime_init(ng, lcores) || sl_iface_init(&cfg, sl_pool, ng))
 		goto out;
-	if ((rc = sl_ip4_init(cfg.ip4_max_routes, cfg.ip4_tbl8s))) {
-		fprintf(stderr, "sluiced: cannot create the FIB: %s\n", strerror(-rc));
-		rc = 1;
-		goto out;
-	}
-	if (sl_l2_init()) {
-		fprintf(stderr, "sluiced: cannot create the MAC table\n");
+	const char *failed = "";
+	if ((rc = sl_modules_init(&cfg, &failed))) {
+		fprintf(stderr, "sluiced: cannot set up %s: %s\n", failed, strerror(-rc));
 		rc = 1;
 		goto out;
 	}
@@ -244,7 +235,6 @@ int main(int argc, char **argv)
 	       (unsigned)rte_eth_dev_count_avail(), ng, main_forwards ? " on the main lcore" : "",
 	       cfg.cli_listen);
 	fflush(stdout);
-	uint64_t hz = rte_get_tsc_hz(), next_tick = rte_rdtsc() + hz / 10;
 	while (!sl_quit) {
 		if (main_forwards) {
 			sl_runtime_main_turn();
@@ -253,12 +243,7 @@ int main(int argc, char **argv)
 			sl_cli_server_poll(1);
 		}
 		sl_runtime_drain_punts(sl_ip4_punt);
-		sl_l2_poll();
-		uint64_t now = rte_rdtsc();
-		if (now > next_tick) {
-			sl_ip4_tick(now);
-			next_tick = now + hz / 10;
-		}
+		sl_modules_poll(rte_rdtsc());
 	}
 	rc = 0;
 	sl_runtime_stop();
@@ -267,11 +252,8 @@ out_cli:
 out:
 	sl_runtime_stop();
 	sl_runtime_fini();
-	sl_noisy_fini();
-	sl_l2_fini();
+	sl_modules_fini();
 	sl_iface_fini();
-	sl_ip4_fini();
-	sl_pg_fini();
 	sl_eal_cleanup();
 	return rc;
 }

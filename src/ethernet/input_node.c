@@ -94,8 +94,6 @@ static inline uint16_t eth_one(struct sl_worker *w, struct rte_mbuf *m)
 		sl_set_error(m, eth_err + ETH_ERR_TYPE);
 		return ETH_NEXT_DROP;
 	}
-	/* the frame starts l3_off before the L3 header (tags popped already) */
-	sl_meta2(m)->l3_off = RTE_ETHER_HDR_LEN;
 	rte_pktmbuf_adj(m, RTE_ETHER_HDR_LEN);
 	return nx;
 }
@@ -133,7 +131,6 @@ static uint16_t eth_process(struct rte_graph *g, struct rte_node *node, void **o
 			m->data_off += RTE_ETHER_HDR_LEN;
 			m->data_len -= RTE_ETHER_HDR_LEN;
 			m->pkt_len -= RTE_ETHER_HDR_LEN;
-			sl_meta2(m)->l3_off = RTE_ETHER_HDR_LEN;
 			nexts[i] = nx;
 			continue;
 		}

@@ -5,6 +5,8 @@
 #include "route.h"
 #include "../interface/iface.h"
 #include "../cli/cli.h"
+#include "../config/config.h"
+#include "../runtime/runtime.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -762,6 +764,13 @@ RTE_INIT(ip4_busy_init)
 {
 	sl_iface_busy_register(ip4_busy);
 }
+
+static int ip4_module_init(const struct sl_config *c)
+{
+	return sl_ip4_init(c->ip4_max_routes, c->ip4_tbl8s);
+}
+SL_MODULE_REGISTER(ip4_module, .name = "ip4 (FIB, adjacencies, neighbours)",
+		   .init = ip4_module_init, .tick = sl_ip4_tick, .fini = sl_ip4_fini)
 
 /* ---------------- FIB tables (VRFs) ---------------- */
 

@@ -224,8 +224,9 @@ SL_NODE_REGISTER(br_node)
 
 /* ---------------- control: table, learning, aging ---------------- */
 
-int sl_l2_init(void)
+static int l2_init(const struct sl_config *c)
 {
+	(void)c;
 	struct rte_hash_parameters hp = {
 		.name = "sl_macs",
 		.entries = MAC_TABLE_SIZE,
@@ -251,7 +252,7 @@ int sl_l2_init(void)
 	return 0;
 }
 
-void sl_l2_fini(void)
+static void l2_fini(void)
 {
 	for (uint16_t w = 0; w < SL_MAX_WORKERS; w++)
 		rte_ring_free(learn_rings[w]);
@@ -283,7 +284,7 @@ static void age_out(void)
 }
 
 /* Main lcore, every turn of its loop: what the workers learnt, and once a second aging. */
-void sl_l2_poll(void)
+static void l2_poll(void)
 {
 	uint32_t now = (uint32_t)((rte_rdtsc() - start_tsc) / rte_get_tsc_hz());
 	bool tick = now != l2_now;
@@ -609,3 +610,6 @@ static int cmd_show_bd(struct sl_out *o, int argc, char **argv)
 SL_CLI_COMMAND(show_bd, .path = "show bridge-domain", .usage = "[N [detail]]",
 	       .help = "bridge domains: settings, members, MAC count; detail: the MAC table",
 	       .fn = cmd_show_bd)
+
+SL_MODULE_REGISTER(l2_module, .name = "l2 (MAC table, learning, aging)", .init = l2_init,
+		   .poll = l2_poll, .fini = l2_fini)

@@ -297,7 +297,7 @@ SL_CLI_COMMAND(show_noisy, .path = "show noisy", .usage = "",
 	       .help = "interfaces with the noisy-VNF feature and packets held in their FIFOs",
 	       .fn = cmd_show_noisy)
 
-void sl_noisy_fini(void)
+static void noisy_fini(void)
 {
 	for (uint32_t p = 0; p < sl_if_hwm; p++)
 		if (sl_ifaces[p].noisy) {
@@ -320,3 +320,5 @@ RTE_INIT(noisy_busy_init)
 {
 	sl_iface_busy_register(noisy_busy);
 }
+
+SL_MODULE_REGISTER(noisy_module, .name = "noisy", .fini = noisy_fini)

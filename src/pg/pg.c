@@ -344,7 +344,7 @@ static int cmd_show_pg(struct sl_out *o, int argc, char **argv)
 SL_CLI_COMMAND(show_pg, .path = "show packet-generator", .usage = "",
 	       .help = "streams: state, worker, where they start, packets sent", .fn = cmd_show_pg)
 
-void sl_pg_fini(void)
+static void pg_fini(void)
 {
 	for (int i = 0; i < SL_PG_MAX_STREAMS; i++)
 		if (streams[i]) {
@@ -370,3 +370,5 @@ RTE_INIT(pg_busy_init)
 {
 	sl_iface_busy_register(pg_busy);
 }
+
+SL_MODULE_REGISTER(pg_module, .name = "packet generator", .fini = pg_fini)

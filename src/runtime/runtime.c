@@ -105,6 +105,55 @@ int sl_runtime_clone_tx(void)
 	return 0;
 }
 
+/* ---- modules ---- */
+
+static struct sl_module *modules; /* in order of registration */
+static struct sl_module **modules_tail = &modules;
+
+void sl_module_register(struct sl_module *m)
+{
+	m->next = NULL;
+	*modules_tail = m;
+	modules_tail = &m->next;
+}
+
+int sl_modules_init(const struct sl_config *c, const char **failed)
+{
+	for (struct sl_module *m = modules; m; m = m->next) {
+		int rc = m->init ? m->init(c) : 0;
+		if (rc) {
+			*failed = m->name;
+			return rc < 0 ? rc : -EINVAL;
+		}
+	}
+	return 0;
+}
+
+void sl_modules_poll(uint64_t now)
+{
+	static uint64_t next_tick;
+	bool tick = now >= next_tick;
+	if (tick)
+		next_tick = now + rte_get_tsc_hz() / 10;
+	for (struct sl_module *m = modules; m; m = m->next) {
+		if (m->poll)
+			m->poll();
+		if (tick && m->tick)
+			m->tick(now);
+	}
+}
+
+void sl_modules_fini(void)
+{
+	struct sl_module *v[64];
+	int n = 0;
+	for (struct sl_module *m = modules; m && n < 64; m = m->next)
+		v[n++] = m;
+	while (n-- > 0) /* the reverse order */
+		if (v[n]->fini)
+			v[n]->fini();
+}
+
 /* Graph members: the nodes registered with SL_NODE_REGISTER, then port-tx-P's clones. */
 #define SL_MAX_MEMBERS 128
 static const char *members[SL_MAX_MEMBERS];

@@ -6,6 +6,30 @@
 #include "../sluice.h"
 
 extern volatile bool sl_quit;
+
+/* Modules: what a part of sluiced sets up, does on the main lcore, and takes down,
+ * registered from its own file (SL_MODULE_REGISTER), so that main() names none of them. */
+struct sl_config;
+struct sl_module {
+	const char *name;
+	int (*init)(const struct sl_config *c); /* after the ports, before the graphs: 0 or -errno */
+	void (*poll)(void);                     /* every turn of the main loop */
+	void (*tick)(uint64_t now);             /* every 100 ms (now: rte_rdtsc) */
+	void (*fini)(void);                     /* at exit, workers stopped, before the ports go */
+	struct sl_module *next;
+};
+void sl_module_register(struct sl_module *m);
+#define SL_MODULE_REGISTER(var, ...)                                                      \
+	static struct sl_module var = {__VA_ARGS__};                                      \
+	RTE_INIT(sl_module_##var)                                                         \
+	{                                                                                 \
+		sl_module_register(&var);                                                 \
+	}
+/* Each module's init in order of registration; on a failure, the module's name and -errno
+ * (the modules already set up are taken down by sl_modules_fini). */
+int sl_modules_init(const struct sl_config *c, const char **failed);
+void sl_modules_poll(uint64_t now);
+void sl_modules_fini(void);
 int sl_runtime_init(uint16_t nb_graphs, const uint16_t *lcores);
 int sl_runtime_clone_tx(void);
 int sl_runtime_create_graphs(void);

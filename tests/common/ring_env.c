@@ -16,7 +16,6 @@
 #include <rte_lcore.h>
 
 extern struct rte_mempool *sl_pool, *sl_indirect_pool;
-int sl_l2_init(void);
 
 struct rte_ring *env_rx[2], *env_tx[2], *env_rx0_q1;
 uint32_t env_max_routes = 1 << 18;
@@ -58,7 +57,10 @@ int env_init(const char *prog, const char *prefix)
 	if (!sl_pool || !sl_indirect_pool)
 		return -1;
 	static struct sl_config cfg;
+	const char *failed;
 	sl_config_defaults(&cfg);
+	cfg.ip4_max_routes = env_max_routes;
+	cfg.ip4_tbl8s = 4096;
 	for (int p = 0; p < 2; p++) {
 		char name[16];
 		snprintf(name, sizeof(name), "r%d", p);
@@ -84,7 +86,7 @@ int env_init(const char *prog, const char *prefix)
 	for (int i = 0; i < env_graphs; i++)
 		lc[i] = (uint16_t)rte_lcore_id(); /* all graphs are walked by this thread */
 	if (sl_runtime_init(env_graphs, lc) || sl_iface_init(&cfg, sl_pool, env_graphs) ||
-	    sl_ip4_init(env_max_routes, 4096) || sl_l2_init() || sl_runtime_clone_tx())
+	    sl_modules_init(&cfg, &failed) || sl_runtime_clone_tx())
 		return -1;
 	if (sl_runtime_create_graphs())
 		return -1;
@@ -106,7 +108,7 @@ void env_walk(int n)
 void env_fini(void)
 {
 	sl_runtime_fini();
+	sl_modules_fini();
 	sl_iface_fini();
-	sl_ip4_fini();
 	rte_eal_cleanup();
 }

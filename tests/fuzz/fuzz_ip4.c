@@ -6,6 +6,8 @@
 #include "../common/ring_env.h"
 #include "../../src/sluice.h"
 #include "../../src/ip4/ip4.h"
+#include "../../src/runtime/runtime.h"
+#include <rte_cycles.h>
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -13,7 +15,6 @@
 
 extern struct rte_mempool *sl_pool;
 void sl_ip4_punt(struct rte_mbuf *m);
-void sl_l2_poll(void);
 unsigned sl_runtime_drain_punts(void (*fn)(struct rte_mbuf *m));
 static unsigned base;
 
@@ -81,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	env_walk(4);
 	sl_runtime_drain_punts(sl_ip4_punt);
-	sl_l2_poll();
+	sl_modules_poll(rte_rdtsc());
 	env_walk(2);
 	sl_ip4_held_flush(); /* packets held for ARP wait up to a second */
 	if (traced) {
