@@ -81,6 +81,9 @@ extern uint64_t sl_flag_trace, sl_flag_fib; /* ol_flags masks */
 /* Reserves sl_meta2 and the flags with DPDK's dynamic mbuf fields; after rte_eal_init. */
 int sl_meta_register(void);
 
+/* The packet pool, and the pool of indirect mbufs for fragments (sluiced.c). */
+extern struct rte_mempool *sl_pool, *sl_indirect_pool;
+
 /* ---- errors: every drop has a named reason, counted per worker ---- */
 struct sl_error_desc {
 	const char *node;

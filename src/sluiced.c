@@ -22,8 +22,6 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 
-extern struct rte_mempool *sl_pool, *sl_indirect_pool;
-extern uint16_t sl_rx_vector;
 
 static void on_signal(int sig)
 {

@@ -699,7 +699,6 @@ SL_CLI_COMMAND(set_placement, .path = "set interface rx-placement",
 	       .usage = "IFACE queue N worker M", .help = "move an rx queue to a worker",
 	       .fn = cmd_set_placement)
 
-extern struct rte_mempool *sl_pool;
 
 static int cmd_show_buffers(struct sl_out *o, int argc, char **argv)
 {

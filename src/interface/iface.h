@@ -129,6 +129,15 @@ static inline void sl_iface_loop_back(struct sl_worker *w, void **objs, uint16_t
 	}
 }
 
+/* Frames the main lcore sends (ARP), drained by worker 0's port-rx (sl_iface_inject). */
+extern struct rte_ring *sl_inject_ring;
+/* port-rx's burst size per queue (config rx-vector). */
+extern uint16_t sl_rx_vector;
+/* port-tx, the node each port's port-tx-P is cloned from. */
+rte_node_t sl_tx_node_id(void);
+/* Bridging (bridge.c): interface f left bridge domain bd, which no longer floods to it. */
+void sl_l2_bridge_left(struct sl_iface *f, uint16_t bd);
+
 /* Starts the configured ports, nb_graphs TX queues each. */
 int sl_iface_init(const struct sl_config *c, struct rte_mempool *mp, uint16_t nb_graphs);
 void sl_iface_fini(void);

@@ -7,7 +7,6 @@
 #include <rte_ring.h>
 
 #define RX_BURST 32
-extern struct rte_ring *sl_inject_ring;
 uint16_t sl_rx_vector = RTE_GRAPH_BURST_SIZE; /* dpdk { rx-vector N } */
 
 /* edges: the modes (ethernet-input, l2-*), noisy, then interface-output */

@@ -556,7 +556,6 @@ int sl_ip4_route_del(uint16_t fib, uint32_t pfx, uint8_t len)
 
 /* ---------------- ARP (RFC 826) on the main lcore ---------------- */
 
-extern struct rte_mempool *sl_pool;
 
 #define MAIN_ERRORS(X)                                                    \
 	X(MN_GLEAN_DROP, "packets dropped while resolving a next hop (4 held already)") \

@@ -83,7 +83,6 @@ RTE_INIT(br_init)
 	sl_iface_tx_user("l2-bridge", &br_tx0);
 }
 
-extern struct rte_mempool *sl_pool;
 
 static inline bool in_bd(const struct sl_iface *f)
 {

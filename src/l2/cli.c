@@ -7,7 +7,6 @@
 
 const char *const sl_mode_names[SL_NB_MODES] = {"l3", "io", "mac", "macswap", "5tswap",
 						 "bridge"};
-void sl_l2_bridge_left(struct sl_iface *f, uint16_t bd);
 
 /* The peer, MACs and mode are written while workers read them: the mode last, released, so
  * a worker that sees the new mode sees its settings (a vector in flight may still use the

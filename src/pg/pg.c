@@ -15,7 +15,6 @@
 #include <rte_cycles.h>
 #include <rte_malloc.h>
 
-extern struct rte_mempool *sl_pool;
 
 static struct sl_pg_stream *streams[SL_PG_MAX_STREAMS]; /* read by workers */
 static uint16_t nb_on_worker[SL_MAX_WORKERS + 1];       /* streams per worker, for a fast exit */

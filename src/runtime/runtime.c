@@ -33,7 +33,6 @@ int sl_node_init(const struct rte_graph *graph, struct rte_node *node)
 	return 0;
 }
 
-rte_node_t sl_tx_node_id(void);
 
 uint64_t sl_flag_trace, sl_flag_fib;
 

@@ -15,7 +15,6 @@
 #include <rte_eth_ring.h>
 #include <rte_lcore.h>
 
-extern struct rte_mempool *sl_pool, *sl_indirect_pool;
 
 struct rte_ring *env_rx[2], *env_tx[2], *env_rx0_q1;
 uint32_t env_max_routes = 1 << 18;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer: arbitrary CLI lines against a live router; a failed command must change
  * nothing (the route count is the witness). */
+#include "fuzz.h"
 #include "../common/ring_env.h"
 #include "../../src/ip4/ip4.h"
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer: arbitrary startup.conf text must parse or fail with a file:line message. */
+#include "fuzz.h"
 #include "../../src/config/config.h"
 
 #include <stdlib.h>

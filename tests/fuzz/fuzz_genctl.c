@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer: sluice-gen's control-socket parser on arbitrary bytes. A parse that succeeds
  * must give keys and strings that are terminated and within bounds, and no duplicate key. */
+#include "fuzz.h"
 #include "../../gen/ctl.h"
 
 #include <stdint.h>

@@ -3,17 +3,17 @@
  * deleted, brought up, addressed, cross-connected, traced) with tagged frames through the
  * graph in between. Each sub-interface exists exactly when a model says it should; every
  * input ends with all of them deleted and no buffer leaked. */
+#include "fuzz.h"
 #include "../common/ring_env.h"
 #include "../../src/interface/iface.h"
+#include "../../src/ip4/ip4.h"
+#include "../../src/runtime/runtime.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-extern struct rte_mempool *sl_pool;
-void sl_ip4_punt(struct rte_mbuf *m);
-unsigned sl_runtime_drain_punts(void (*fn)(struct rte_mbuf *m));
 static unsigned base_bufs;
 
 #define NSUB 8 /* sub-interface ids 1..8 on port0 */
@@ -111,6 +111,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				  : "delete loopback interface intfc loop%u", a % 4);
 			break;
 		case 7:
+			if (a & 0x20) /* traced through sub-interfaces that come and go */
+				cli("trace add port-rx 4");
 			send_tagged(ad ? 0x88a8 : 0x8100, (uint16_t)vid, b & 0x40 ? a % 3 + 1 : 0);
 			drain();
 			break;
@@ -126,6 +128,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	drain();
+	cli("show trace"); /* records of interfaces deleted since are formatted too */
+	cli("clear trace");
 	/* clear every reference, then delete everything */
 	cli("set interface l3 port1");
 	for (unsigned i = 1; i <= NSUB; i++) {

@@ -3,6 +3,7 @@
  * local, ICMP errors, rewrite, fragmentation), or through an L2 mode (io, mac, macswap,
  * 5tswap) chosen by the first byte, traced or not (its bit 7); no crash and no buffer leak,
  * and show trace formats whatever the nodes recorded. */
+#include "fuzz.h"
 #include "../common/ring_env.h"
 #include "../../src/sluice.h"
 #include "../../src/ip4/ip4.h"
@@ -13,9 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern struct rte_mempool *sl_pool;
-void sl_ip4_punt(struct rte_mbuf *m);
-unsigned sl_runtime_drain_punts(void (*fn)(struct rte_mbuf *m));
 static unsigned base;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

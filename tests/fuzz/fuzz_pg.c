@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer: arbitrary packet-generator stream definitions; whatever parses must build
  * packets inside their bounds (ASan watches the template and the frame buffer). */
+#include "fuzz.h"
 #include "../../src/cli/cli.h"
 #include "../../src/pg/pg.h"
 

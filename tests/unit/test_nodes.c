@@ -21,7 +21,6 @@
 #include <rte_ring.h>
 #include <rte_udp.h>
 
-extern struct rte_mempool *sl_pool;
 
 
 #define rx env_rx
