@@ -26,7 +26,7 @@ ROUTES = int(os.environ.get("ROUTES", str(1 << 20)))
 # the functions callgrind counts: every node that packets reach, and pg-input's generation
 # (not its empty polls, whose number depends on time)
 NODE_FUNCS = ["pg_stream_run", "eth_process", "in_process", "lk_process", "rw_process",
-              "out_process", "tx_process", "drop_process", "arp_process", "lo_process",
+              "out_process", "tx_process", "po_process", "drop_process", "arp_process", "lo_process",
               "ie_process", "fr_process", "punt_process"]
 
 SETUP = """create packet-generator interface pg0
@@ -76,8 +76,8 @@ def wait_sent(d, n, timeout=300):
 
 
 # issue 5 counts VPP's routing nodes as ip4-input + ip4-lookup + ip4-rewrite + output (its
-# stream enters at ip4-input); sluiced's port-tx does both interface-output's and pg1-tx's work
-VPP_SET = ("ip4-input", "ip4-lookup", "ip4-rewrite", "port-tx-1")
+# stream enters at ip4-input); sluiced's pg-output does both interface-output's and pg1-tx's work
+VPP_SET = ("ip4-input", "ip4-lookup", "ip4-rewrite", "pg-output")
 ROUTING = ("ethernet-input", "ip4-input", "ip4-lookup", "ip4-rewrite")
 
 
@@ -210,7 +210,7 @@ def main():
             for k, v in nodes.items():
                 print(f"   {k:16s} {v:8.1f}")
             print(f"   routing nodes (ethernet-input + ip4-input + ip4-lookup + ip4-rewrite): "
-                  f"{routing:.1f}; VPP's set (ip4-input + ip4-lookup + ip4-rewrite + port-tx): "
+                  f"{routing:.1f}; VPP's set (ip4-input + ip4-lookup + ip4-rewrite + pg-output): "
                   f"{sum(nodes.get(k, 0) for k in VPP_SET):.1f}; whole path: {sum(nodes.values()):.1f}; "
                   f"pg1 sent {tx}")
             print_sums(sums)

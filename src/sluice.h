@@ -135,8 +135,6 @@ struct sl_worker {
 		uint64_t calls, cycles;
 	} busy[SL_NB_SOURCES];
 	volatile bool quit;
-	bool park;                    /* main asks the worker to leave its graph */
-	bool parked;                  /* the worker has */
 	uint64_t errors[SL_MAX_ERRORS] __rte_cache_aligned;
 	/* per interface; pages of indexes never used are never touched */
 	struct sl_if_counters ifc[SL_IF_MAX] __rte_cache_aligned;

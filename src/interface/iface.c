@@ -19,9 +19,8 @@
 
 struct sl_iface sl_ifaces[SL_IF_MAX];
 uint32_t sl_if_hwm;
-const char *const sl_if_type_names[SL_IF_NB_TYPES] = {"port", "sub", "bvi", "loopback"};
+const char *const sl_if_type_names[SL_IF_NB_TYPES] = {"port", "sub", "bvi", "loopback", "pg"};
 static uint16_t nb_graphs_cfg;
-static struct rte_mempool *sl_iface_pool;
 struct rte_ring *sl_inject_ring;
 static struct rte_hash *sub_hash; /* VLAN sub-interfaces by parent and tags */
 
@@ -125,7 +124,6 @@ static int port_start(struct sl_iface *ifc, struct rte_mempool *mp, struct rte_e
 int sl_iface_init(const struct sl_config *c, struct rte_mempool *mp, uint16_t nb_graphs)
 {
 	nb_graphs_cfg = nb_graphs;
-	sl_iface_pool = mp;
 	sl_inject_ring = rte_ring_create("sl_inject", 1024, SOCKET_ID_ANY, RING_F_SC_DEQ);
 	if (!sl_inject_ring)
 		return -ENOMEM;
@@ -305,52 +303,6 @@ void sl_iface_sync_tx_edges(void)
 	}
 }
 
-int sl_iface_add_virtual(const char *name, const char *drv, const char *args,
-			 const struct rte_ether_addr *mac, struct sl_iface **out)
-{
-	uint16_t port;
-	char dev[RTE_DEV_NAME_MAX_LEN];
-	snprintf(dev, sizeof(dev), "%s_%s", drv, name);
-	int rc = rte_eal_hotplug_add("vdev", dev, args);
-	if (rc)
-		return rc;
-	if ((rc = rte_eth_dev_get_port_by_name(dev, &port)))
-		goto undo;
-	rc = -ERANGE;
-	if (port >= SL_MAX_PORTS || (port > 0 && !sl_ifaces[port - 1].used))
-		goto undo;
-	struct sl_iface *ifc = &sl_ifaces[port];
-	memset(ifc, 0, sizeof(*ifc));
-	ifc->port = port;
-	ifc->type = SL_IF_PORT;
-	ifc->tx_slot = (uint16_t)(SL_IF_NB_TYPES + port);
-	ifc->virt = true;
-	snprintf(ifc->name, sizeof(ifc->name), "%s", name);
-	ifc->nb_rxq = 1;
-	ifc->nb_txq = nb_graphs_cfg;
-	ifc->nb_rxd = ifc->nb_txd = 1024;
-	ifc->rxq_worker[0] = SL_NO_WORKER;
-	ifc->peer = port; /* nothing to poll: the graph only sends to it */
-	if ((rc = port_start(ifc, sl_iface_pool, (struct rte_ether_addr *)(uintptr_t)mac)))
-		goto stop;
-	ifc->used = true;
-	name_link(port);
-	if ((rc = sl_runtime_rebuild())) {
-		ifc->used = false;
-		name_unlink(port);
-		goto stop;
-	}
-	*out = ifc;
-	return 0;
-stop:
-	rte_eth_dev_stop(port);
-	rte_eth_dev_close(port);
-undo:
-	rte_eal_hotplug_remove("vdev", dev);
-	return rc;
-}
-
-
 /* ---------------- logical interfaces ---------------- */
 
 static uint32_t free_idx[SL_IF_MAX - SL_IF_FIRST_LOGICAL], nb_free;
@@ -465,7 +417,7 @@ uint16_t sl_iface_sub_find(uint16_t parent, uint16_t tpid, uint16_t vid, uint16_
 int sl_iface_sub_create(struct sl_iface *p, uint32_t id, uint16_t tpid, uint16_t vid,
 			uint16_t inner, struct sl_iface **out)
 {
-	if (p->type != SL_IF_PORT)
+	if (p->type != SL_IF_PORT && p->type != SL_IF_PG)
 		return -EINVAL;
 	uint64_t k = sub_key(p->port, tpid, vid, inner);
 	if (rte_hash_lookup(sub_hash, &k) >= 0)

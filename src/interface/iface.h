@@ -48,6 +48,7 @@ static inline void sl_l2io_note(struct rte_node *node, uint16_t p, uint16_t k)
 }
 
 struct sl_noisy;
+struct sl_pg_pcap;
 #define SL_NO_WORKER 0xff
 
 /* Interface indexes: DPDK port P is interface P; the other types take indexes from
@@ -59,6 +60,7 @@ enum sl_if_type {
 	SL_IF_SUB,      /* a VLAN sub-interface of a port: tags pushed by vlan-output */
 	SL_IF_BVI,      /* a bridge's routed interface: bvi-output hands frames to l2-bridge */
 	SL_IF_LOOP,     /* a loopback: loop-output receives what it sends */
+	SL_IF_PG,       /* a packet-generator interface: pg-output counts, frees or writes a pcap */
 	SL_IF_NB_TYPES
 };
 extern const char *const sl_if_type_names[SL_IF_NB_TYPES];
@@ -74,7 +76,6 @@ struct sl_iface {
 	struct rte_ether_addr mac;
 	uint16_t nb_txq;              /* worker w sends on queue w % nb_txq */
 	bool tx_shared;               /* fewer TX queues than workers: queues are locked */
-	bool sink;                    /* pg: port-tx counts and frees, like VPP's pg tx */
 	uint8_t mode;                 /* enum sl_mode; written last, with a release store */
 	uint16_t peer;                /* L2 modes: the interface packets leave by */
 	uint16_t bd;                  /* bridge mode (or a BVI's): the bridge domain */
@@ -86,6 +87,7 @@ struct sl_iface {
 	uint16_t vid, inner_vid;      /* inner_vid 0: one tag */
 	struct rte_ether_addr mac_dst, mac_src; /* fwd-mode mac: the addresses written */
 	struct sl_noisy *noisy;       /* the noisy-VNF input feature, or NULL */
+	struct sl_pg_pcap *pcap;      /* a pg interface's pcap file, or NULL */
 	rte_spinlock_t txq_lock[SL_MAX_WORKERS];
 	/* control only */
 	bool used;
@@ -159,10 +161,6 @@ static inline rte_edge_t sl_iface_tx_edge(rte_edge_t first, uint16_t ifx)
 }
 /* Adds the edges of ports created since to every node that asked for them. */
 void sl_iface_sync_tx_edges(void);
-/* Creates an interface on a hot-plugged vdev DRV_NAME with ARGS (never polled; what the
- * graph sends to it goes to the driver), then rebuilds the graphs. Main lcore only. */
-int sl_iface_add_virtual(const char *name, const char *drv, const char *args,
-			 const struct rte_ether_addr *mac, struct sl_iface **out);
 
 /* Logical interfaces (main lcore only; no graph rebuild, workers keep forwarding).
  * Creates an interface of type t, down, in l3 mode; 0 or -errno (-EEXIST, -ENOSPC). */

@@ -37,29 +37,6 @@ static int tx_init(const struct rte_graph *graph, struct rte_node *node)
 	return 0;
 }
 
-/* A pg sink frees like a PMD with MBUF_FAST_FREE: direct, single-segment mbufs of one pool
- * with no other reference go back in bulk without reading their second cache line (a
- * single segment's next is NULL); anything else takes the full path. */
-static inline uint64_t sink_free(struct rte_mbuf **m, uint16_t n)
-{
-	void *fast[RTE_GRAPH_BURST_SIZE];
-	uint16_t nf = 0;
-	uint64_t bytes = 0;
-	struct rte_mempool *mp = n ? m[0]->pool : NULL;
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *b = m[i];
-		bytes += b->pkt_len;
-		if (likely(b->pool == mp && b->nb_segs == 1 && rte_mbuf_refcnt_read(b) == 1 &&
-			   RTE_MBUF_DIRECT(b) && !RTE_MBUF_HAS_EXTBUF(b)))
-			fast[nf++] = b;
-		else
-			rte_pktmbuf_free(b);
-	}
-	if (nf)
-		rte_mempool_put_bulk(mp, fast, nf);
-	return bytes;
-}
-
 static uint16_t tx_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
 	struct tx_ctx *c = (struct tx_ctx *)node->ctx;
@@ -67,19 +44,13 @@ static uint16_t tx_process(struct rte_graph *g, struct rte_node *node, void **ob
 	(void)g;
 	struct sl_iface *f = &sl_ifaces[port];
 	if (likely(f->up)) {
-		uint64_t bytes = 0;
-		if (unlikely(f->sink)) {
-			bytes = sink_free((struct rte_mbuf **)objs, n);
-			sent = n;
+		uint64_t bytes = sl_sum_pkt_len((struct rte_mbuf **)objs, n);
+		if (unlikely(f->tx_shared)) {
+			rte_spinlock_lock(&f->txq_lock[queue]);
+			sent = rte_eth_tx_burst(port, queue, (struct rte_mbuf **)objs, n);
+			rte_spinlock_unlock(&f->txq_lock[queue]);
 		} else {
-			bytes = sl_sum_pkt_len((struct rte_mbuf **)objs, n);
-			if (unlikely(f->tx_shared)) {
-				rte_spinlock_lock(&f->txq_lock[queue]);
-				sent = rte_eth_tx_burst(port, queue, (struct rte_mbuf **)objs, n);
-				rte_spinlock_unlock(&f->txq_lock[queue]);
-			} else {
-				sent = rte_eth_tx_burst(port, queue, (struct rte_mbuf **)objs, n);
-			}
+			sent = rte_eth_tx_burst(port, queue, (struct rte_mbuf **)objs, n);
 		}
 		for (uint16_t i = sent; i < n; i++) /* the unsent ones are still ours */
 			bytes -= ((struct rte_mbuf *)objs[i])->pkt_len;

@@ -22,7 +22,7 @@ static int cmd_create_sub(struct sl_out *o, int argc, char **argv)
 	struct sl_iface *p = sl_iface_by_name(argv[0]);
 	if (!p)
 		return sl_out_error(o, "unknown interface '%s'", argv[0]);
-	if (p->type != SL_IF_PORT)
+	if (p->type != SL_IF_PORT && p->type != SL_IF_PG)
 		return sl_out_error(o, "%s cannot have sub-interfaces (ports and pg interfaces can)",
 				    p->name);
 	if (sl_arg_u32(o, "sub-interface id", argv[1], 1, 999999999, &id))

@@ -33,6 +33,7 @@ static inline uint16_t vo_one(struct sl_worker *w, struct rte_mbuf *m)
 	memcpy(d + 12, t, k);
 	w->ifc[f->port].tx_pkts++;
 	w->ifc[f->port].tx_bytes += m->pkt_len;
+	sl_meta(m)->tx_if = f->parent; /* for a parent that is not a port (pg) */
 	return sl_iface_tx_edge(vo_tx0, f->parent);
 }
 

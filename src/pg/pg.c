@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Packet generator, data-plane side: pg interfaces (a hot-plugged null port, or a pcap port
- * that writes what the graph sends it), the pg-input source node, and the CLI in VPP's
- * grammar. */
+/* Packet generator, data-plane side: pg interfaces (logical interfaces whose output,
+ * pg-output, counts and frees or writes a pcap file), the pg-input source node, and the CLI
+ * in VPP's grammar. */
 #include "pg.h"
 #include "rearm.h"
 #include "../cli/cli.h"
 #include "../interface/iface.h"
 #include "../runtime/runtime.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,22 +145,34 @@ static int cmd_create_pg(struct sl_out *o, int argc, char **argv)
 			return sl_out_error(o, "unknown option '%s'; %s", argv[i], usage);
 		}
 	}
-	char args[600];
-	if (pcap) {
-		if (strchr(pcap, ','))
-			return sl_out_error(o, "pcap file name must not contain ','");
-		snprintf(args, sizeof(args), "tx_pcap=%s", pcap);
-	} else {
-		snprintf(args, sizeof(args), "no-rx=1");
-	}
 	struct sl_iface *f;
-	int rc = sl_iface_add_virtual(name, pcap ? "net_pcap" : "net_null", args, &mac, &f);
+	int rc = sl_iface_create(SL_IF_PG, name, &mac, &f);
 	if (rc)
-		return sl_out_error(o, "cannot create %s: %s", name, strerror(rc < 0 ? -rc : rc));
-	f->sink = !pcap; /* before it can be up: nothing sends to it yet */
+		return sl_out_error(o, "cannot create %s: %s", name, strerror(-rc));
+	if (pcap) {
+		struct sl_pg_pcap *p = sl_pg_pcap_open(f->port, pcap);
+		if (!p) {
+			int e = errno;
+			char why[8];
+			sl_iface_delete(f, why, sizeof(why));
+			return sl_out_error(o, "cannot create %s: pcap %s: %s", name, pcap,
+					    strerror(e));
+		}
+		__atomic_store_n(&f->pcap, p, __ATOMIC_RELEASE);
+	}
 	sl_out_msg(o, "%s", f->name);
 	return 0;
 }
+
+static int cmd_delete_pg(struct sl_out *o, int argc, char **argv)
+{
+	if (argc != 2 || strcmp(argv[0], "interface"))
+		return sl_out_error(o, "usage: delete packet-generator interface pgN");
+	return sl_iface_delete_named(o, SL_IF_PG, argv[1]);
+}
+SL_CLI_COMMAND(delete_pg, .path = "delete packet-generator", .usage = "interface pgN",
+	       .help = "delete a pg interface that nothing refers to (its pcap is complete)",
+	       .fn = cmd_delete_pg)
 SL_CLI_COMMAND(create_pg, .path = "create packet-generator", .usage = "interface pgN "
 	       "[mac-address MAC] [pcap FILE]",
 	       .help = "an interface that counts (or writes to a pcap) what the graph sends it",
@@ -345,6 +358,11 @@ SL_CLI_COMMAND(show_pg, .path = "show packet-generator", .usage = "",
 
 static void pg_fini(void)
 {
+	for (uint32_t i = 0; i < sl_if_hwm; i++)
+		if (sl_ifaces[i].used && sl_ifaces[i].pcap) {
+			sl_pg_pcap_close(sl_ifaces[i].pcap);
+			sl_ifaces[i].pcap = NULL;
+		}
 	for (int i = 0; i < SL_PG_MAX_STREAMS; i++)
 		if (streams[i]) {
 			sl_pg_free(streams[i]);
@@ -353,9 +371,12 @@ static void pg_fini(void)
 		}
 }
 
-/* An interface that a stream sends from is not deleted. */
+/* An interface that a stream sends from is not deleted; a pg interface's pcap is completed
+ * when it goes. */
 static int pg_busy(const struct sl_iface *f, bool commit, char *why, size_t len)
 {
+	if (commit && f->pcap)
+		sl_pg_pcap_close(f->pcap);
 	for (int i = 0; !commit && i < SL_PG_MAX_STREAMS; i++)
 		if (streams[i] && streams[i]->port == f->port) {
 			snprintf(why, len, "stream %s sends from %s (packet-generator delete %s)",

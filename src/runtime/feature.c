@@ -131,6 +131,18 @@ static int cmd_show_features(struct sl_out *o, int argc, char **argv)
 	sl_tbl_end(o);
 	return 0;
 }
+/* show graph's part: each arc, its features in path order and their nodes. */
+void sl_feature_show(struct sl_out *o)
+{
+	sl_tbl_begin(o, "arcs", 5, (const char *[]){"arc", "start", "end", "feature", "node"});
+	for (int arc = 0; arc < SL_NB_ARCS; arc++) {
+		const struct sl_arc *a = &sl_arcs[arc];
+		for (uint8_t i = 0; i < a->nfeat; i++)
+			sl_tbl_row(o, a->name, a->start, a->end, a->feat[i].name, a->feat[i].node);
+	}
+	sl_tbl_end(o);
+}
+
 SL_CLI_COMMAND(show_features, .path = "show interface features", .usage = "IFACE",
 	       .help = "every feature of every arc, in path order, and whether IFACE has it on",
 	       .fn = cmd_show_features)

@@ -37,6 +37,9 @@ uint8_t sl_feature_register(enum sl_arc_id arc, const char *name, const char *no
 void sl_feature_resolve(void);
 /* Control: turns feature `name` on or off for interface ifx; -ENOENT for an unknown name. */
 int sl_feature_set(uint16_t ifx, enum sl_arc_id arc, const char *name, bool on);
+struct sl_out;
+/* The arcs and their features, as a table (show graph). */
+void sl_feature_show(struct sl_out *o);
 /* An interface goes: its features go off. */
 void sl_feature_clear(uint16_t ifx);
 

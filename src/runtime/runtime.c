@@ -249,45 +249,7 @@ int sl_runtime_create_graphs(void)
 	return rc ? rc : sl_iface_publish_rx();
 }
 
-static bool workers_running;
 static void runtime_walk(struct sl_out *o, bool clear);
-
-/* Parks every launched worker outside its graph (and offline for RCU), or lets them go. */
-static void workers_park(bool park)
-{
-	if (!workers_running)
-		return;
-	for (uint16_t w = 0; w < sl_nb_workers; w++) {
-		struct sl_worker *wk = &sl_workers[w];
-		if (wk->lcore == rte_get_main_lcore())
-			continue;
-		__atomic_store_n(&wk->park, park, __ATOMIC_RELEASE);
-		while (__atomic_load_n(&wk->parked, __ATOMIC_ACQUIRE) != park)
-			rte_pause();
-	}
-}
-
-int sl_runtime_rebuild(void)
-{
-	int rc = sl_runtime_clone_tx();
-	if (rc)
-		return rc;
-	workers_park(true);
-	for (uint16_t w = 0; w < sl_nb_workers; w++) {
-		if (sl_workers[w].graph)
-			rte_graph_destroy(sl_workers[w].graph_id);
-		sl_workers[w].graph = NULL;
-		sl_workers[w].graph_id = RTE_GRAPH_ID_INVALID;
-	}
-	rc = create_graphs();
-	if (!rc) {
-		/* new graphs count from zero; start show runtime's baselines there too */
-		struct sl_out o = {0};
-		runtime_walk(&o, true);
-	}
-	workers_park(false);
-	return rc ? rc : sl_iface_publish_rx();
-}
 
 /* One loop turn of a worker: walk the graph, then report a quiescent state. */
 static inline void worker_turn(struct sl_worker *wk)
@@ -301,16 +263,6 @@ static int worker_main(void *arg)
 	struct sl_worker *wk = arg;
 	rte_rcu_qsbr_thread_online(sl_rcu, wk->rcu_id);
 	while (!wk->quit) {
-		if (unlikely(__atomic_load_n(&wk->park, __ATOMIC_ACQUIRE))) {
-			/* the main lcore rebuilds the graphs meanwhile */
-			rte_rcu_qsbr_thread_offline(sl_rcu, wk->rcu_id);
-			__atomic_store_n(&wk->parked, true, __ATOMIC_RELEASE);
-			while (__atomic_load_n(&wk->park, __ATOMIC_ACQUIRE) && !wk->quit)
-				rte_pause();
-			rte_rcu_qsbr_thread_online(sl_rcu, wk->rcu_id);
-			__atomic_store_n(&wk->parked, false, __ATOMIC_RELEASE);
-			continue;
-		}
 		worker_turn(wk);
 	}
 	rte_rcu_qsbr_thread_offline(sl_rcu, wk->rcu_id);
@@ -322,7 +274,6 @@ int sl_runtime_start(bool main_forwards)
 	for (uint16_t w = main_forwards ? 1 : 0; w < sl_nb_workers; w++)
 		if (rte_eal_remote_launch(worker_main, &sl_workers[w], sl_workers[w].lcore))
 			return -EBUSY;
-	workers_running = !main_forwards;
 	return 0;
 }
 
@@ -331,7 +282,6 @@ void sl_runtime_stop(void)
 	for (uint16_t w = 0; w < sl_nb_workers; w++)
 		sl_workers[w].quit = true;
 	rte_eal_mp_wait_lcore();
-	workers_running = false;
 }
 
 void sl_runtime_main_turn(void)
@@ -543,11 +493,13 @@ static int cmd_show_graph(struct sl_out *o, int argc, char **argv)
 			sl_tbl_row(o, d->from, key, d->reg[i].to);
 		}
 	sl_tbl_end(o);
+	sl_feature_show(o);
 	return 0;
 }
 SL_CLI_COMMAND(show_graph, .path = "show graph", .usage = "",
-	       .help = "the nodes of a worker's graph and their edges, and what each "
-		       "dispatching node sends where (ethertype, IP protocol, UDP port, adjacency)",
+	       .help = "the nodes of a worker's graph and their edges, what each dispatching "
+		       "node sends where (ethertype, IP protocol, UDP port, adjacency), and the "
+		       "feature arcs",
 	       .fn = cmd_show_graph)
 
 static int cmd_clear_runtime(struct sl_out *o, int argc, char **argv)

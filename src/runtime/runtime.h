@@ -35,9 +35,6 @@ int sl_runtime_clone_tx(void);
 int sl_runtime_create_graphs(void);
 /* The edge from node `from` to node `to`, added unless there (start-up only). */
 rte_edge_t sl_edge_to(rte_node_t from, const char *to);
-/* After a port was added: clones its port-tx, parks the workers, builds their graphs anew
- * (show runtime restarts from zero) and lets them go. Main lcore only. */
-int sl_runtime_rebuild(void);
 /* Launches the workers; when main_forwards, graph 0 runs on the main lcore. */
 int sl_runtime_start(bool main_forwards);
 void sl_runtime_main_turn(void);

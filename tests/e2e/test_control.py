@@ -129,4 +129,8 @@ def test_show_graph(sluiced_factory):
     assert disp[("ip4-local", "17")] == "ip4-udp-local"
     assert disp[("ip4-lookup", "forward")] == "ip4-rewrite"
     assert disp[("ip4-lookup", "glean")] == "ip4-glean"
+    arcs = {(a["arc"], a["feature"]): a for a in s.js("show graph")["arcs"]}
+    rx = arcs[("ip4-unicast", "ip4-source-check-via-rx")]
+    assert rx["start"] == "ip4-input" and rx["end"] == "ip4-lookup"
+    assert "ip4-source-check-via-rx" in nodes["ip4-input"]["next-nodes"].split()
     assert "ip4-rewrite" in s.cli("show graph")

@@ -53,7 +53,7 @@ def test_churn_under_traffic(sluiced_factory, tmp_path):
     assert len(rows) == 4 + n_subs + 2 * n_virt
     idx = {r["name"]: r["idx"] for r in rows}
     assert len(set(idx.values())) == len(idx)
-    assert {r["type"] for r in rows} == {"port", "sub", "bvi", "loopback"}
+    assert {r["type"] for r in rows} == {"pg", "sub", "bvi", "loopback"}
 
     # a few of them forward their own VLAN to pg3, in between
     sample = [1, 4094, 4095, 8188, 8189, n_subs]

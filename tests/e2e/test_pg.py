@@ -185,3 +185,44 @@ def test_pg_with_a_worker_and_ipv6_counted_drop(sluiced_factory, tmp_path):
     wait_stream(s, "v6", 50)
     assert s.errors() == {("ethernet-input", "unsupported ethertype"): 50}
     assert s.iface("pg0")["rx-packets"] == 50
+
+
+def test_pg_interface_delete(sluiced_factory, tmp_path):
+    """pg interfaces are logical interfaces: created and deleted while a stream runs on
+    another, refused while in use, their pcap complete as soon as they are deleted."""
+    s = sluiced_factory([], pg_router(tmp_path) + STREAM.splitlines() + [
+        f"create packet-generator interface pg2 pcap {tmp_path}/pg2.pcap",
+        "create packet-generator interface pg3",
+        "set interface state pg2 up", "set interface state pg3 up",
+        "set interface l2 xconnect pg3 pg2"])
+    assert s.iface("pg2")["type"] == "pg" and s.iface("pg2")["idx"] >= 32
+    s.cli("packet-generator new { name x limit 5 interface pg3 data { "
+          "IP4: 02:00:00:00:00:01 -> 02:00:00:00:00:02 UDP: 1.1.1.1 -> 2.2.2.2 UDP: 1 -> 2 } }")
+    s.cli("packet-generator enable-stream x")
+    s.cli("packet-generator enable-stream s0")
+    wait_stream(s, "x", 5)
+    s.check_refused({
+        "delete packet-generator interface pg2": "pg3 forwards to it",
+        "delete packet-generator interface pg3": "stream x sends from pg3",
+        "delete packet-generator interface pg9": "unknown interface",
+        "delete packet-generator interface pg0.5": "unknown interface",
+        "delete packet-generator interface bad": "unknown interface",
+    })
+    s.cli("set interface l3 pg3")
+    s.cli("delete packet-generator interface pg2")
+    # complete while sluiced runs: the five frames cross-connected to it
+    got = rdpcap(str(tmp_path / "pg2.pcap"))
+    assert len(got) == 5
+    for p in got:
+        assert p[Ether].dst == "02:00:00:00:00:02" and p[IP].src == "1.1.1.1"
+        assert (p[UDP].sport, p[UDP].dport) == (1, 2)
+    s.cli("packet-generator delete x")
+    s.cli("delete packet-generator interface pg3")
+    for _ in range(50):  # churn while s0 runs pg0 -> pg1
+        s.cli("create packet-generator interface pg7")
+        s.cli("delete packet-generator interface pg7")
+    wait_stream(s, "s0", 300)
+    assert s.iface("pg1")["tx-packets"] == 300
+    assert [f["name"] for f in s.js("show interface")["interfaces"]] == ["pg0", "pg1"]
+    assert s.stop() == 0
+    assert len(rdpcap(str(tmp_path / "pg1.pcap"))) == 300

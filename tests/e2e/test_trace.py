@@ -44,14 +44,14 @@ def test_trace_routed_dropped_l2(sluiced_factory, tmp_path):
     assert [(r["node"], r["next"]) for r in routed] == [
         ("pg-input", "ethernet-input"), ("ethernet-input", "ip4-input"),
         ("ip4-input", "ip4-lookup"), ("ip4-lookup", "ip4-rewrite"),
-        ("ip4-rewrite", "port-tx-1"), ("port-tx-1", "-")]
+        ("ip4-rewrite", "pg-output"), ("pg-output", "-")]
     assert all(r["rx-if"] == "pg0" for r in routed)
     assert routed[0]["detail"].startswith(f"{H0} > {PG[0]} type 0x0800")
     assert "10.10.1.2 > 48.0.0.1 proto 17 ttl 9" in routed[2]["detail"]
     assert "id 77" in routed[2]["detail"]
     assert "table 0 adj" in routed[3]["detail"] and "forward via 10.10.2.1 pg1" in routed[3]["detail"]
     assert routed[4]["tx-if"] == "pg1"
-    # what port-tx-1 found: the rewritten frame
+    # what pg-output found: the rewritten frame
     assert routed[5]["detail"].startswith(f"{PG[1]} > {NH} type 0x0800")
 
     assert [(r["node"], r["next"]) for r in dropped] == [
@@ -60,7 +60,7 @@ def test_trace_routed_dropped_l2(sluiced_factory, tmp_path):
     assert dropped[3]["detail"] == "ip4-input: bad header checksum"
 
     assert [(r["node"], r["next"]) for r in l2] == [
-        ("pg-input", "l2-io"), ("l2-io", "port-tx-3"), ("port-tx-3", "-")]
+        ("pg-input", "l2-io"), ("l2-io", "pg-output"), ("pg-output", "-")]
     assert l2[1]["rx-if"] == "pg2" and l2[1]["tx-if"] == "pg3"
 
     assert len(by_packet(s.js("show trace max 1")["trace"])) == 1
