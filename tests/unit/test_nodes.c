@@ -379,6 +379,40 @@ static void test_feature_arc(void)
 	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
 }
 
+/* ip4-lookup with two tables: one vector mixing packets of table 0 (port0) and table 5
+ * (loop0, no routes), and packets whose table a node chose ahead (sl_flag_fib). */
+static void test_tables_in_one_vector(void)
+{
+	unsigned in_use = rte_mempool_in_use_count(sl_pool);
+	walk(4);
+	cli("ip table add 5");
+	cli("create loopback interface instance 0");
+	cli("set interface ip table loop0 5");
+	CHECK(sl_fib_multi);
+	struct sl_iface *lo = sl_iface_by_name("loop0");
+	CHECK(lo != NULL);
+	if (!lo)
+		return;
+	struct rte_mbuf *p[6];
+	for (int i = 0; i < 6; i++)
+		p[i] = ip_pkt(0x30000001, 17, 9);
+	p[1]->port = lo->port;
+	p[2]->port = lo->port;
+	p[4]->port = lo->port;
+	p[3]->ol_flags |= sl_flag_fib; /* port0's, but looked up in table 5 */
+	sl_meta2(p[3])->fib = (uint16_t)sl_ip4_table_find(5);
+	p[4]->ol_flags |= sl_flag_fib; /* loop0's, but looked up in table 0 */
+	sl_meta2(p[4])->fib = 0;
+	check_edges("ip4-lookup", p, 6,
+		    (const char *const[]){"ip4-rewrite", "icmp4-error", "icmp4-error",
+					  "icmp4-error", "ip4-rewrite", "ip4-rewrite"});
+	cli("set interface ip table loop0 0");
+	cli("delete loopback interface intfc loop0");
+	cli("ip table del 5");
+	CHECK(!sl_fib_multi);
+	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -395,6 +429,7 @@ int main(int argc, char **argv)
 	test_xconnect_from_port_rx();
 	test_edges();
 	test_feature_arc();
+	test_tables_in_one_vector();
 	env_fini();
 	return CHECK_REPORT();
 }
