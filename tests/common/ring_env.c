@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <rte_eal.h>
 #include <rte_eth_ring.h>
 #include <rte_lcore.h>
@@ -43,8 +44,12 @@ static void env_remove_runtime_dir(void)
 
 int env_init(const char *prog, const char *prefix)
 {
+	/* the process id in the prefix: two runs at once (two checkouts, a build and a
+	 * sanitizer build) must not share DPDK's runtime files */
+	static char unique[64];
+	snprintf(unique, sizeof(unique), "%s-%d", prefix, (int)getpid());
 	char *eal[] = {(char *)prog, "--no-huge", "--no-pci", "-m", (char *)env_mem_mb, "-l", "0",
-		       "--file-prefix", (char *)prefix, "--log-level", "5", NULL};
+		       "--file-prefix", unique, "--log-level", "5", NULL};
 	if (rte_eal_init(11, eal) < 0)
 		return -1;
 	/* the runtime folder goes at exit (the fuzz harnesses exit without env_fini) */
