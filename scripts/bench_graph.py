@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """make bench-graph: the IPv4 routing path in memory, as VPP measures it with pg interfaces.
-sluiced gets two packet-generator interfaces (pg0 in, pg1 out to a null port), routes
+sluiced gets two packet-generator interfaces (pg0 in, pg1 out: pg-output counts and frees), routes
 48.0.0.0/8 via a neighbour on pg1, and a pg stream of 64-byte UDP pushes a fixed number of
 packets through one worker. Reports clocks/packet per node from `show runtime` (median of
 trials), and instructions/packet per node from a run under callgrind that counts only the

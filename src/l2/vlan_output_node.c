@@ -39,12 +39,7 @@ static inline uint16_t vo_one(struct sl_worker *w, struct rte_mbuf *m)
 
 static uint16_t vo_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
-	struct sl_worker *w = sl_node_worker(node);
-	uint16_t nexts[n];
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = vo_one(w, objs[i]);
-	sl_enqueue_nexts(g, node, objs, nexts, n);
-	return n;
+	return sl_node_each(g, node, objs, n, vo_one);
 }
 
 static struct rte_node_register vo_node = {
