@@ -783,9 +783,10 @@ int sl_ip4_table_find(uint32_t id)
 
 int sl_ip4_table_add(uint32_t id)
 {
-	if (sl_ip4_table_find(id) >= 0)
-		return 0; /* as VPP: adding an existing table is not an error */
-	int t = 1;
+	int t = sl_ip4_table_find(id);
+	if (t >= 0)
+		return t; /* as VPP: adding an existing table is not an error */
+	t = 1;
 	while (t < SL_FIB_MAX && sl_fibs[t])
 		t++;
 	if (t == SL_FIB_MAX)
