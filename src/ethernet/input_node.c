@@ -3,6 +3,7 @@
  * dispatches by ethertype to the node registered for it (sl_eth_type_register). */
 #include "ethernet.h"
 #include "../interface/iface.h"
+#include "../runtime/feature.h"
 
 #define ETH_ERRORS(X)                                                     \
 	X(ETH_ERR_SHORT, "frame shorter than an Ethernet header")         \
@@ -14,9 +15,10 @@ enum { ETH_ERRORS(SL_ERR_ENUM) ETH_NB_ERR };
 static const char *const eth_reasons[] = {ETH_ERRORS(SL_ERR_STR)};
 static uint16_t eth_err;
 
-/* edges: drop, a sub-interface's mode (l2-io ... l2-bridge) or noisy, then the registered
- * ethertypes' nodes */
-enum { ETH_NEXT_DROP, ETH_NEXT_MODES, ETH_NB_NEXT = ETH_NEXT_MODES + SL_NB_MODES };
+/* edges: drop, a sub-interface's L2 mode (l2-io ... l2-bridge), then the registered
+ * ethertypes' nodes and the device-input arc's */
+enum { ETH_NEXT_DROP, ETH_NEXT_MODES, ETH_NB_NEXT = ETH_NEXT_MODES + SL_NB_MODES - 1 };
+static uint16_t eth_arc[SL_ARC_MAX_FEATS];
 
 /* by the ethertype as it is in the frame (network order); 0 (drop): none registered */
 static uint16_t type_next[1 << 16];
@@ -57,8 +59,10 @@ static inline uint16_t vlan_in(struct sl_worker *w, struct rte_mbuf *m)
 	m->port = sub;
 	w->ifc[sub].rx_pkts++;
 	w->ifc[sub].rx_bytes += m->pkt_len;
-	uint16_t next = sl_iface_in_next(sub);
-	return next == SL_MODE_L3 ? 0 : (uint16_t)(ETH_NEXT_MODES - 1 + next);
+	/* the sub-interface's device-input features (never edge 0), or its mode */
+	uint16_t mode = sl_ifaces[sub].mode;
+	return sl_feature_first(SL_ARC_DEVICE_INPUT, sub, eth_arc,
+				mode == SL_MODE_L3 ? 0 : (uint16_t)(ETH_NEXT_MODES - 1 + mode));
 bad:
 	sl_set_error(m, eth_err + ETH_ERR_VLAN);
 	return ETH_NEXT_DROP;
@@ -146,12 +150,13 @@ static struct rte_node_register eth_node = {
 	.init = sl_node_init,
 	.nb_edges = ETH_NB_NEXT,
 	.next_nodes = {"error-drop",
-		       /* SL_MODE_NODES without ethernet-input itself, then noisy */
-		       "l2-io", "l2-mac", "l2-macswap", "l2-5tswap", "l2-bridge", "noisy"},
+		       /* SL_MODE_NODES without ethernet-input itself */
+		       "l2-io", "l2-mac", "l2-macswap", "l2-5tswap", "l2-bridge"},
 };
 SL_NODE_REGISTER(eth_node)
 
 RTE_INIT(eth_errors)
 {
 	eth_err = sl_error_register("ethernet-input", eth_reasons, ETH_NB_ERR);
+	sl_feature_start(SL_ARC_DEVICE_INPUT, "ethernet-input", eth_arc);
 }

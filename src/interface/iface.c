@@ -166,7 +166,7 @@ int sl_iface_init(const struct sl_config *c, struct rte_mempool *mp, uint16_t nb
 		}
 		ifc->used = true;
 		ifc->type = SL_IF_PORT;
-		ifc->tx_slot = (uint16_t)(SL_IF_NB_TYPES + port);
+		ifc->tx_slot = ifc->out_slot = (uint16_t)SL_TX_SLOT_PORT(port);
 		ifc->peer = port;
 		ifc->port = port;
 		memcpy(ifc->name, name, sizeof(name));
@@ -251,7 +251,7 @@ int sl_iface_inject(struct rte_mbuf *m, uint16_t port)
 	return 0;
 }
 
-/* Each type's output node (slot t), then port-tx-P (slot SL_IF_NB_TYPES + P). */
+/* Each type's output node (slot t), the interface-output arc, then port-tx-P. */
 static const char *type_out[SL_IF_NB_TYPES];
 
 void sl_iface_output_register(enum sl_if_type t, const char *node_name)
@@ -266,7 +266,7 @@ static struct {
 	rte_edge_t *first;      /* the node's variable, set when its edges are first added */
 	rte_node_t id;          /* RTE_NODE_ID_INVALID until then */
 	uint16_t n;             /* ports it has an edge to */
-} tx_users[8];
+} tx_users[16];
 static int nb_tx_users;
 
 void sl_iface_tx_user(const char *node_name, rte_edge_t *first)
@@ -290,6 +290,10 @@ void sl_iface_sync_tx_edges(void)
 				const char *nn[] = {o && strcmp(o, tx_users[u].node) ? o : "error-drop"};
 				rte_node_edge_update(tx_users[u].id, RTE_EDGE_ID_INVALID, nn, 1);
 			}
+			const char *arc[] = {strcmp(tx_users[u].node, "interface-output-features")
+						     ? "interface-output-features"
+						     : "error-drop"};
+			rte_node_edge_update(tx_users[u].id, RTE_EDGE_ID_INVALID, arc, 1);
 		}
 		for (int p = tx_users[u].n; p < SL_MAX_PORTS && sl_ifaces[p].used; p++) {
 			char name[RTE_NODE_NAMESIZE];
@@ -300,6 +304,23 @@ void sl_iface_sync_tx_edges(void)
 			rte_node_edge_update(tx_users[u].id, RTE_EDGE_ID_INVALID, nn, 1);
 			tx_users[u].n++;
 		}
+	}
+}
+
+/* The interface-output arc: on, senders write meta->tx_if before any of them sends to the
+ * arc (which reads it); off, no sender sends to the arc before they may stop writing it. */
+void sl_iface_out_features(uint16_t ifx, bool any)
+{
+	struct sl_iface *f = &sl_ifaces[ifx];
+	bool meta = f->type != SL_IF_PORT;
+	if (any) {
+		__atomic_store_n(&f->tx_meta, true, __ATOMIC_RELEASE);
+		rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
+		__atomic_store_n(&f->tx_slot, (uint16_t)SL_TX_SLOT_ARC, __ATOMIC_RELEASE);
+	} else {
+		__atomic_store_n(&f->tx_slot, f->out_slot, __ATOMIC_RELEASE);
+		rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
+		__atomic_store_n(&f->tx_meta, meta, __ATOMIC_RELEASE);
 	}
 }
 
@@ -334,7 +355,8 @@ int sl_iface_create(enum sl_if_type t, const char *name, const struct rte_ether_
 	struct sl_iface *f = &sl_ifaces[i];
 	memset(f, 0, sizeof(*f));
 	f->type = (uint8_t)t;
-	f->tx_slot = (uint16_t)t;
+	f->tx_slot = f->out_slot = (uint16_t)t;
+	f->tx_meta = true;
 	f->port = (uint16_t)i;
 	f->peer = (uint16_t)i;
 	f->virt = true;

@@ -12,8 +12,9 @@
 #define SL_IF_MAX_ADDRS 8
 
 /* What an interface does with what it receives: route it (ethernet-input), or one of the
- * L2 forwarding modes, each a node of its own. Every node that takes packets in (port-rx,
- * pg-input, noisy, noisy-fifo) has these edges first, in this order. */
+ * L2 forwarding modes, each a node of its own: the ends of the device-input arc. Every node
+ * that takes packets in (port-rx, pg-input, and the arc's features: noisy, noisy-fifo,
+ * pcap-rx) has these edges first, in this order. */
 enum sl_mode {
 	SL_MODE_L3,
 	SL_MODE_IO,
@@ -48,7 +49,7 @@ static inline void sl_l2io_note(struct rte_node *node, uint16_t p, uint16_t k)
 }
 
 struct sl_noisy;
-struct sl_pg_pcap;
+struct sl_pcap;
 #define SL_NO_WORKER 0xff
 
 /* Interface indexes: DPDK port P is interface P; the other types take indexes from
@@ -69,7 +70,12 @@ struct sl_iface {
 	/* read by workers */
 	volatile uint8_t up;
 	uint8_t type;                 /* enum sl_if_type */
-	uint16_t tx_slot;             /* its output edge, counted from a tx user's first edge */
+	uint16_t tx_slot;             /* where senders send it: counted from a tx user's first
+				       * edge (sl_iface_tx_edge): out_slot, or SL_TX_SLOT_ARC
+				       * while it has interface-output features */
+	bool tx_meta;                 /* senders write meta->tx_if: every type's output node
+				       * reads it, and the interface-output arc (a port's
+				       * port-tx-P does not) */
 	uint16_t mtu;
 	uint32_t ip4;                 /* primary address, host order; 0 = none */
 	uint16_t fib;                 /* its IPv4 FIB table's index (0: table 0) */
@@ -87,8 +93,9 @@ struct sl_iface {
 	uint16_t vid, inner_vid;      /* inner_vid 0: one tag */
 	struct rte_ether_addr mac_dst, mac_src; /* fwd-mode mac: the addresses written */
 	struct sl_noisy *noisy;       /* the noisy-VNF input feature, or NULL */
-	struct sl_pg_pcap *pcap;      /* a pg interface's pcap file, or NULL */
+	struct sl_pcap *pcap;         /* a pg interface's pcap file, or NULL */
 	rte_spinlock_t txq_lock[SL_MAX_WORKERS];
+	uint16_t out_slot;            /* its own output: its type's node, or port-tx-P */
 	/* control only */
 	bool used;
 	bool virt;                    /* created by sluiced (pg, or any logical type): never polled */
@@ -105,14 +112,6 @@ struct sl_iface {
 
 extern struct sl_iface sl_ifaces[SL_IF_MAX];
 extern uint32_t sl_if_hwm;      /* one past the highest index ever used: loops stop there */
-
-/* The input edge for packets received on port p: its noisy feature, else its mode. */
-#define SL_IN_NEXT_NOISY SL_NB_MODES
-static inline uint16_t sl_iface_in_next(uint16_t p)
-{
-	const struct sl_iface *f = &sl_ifaces[p];
-	return f->noisy ? SL_IN_NEXT_NOISY : f->mode;
-}
 
 /* For the output nodes of types whose frames come back in (BVI, loopback): each frame
  * becomes its interface's (mbuf->port = meta->tx_if), counted as sent on it, and as received
@@ -159,6 +158,13 @@ static inline rte_edge_t sl_iface_tx_edge(rte_edge_t first, uint16_t ifx)
 {
 	return (rte_edge_t)(first + sl_ifaces[ifx].tx_slot);
 }
+/* A tx user's slots: each type's output node (t; a port's is error-drop), the
+ * interface-output arc's start, then port-tx-P. */
+#define SL_TX_SLOT_ARC SL_IF_NB_TYPES
+#define SL_TX_SLOT_PORT(p) (SL_IF_NB_TYPES + 1 + (p))
+/* The interface-output arc (feature.c): ifx has output features now (any), or none; senders
+ * then reach them through its tx_slot. */
+void sl_iface_out_features(uint16_t ifx, bool any);
 /* Adds the edges of ports created since to every node that asked for them. */
 void sl_iface_sync_tx_edges(void);
 

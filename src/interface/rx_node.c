@@ -2,6 +2,7 @@
 /* port-rx: polls the worker's (port, queue) pairs into one vector; also sends frames the
  * main lcore injected (ARP) out through this worker's TX queues. */
 #include "iface.h"
+#include "../runtime/feature.h"
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_ring.h>
@@ -9,8 +10,9 @@
 #define RX_BURST 32
 uint16_t sl_rx_vector = RTE_GRAPH_BURST_SIZE; /* dpdk { rx-vector N } */
 
-/* edges: the modes (ethernet-input, l2-*), noisy, then interface-output */
-enum { RX_NEXT_OUTPUT = SL_IN_NEXT_NOISY + 1, RX_NB_NEXT };
+/* edges: the modes (ethernet-input, l2-*), interface-output, then the device-input arc's */
+enum { RX_NEXT_OUTPUT = SL_NB_MODES, RX_NB_NEXT };
+static uint16_t rx_arc[SL_ARC_MAX_FEATS];
 
 static uint16_t rx_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
@@ -26,9 +28,10 @@ static uint16_t rx_process(struct rte_graph *g, struct rte_node *node, void **ob
 			const struct sl_rxq *q = &l->q[i];
 			if (!sl_ifaces[q->port].up)
 				continue;
-			/* each queue's packets go to its port's feature or mode, a burst at a time,
-			 * straight into that node's stream */
-			uint16_t next = sl_iface_in_next(q->port), k;
+			/* each queue's packets go to its port's first device-input feature or to
+			 * its mode, a burst at a time, straight into that node's stream */
+			uint16_t next = sl_feature_first(SL_ARC_DEVICE_INPUT, q->port, rx_arc,
+							 sl_ifaces[q->port].mode), k;
 			do {
 				uint16_t want = RTE_MIN(RX_BURST, max - total);
 				struct rte_mbuf **b =
@@ -64,6 +67,11 @@ static struct rte_node_register rx_node = {
 	.process = rx_process,
 	.init = sl_node_init,
 	.nb_edges = RX_NB_NEXT,
-	.next_nodes = {SL_MODE_NODES, "noisy", "interface-output"},
+	.next_nodes = {SL_MODE_NODES, "interface-output"},
 };
 SL_NODE_REGISTER(rx_node)
+
+RTE_INIT(rx_arc_init)
+{
+	sl_feature_start(SL_ARC_DEVICE_INPUT, "port-rx", rx_arc);
+}

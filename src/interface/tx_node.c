@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* port-tx-P: sends a vector on port P through the worker's own TX queue; interface-output:
- * sorts frames by their meta->tx_if interface onto its output (port-tx-P, or its type's). */
+ * sorts frames by their meta->tx_if interface onto its output (port-tx-P, or its type's);
+ * interface-output-features and interface-tx: the start and the end of the interface-output
+ * arc. */
 #include "iface.h"
+#include "../runtime/feature.h"
 #include <stdlib.h>
 #include <string.h>
 #include <rte_ethdev.h>
@@ -12,12 +15,17 @@
 enum { TX_ERRORS(SL_ERR_ENUM) TX_NB_ERR };
 static const char *const tx_reasons[] = {TX_ERRORS(SL_ERR_STR)};
 static uint16_t tx_err;
-static rte_edge_t out_tx0; /* interface-output's edge to port-tx-0 */
+static rte_edge_t out_tx0; /* interface-output's first tx edge (sl_iface_tx_user) */
+static rte_edge_t of_tx0, it_tx0; /* interface-output-features', interface-tx's */
+static uint16_t of_arc[SL_ARC_MAX_FEATS];
 
 RTE_INIT(tx_errors)
 {
 	tx_err = sl_error_register("port-tx", tx_reasons, TX_NB_ERR);
 	sl_iface_tx_user("interface-output", &out_tx0);
+	sl_iface_tx_user("interface-output-features", &of_tx0);
+	sl_iface_tx_user("interface-tx", &it_tx0);
+	sl_feature_start(SL_ARC_INTERFACE_OUTPUT, "interface-output-features", of_arc);
 }
 
 struct tx_ctx {
@@ -101,3 +109,41 @@ static struct rte_node_register out_node = {
 	.nb_edges = 0,
 };
 SL_NODE_REGISTER(out_node)
+
+/* The interface-output arc's start: each frame to its interface's (meta->tx_if) first output
+ * feature, or (turned off since its sender chose this edge) to the interface's own output. */
+static uint16_t of_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	uint16_t nexts[n];
+	for (uint16_t i = 0; i < n; i++) {
+		uint16_t ifx = sl_meta(objs[i])->tx_if;
+		nexts[i] = sl_feature_first(SL_ARC_INTERFACE_OUTPUT, ifx, of_arc,
+					    (uint16_t)(of_tx0 + sl_ifaces[ifx].out_slot));
+	}
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register of_node = {
+	.name = "interface-output-features",
+	.process = of_process,
+	.init = sl_node_init,
+};
+SL_NODE_REGISTER(of_node)
+
+/* The arc's end: each frame to its interface's own output, past the features. */
+static uint16_t it_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	uint16_t nexts[n];
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = (uint16_t)(it_tx0 + sl_ifaces[sl_meta(objs[i])->tx_if].out_slot);
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register it_node = {
+	.name = "interface-tx",
+	.process = it_process,
+	.init = sl_node_init,
+};
+SL_NODE_REGISTER(it_node)

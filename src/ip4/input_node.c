@@ -21,6 +21,7 @@ static const char *const in_reasons[] = {IP4IN_ERRORS(SL_ERR_STR)};
 static uint16_t in_err;
 
 enum { IN_NEXT_DROP, IN_NEXT_LOOKUP, IN_NB_NEXT };
+static uint16_t in_arc[SL_ARC_MAX_FEATS]; /* the ip4-unicast arc: edge to feature f */
 
 /* A header without options sums to 0xffff: five 32-bit words, folded (RFC 1071). */
 static inline bool hdr_cksum_ok(const struct rte_ipv4_hdr *ip, uint32_t hl)
@@ -119,7 +120,7 @@ static uint16_t in_process(struct rte_graph *g, struct rte_node *node, void **ob
 			if (nexts[i] == IN_NEXT_LOOKUP)
 				nexts[i] = sl_feature_first(SL_ARC_IP4_UNICAST,
 							    ((struct rte_mbuf *)objs[i])->port,
-							    IN_NEXT_LOOKUP);
+							    in_arc, IN_NEXT_LOOKUP);
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
 }
@@ -153,4 +154,5 @@ RTE_INIT(in_errors)
 	sl_trace_format_register("ip4-input", sl_ip4_trace_fmt);
 	in_err = sl_error_register("ip4-input", in_reasons, IN_NB_ERR);
 	sl_eth_type_register(RTE_ETHER_TYPE_IPV4, "ip4-input");
+	sl_feature_start(SL_ARC_IP4_UNICAST, "ip4-input", in_arc);
 }

@@ -41,7 +41,7 @@ static inline uint16_t sc_vector(struct rte_graph *g, struct rte_node *node, voi
 				 : a->type != SL_ADJ_DROP;
 		if (likely(ok)) {
 			nexts[i] = sl_feature_next(SL_ARC_IP4_UNICAST, strict ? feat_rx : feat_any,
-						   m->port);
+						   m->port, 0);
 		} else {
 			sl_set_error(m, sc_err + (strict ? SC_ERR_STRICT : SC_ERR_LOOSE));
 			nexts[i] = SC_NEXT_DROP;
@@ -98,8 +98,11 @@ static int cmd_source_check(struct sl_out *o, int argc, char **argv)
 	struct sl_iface *f = sl_iface_by_name(argv[0]);
 	if (!f)
 		return sl_out_error(o, "unknown interface '%s'", argv[0]);
-	sl_feature_set(f->port, SL_ARC_IP4_UNICAST,
-		       loose ? "ip4-source-check-via-any" : "ip4-source-check-via-rx", !del);
+	char why[128];
+	if (sl_feature_set(f->port, SL_ARC_IP4_UNICAST,
+			   loose ? "ip4-source-check-via-any" : "ip4-source-check-via-rx", !del, why,
+			   sizeof(why)))
+		return sl_out_error(o, "%s", why);
 	return 0;
 }
 SL_CLI_COMMAND(source_check, .path = "set interface ip source-check",

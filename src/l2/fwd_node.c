@@ -4,7 +4,7 @@
  * destination and source MACs, l2-macswap swaps them, l2-5tswap swaps the MACs, the IPv4 or
  * IPv6 addresses and the TCP, UDP or SCTP ports. All send out of the input interface's peer
  * (itself unless set), a port or a logical interface (meta->tx_if then names it for its type's
- * output node). Swapping a pair leaves every checksum valid. */
+ * output node, as it does for a port with interface-output features). Swapping a pair leaves every checksum valid. */
 #include "../interface/iface.h"
 
 #include <rte_ip.h>
@@ -138,7 +138,7 @@ static inline uint16_t l2_fwd(struct rte_graph *g, struct rte_node *node, void *
 			l2_rewrite(m, f, mode, true);
 		}
 	}
-	if (unlikely(sl_ifaces[f->peer].type != SL_IF_PORT)) /* its output node reads tx_if */
+	if (unlikely(sl_ifaces[f->peer].tx_meta)) /* its output node (or arc) reads tx_if */
 		for (uint16_t k = 0; k < i; k++)
 			sl_meta(objs[k])->tx_if = f->peer;
 	if (likely(i == n)) {

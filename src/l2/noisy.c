@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The noisy VNF (testpmd's noisy_vnf mode) as an input feature of any interface, in front of
- * its L2 mode or routing: per packet, random reads, writes and read-writes over a
+/* The noisy VNF (testpmd's noisy_vnf mode) as a feature of any interface's device-input arc,
+ * in front of its L2 mode or routing (`set interface noisy IFACE ...` sets it up and turns
+ * it on; `set interface feature IFACE noisy arc device-input disable` turns it off): per packet, random reads, writes and read-writes over a
  * per-worker lookup memory (noisy_load.h: of whole cache lines, or testpmd 22.11's own
  * pattern); then, optionally, a per-worker FIFO that holds
  * packets until it is full (the oldest leave as new ones come) or until its flush time
@@ -8,6 +9,7 @@
 #include "../cli/cli.h"
 #include "../interface/iface.h"
 #include "../runtime/runtime.h"
+#include "../runtime/feature.h"
 #include "noisy_load.h"
 
 #include <inttypes.h>
@@ -38,6 +40,13 @@ struct sl_noisy {
 };
 
 static uint32_t nb_fifos; /* interfaces with a FIFO: noisy-fifo returns at once without */
+static uint8_t feat; /* noisy's bit on the device-input arc */
+
+/* After noisy, a packet of interface p goes to p's next device-input feature or its mode. */
+static inline uint16_t noisy_next(uint16_t p)
+{
+	return sl_feature_next(SL_ARC_DEVICE_INPUT, feat, p, sl_ifaces[p].mode);
+}
 
 #define NOISY_ERRORS(X) X(NOISY_ERR_OFF, "held in a FIFO when noisy was turned off")
 enum { NOISY_ERRORS(SL_ERR_ENUM) NOISY_NB_ERR };
@@ -56,25 +65,25 @@ static uint16_t noisy_process(struct rte_graph *g, struct rte_node *node, void *
 	uint16_t nexts[n], k = 0, last_port = UINT16_MAX;
 	struct sl_noisy *c = NULL;
 	struct sl_noisy_worker *nw = NULL;
-	uint16_t mode = 0;
+	uint16_t next = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
 		if (m->port != last_port) {
 			last_port = m->port;
 			c = __atomic_load_n(&sl_ifaces[last_port].noisy, __ATOMIC_ACQUIRE);
 			nw = c ? &c->w[w->id] : NULL;
-			mode = sl_ifaces[last_port].mode;
+			next = noisy_next(last_port);
 		}
 		if (unlikely(!c)) { /* turned off since port-rx chose this edge */
 			out[k] = m;
-			nexts[k++] = mode;
+			nexts[k++] = next;
 			continue;
 		}
 		if (c->load.lines)
 			nw->sink += sl_noisy_packet(&c->load, nw->mem, &nw->rng);
 		if (!c->fifo_size) {
 			out[k] = m;
-			nexts[k++] = mode;
+			nexts[k++] = next;
 			continue;
 		}
 		/* FIFO: when full, the oldest packet leaves to make room */
@@ -82,7 +91,7 @@ static uint16_t noisy_process(struct rte_graph *g, struct rte_node *node, void *
 			void *old;
 			if (rte_ring_sc_dequeue(nw->fifo, &old) == 0) {
 				out[k] = old;
-				nexts[k++] = mode;
+				nexts[k++] = next;
 			}
 		}
 		rte_ring_sp_enqueue(nw->fifo, m); /* cannot fail: one slot was made free */
@@ -120,11 +129,11 @@ static uint16_t fifo_process(struct rte_graph *g, struct rte_node *node, void **
 			nw->last_flush = now;
 		if (now - nw->last_flush < c->flush_tsc)
 			continue;
-		uint16_t mode = sl_ifaces[p].mode;
+		uint16_t next = noisy_next((uint16_t)p);
 		uint16_t room = RTE_GRAPH_BURST_SIZE - total;
-		void **to = rte_node_next_stream_get(g, node, mode, room);
+		void **to = rte_node_next_stream_get(g, node, next, room);
 		unsigned k = rte_ring_sc_dequeue_burst(nw->fifo, to, room, NULL);
-		rte_node_next_stream_put(g, node, mode, (uint16_t)k);
+		rte_node_next_stream_put(g, node, next, (uint16_t)k);
 		total = (uint16_t)(total + k);
 		if (rte_ring_empty(nw->fifo))
 			nw->last_flush = now;
@@ -182,8 +191,9 @@ static int cmd_noisy(struct sl_out *o, int argc, char **argv)
 	struct sl_iface *f = sl_iface_by_name(argv[0]);
 	if (!f)
 		return sl_out_error(o, "unknown interface '%s'", argv[0]);
+	char why[160];
 	if (argc == 2 && !strcmp(argv[1], "disable")) {
-		noisy_off(f);
+		sl_feature_set(f->port, SL_ARC_DEVICE_INPUT, "noisy", false, why, sizeof(why));
 		return 0;
 	}
 	uint32_t reads = 0, writes = 0, rws = 0, fifo = 0, flush = 0;
@@ -256,6 +266,8 @@ static int cmd_noisy(struct sl_out *o, int argc, char **argv)
 	if (fifo)
 		__atomic_fetch_add(&nb_fifos, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&f->noisy, c, __ATOMIC_RELEASE);
+	if (sl_feature_set(f->port, SL_ARC_DEVICE_INPUT, "noisy", true, why, sizeof(why)))
+		return sl_out_error(o, "%s", why);
 	return 0;
 }
 SL_CLI_COMMAND(noisy, .path = "set interface noisy",
@@ -316,9 +328,26 @@ static int noisy_busy(const struct sl_iface *f, bool commit, char *why, size_t l
 	return 1;
 }
 
-RTE_INIT(noisy_busy_init)
+/* The feature's hook: on needs the settings (set interface noisy), off drops them. */
+static int noisy_hook(uint16_t ifx, bool on, char *why, size_t len)
+{
+	struct sl_iface *f = &sl_ifaces[ifx];
+	if (!on)
+		noisy_off(f);
+	else if (!f->noisy) {
+		snprintf(why, len, "noisy needs its settings first: set interface noisy %s ...",
+			 f->name);
+		return -1;
+	}
+	return 0;
+}
+
+RTE_INIT(noisy_init)
 {
 	sl_iface_busy_register(noisy_busy);
+	feat = sl_feature_register(SL_ARC_DEVICE_INPUT, "noisy", "noisy");
+	sl_feature_also(SL_ARC_DEVICE_INPUT, feat, "noisy-fifo");
+	sl_feature_hook(SL_ARC_DEVICE_INPUT, feat, noisy_hook);
 }
 
 SL_MODULE_REGISTER(noisy_module, .name = "noisy", .fini = noisy_fini)

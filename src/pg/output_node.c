@@ -3,19 +3,14 @@
  * like VPP's pg) is counted and freed, or first appended to the interface's pcap file. */
 #include "pg.h"
 #include "../interface/iface.h"
+#include "../runtime/pcap.h"
 
 #include <stdio.h>
-#include <sys/time.h>
 
 #define PO_ERRORS(X) X(PO_ERR_DOWN, "interface down")
 enum { PO_ERRORS(SL_ERR_ENUM) PO_NB_ERR };
 static const char *const po_reasons[] = {PO_ERRORS(SL_ERR_STR)};
 static uint16_t po_err;
-
-struct sl_pg_pcap {
-	rte_spinlock_t lock;
-	FILE *file; /* NULL once closed */
-};
 
 /* Frees the leading packets that go out of interface ifx, like a PMD with MBUF_FAST_FREE:
  * direct, single-segment mbufs of one pool with no other reference go back in bulk without
@@ -44,23 +39,6 @@ static inline uint16_t free_run(struct rte_mbuf **m, uint16_t n, uint16_t ifx, u
 	return i;
 }
 
-/* One record of the classic pcap format (microseconds, the whole frame up to 64 KiB). */
-static void pcap_write(struct sl_pg_pcap *p, struct rte_mbuf *m)
-{
-	uint8_t buf[UINT16_MAX];
-	uint32_t len = RTE_MIN(m->pkt_len, (uint32_t)sizeof(buf));
-	const void *d = rte_pktmbuf_read(m, 0, len, buf);
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
-	uint32_t hdr[4] = {(uint32_t)tv.tv_sec, (uint32_t)tv.tv_usec, len, m->pkt_len};
-	rte_spinlock_lock(&p->lock);
-	if (p->file && d) {
-		fwrite(hdr, sizeof(hdr), 1, p->file);
-		fwrite(d, len, 1, p->file);
-	}
-	rte_spinlock_unlock(&p->lock);
-}
-
 static uint16_t po_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
 	struct sl_worker *w = sl_node_worker(node);
@@ -71,7 +49,7 @@ static uint16_t po_process(struct rte_graph *g, struct rte_node *node, void **ob
 		uint16_t ifx = sl_meta(m[i])->tx_if, k;
 		const struct sl_iface *f = &sl_ifaces[ifx];
 		struct sl_if_counters *c = &w->ifc[ifx];
-		struct sl_pg_pcap *p = __atomic_load_n(&f->pcap, __ATOMIC_ACQUIRE);
+		struct sl_pcap *p = __atomic_load_n(&f->pcap, __ATOMIC_ACQUIRE);
 		if (likely(f->up && !p)) {
 			uint64_t bytes;
 			k = free_run(m + i, n - i, ifx, &bytes);
@@ -89,7 +67,7 @@ static uint16_t po_process(struct rte_graph *g, struct rte_node *node, void **ob
 			c->tx_pkts += k;
 			for (uint16_t j = i; j < i + k; j++) {
 				c->tx_bytes += m[j]->pkt_len;
-				pcap_write(p, m[j]);
+				sl_pcap_write(p, m[j]);
 			}
 		}
 		rte_pktmbuf_free_bulk(m + i, k);
@@ -112,34 +90,9 @@ RTE_INIT(po_init)
 	sl_iface_output_register(SL_IF_PG, "pg-output");
 }
 
-static struct sl_pg_pcap pcaps[SL_IF_MAX]; /* by interface index; never freed */
+static struct sl_pcap pcaps[SL_IF_MAX]; /* by interface index; never freed */
 
-struct sl_pg_pcap *sl_pg_pcap_open(uint16_t ifx, const char *path)
+struct sl_pcap *sl_pg_pcap_open(uint16_t ifx, const char *path)
 {
-	struct sl_pg_pcap *p = &pcaps[ifx];
-	FILE *file = fopen(path, "wb");
-	if (!file)
-		return NULL;
-	/* the classic pcap header: magic, version 2.4, zone, accuracy, snaplen, Ethernet */
-	const uint32_t hdr[6] = {0xa1b2c3d4, 2 | 4u << 16, 0, 0, UINT16_MAX, 1};
-	if (fwrite(hdr, sizeof(hdr), 1, file) != 1) {
-		fclose(file);
-		return NULL;
-	}
-	rte_spinlock_init(&p->lock);
-	p->file = file;
-	return p;
-}
-
-/* No worker writes to it once the lock is released; the file is complete. */
-void sl_pg_pcap_close(struct sl_pg_pcap *p)
-{
-	if (!p)
-		return;
-	rte_spinlock_lock(&p->lock);
-	FILE *file = p->file;
-	p->file = NULL;
-	rte_spinlock_unlock(&p->lock);
-	if (file)
-		fclose(file);
+	return sl_pcap_open(&pcaps[ifx], path, 0) ? NULL : &pcaps[ifx];
 }

@@ -7,6 +7,8 @@
 #include "../cli/cli.h"
 #include "../interface/iface.h"
 #include "../runtime/runtime.h"
+#include "../runtime/feature.h"
+#include "../runtime/pcap.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -20,9 +22,10 @@
 static struct sl_pg_stream *streams[SL_PG_MAX_STREAMS]; /* read by workers */
 static uint16_t nb_on_worker[SL_MAX_WORKERS + 1];       /* streams per worker, for a fast exit */
 
-/* edges: the modes (ethernet-input, l2-*), noisy, then ip4-input */
-enum { PG_NEXT_ETH = SL_MODE_L3, PG_NEXT_IP4 = SL_IN_NEXT_NOISY + 1, PG_NB_NEXT };
-static const char *const pg_nexts[PG_NB_NEXT] = {SL_MODE_NODES, "noisy", "ip4-input"};
+/* edges: the modes (ethernet-input, l2-*), ip4-input, then the device-input arc's */
+enum { PG_NEXT_ETH = SL_MODE_L3, PG_NEXT_IP4 = SL_NB_MODES, PG_NB_NEXT };
+static const char *const pg_nexts[PG_NB_NEXT] = {SL_MODE_NODES, "ip4-input"};
+static uint16_t pg_arc[SL_ARC_MAX_FEATS];
 
 static const char *const pg_reasons[] = {"no buffers for a stream's packets"};
 static uint16_t pg_err;
@@ -60,8 +63,11 @@ static __rte_noinline uint16_t pg_stream_run(struct rte_graph *g, struct rte_nod
 	if (!n)
 		goto done;
 	/* a stream that starts at ethernet-input enters like a received frame: through the
-	 * interface's noisy feature or L2 mode when it has one */
-	uint16_t next = s->next == PG_NEXT_ETH ? sl_iface_in_next(s->port) : s->next;
+	 * interface's device-input features and its L2 mode when it has them */
+	uint16_t next = s->next == PG_NEXT_ETH
+				? sl_feature_first(SL_ARC_DEVICE_INPUT, s->port, pg_arc,
+						   sl_ifaces[s->port].mode)
+				: s->next;
 	struct rte_mbuf **m = (struct rte_mbuf **)rte_node_next_stream_get(g, node, next, n);
 	/* like a PMD's rx: only the first cache line is written (rte_pktmbuf_alloc_bulk also
 	 * writes the second) */
@@ -114,9 +120,14 @@ static struct rte_node_register pg_node = {
 	.process = pg_process,
 	.init = sl_node_init,
 	.nb_edges = PG_NB_NEXT,
-	.next_nodes = {SL_MODE_NODES, "noisy", "ip4-input"},
+	.next_nodes = {SL_MODE_NODES, "ip4-input"},
 };
 SL_NODE_REGISTER(pg_node)
+
+RTE_INIT(pg_arc_init)
+{
+	sl_feature_start(SL_ARC_DEVICE_INPUT, "pg-input", pg_arc);
+}
 
 /* ---------------- CLI ---------------- */
 
@@ -150,7 +161,7 @@ static int cmd_create_pg(struct sl_out *o, int argc, char **argv)
 	if (rc)
 		return sl_out_error(o, "cannot create %s: %s", name, strerror(-rc));
 	if (pcap) {
-		struct sl_pg_pcap *p = sl_pg_pcap_open(f->port, pcap);
+		struct sl_pcap *p = sl_pg_pcap_open(f->port, pcap);
 		if (!p) {
 			int e = errno;
 			char why[8];
@@ -360,7 +371,7 @@ static void pg_fini(void)
 {
 	for (uint32_t i = 0; i < sl_if_hwm; i++)
 		if (sl_ifaces[i].used && sl_ifaces[i].pcap) {
-			sl_pg_pcap_close(sl_ifaces[i].pcap);
+			sl_pcap_close(sl_ifaces[i].pcap);
 			sl_ifaces[i].pcap = NULL;
 		}
 	for (int i = 0; i < SL_PG_MAX_STREAMS; i++)
@@ -376,7 +387,7 @@ static void pg_fini(void)
 static int pg_busy(const struct sl_iface *f, bool commit, char *why, size_t len)
 {
 	if (commit && f->pcap)
-		sl_pg_pcap_close(f->pcap);
+		sl_pcap_close(f->pcap);
 	for (int i = 0; !commit && i < SL_PG_MAX_STREAMS; i++)
 		if (streams[i] && streams[i]->port == f->port) {
 			snprintf(why, len, "stream %s sends from %s (packet-generator delete %s)",

@@ -83,9 +83,8 @@ uint16_t sl_pg_build(const struct sl_pg_stream *s, uint64_t seq, uint8_t *buf);
 void sl_pg_free(struct sl_pg_stream *s);
 
 /* A pg interface's pcap file (output_node.c): opened for interface ifx (the file starts
- * with the pcap header), written by pg-output, closed when the interface goes or at exit. */
-struct sl_pg_pcap;
-struct sl_pg_pcap *sl_pg_pcap_open(uint16_t ifx, const char *path);
-void sl_pg_pcap_close(struct sl_pg_pcap *p);
+ * with the pcap header), written by pg-output, closed (sl_pcap_close) when the interface goes or at exit. */
+struct sl_pcap;
+struct sl_pcap *sl_pg_pcap_open(uint16_t ifx, const char *path);
 
 #endif

@@ -2,6 +2,8 @@
 """Feature arcs: unicast RPF (ip4-source-check-via-rx / -via-any) on the ip4-unicast arc,
 turned on and off per interface with VPP's commands, seen in show interface features and in
 a packet's trace; an interface with a feature can be deleted (its features go with it)."""
+import time
+
 from scapy.all import IP, UDP, Ether, rdpcap
 
 from test_arp_hold import pg_ifaces, send
@@ -65,3 +67,101 @@ def test_source_check_feature(sluiced_factory, tmp_path):
     assert s.stop() == 0
     out = [p[UDP].sport for p in rdpcap(str(tmp_path / "pg1.pcap")) if UDP in p]
     assert out == [1, 4, 5, 7]
+
+
+def wait_tx(s, name, n, timeout=20):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if s.iface(name)["tx-packets"] >= n:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{name}: fewer than {n} packets sent")
+
+
+def test_device_input_and_output_arcs(sluiced_factory, tmp_path):
+    """pcap trace captures frames as received (pcap-rx, first on the device-input arc) and as
+    sent (pcap-tx, on the interface-output arc); noisy is a device-input feature after it."""
+    lines = pg_ifaces(3, tmp_path)
+    lines += ["set interface ip address pg0 10.10.1.10/24",
+              "set interface ip address pg1 10.10.2.10/24",
+              f"ip neighbor pg1 10.10.2.1 {NH}",
+              "ip route add 48.0.0.0/8 via 10.10.2.1"]
+    s = sluiced_factory([], lines)
+    arcs = {(a["arc"], a["feature"]): a for a in s.js("show graph")["arcs"]}
+    assert set(arcs[("device-input", "noisy")]["start"].split(",")) == {"port-rx", "pg-input", "ethernet-input"}
+    assert arcs[("device-input", "noisy")]["end"].startswith("ethernet-input,l2-io")
+    assert arcs[("interface-output", "pcap-tx")]["start"] == "interface-output-features"
+    assert arcs[("interface-output", "pcap-tx")]["end"] == "interface-tx"
+
+    # receive side: the frames exactly as they came in, up to max
+    sent = [pkt("10.10.1.2", i) for i in range(3)]
+    s.cli(f"pcap trace rx intfc pg0 file {tmp_path}/rx.pcap max 2")
+    st = s.js("pcap trace status")["pcap"]
+    assert st == [{"interface": "pg0", "rx": "yes", "tx": "no", "file": f"{tmp_path}/rx.pcap",
+                   "packets": 0, "max": 2}]
+    feats = {f["feature"]: f for f in s.js("show interface features pg0")["features"]}
+    assert feats["pcap-rx"]["enabled"] == "yes" and feats["pcap-rx"]["arc"] == "device-input"
+    send(s, tmp_path, "a", "pg0", sent)
+    wait_tx(s, "pg1", 3)
+    assert s.js("pcap trace status")["pcap"][0]["packets"] == 2
+    assert "wrote 2 packets" in s.cli("pcap trace off")
+    assert [bytes(p) for p in rdpcap(str(tmp_path / "rx.pcap"))] == [bytes(p) for p in sent[:2]]
+    assert s.js("pcap trace status")["pcap"] == []
+    assert all(f["enabled"] == "no" for f in s.js("show interface features pg0")["features"])
+
+    # send side: the routed frames as pg1 sends them
+    s.cli(f"pcap trace tx intfc pg1 file {tmp_path}/tx.pcap")
+    s.cli("trace add pg-input 2")
+    send(s, tmp_path, "b", "pg0", [pkt("10.10.1.2", 10), pkt("10.10.1.2", 11)])
+    wait_tx(s, "pg1", 5)
+    nodes = [(r["node"], r["next"]) for r in s.js("show trace")["trace"]]
+    assert ("ip4-rewrite", "interface-output-features") in nodes
+    assert ("interface-output-features", "pcap-tx") in nodes
+    assert ("pcap-tx", "interface-tx") in nodes
+    assert ("interface-tx", "pg-output") in nodes
+    s.cli("clear trace")
+    assert "wrote 2 packets" in s.cli("pcap trace off")
+    cap = rdpcap(str(tmp_path / "tx.pcap"))
+    assert [(p[Ether].dst, p[IP].ttl, p[UDP].sport) for p in cap] == [(NH, 63, 10), (NH, 63, 11)]
+
+    # both features on pg0's device-input arc: pcap-rx, then noisy, then its mode
+    s.cli(f"pcap trace rx tx intfc pg0 file {tmp_path}/both.pcap")
+    s.cli("set interface noisy pg0 lookup-memory 1 reads 2")
+    feats = {f["feature"]: f for f in s.js("show interface features pg0")["features"]}
+    assert int(feats["pcap-rx"]["order"]) < int(feats["noisy"]["order"])
+    assert feats["noisy"]["enabled"] == "yes" and feats["pcap-tx"]["enabled"] == "yes"
+    s.cli("trace add pg-input 1")
+    send(s, tmp_path, "c", "pg0", [pkt("10.10.1.2", 20)])
+    wait_tx(s, "pg1", 6)
+    nodes = [(r["node"], r["next"]) for r in s.js("show trace")["trace"]]
+    assert nodes[:3] == [("pg-input", "pcap-rx"), ("pcap-rx", "noisy"), ("noisy", "ethernet-input")]
+    s.cli("clear trace")
+    s.check_refused({
+        f"pcap trace rx intfc pg1 file {tmp_path}/x.pcap": "a capture is on",
+        "set interface feature pg1 pcap-rx arc device-input": "turned on by pcap trace",
+        "set interface feature pg1 noisy arc device-input": "noisy needs its settings first",
+        "set interface feature pg1 pcap-tx arc ip4-unicast": "no feature 'pcap-tx' on arc ip4-unicast",
+    })
+    # turning noisy off through the arc drops its settings too
+    s.cli("set interface feature pg0 noisy arc device-input disable")
+    assert s.js("show noisy")["noisy"] == []
+    # the capture ends with its last feature
+    s.cli("set interface feature pg0 pcap-rx arc device-input disable")
+    assert s.js("pcap trace status")["pcap"] != []
+    s.cli("set interface feature pg0 pcap-tx arc interface-output disable")
+    assert s.js("pcap trace status")["pcap"] == []
+    assert len(rdpcap(str(tmp_path / "both.pcap"))) == 1
+
+    s.check_refused({
+        "pcap trace off": "no capture is on",
+        f"pcap trace intfc pg0 file {tmp_path}/x.pcap": "usage: pcap trace",
+        f"pcap trace rx intfc pg9 file {tmp_path}/x.pcap": "unknown interface 'pg9'",
+        f"pcap trace rx intfc pg0 file {tmp_path}/no/such/dir.pcap": "cannot create",
+        f"pcap trace rx intfc pg0 file {tmp_path}/x.pcap max 0": "max",
+    })
+    # an interface being captured can be deleted: the capture ends, its file complete
+    s.cli(f"pcap trace rx tx intfc pg2 file {tmp_path}/pg2cap.pcap")
+    s.cli("delete packet-generator interface pg2")
+    assert s.js("pcap trace status")["pcap"] == []
+    assert len(rdpcap(str(tmp_path / "pg2cap.pcap"))) == 0
+    assert s.stop() == 0

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer: sequences of logical-interface changes (sub-interfaces, BVIs, loopbacks created,
- * deleted, brought up, addressed, cross-connected, traced) with tagged frames through the
+ * deleted, brought up, addressed, cross-connected, traced, captured, given the noisy
+ * feature) with tagged frames through the
  * graph in between. Each sub-interface exists exactly when a model says it should; every
  * input ends with all of them deleted and no buffer leaked. */
 #include "fuzz.h"
@@ -71,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	bool exists[NSUB + 1] = {false};
 	for (size_t off = 0; off + 3 <= size && off < 3 * 64; off += 3) {
-		uint8_t op = data[off] % 9, a = data[off + 1], b = data[off + 2];
+		uint8_t op = data[off] % 11, a = data[off + 1], b = data[off + 2];
 		unsigned id = a % NSUB + 1, vid = b % 6 + 1;
 		bool ad = a & 0x80;
 		switch (op) {
@@ -116,6 +117,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			send_tagged(ad ? 0x88a8 : 0x8100, (uint16_t)vid, b & 0x40 ? a % 3 + 1 : 0);
 			drain();
 			break;
+		case 8: /* device-input and interface-output features on interfaces that come and go */
+			if (b & 1)
+				cli("pcap trace %s intfc port0.%u file /dev/null max 8",
+				    b & 2 ? "rx tx" : "tx", id);
+			else
+				cli("pcap trace off");
+			break;
+		case 9:
+			cli(b & 1 ? "set interface noisy port0.%u lookup-memory 1 reads 1"
+				  : "set interface noisy port0.%u disable", id);
+			break;
 		default:
 			cli("set interface l2 xconnect port1 port0.%u", id);
 			break;
@@ -132,8 +144,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cli("clear trace");
 	/* clear every reference, then delete everything */
 	cli("set interface l3 port1");
+	cli("pcap trace off");
 	for (unsigned i = 1; i <= NSUB; i++) {
 		cli("set interface l3 port0.%u", i);
+		cli("set interface noisy port0.%u disable", i);
 		for (unsigned v = 1; v <= 6; v++)
 			cli("set interface ip address del port0.%u 10.%u.%u.1/24", i, i, v);
 		if (exists[i] && cli("delete sub-interface port0.%u", i))

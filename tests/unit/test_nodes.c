@@ -13,6 +13,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <rte_eal.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
@@ -379,6 +380,76 @@ static void test_feature_arc(void)
 	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
 }
 
+
+/* The device-input arc (port-rx's first feature, each feature's next, the interface's mode
+ * at the end) and the interface-output arc (a port with an output feature is reached through
+ * its tx slot, and its senders write meta->tx_if only then). */
+static long file_size(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fclose(f);
+	return n;
+}
+
+static void test_device_input_and_output_arcs(void)
+{
+	unsigned in_use = rte_mempool_in_use_count(sl_pool);
+	struct rte_mbuf *out[64], *p[1];
+	char path[128], line[256];
+	snprintf(path, sizeof(path), "/tmp/sl-unit-arcs-%d.pcap", (int)getpid());
+	walk(4);
+	cli("set interface l2 xconnect port0 port1");
+	snprintf(line, sizeof(line), "pcap trace tx intfc port1 file %s", path);
+	cli(line);
+	CHECK(sl_ifaces[1].tx_slot == SL_TX_SLOT_ARC && sl_ifaces[1].tx_meta);
+	for (int i = 0; i < 10; i++)
+		rte_ring_enqueue(rx[0], udp_pkt(0x30000500u + (uint32_t)i, 64, (uint16_t)i));
+	env_walk_worker(0, 4);
+	unsigned n = drain(1, out, 64);
+	CHECK(n == 10);
+	rte_pktmbuf_free_bulk(out, n);
+	cli("pcap trace off");
+	CHECK(sl_ifaces[1].tx_slot == sl_ifaces[1].out_slot && !sl_ifaces[1].tx_meta);
+	/* the pcap header and ten records of 16 + 60 bytes */
+	CHECK(file_size(path) == 24 + 10 * (16 + 60));
+	for (int i = 0; i < 5; i++)
+		rte_ring_enqueue(rx[0], udp_pkt(0x30000600u + (uint32_t)i, 64, (uint16_t)i));
+	env_walk_worker(0, 4);
+	n = drain(1, out, 64);
+	CHECK(n == 5);
+	rte_pktmbuf_free_bulk(out, n);
+	CHECK(file_size(path) == 24 + 10 * (16 + 60));
+
+	/* device-input: pcap-rx, then noisy, then the mode (l2-io, then ethernet-input) */
+	snprintf(line, sizeof(line), "pcap trace rx intfc port0 file %s", path);
+	cli(line);
+	p[0] = udp_pkt(0x30000001, 64, 1);
+	check_edges("pcap-rx", p, 1, (const char *const[]){"l2-io"});
+	cli("set interface noisy port0 lookup-memory 1 reads 1");
+	p[0] = udp_pkt(0x30000001, 64, 1);
+	check_edges("pcap-rx", p, 1, (const char *const[]){"noisy"});
+	p[0] = udp_pkt(0x30000001, 64, 1);
+	check_edges("noisy", p, 1, (const char *const[]){"l2-io"});
+	cli("set interface l3 port0");
+	p[0] = udp_pkt(0x30000001, 64, 1);
+	check_edges("noisy", p, 1, (const char *const[]){"ethernet-input"});
+	CHECK(env_cli("set interface feature port1 noisy arc device-input", true) != 0);
+	cli("set interface noisy port0 disable");
+	p[0] = udp_pkt(0x30000001, 64, 1);
+	check_edges("pcap-rx", p, 1, (const char *const[]){"ethernet-input"});
+	cli("pcap trace off");
+	CHECK(sl_arc_users[SL_ARC_DEVICE_INPUT] == 0 && sl_arc_users[SL_ARC_INTERFACE_OUTPUT] == 0);
+	CHECK(file_size(path) == 24 + 3 * (16 + 60)); /* pcap-rx ran three times */
+	remove(path);
+	cli("set interface l3 port1");
+	walk(4);
+	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
+}
+
 /* ip4-lookup with two tables: one vector mixing packets of table 0 (port0) and table 5
  * (loop0, no routes), and packets whose table a node chose ahead (sl_flag_fib). */
 static void test_tables_in_one_vector(void)
@@ -429,6 +500,7 @@ int main(int argc, char **argv)
 	test_xconnect_from_port_rx();
 	test_edges();
 	test_feature_arc();
+	test_device_input_and_output_arcs();
 	test_tables_in_one_vector();
 	env_fini();
 	return CHECK_REPORT();
