@@ -227,9 +227,9 @@ int sl_iface_publish_rx(void)
 		old[w] = sl_workers[w].rxqs;
 		__atomic_store_n(&sl_workers[w].rxqs, l, __ATOMIC_RELEASE);
 	}
-	rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
 	for (uint16_t w = 0; w < sl_nb_workers; w++)
-		rte_free(old[w]);
+		if (old[w])
+			sl_rcu_retire(sl_rcu_rte_free, old[w], 0);
 	return 0;
 }
 
@@ -315,11 +315,11 @@ void sl_iface_out_features(uint16_t ifx, bool any)
 	bool meta = f->type != SL_IF_PORT;
 	if (any) {
 		__atomic_store_n(&f->tx_meta, true, __ATOMIC_RELEASE);
-		rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
+		sl_rcu_sync();
 		__atomic_store_n(&f->tx_slot, (uint16_t)SL_TX_SLOT_ARC, __ATOMIC_RELEASE);
 	} else {
 		__atomic_store_n(&f->tx_slot, f->out_slot, __ATOMIC_RELEASE);
-		rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
+		sl_rcu_sync();
 		__atomic_store_n(&f->tx_meta, meta, __ATOMIC_RELEASE);
 	}
 }
@@ -405,7 +405,7 @@ int sl_iface_delete(struct sl_iface *f, char *why, size_t len)
 		sl_ifaces[f->parent].nb_subs--;
 	}
 	/* every walk that may have seen it (or a packet received on it) ends first */
-	rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
+	sl_rcu_sync();
 	if (pos >= 0)
 		rte_hash_free_key_with_position(sub_hash, pos);
 	uint32_t i = f->port;
@@ -601,6 +601,42 @@ static int cmd_show_hardware(struct sl_out *o, int argc, char **argv)
 SL_CLI_COMMAND(show_hardware, .path = "show hardware", .usage = "",
 	       .help = "driver, MAC, link and queues of each port", .fn = cmd_show_hardware)
 
+/* ---------------- control ---------------- */
+
+void sl_iface_set_up(uint16_t ifx, bool up)
+{
+	__atomic_store_n(&sl_ifaces[ifx].up, up, __ATOMIC_RELEASE);
+}
+
+void sl_iface_set_mtu(uint16_t ifx, uint16_t mtu)
+{
+	__atomic_store_n(&sl_ifaces[ifx].mtu, mtu, __ATOMIC_RELEASE);
+}
+
+int sl_iface_place_rxq(uint16_t ifx, uint16_t q, uint16_t w, char *why, size_t len)
+{
+	struct sl_iface *f = &sl_ifaces[ifx];
+	if (f->virt) {
+		snprintf(why, len, "%s has no rx queues to place", f->name);
+		return -EINVAL;
+	}
+	if (q >= f->nb_rxq || w >= sl_nb_workers) {
+		snprintf(why, len, "%s has queues 0-%u, and the workers are 0-%u", f->name,
+			 f->nb_rxq - 1, sl_nb_workers - 1);
+		return -ERANGE;
+	}
+	uint8_t old = f->rxq_worker[q];
+	f->rxq_worker[q] = (uint8_t)w;
+	if (sl_iface_publish_rx()) {
+		f->rxq_worker[q] = old;
+		snprintf(why, len, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---------------- CLI ---------------- */
+
 static int cmd_set_state(struct sl_out *o, int argc, char **argv)
 {
 	struct sl_iface *f = argc > 0 ? sl_iface_by_name(argv[0]) : NULL;
@@ -610,7 +646,7 @@ static int cmd_set_state(struct sl_out *o, int argc, char **argv)
 		return sl_out_error(o, "unknown interface '%s'", argv[0]);
 	if (argc != 2 || (strcmp(argv[1], "up") && strcmp(argv[1], "down")))
 		return sl_out_error(o, "usage: set interface state IFACE up|down");
-	f->up = argv[1][0] == 'u';
+	sl_iface_set_up(f->port, argv[1][0] == 'u');
 	return 0;
 }
 SL_CLI_COMMAND(set_state, .path = "set interface state", .usage = "IFACE up|down",
@@ -626,7 +662,7 @@ static int cmd_set_mtu(struct sl_out *o, int argc, char **argv)
 		return sl_out_error(o, "unknown interface '%s'", argv[1]);
 	if (sl_arg_u32(o, "MTU", argv[0], 68, 9000, &mtu))
 		return -1;
-	f->mtu = (uint16_t)mtu;
+	sl_iface_set_mtu(f->port, (uint16_t)mtu);
 	return 0;
 }
 SL_CLI_COMMAND(set_mtu, .path = "set interface mtu", .usage = "MTU IFACE",
@@ -659,14 +695,12 @@ static int cmd_set_placement(struct sl_out *o, int argc, char **argv)
 	struct sl_iface *f = sl_iface_by_name(argv[0]);
 	if (!f)
 		return sl_out_error(o, "unknown interface '%s'", argv[0]);
-	if (f->virt)
-		return sl_out_error(o, "%s has no rx queues to place", f->name);
-	if (sl_arg_u32(o, "queue", argv[2], 0, f->nb_rxq - 1, &q) ||
-	    sl_arg_u32(o, "worker", argv[4], 0, sl_nb_workers - 1, &w))
+	if (sl_arg_u32(o, "queue", argv[2], 0, UINT16_MAX, &q) ||
+	    sl_arg_u32(o, "worker", argv[4], 0, UINT16_MAX, &w))
 		return -1;
-	f->rxq_worker[q] = (uint8_t)w;
-	if (sl_iface_publish_rx())
-		return sl_out_error(o, "out of memory");
+	char why[128];
+	if (sl_iface_place_rxq(f->port, (uint16_t)q, (uint16_t)w, why, sizeof(why)))
+		return sl_out_error(o, "%s", why);
 	return 0;
 }
 SL_CLI_COMMAND(set_placement, .path = "set interface rx-placement",

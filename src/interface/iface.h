@@ -143,6 +143,11 @@ void sl_l2_bridge_left(struct sl_iface *f, uint16_t bd);
 int sl_iface_init(const struct sl_config *c, struct rte_mempool *mp, uint16_t nb_graphs);
 void sl_iface_fini(void);
 struct sl_iface *sl_iface_by_name(const char *name);
+/* Control (main lcore): admin state, MTU (ip4-rewrite's software check), and which worker
+ * polls a port's rx queue q (0, or -errno with the reason in why). */
+void sl_iface_set_up(uint16_t ifx, bool up);
+void sl_iface_set_mtu(uint16_t ifx, uint16_t mtu);
+int sl_iface_place_rxq(uint16_t ifx, uint16_t q, uint16_t w, char *why, size_t len);
 /* Publishes each worker's (port, queue) list from the placement. */
 int sl_iface_publish_rx(void);
 /* Hands a ready L2 frame (meta->tx_if = tx port) to worker 0 to transmit. */

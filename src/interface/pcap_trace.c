@@ -77,8 +77,7 @@ SL_NODE_REGISTER(pcap_tx_node)
 
 /* ---------------- control ---------------- */
 
-/* Ends the capture: both features off, then the file completed. Returns frames written. */
-static uint64_t trace_stop(void)
+uint64_t sl_pcap_trace_stop(void)
 {
 	if (!trace.on)
 		return 0;
@@ -90,9 +89,8 @@ static uint64_t trace_stop(void)
 	return cap.count;
 }
 
-/* Starts a capture of ifx into path: 0, or -errno with the reason in why. */
-static int trace_start(uint16_t ifx, bool rx, bool tx, const char *path, uint64_t max,
-		       char *why, size_t len)
+int sl_pcap_trace_start(uint16_t ifx, bool rx, bool tx, const char *path, uint64_t max,
+			char *why, size_t len)
 {
 	if (trace.on) {
 		snprintf(why, len, "a capture is on (%s): pcap trace off first", trace.path);
@@ -145,7 +143,7 @@ static int pcap_busy(const struct sl_iface *f, bool commit, char *why, size_t le
 	(void)why;
 	(void)len;
 	if (commit && trace.on && trace.ifx == f->port)
-		trace_stop();
+		sl_pcap_trace_stop();
 	return 0;
 }
 
@@ -160,7 +158,7 @@ RTE_INIT(pcap_trace_init)
 
 static void pcap_trace_fini(void)
 {
-	trace_stop();
+	sl_pcap_trace_stop();
 }
 SL_MODULE_REGISTER(pcap_trace_module, .name = "pcap-trace", .fini = pcap_trace_fini)
 
@@ -173,7 +171,7 @@ static int cmd_pcap_trace(struct sl_out *o, int argc, char **argv)
 			return sl_out_error(o, "no capture is on");
 		char path[sizeof(trace.path)];
 		snprintf(path, sizeof(path), "%s", trace.path);
-		uint64_t n = trace_stop();
+		uint64_t n = sl_pcap_trace_stop();
 		sl_out_msg(o, "wrote %" PRIu64 " packets to %s", n, path);
 		return 0;
 	}
@@ -217,7 +215,7 @@ static int cmd_pcap_trace(struct sl_out *o, int argc, char **argv)
 	if (!f)
 		return sl_out_error(o, "unknown interface '%s'", ifname);
 	char why[320];
-	if (trace_start(f->port, rx, tx, path, max, why, sizeof(why)))
+	if (sl_pcap_trace_start(f->port, rx, tx, path, max, why, sizeof(why)))
 		return sl_out_error(o, "%s", why);
 	return 0;
 }

@@ -336,7 +336,7 @@ static int cmd_neigh_age(struct sl_out *o, int argc, char **argv)
 		return sl_out_error(o, "usage: set ip neighbor-config age SECONDS");
 	if (sl_arg_u32(o, "age", argv[1], 1, 86400 * 7, &s))
 		return -1;
-	sl_neigh_age_s = s;
+	sl_ip4_neigh_age_set(s);
 	return 0;
 }
 SL_CLI_COMMAND(neigh_age, .path = "set ip neighbor-config", .usage = "age SECONDS",

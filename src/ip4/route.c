@@ -27,42 +27,31 @@ bool sl_fib_multi;
 static uint16_t nb_fibs;
 static uint32_t vrf_max_routes = 1 << 16, vrf_tbl8s = 1 << 10;
 static struct rte_hash *rib, *neighs;
-static struct rte_rcu_qsbr_dq *adj_dq;
 static uint32_t *adj_free;   /* stack of free ids */
 static uint32_t adj_nfree;
 static uint32_t glean_adj[SL_IF_MAX];
 static uint32_t nroutes;
 uint64_t sl_neigh_age_s = 300;
 
-struct dq_elem {
-	struct sl_adj *adj;
-	uint32_t id;      /* id to recycle, or 0 */
-};
-
-static void dq_free(void *p, void *e, unsigned int n)
+void sl_ip4_neigh_age_set(uint64_t seconds)
 {
-	(void)p;
-	struct dq_elem *el = e;
-	for (unsigned i = 0; i < n; i++) {
-		if (el[i].id) {
-			__atomic_store_n(&sl_adj_tbl[el[i].id], sl_adj_tbl[SL_ADJ_ID_DROP],
-					 __ATOMIC_RELEASE);
-			adj_free[adj_nfree++] = el[i].id;
-		}
-		free(el[i].adj);
+	sl_neigh_age_s = seconds;
+}
+
+/* After a grace period: the old record is freed, and the id (unless 0) recycled. */
+static void adj_retired(void *old, uintptr_t id)
+{
+	if (id) {
+		__atomic_store_n(&sl_adj_tbl[id], sl_adj_tbl[SL_ADJ_ID_DROP], __ATOMIC_RELEASE);
+		adj_free[adj_nfree++] = (uint32_t)id;
 	}
+	free(old);
 }
 
 static void retire(struct sl_adj *old, uint32_t id)
 {
-	struct dq_elem el = {old, id};
-	if (!old && !id)
-		return;
-	if (rte_rcu_qsbr_dq_enqueue(adj_dq, &el)) {
-		/* queue full: wait for a grace period, then free now */
-		rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
-		dq_free(NULL, &el, 1);
-	}
+	if (old || id)
+		sl_rcu_retire(adj_retired, old, id);
 }
 
 static struct sl_adj *adj_new_type(uint8_t type, uint16_t port, uint32_t nh,
@@ -100,7 +89,7 @@ static void adj_publish(uint32_t id, struct sl_adj *a)
 static int adj_alloc(struct sl_adj *a, uint32_t *id)
 {
 	if (adj_nfree == 0)
-		rte_rcu_qsbr_dq_reclaim(adj_dq, ~0u, NULL, NULL, NULL);
+		sl_rcu_reclaim();
 	if (adj_nfree == 0) {
 		free(a);
 		return -ENOSPC;
@@ -146,13 +135,6 @@ int sl_ip4_init(uint32_t max_routes, uint32_t tbl8s)
 	hp.entries = 65536;
 	if (!(neighs = rte_hash_create(&hp)))
 		return -rte_errno;
-	struct rte_rcu_qsbr_dq_parameters dp = {
-		.name = "sl_adj_dq", .size = 1 << 16, .esize = sizeof(struct dq_elem),
-		.trigger_reclaim_limit = 256, .max_reclaim_size = 1024, .free_fn = dq_free,
-		.v = sl_rcu,
-	};
-	if (!(adj_dq = rte_rcu_qsbr_dq_create(&dp)))
-		return -rte_errno;
 	adj_free = malloc(sizeof(uint32_t) * SL_ADJ_MAX);
 	if (!adj_free)
 		return -ENOMEM;
@@ -184,10 +166,6 @@ static void free_hash_data(struct rte_hash **h)
 void sl_ip4_fini(void)
 {
 	sl_ip4_held_flush();
-	if (adj_dq) {
-		rte_rcu_qsbr_dq_delete(adj_dq); /* frees what waits for a grace period */
-		adj_dq = NULL;
-	}
 	free_hash_data(&rib);
 	free_hash_data(&neighs);
 	struct sl_adj *drop = sl_adj_tbl[SL_ADJ_ID_DROP];
@@ -246,7 +224,7 @@ static void fib_delete(uint16_t fib, uint32_t pfx, uint8_t len)
 {
 	rte_fib_delete(sl_fibs[fib], pfx, len);
 	if (len > 24)
-		rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
+		sl_rcu_sync();
 }
 
 /* Sets or clears (adj = ~0) one source of a prefix and reprograms the FIB. */
@@ -708,7 +686,6 @@ static int age_one(const struct sl_neigh *cn, void *arg)
 
 void sl_ip4_tick(uint64_t now)
 {
-	rte_rcu_qsbr_dq_reclaim(adj_dq, ~0u, NULL, NULL, NULL);
 	for (int i = 0; i < 64 && sl_neigh_walk(age_one, &now); i++)
 		;
 }
@@ -834,7 +811,7 @@ int sl_ip4_table_del(uint32_t id, char *why, size_t len)
 	__atomic_store_n(&sl_fibs[t], NULL, __ATOMIC_RELEASE);
 	if (--nb_fibs == 1)
 		__atomic_store_n(&sl_fib_multi, false, __ATOMIC_RELEASE);
-	rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
+	sl_rcu_sync(); /* its name may be created again at once */
 	rte_fib_free(f);
 	return 0;
 }

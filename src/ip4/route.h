@@ -40,6 +40,8 @@ struct sl_neigh {
 };
 
 extern uint64_t sl_neigh_age_s;
+/* Control: how long learnt neighbours live (set ip neighbor-config age). */
+void sl_ip4_neigh_age_set(uint64_t seconds);
 struct sl_route *sl_rib_find(uint16_t fib, uint32_t pfx, uint8_t len);
 int sl_rib_walk(int (*fn)(const struct sl_route *r, void *arg), void *arg);
 struct sl_neigh *sl_neigh_find(uint16_t port, uint32_t ip);

@@ -9,6 +9,7 @@
 #include "../cli/cli.h"
 #include "../interface/iface.h"
 #include "../runtime/runtime.h"
+#include "l2.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -21,7 +22,7 @@
 #include <rte_malloc.h>
 #include <rte_ring.h>
 
-#define BD_MAX 4096
+#define BD_MAX SL_BD_MAX
 #define MAC_TABLE_SIZE (1u << 18)
 #define LEARN_RING 4096
 
@@ -322,8 +323,8 @@ static void members_publish(uint16_t id)
 		if (sl_ifaces[p].used && in_bd(&sl_ifaces[p]) && sl_ifaces[p].bd == id)
 			m->port[m->n++] = (uint16_t)p;
 	__atomic_store_n(&bds[id].members, m, __ATOMIC_RELEASE);
-	rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
-	rte_free(old);
+	if (old)
+		sl_rcu_retire(sl_rcu_rte_free, old, 0);
 }
 
 static void flush_bd(uint16_t id, bool statics)
@@ -355,29 +356,118 @@ static bool flag_arg(int argc, char **argv, int *i)
 	return true;
 }
 
+/* ---------------- control ---------------- */
+
+int sl_l2_bd_set(uint16_t id, const struct sl_bd_settings *s)
+{
+	if (id == 0 || id >= BD_MAX)
+		return -ERANGE;
+	struct bd b = {.used = true, .learn = s->learn, .flood = s->flood,
+		       .uu_flood = s->uu_flood, .age_min = s->age_min};
+	if (bds[id].used) /* change the settings of an existing domain */
+		b.members = bds[id].members;
+	bds[id] = b;
+	if (!b.members)
+		members_publish(id);
+	return 0;
+}
+
+int sl_l2_bd_del(uint16_t id, char *why, size_t len)
+{
+	if (id == 0 || id >= BD_MAX || !bds[id].used) {
+		snprintf(why, len, "bridge-domain %u does not exist", id);
+		return -ENOENT;
+	}
+	for (uint32_t p = 0; p < sl_if_hwm; p++)
+		if (sl_ifaces[p].used && in_bd(&sl_ifaces[p]) && sl_ifaces[p].bd == id) {
+			snprintf(why, len, "bridge-domain %u still has %s", id, sl_ifaces[p].name);
+			return -EBUSY;
+		}
+	bds[id].used = false;
+	sl_rcu_sync();
+	flush_bd(id, true);
+	return 0;
+}
+
+int sl_l2_bd_member(uint16_t ifx, uint16_t id, bool bvi, char *why, size_t len)
+{
+	struct sl_iface *f = &sl_ifaces[ifx];
+	if (bvi != (f->type == SL_IF_BVI)) {
+		snprintf(why, len, bvi ? "%s is not a BVI (bvi create makes one)"
+				       : "%s is a BVI: set interface l2 bridge %s N bvi",
+			 f->name, f->name);
+		return -EINVAL;
+	}
+	if (id == 0 || id >= BD_MAX || !bds[id].used) {
+		snprintf(why, len, "bridge-domain %u does not exist (create bridge-domain %u)", id,
+			 id);
+		return -ENOENT;
+	}
+	uint16_t was = in_bd(f) ? f->bd : 0;
+	f->bd = id;
+	f->peer = f->port;
+	if (bvi) {
+		/* a BVI routes what the bridge hands it: its mode stays l3; its MAC is static */
+		f->bvi = true;
+		if (was && was != id) {
+			uint64_t k = mkkey(was, &f->mac);
+			rte_hash_del_key(macs, &k);
+		}
+		mac_set(mkkey(id, &f->mac), f->port, true);
+	} else {
+		__atomic_store_n(&f->mode, (uint8_t)SL_MODE_BRIDGE, __ATOMIC_RELEASE);
+	}
+	members_publish(id);
+	if (was && was != id)
+		members_publish(was);
+	return 0;
+}
+
+int sl_l2_fib_add(uint16_t id, const struct rte_ether_addr *mac, uint16_t ifx, bool stat,
+		  char *why, size_t len)
+{
+	if (id == 0 || id >= BD_MAX || !bds[id].used) {
+		snprintf(why, len, "bridge-domain %u does not exist", id);
+		return -ENOENT;
+	}
+	if (rte_is_multicast_ether_addr(mac)) {
+		snprintf(why, len, "a multicast address is not learnt");
+		return -EINVAL;
+	}
+	mac_set(mkkey(id, mac), ifx, stat);
+	return 0;
+}
+
+int sl_l2_fib_del(uint16_t id, const struct rte_ether_addr *mac, char *why, size_t len)
+{
+	if (id == 0 || id >= BD_MAX || !bds[id].used) {
+		snprintf(why, len, "bridge-domain %u does not exist", id);
+		return -ENOENT;
+	}
+	uint64_t key = mkkey(id, mac);
+	if (rte_hash_del_key(macs, &key) < 0) {
+		snprintf(why, len, "the MAC is not in bridge-domain %u", id);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* ---------------- CLI ---------------- */
+
 static int cmd_create_bd(struct sl_out *o, int argc, char **argv)
 {
 	const char *usage = "usage: create bridge-domain N [learn [0|1]] [flood [0|1]] "
 			    "[uu-flood [0|1]] [age|mac-age MINUTES] | N del";
 	uint32_t id;
+	char why[128];
 	if (argc < 1)
 		return sl_out_error(o, "%s", usage);
 	if (sl_arg_u32(o, "bridge-domain", argv[0], 1, BD_MAX - 1, &id))
 		return -1;
-	if (argc == 2 && !strcmp(argv[1], "del")) {
-		if (!bds[id].used)
-			return sl_out_error(o, "bridge-domain %u does not exist", id);
-		for (uint32_t p = 0; p < sl_if_hwm; p++)
-			if (sl_ifaces[p].used && in_bd(&sl_ifaces[p]) && sl_ifaces[p].bd == id)
-				return sl_out_error(o, "bridge-domain %u still has %s", id,
-						    sl_ifaces[p].name);
-		bds[id].used = false;
-		rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
-		flush_bd((uint16_t)id, true);
-		return 0;
-	}
+	if (argc == 2 && !strcmp(argv[1], "del"))
+		return sl_l2_bd_del((uint16_t)id, why, sizeof(why)) ? sl_out_error(o, "%s", why) : 0;
 	/* VPP's defaults: learning and both kinds of flooding on, no aging */
-	struct bd b = {.learn = true, .flood = true, .uu_flood = true};
+	struct sl_bd_settings b = {.learn = true, .flood = true, .uu_flood = true};
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "learn"))
 			b.learn = flag_arg(argc, argv, &i);
@@ -396,13 +486,7 @@ static int cmd_create_bd(struct sl_out *o, int argc, char **argv)
 		} else
 			return sl_out_error(o, "unknown option '%s'; %s", argv[i], usage);
 	}
-	if (bds[id].used) /* change the settings of an existing domain */
-		b.members = bds[id].members;
-	b.used = true;
-	bds[id] = b;
-	if (!b.members)
-		members_publish((uint16_t)id);
-	return 0;
+	return sl_l2_bd_set((uint16_t)id, &b);
 }
 SL_CLI_COMMAND(create_bd, .path = "create bridge-domain",
 	       .usage = "N [learn [0|1]] [flood [0|1]] [uu-flood [0|1]] [age MINUTES] | N del",
@@ -417,32 +501,11 @@ static int cmd_set_bridge(struct sl_out *o, int argc, char **argv)
 	struct sl_iface *f = sl_iface_by_name(argv[0]);
 	if (!f)
 		return sl_out_error(o, "unknown interface '%s'", argv[0]);
-	if ((argc == 3) != (f->type == SL_IF_BVI))
-		return sl_out_error(o, argc == 3 ? "%s is not a BVI (bvi create makes one)"
-						 : "%s is a BVI: set interface l2 bridge %s N bvi",
-				    f->name, f->name);
 	if (sl_arg_u32(o, "bridge-domain", argv[1], 1, BD_MAX - 1, &id))
 		return -1;
-	if (!bds[id].used)
-		return sl_out_error(o, "bridge-domain %u does not exist (create bridge-domain %u)", id,
-				    id);
-	uint16_t was = in_bd(f) ? f->bd : 0;
-	f->bd = (uint16_t)id;
-	f->peer = f->port;
-	if (argc == 3) {
-		/* a BVI routes what the bridge hands it: its mode stays l3; its MAC is static */
-		f->bvi = true;
-		if (was && was != id) {
-			uint64_t k = mkkey(was, &f->mac);
-			rte_hash_del_key(macs, &k);
-		}
-		mac_set(mkkey((uint16_t)id, &f->mac), f->port, true);
-	} else {
-		__atomic_store_n(&f->mode, (uint8_t)SL_MODE_BRIDGE, __ATOMIC_RELEASE);
-	}
-	members_publish((uint16_t)id);
-	if (was && was != id)
-		members_publish(was);
+	char why[160];
+	if (sl_l2_bd_member(f->port, (uint16_t)id, argc == 3, why, sizeof(why)))
+		return sl_out_error(o, "%s", why);
 	return 0;
 }
 SL_CLI_COMMAND(set_bridge, .path = "set interface l2 bridge", .usage = "IFACE N [bvi]",
@@ -523,29 +586,26 @@ static int cmd_l2fib(struct sl_out *o, int argc, char **argv)
 	const char *usage = "usage: l2fib add MAC N IFACE [static] | l2fib del MAC N";
 	struct rte_ether_addr a;
 	uint32_t id;
+	char why[128];
 	if (argc < 3 || (strcmp(argv[0], "add") && strcmp(argv[0], "del")))
 		return sl_out_error(o, "%s", usage);
 	if (sl_arg_mac(o, argv[1], a.addr_bytes) ||
 	    sl_arg_u32(o, "bridge-domain", argv[2], 1, BD_MAX - 1, &id))
 		return -1;
-	if (!bds[id].used)
-		return sl_out_error(o, "bridge-domain %u does not exist", id);
-	uint64_t key = mkkey((uint16_t)id, &a);
 	if (argv[0][0] == 'd') {
 		if (argc != 3)
 			return sl_out_error(o, "%s", usage);
-		if (rte_hash_del_key(macs, &key) < 0)
-			return sl_out_error(o, "%s is not in bridge-domain %u", argv[1], id);
+		if (sl_l2_fib_del((uint16_t)id, &a, why, sizeof(why)))
+			return sl_out_error(o, "%s: %s", argv[1], why);
 		return 0;
 	}
 	if (argc < 4 || argc > 5 || (argc == 5 && strcmp(argv[4], "static")))
 		return sl_out_error(o, "%s", usage);
 	struct sl_iface *f = sl_iface_by_name(argv[3]);
-	if (!f)
+	if (!f && bds[id].used)
 		return sl_out_error(o, "unknown interface '%s'", argv[3]);
-	if (rte_is_multicast_ether_addr(&a))
-		return sl_out_error(o, "%s is a multicast address", argv[1]);
-	mac_set(key, f->port, argc == 5);
+	if (sl_l2_fib_add((uint16_t)id, &a, f ? f->port : 0, argc == 5, why, sizeof(why)))
+		return sl_out_error(o, "%s: %s", argv[1], why);
 	return 0;
 }
 SL_CLI_COMMAND(l2fib, .path = "l2fib", .usage = "add MAC N IFACE [static] | del MAC N",

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* L2 modes from the CLI: set interface l2 xconnect, set interface fwd-mode, set interface l3. */
+/* L2 modes: the control function (l2.h) and its CLI: set interface l2 xconnect, set interface
+ * fwd-mode, set interface l3. */
 #include "../cli/cli.h"
 #include "../interface/iface.h"
+#include "l2.h"
 
 #include <string.h>
 
@@ -11,9 +13,10 @@ const char *const sl_mode_names[SL_NB_MODES] = {"l3", "io", "mac", "macswap", "5
 /* The peer, MACs and mode are written while workers read them: the mode last, released, so
  * a worker that sees the new mode sees its settings (a vector in flight may still use the
  * previous ones: every value is a valid port or address). */
-static void set_mode(struct sl_iface *f, enum sl_mode mode, uint16_t peer,
-		     const struct rte_ether_addr *dst, const struct rte_ether_addr *src)
+void sl_l2_set_mode(uint16_t ifx, enum sl_mode mode, uint16_t peer,
+		    const struct rte_ether_addr *dst, const struct rte_ether_addr *src)
 {
+	struct sl_iface *f = &sl_ifaces[ifx];
 	uint16_t left = f->mode == SL_MODE_BRIDGE || f->bvi ? f->bd : 0;
 	f->bvi = false; /* a BVI set to a mode or to l3 leaves its bridge domain */
 	f->peer = peer;
@@ -33,7 +36,7 @@ static int cmd_xconnect(struct sl_out *o, int argc, char **argv)
 	struct sl_iface *f = sl_iface_by_name(argv[0]), *p = sl_iface_by_name(argv[1]);
 	if (!f || !p)
 		return sl_out_error(o, "unknown interface '%s'", f ? argv[1] : argv[0]);
-	set_mode(f, SL_MODE_IO, p->port, NULL, NULL);
+	sl_l2_set_mode(f->port, SL_MODE_IO, p->port, NULL, NULL);
 	return 0;
 }
 SL_CLI_COMMAND(xconnect, .path = "set interface l2 xconnect", .usage = "IFACE PEER",
@@ -78,7 +81,7 @@ static int cmd_fwd_mode(struct sl_out *o, int argc, char **argv)
 	/* like testpmd's mac mode: the source is the sending port's own address by default */
 	if (!have_src)
 		src = sl_ifaces[peer].mac;
-	set_mode(f, (enum sl_mode)mode, peer, &dst, &src);
+	sl_l2_set_mode(f->port, (enum sl_mode)mode, peer, &dst, &src);
 	return 0;
 }
 SL_CLI_COMMAND(fwd_mode, .path = "set interface fwd-mode",
@@ -93,7 +96,7 @@ static int cmd_l3(struct sl_out *o, int argc, char **argv)
 	struct sl_iface *f = sl_iface_by_name(argv[0]);
 	if (!f)
 		return sl_out_error(o, "unknown interface '%s'", argv[0]);
-	set_mode(f, SL_MODE_L3, f->port, NULL, NULL);
+	sl_l2_set_mode(f->port, SL_MODE_L3, f->port, NULL, NULL);
 	return 0;
 }
 SL_CLI_COMMAND(l3, .path = "set interface l3", .usage = "IFACE",

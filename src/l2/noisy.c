@@ -11,7 +11,9 @@
 #include "../runtime/runtime.h"
 #include "../runtime/feature.h"
 #include "noisy_load.h"
+#include "l2.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,10 +177,71 @@ static void noisy_off(struct sl_iface *f)
 	if (!c)
 		return;
 	__atomic_store_n(&f->noisy, NULL, __ATOMIC_RELEASE);
-	rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
 	if (c->fifo_size)
 		__atomic_fetch_sub(&nb_fifos, 1, __ATOMIC_RELEASE);
+	sl_rcu_sync(); /* then the packets it held are dropped and counted before we answer */
 	noisy_free(c);
+}
+
+int sl_noisy_set(uint16_t ifx, const struct sl_noisy_params *p, char *why, size_t len)
+{
+	struct sl_iface *f = &sl_ifaces[ifx];
+	double mb = p->mb;
+	uint32_t fifo = p->buffer;
+	if (!mb && (p->reads || p->writes || p->rws)) {
+		snprintf(why, len, "reads and writes need lookup-memory MB");
+		return -EINVAL;
+	}
+	if (p->flush_ms && !fifo) {
+		snprintf(why, len, "flush-time needs a buffer (FIFO) of packets");
+		return -EINVAL;
+	}
+	uint16_t nwk = sl_nb_workers;
+	struct sl_noisy *c = rte_zmalloc("noisy", sizeof(*c) + nwk * sizeof(c->w[0]),
+					 RTE_CACHE_LINE_SIZE);
+	if (!c) {
+		snprintf(why, len, "out of memory");
+		return -ENOMEM;
+	}
+	uint64_t lines = (uint64_t)(mb * 1024 * 1024) / RTE_CACHE_LINE_SIZE;
+	*c = (struct sl_noisy){.load = {.lines = lines, .reads = p->reads, .writes = p->writes,
+					.rws = p->rws,
+					.model = p->testpmd ? SL_NOISY_TESTPMD : SL_NOISY_LINES},
+			       .fifo_size = fifo,
+			       .flush_tsc = p->flush_ms * rte_get_tsc_hz() / 1000, .mb = mb,
+			       .flush_ms = p->flush_ms, .nb_workers = nwk};
+	for (uint16_t w = 0; w < nwk; w++) {
+		struct sl_noisy_worker *nw = &c->w[w];
+		nw->rng = 0x9e3779b97f4a7c15ull * (w + 1) + f->port;
+		int sock = (int)rte_lcore_to_socket_id(sl_workers[w].lcore);
+		if (mb && !(nw->mem = rte_zmalloc_socket("noisy_mem", lines * RTE_CACHE_LINE_SIZE,
+							 RTE_CACHE_LINE_SIZE, sock))) {
+			noisy_free(c);
+			snprintf(why, len, "cannot allocate %g MB of lookup memory for worker %u "
+					   "(raise dpdk { socket-mem })", mb, w);
+			return -ENOMEM;
+		}
+		char name[RTE_RING_NAMESIZE];
+		snprintf(name, sizeof(name), "noisy_%u_%u_%p", f->port, w, (void *)c);
+		if (fifo && !(nw->fifo = rte_ring_create(name, fifo, sock,
+							 RING_F_SP_ENQ | RING_F_SC_DEQ |
+								 RING_F_EXACT_SZ))) {
+			noisy_free(c);
+			snprintf(why, len, "cannot create a FIFO of %u packets", fifo);
+			return -ENOMEM;
+		}
+	}
+	noisy_off(f); /* a new setting replaces the old one */
+	if (fifo)
+		__atomic_fetch_add(&nb_fifos, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&f->noisy, c, __ATOMIC_RELEASE);
+	return sl_feature_set(f->port, SL_ARC_DEVICE_INPUT, "noisy", true, why, len);
+}
+
+void sl_noisy_disable(uint16_t ifx)
+{
+	char why[8];
+	sl_feature_set(ifx, SL_ARC_DEVICE_INPUT, "noisy", false, why, sizeof(why));
 }
 
 static int cmd_noisy(struct sl_out *o, int argc, char **argv)
@@ -193,7 +256,7 @@ static int cmd_noisy(struct sl_out *o, int argc, char **argv)
 		return sl_out_error(o, "unknown interface '%s'", argv[0]);
 	char why[160];
 	if (argc == 2 && !strcmp(argv[1], "disable")) {
-		sl_feature_set(f->port, SL_ARC_DEVICE_INPUT, "noisy", false, why, sizeof(why));
+		sl_noisy_disable(f->port);
 		return 0;
 	}
 	uint32_t reads = 0, writes = 0, rws = 0, fifo = 0, flush = 0;
@@ -228,45 +291,10 @@ static int cmd_noisy(struct sl_out *o, int argc, char **argv)
 			return -1;
 		}
 	}
-	if (!mb && (reads || writes || rws))
-		return sl_out_error(o, "reads and writes need lookup-memory MB");
-	if (flush && !fifo)
-		return sl_out_error(o, "flush-time needs a buffer (FIFO) of packets");
-	uint16_t nwk = sl_nb_workers;
-	struct sl_noisy *c = rte_zmalloc("noisy", sizeof(*c) + nwk * sizeof(c->w[0]),
-					 RTE_CACHE_LINE_SIZE);
-	if (!c)
-		return sl_out_error(o, "out of memory");
-	uint64_t lines = (uint64_t)(mb * 1024 * 1024) / RTE_CACHE_LINE_SIZE;
-	*c = (struct sl_noisy){.load = {.lines = lines, .reads = reads, .writes = writes,
-					.rws = rws, .model = model},
-			       .fifo_size = fifo,
-			       .flush_tsc = flush * rte_get_tsc_hz() / 1000, .mb = mb,
-			       .flush_ms = flush, .nb_workers = nwk};
-	for (uint16_t w = 0; w < nwk; w++) {
-		struct sl_noisy_worker *nw = &c->w[w];
-		nw->rng = 0x9e3779b97f4a7c15ull * (w + 1) + f->port;
-		int sock = (int)rte_lcore_to_socket_id(sl_workers[w].lcore);
-		if (mb && !(nw->mem = rte_zmalloc_socket("noisy_mem", lines * RTE_CACHE_LINE_SIZE,
-							 RTE_CACHE_LINE_SIZE, sock))) {
-			noisy_free(c);
-			return sl_out_error(o, "cannot allocate %g MB of lookup memory for worker %u "
-					       "(raise dpdk { socket-mem })", mb, w);
-		}
-		char name[RTE_RING_NAMESIZE];
-		snprintf(name, sizeof(name), "noisy_%u_%u_%p", f->port, w, (void *)c);
-		if (fifo && !(nw->fifo = rte_ring_create(name, fifo, sock,
-							 RING_F_SP_ENQ | RING_F_SC_DEQ |
-								 RING_F_EXACT_SZ))) {
-			noisy_free(c);
-			return sl_out_error(o, "cannot create a FIFO of %u packets", fifo);
-		}
-	}
-	noisy_off(f); /* a new setting replaces the old one */
-	if (fifo)
-		__atomic_fetch_add(&nb_fifos, 1, __ATOMIC_RELEASE);
-	__atomic_store_n(&f->noisy, c, __ATOMIC_RELEASE);
-	if (sl_feature_set(f->port, SL_ARC_DEVICE_INPUT, "noisy", true, why, sizeof(why)))
+	struct sl_noisy_params np = {.mb = mb, .reads = reads, .writes = writes, .rws = rws,
+				     .testpmd = model == SL_NOISY_TESTPMD, .buffer = fifo,
+				     .flush_ms = flush};
+	if (sl_noisy_set(f->port, &np, why, sizeof(why)))
 		return sl_out_error(o, "%s", why);
 	return 0;
 }

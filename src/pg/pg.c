@@ -207,36 +207,30 @@ static void count_on_workers(void)
 		__atomic_store_n(&nb_on_worker[w], n[w], __ATOMIC_RELEASE);
 }
 
-static int cmd_pg_new(struct sl_out *o, int argc, char **argv)
+int sl_pg_stream_add(struct sl_pg_stream *s, char *err, size_t len)
 {
-	char err[256];
-	struct sl_pg_stream *s = rte_zmalloc("pg_stream", sizeof(*s), RTE_CACHE_LINE_SIZE);
-	if (!s)
-		return sl_out_error(o, "out of memory");
-	if (sl_pg_parse(s, argc, argv, err, sizeof(err)))
-		goto bad;
 	struct sl_iface *f = sl_iface_by_name(s->ifname);
 	int slot = -1;
 	if (!f) {
-		snprintf(err, sizeof(err), "unknown interface '%s'", s->ifname);
+		snprintf(err, len, "unknown interface '%s'", s->ifname);
 		goto bad;
 	}
 	s->port = f->port;
 	if (s->worker >= sl_nb_workers) {
-		snprintf(err, sizeof(err), "worker %u does not exist (%u worker%s)", s->worker,
+		snprintf(err, len, "worker %u does not exist (%u worker%s)", s->worker,
 			 sl_nb_workers, sl_nb_workers == 1 ? "" : "s");
 		goto bad;
 	}
 	s->next = strcmp(s->node, "ip4-input") ? PG_NEXT_ETH : PG_NEXT_IP4; /* parser checked */
 	if (find_stream(s->name) >= 0) {
-		snprintf(err, sizeof(err), "stream '%s' exists", s->name);
+		snprintf(err, len, "stream '%s' exists", s->name);
 		goto bad;
 	}
 	for (int i = 0; i < SL_PG_MAX_STREAMS && slot < 0; i++)
 		if (!streams[i])
 			slot = i;
 	if (slot < 0) {
-		snprintf(err, sizeof(err), "at most %d streams", SL_PG_MAX_STREAMS);
+		snprintf(err, len, "at most %d streams", SL_PG_MAX_STREAMS);
 		goto bad;
 	}
 	s->used = true;
@@ -246,7 +240,23 @@ static int cmd_pg_new(struct sl_out *o, int argc, char **argv)
 bad:
 	sl_pg_free(s);
 	rte_free(s);
-	return sl_out_error(o, "packet-generator new: %s", err);
+	return -EINVAL;
+}
+
+static int cmd_pg_new(struct sl_out *o, int argc, char **argv)
+{
+	char err[256];
+	struct sl_pg_stream *s = rte_zmalloc("pg_stream", sizeof(*s), RTE_CACHE_LINE_SIZE);
+	if (!s)
+		return sl_out_error(o, "out of memory");
+	if (sl_pg_parse(s, argc, argv, err, sizeof(err))) {
+		sl_pg_free(s);
+		rte_free(s);
+		return sl_out_error(o, "packet-generator new: %s", err);
+	}
+	if (sl_pg_stream_add(s, err, sizeof(err)))
+		return sl_out_error(o, "packet-generator new: %s", err);
+	return 0;
 }
 SL_CLI_COMMAND(pg_new, .path = "packet-generator new",
 	       .usage = "{ name S [limit N] [rate PPS] [size MIN[-MAX]] [worker W] interface IFACE "
@@ -255,29 +265,10 @@ SL_CLI_COMMAND(pg_new, .path = "packet-generator new",
 			"| pcap FILE }",
 	       .help = "define a stream (disabled until enable-stream)", .fn = cmd_pg_new)
 
-/* Applies fn to the named stream, or to all when no name is given. */
-static int each_stream(struct sl_out *o, int argc, char **argv, const char *verb,
-		       void (*fn)(int slot))
-{
-	if (argc > 1)
-		return sl_out_error(o, "usage: packet-generator %s [NAME]", verb);
-	if (argc == 1) {
-		int i = find_stream(argv[0]);
-		if (i < 0)
-			return sl_out_error(o, "unknown stream '%s'", argv[0]);
-		fn(i);
-		return 0;
-	}
-	for (int i = 0; i < SL_PG_MAX_STREAMS; i++)
-		if (streams[i])
-			fn(i);
-	return 0;
-}
-
 /* the worker may be inside the stream: wait until it has left every graph walk */
 static void stream_quiesce(void)
 {
-	rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
+	sl_rcu_sync();
 }
 
 static void do_disable(int i)
@@ -310,9 +301,51 @@ static void do_delete(int i)
 	rte_free(s);
 }
 
+/* Applies fn to the named stream, or to all when name is NULL; -ENOENT: no such stream. */
+static int streams_do(const char *name, void (*fn)(int slot))
+{
+	if (name) {
+		int i = find_stream(name);
+		if (i < 0)
+			return -ENOENT;
+		fn(i);
+		return 0;
+	}
+	for (int i = 0; i < SL_PG_MAX_STREAMS; i++)
+		if (streams[i])
+			fn(i);
+	return 0;
+}
+
+int sl_pg_stream_enable(const char *name, bool on)
+{
+	return streams_do(name, on ? do_enable : do_disable);
+}
+
+int sl_pg_stream_delete(const char *name)
+{
+	return name ? streams_do(name, do_delete) : -EINVAL;
+}
+
+static int each_stream(struct sl_out *o, int argc, char **argv, const char *verb,
+		       int (*fn)(const char *name, bool on), bool on)
+{
+	if (argc > 1)
+		return sl_out_error(o, "usage: packet-generator %s [NAME]", verb);
+	if (fn(argc == 1 ? argv[0] : NULL, on))
+		return sl_out_error(o, "unknown stream '%s'", argv[0]);
+	return 0;
+}
+
+static int stream_delete(const char *name, bool on)
+{
+	(void)on;
+	return sl_pg_stream_delete(name);
+}
+
 static int cmd_pg_enable(struct sl_out *o, int argc, char **argv)
 {
-	return each_stream(o, argc, argv, "enable-stream", do_enable);
+	return each_stream(o, argc, argv, "enable-stream", sl_pg_stream_enable, true);
 }
 SL_CLI_COMMAND(pg_enable, .path = "packet-generator enable-stream", .usage = "[NAME]",
 	       .help = "start a stream (all without a name); its count starts again",
@@ -320,7 +353,7 @@ SL_CLI_COMMAND(pg_enable, .path = "packet-generator enable-stream", .usage = "[N
 
 static int cmd_pg_disable(struct sl_out *o, int argc, char **argv)
 {
-	return each_stream(o, argc, argv, "disable-stream", do_disable);
+	return each_stream(o, argc, argv, "disable-stream", sl_pg_stream_enable, false);
 }
 SL_CLI_COMMAND(pg_disable, .path = "packet-generator disable-stream", .usage = "[NAME]",
 	       .help = "stop a stream (all without a name)", .fn = cmd_pg_disable)
@@ -329,7 +362,7 @@ static int cmd_pg_delete(struct sl_out *o, int argc, char **argv)
 {
 	if (argc != 1)
 		return sl_out_error(o, "usage: packet-generator delete NAME");
-	return each_stream(o, argc, argv, "delete", do_delete);
+	return each_stream(o, argc, argv, "delete", stream_delete, false);
 }
 SL_CLI_COMMAND(pg_delete, .path = "packet-generator delete", .usage = "NAME",
 	       .help = "remove a stream", .fn = cmd_pg_delete)

@@ -82,6 +82,13 @@ void sl_pg_build_burst(const struct sl_pg_stream *s, uint64_t seq, uint8_t *cons
 uint16_t sl_pg_build(const struct sl_pg_stream *s, uint64_t seq, uint8_t *buf);
 void sl_pg_free(struct sl_pg_stream *s);
 
+/* Control (main lcore): adds a parsed stream (disabled), taking it (freed on failure: 0 or
+ * -EINVAL with the reason in err); enables or disables a stream by name (NULL: all; its
+ * count starts again when enabled); deletes one. -ENOENT: no such stream. */
+int sl_pg_stream_add(struct sl_pg_stream *s, char *err, size_t len);
+int sl_pg_stream_enable(const char *name, bool on);
+int sl_pg_stream_delete(const char *name);
+
 /* A pg interface's pcap file (output_node.c): opened for interface ifx (the file starts
  * with the pcap header), written by pg-output, closed (sl_pcap_close) when the interface goes or at exit. */
 struct sl_pcap;

@@ -23,4 +23,12 @@ bool sl_pcap_write(struct sl_pcap *p, struct rte_mbuf *m);
 /* No worker writes once it returns: the file is complete. Closing a closed one is a no-op. */
 void sl_pcap_close(struct sl_pcap *p);
 
+/* pcap trace (src/interface/pcap_trace.c), one capture at a time: starts capturing what
+ * interface ifx receives (rx) and/or sends (tx) into path, up to max frames (0, or -errno with
+ * the reason in why); stops it (both features off, the file complete) and returns the
+ * frames written. */
+int sl_pcap_trace_start(uint16_t ifx, bool rx, bool tx, const char *path, uint64_t max,
+			char *why, size_t len);
+uint64_t sl_pcap_trace_stop(void);
+
 #endif

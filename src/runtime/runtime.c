@@ -55,6 +55,49 @@ int sl_meta_register(void)
 	return 0;
 }
 
+/* ---------------- RCU ---------------- */
+
+struct retire_el {
+	sl_retire_fn fn;
+	void *p;
+	uintptr_t x;
+};
+static struct rte_rcu_qsbr_dq *retire_dq;
+
+static void retire_run(void *ctx, void *e, unsigned int n)
+{
+	(void)ctx;
+	struct retire_el *el = e;
+	for (unsigned i = 0; i < n; i++)
+		el[i].fn(el[i].p, el[i].x);
+}
+
+void sl_rcu_sync(void)
+{
+	rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
+}
+
+void sl_rcu_retire(sl_retire_fn fn, void *p, uintptr_t x)
+{
+	struct retire_el el = {fn, p, x};
+	if (!retire_dq || rte_rcu_qsbr_dq_enqueue(retire_dq, &el)) {
+		sl_rcu_sync(); /* full (or not set up): wait here instead */
+		fn(p, x);
+	}
+}
+
+void sl_rcu_reclaim(void)
+{
+	if (retire_dq)
+		rte_rcu_qsbr_dq_reclaim(retire_dq, ~0u, NULL, NULL, NULL);
+}
+
+void sl_rcu_rte_free(void *p, uintptr_t x)
+{
+	(void)x;
+	rte_free(p);
+}
+
 int sl_runtime_init(uint16_t nb_graphs, const uint16_t *lcores)
 {
 	sl_nb_workers = nb_graphs;
@@ -77,6 +120,13 @@ int sl_runtime_init(uint16_t nb_graphs, const uint16_t *lcores)
 			return -ENOMEM;
 		rte_rcu_qsbr_thread_register(sl_rcu, w);
 	}
+	struct rte_rcu_qsbr_dq_parameters dp = {
+		.name = "sl_retire", .size = 1 << 16, .esize = sizeof(struct retire_el),
+		.trigger_reclaim_limit = 256, .max_reclaim_size = 1024, .free_fn = retire_run,
+		.v = sl_rcu,
+	};
+	if (!(retire_dq = rte_rcu_qsbr_dq_create(&dp)))
+		return -ENOMEM;
 	sl_main_ctx->id = UINT16_MAX;
 	return 0;
 }
@@ -132,8 +182,10 @@ void sl_modules_poll(uint64_t now)
 {
 	static uint64_t next_tick;
 	bool tick = now >= next_tick;
-	if (tick)
+	if (tick) {
 		next_tick = now + rte_get_tsc_hz() / 10;
+		sl_rcu_reclaim();
+	}
 	for (struct sl_module *m = modules; m; m = m->next) {
 		if (m->poll)
 			m->poll();
@@ -307,6 +359,12 @@ unsigned sl_runtime_drain_punts(void (*fn)(struct rte_mbuf *m))
 
 void sl_runtime_fini(void)
 {
+	/* the workers are stopped: every grace period is over; what was retired goes now,
+	 * before the modules that own it */
+	if (retire_dq) {
+		rte_rcu_qsbr_dq_delete(retire_dq);
+		retire_dq = NULL;
+	}
 	sl_trace_fini();
 	for (uint16_t w = 0; w < sl_nb_workers; w++) {
 		void *m;

@@ -31,6 +31,21 @@ int sl_modules_init(const struct sl_config *c, const char **failed);
 void sl_modules_poll(uint64_t now);
 void sl_modules_fini(void);
 int sl_runtime_init(uint16_t nb_graphs, const uint16_t *lcores);
+
+/* RCU (one QSBR variable, sl_rcu; a worker reports a quiescent state after each graph walk,
+ * which empties every stream). Whatever a worker may still be reading goes through these, on
+ * the main lcore:
+ *   sl_rcu_retire  fn(p, x) once every worker has passed a quiescent state: deferred, run by
+ *                  the main loop's tick (sl_rcu_reclaim), at once after a wait when the queue
+ *                  is full, and at exit before the modules go (sl_runtime_fini)
+ *   sl_rcu_sync    waits for a grace period, for a change whose next step needs the old
+ *                  state unread now (an index reused, a name created again, records reset) */
+typedef void (*sl_retire_fn)(void *p, uintptr_t x);
+void sl_rcu_retire(sl_retire_fn fn, void *p, uintptr_t x);
+void sl_rcu_reclaim(void);
+void sl_rcu_sync(void);
+/* A retire function for rte_malloc'ed memory. */
+void sl_rcu_rte_free(void *p, uintptr_t x);
 int sl_runtime_clone_tx(void);
 int sl_runtime_create_graphs(void);
 /* The edge from node `from` to node `to`, added unless there (start-up only). */

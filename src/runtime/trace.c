@@ -6,6 +6,7 @@
 #include "../interface/iface.h"
 
 #include <inttypes.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,7 +203,7 @@ static void trace_clear(void)
 	for (int i = 0; i < MAX_NODES; i++)
 		__atomic_store_n(&budget[i], 0, __ATOMIC_RELAXED);
 	/* no worker is still inside the wrapper, or writing a record, after this */
-	rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
+	sl_rcu_sync();
 	for (uint16_t w = 0; w < sl_nb_workers; w++)
 		if (bufs[w])
 			bufs[w]->n = 0;
@@ -259,23 +260,44 @@ RTE_INIT(trace_fmt_init)
 
 /* ---- CLI ---- */
 
+int sl_trace_add(const char *input, uint32_t n, char *why, size_t len)
+{
+	rte_node_t id = rte_node_from_name(input);
+	if (strcmp(input, "port-rx") && strcmp(input, "pg-input")) {
+		snprintf(why, len, "'%s' is not an input node (port-rx, pg-input)", input);
+		return -EINVAL;
+	}
+	if (id == RTE_NODE_ID_INVALID || id >= MAX_NODES) {
+		snprintf(why, len, "no node %s", input);
+		return -ENOENT;
+	}
+	source[id] = true;
+	if (!tracing && trace_start()) {
+		snprintf(why, len, "out of memory");
+		return -ENOMEM;
+	}
+	__atomic_add_fetch(&budget[id], (int64_t)n, __ATOMIC_RELAXED);
+	return 0;
+}
+
+void sl_trace_clear(void)
+{
+	trace_clear();
+}
+
 static int cmd_trace_add(struct sl_out *o, int argc, char **argv)
 {
 	uint32_t n;
+	char why[128];
 	if (argc != 2)
 		return sl_out_error(o, "usage: trace add port-rx|pg-input N");
-	rte_node_t id = rte_node_from_name(argv[0]);
 	if (strcmp(argv[0], "port-rx") && strcmp(argv[0], "pg-input"))
 		return sl_out_error(o, "trace add: '%s' is not an input node (port-rx, pg-input)",
 				    argv[0]);
 	if (sl_arg_u32(o, "count", argv[1], 1, 10000, &n))
 		return -1;
-	if (id == RTE_NODE_ID_INVALID || id >= MAX_NODES)
-		return sl_out_error(o, "trace add: no node %s", argv[0]);
-	source[id] = true;
-	if (!tracing && trace_start())
-		return sl_out_error(o, "trace add: out of memory");
-	__atomic_add_fetch(&budget[id], (int64_t)n, __ATOMIC_RELAXED);
+	if (sl_trace_add(argv[0], n, why, sizeof(why)))
+		return sl_out_error(o, "trace add: %s", why);
 	return 0;
 }
 SL_CLI_COMMAND(trace_add, .path = "trace add", .usage = "port-rx|pg-input N",
@@ -355,7 +377,7 @@ static int cmd_clear_trace(struct sl_out *o, int argc, char **argv)
 	(void)argv;
 	if (argc)
 		return sl_out_error(o, "usage: clear trace");
-	trace_clear();
+	sl_trace_clear();
 	return 0;
 }
 SL_CLI_COMMAND(clear_trace, .path = "clear trace", .usage = "",

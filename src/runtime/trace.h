@@ -34,5 +34,9 @@ void sl_trace_fmt_eth(char *buf, size_t len, const struct sl_trace_rec *r);
 /* After graphs were (re)built: puts the wrappers back if tracing is on. Main lcore. */
 void sl_trace_graphs_rebuilt(void);
 void sl_trace_fini(void);
+/* Control: trace the next n packets from input node `input` (port-rx, pg-input) through
+ * every node (0, or -errno with the reason in why); stop and forget the records. */
+int sl_trace_add(const char *input, uint32_t n, char *why, size_t len);
+void sl_trace_clear(void);
 
 #endif

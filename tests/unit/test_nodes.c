@@ -450,6 +450,31 @@ static void test_device_input_and_output_arcs(void)
 	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
 }
 
+
+/* sl_rcu_retire: a callback runs once every online worker has reported a quiescent state,
+ * not before. */
+static void retired(void *p, uintptr_t x)
+{
+	*(uintptr_t *)p += x;
+}
+
+static void test_rcu_retire(void)
+{
+	uintptr_t ran = 0;
+	rte_rcu_qsbr_thread_online(sl_rcu, 0); /* graph 0's thread, as a worker in its loop */
+	sl_rcu_retire(retired, &ran, 1);
+	sl_rcu_retire(retired, &ran, 2);
+	sl_rcu_reclaim();
+	CHECK(ran == 0); /* worker 0 may still read what was retired */
+	rte_rcu_qsbr_quiescent(sl_rcu, 0);
+	sl_rcu_reclaim();
+	CHECK(ran == 3);
+	sl_rcu_retire(retired, &ran, 4);
+	rte_rcu_qsbr_thread_offline(sl_rcu, 0); /* an offline worker holds nothing back */
+	sl_rcu_reclaim();
+	CHECK(ran == 7);
+}
+
 /* ip4-lookup with two tables: one vector mixing packets of table 0 (port0) and table 5
  * (loop0, no routes), and packets whose table a node chose ahead (sl_flag_fib). */
 static void test_tables_in_one_vector(void)
@@ -501,6 +526,7 @@ int main(int argc, char **argv)
 	test_edges();
 	test_feature_arc();
 	test_device_input_and_output_arcs();
+	test_rcu_retire();
 	test_tables_in_one_vector();
 	env_fini();
 	return CHECK_REPORT();
