@@ -29,34 +29,30 @@ static struct {
 } trace;
 static uint8_t feat_rx, feat_tx;
 
-static inline uint16_t pcap_vector(struct rte_graph *g, struct rte_node *node, void **objs,
-				   uint16_t n, bool rx)
+static inline uint16_t pcap_rx_one(struct sl_worker *w, struct rte_mbuf *m)
 {
-	uint16_t nexts[n ? n : 1];
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = objs[i];
-		sl_pcap_write(&cap, m);
-		if (rx)
-			nexts[i] = sl_feature_next(SL_ARC_DEVICE_INPUT, feat_rx, m->port,
-						   sl_ifaces[m->port].mode);
-		else
-			nexts[i] = sl_feature_next(SL_ARC_INTERFACE_OUTPUT, feat_tx,
-						   sl_meta(m)->tx_if, 0);
-	}
-	sl_enqueue_nexts(g, node, objs, nexts, n);
-	return n;
+	(void)w;
+	sl_pcap_write(&cap, m);
+	return sl_feature_next(SL_ARC_DEVICE_INPUT, feat_rx, m->port, sl_ifaces[m->port].mode);
+}
+
+static inline uint16_t pcap_tx_one(struct sl_worker *w, struct rte_mbuf *m)
+{
+	(void)w;
+	sl_pcap_write(&cap, m);
+	return sl_feature_next(SL_ARC_INTERFACE_OUTPUT, feat_tx, sl_meta(m)->tx_if, 0);
 }
 
 static uint16_t pcap_rx_process(struct rte_graph *g, struct rte_node *node, void **objs,
 				uint16_t n)
 {
-	return pcap_vector(g, node, objs, n, true);
+	return sl_node_each(g, node, objs, n, pcap_rx_one);
 }
 
 static uint16_t pcap_tx_process(struct rte_graph *g, struct rte_node *node, void **objs,
 				uint16_t n)
 {
-	return pcap_vector(g, node, objs, n, false);
+	return sl_node_each(g, node, objs, n, pcap_tx_one);
 }
 
 static struct rte_node_register pcap_rx_node = {

@@ -93,13 +93,15 @@ rte_node_t sl_tx_node_id(void)
 
 /* interface-output: interface i's output is edge out_tx0 + its tx_slot (sl_iface_tx_user) */
 
+static inline uint16_t out_one(struct sl_worker *w, struct rte_mbuf *m)
+{
+	(void)w;
+	return sl_iface_tx_edge(out_tx0, sl_meta(m)->tx_if);
+}
+
 static uint16_t out_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
-	uint16_t nexts[n];
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = sl_iface_tx_edge(out_tx0, sl_meta(objs[i])->tx_if);
-	sl_enqueue_nexts(g, node, objs, nexts, n);
-	return n;
+	return sl_node_each(g, node, objs, n, out_one);
 }
 
 static struct rte_node_register out_node = {
@@ -112,16 +114,17 @@ SL_NODE_REGISTER(out_node)
 
 /* The interface-output arc's start: each frame to its interface's (meta->tx_if) first output
  * feature, or (turned off since its sender chose this edge) to the interface's own output. */
+static inline uint16_t of_one(struct sl_worker *w, struct rte_mbuf *m)
+{
+	(void)w;
+	uint16_t ifx = sl_meta(m)->tx_if;
+	return sl_feature_first(SL_ARC_INTERFACE_OUTPUT, ifx, of_arc,
+				(uint16_t)(of_tx0 + sl_ifaces[ifx].out_slot));
+}
+
 static uint16_t of_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
-	uint16_t nexts[n];
-	for (uint16_t i = 0; i < n; i++) {
-		uint16_t ifx = sl_meta(objs[i])->tx_if;
-		nexts[i] = sl_feature_first(SL_ARC_INTERFACE_OUTPUT, ifx, of_arc,
-					    (uint16_t)(of_tx0 + sl_ifaces[ifx].out_slot));
-	}
-	sl_enqueue_nexts(g, node, objs, nexts, n);
-	return n;
+	return sl_node_each(g, node, objs, n, of_one);
 }
 
 static struct rte_node_register of_node = {
@@ -132,13 +135,15 @@ static struct rte_node_register of_node = {
 SL_NODE_REGISTER(of_node)
 
 /* The arc's end: each frame to its interface's own output, past the features. */
+static inline uint16_t it_one(struct sl_worker *w, struct rte_mbuf *m)
+{
+	(void)w;
+	return (uint16_t)(it_tx0 + sl_ifaces[sl_meta(m)->tx_if].out_slot);
+}
+
 static uint16_t it_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
-	uint16_t nexts[n];
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = (uint16_t)(it_tx0 + sl_ifaces[sl_meta(objs[i])->tx_if].out_slot);
-	sl_enqueue_nexts(g, node, objs, nexts, n);
-	return n;
+	return sl_node_each(g, node, objs, n, it_one);
 }
 
 static struct rte_node_register it_node = {
