@@ -4,7 +4,8 @@ pg0 -> pg1), two builds alternated run by run: A is a commit built in a temporar
 (AB_BASE, default HEAD~1), B is the working tree's build (SLUICE_BUILD, default build).
 AB_ROUNDS rounds (default 5) of A then B, each run a fresh sluiced with BENCH_TRIALS trials
 (default 3) of PACKETS packets; per run the medians of the trials; reported: each build's
-per-run medians of the whole path and of the routing nodes, the median of each, and B/A."""
+per-run medians of the whole path and of the routing nodes, the median of each, and B/A;
+then each node's median in both builds (the nodes both builds have)."""
 import os
 import re
 import statistics
@@ -17,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BASE = os.environ.get("AB_BASE", "HEAD~1")
 ROUNDS = int(os.environ.get("AB_ROUNDS", "5"))
 B_BUILD = ROOT / os.environ.get("SLUICE_BUILD", "build")
+KEYS = ("whole path", "routing nodes")
 
 
 def build_base(tmp):
@@ -38,6 +40,10 @@ def run(build):
     for key in ("whole path", "routing nodes"):
         m = re.search(rf"{key}\s+per trial: .*median ([0-9.]+)", out)
         got[key] = float(m.group(1))
+    # each node's median over the run's trials, from the clocks table
+    table = out[out.index("clocks/packet, median"):]
+    for m in re.finditer(r"^   ([a-z0-9-]+)\s+([0-9.]+)$", table, re.M):
+        got[m.group(1)] = float(m.group(2))
     return got
 
 
@@ -50,15 +56,21 @@ def main():
             for r in range(ROUNDS):
                 for name, build in (("A", wt / "build"), ("B", B_BUILD)):
                     res[name].append(run(build))
-                    print(f"round {r + 1} {name}: {res[name][-1]}", flush=True)
+                    sums = {k: res[name][-1][k] for k in KEYS}
+                    print(f"round {r + 1} {name}: {sums}", flush=True)
             print(f"A = {BASE} ({subprocess.run(['git', '-C', str(ROOT), 'rev-parse', '--short', BASE], capture_output=True, text=True).stdout.strip()}), "
                   f"B = working tree ({B_BUILD.name}); clocks/packet, per-run medians of {os.environ.get('BENCH_TRIALS', '3')} trials")
-            for key in ("whole path", "routing nodes"):
+            for key in KEYS:
                 a = [x[key] for x in res["A"]]
                 b = [x[key] for x in res["B"]]
                 ma, mb = statistics.median(a), statistics.median(b)
                 print(f"   {key:14s} A {', '.join(f'{x:.1f}' for x in a)} (median {ma:.1f}); "
                       f"B {', '.join(f'{x:.1f}' for x in b)} (median {mb:.1f}); B/A {mb / ma:.3f}")
+            # node by node, the medians of each build's per-run medians (nodes both have)
+            nodes = [k for k in res["B"][0] if k not in KEYS and all(k in x for x in res["A"] + res["B"])]
+            print("   per node (median of the runs' medians, A / B): " + ", ".join(
+                f"{k} {statistics.median(x[k] for x in res['A']):.1f} / "
+                f"{statistics.median(x[k] for x in res['B']):.1f}" for k in nodes))
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(wt)],
                            capture_output=True)

@@ -5,21 +5,36 @@
 #include "../interface/iface.h"
 #include "../runtime/pcap.h"
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #define PO_ERRORS(X) X(PO_ERR_DOWN, "interface down")
 enum { PO_ERRORS(SL_ERR_ENUM) PO_NB_ERR };
 static const char *const po_reasons[] = {PO_ERRORS(SL_ERR_STR)};
 static uint16_t po_err;
 
-/* Frees the leading packets that go out of interface ifx, like a PMD with MBUF_FAST_FREE:
- * direct, single-segment mbufs of one pool with no other reference go back in bulk without
- * reading their second cache line; the rest take the full path. Returns how many, and their
- * bytes in *bytes. */
+/* A packet that can go back to pool mp in bulk, like a PMD with MBUF_FAST_FREE frees it:
+ * direct, no external buffer, one segment and no other reference (refcnt and nb_segs are
+ * adjacent: one 32-bit compare), so its second cache line is never read. */
+static inline bool fast_free_ok(const struct rte_mbuf *x, const struct rte_mempool *mp)
+{
+	_Static_assert(offsetof(struct rte_mbuf, nb_segs) ==
+			       offsetof(struct rte_mbuf, refcnt) + sizeof(uint16_t),
+		       "refcnt and nb_segs adjacent");
+	uint32_t refs_segs;
+	memcpy(&refs_segs, &x->refcnt, sizeof(refs_segs));
+	return x->pool == mp &&
+	       refs_segs == (rte_cpu_to_le_32(1) | rte_cpu_to_le_32(1u << 16)) &&
+	       !(x->ol_flags & (RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL));
+}
+
+/* Frees the leading packets that go out of interface ifx: runs of fast-free packets go
+ * back to the pool straight from the vector, the others one by one. Returns how many, and
+ * their bytes in *bytes. */
 static inline uint16_t free_run(struct rte_mbuf **m, uint16_t n, uint16_t ifx, uint64_t *bytes)
 {
-	void *fast[n];
-	uint16_t nf = 0, i;
+	unsigned i, start = 0;
 	uint64_t b = 0;
 	struct rte_mempool *mp = m[0]->pool;
 	for (i = 0; i < n; i++) {
@@ -27,16 +42,17 @@ static inline uint16_t free_run(struct rte_mbuf **m, uint16_t n, uint16_t ifx, u
 		if (unlikely(sl_meta(x)->tx_if != ifx))
 			break;
 		b += x->pkt_len;
-		if (likely(x->pool == mp && x->nb_segs == 1 && rte_mbuf_refcnt_read(x) == 1 &&
-			   RTE_MBUF_DIRECT(x) && !RTE_MBUF_HAS_EXTBUF(x)))
-			fast[nf++] = x;
-		else
+		if (unlikely(!fast_free_ok(x, mp))) {
+			if (i > start)
+				rte_mempool_put_bulk(mp, (void **)&m[start], i - start);
 			rte_pktmbuf_free(x);
+			start = i + 1;
+		}
 	}
-	if (nf)
-		rte_mempool_put_bulk(mp, fast, nf);
+	if (i > start)
+		rte_mempool_put_bulk(mp, (void **)&m[start], i - start);
 	*bytes = b;
-	return i;
+	return (uint16_t)i;
 }
 
 static uint16_t po_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
