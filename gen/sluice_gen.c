@@ -1017,7 +1017,10 @@ static int build_streams(void)
 	char text[512];
 	if (!opt.nb_text) { /* the built-in stream: UDP from --src to random addresses of --dst */
 		if (!opt.dmac[0])
-			return usage(), -1;
+			return fprintf(stderr, "sluice-gen: nothing to send: give --stream '...', or "
+					       "--dst-mac MAC for the built-in UDP stream (with --size, "
+					       "--dst, --src)\n"),
+			       -1;
 		if (opt.size < 64 || opt.size > 1518)
 			return fprintf(stderr, "sluice-gen: size %u: must be 64..1518 (headers need 64)\n",
 				       opt.size), -1;

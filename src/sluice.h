@@ -102,6 +102,9 @@ uint16_t sl_error_register(const char *node, const char *const *reasons, uint16_
 struct sl_rxq {
 	uint16_t port;
 	uint16_t queue;
+	/* written by the polling worker only: when port-rx last polled the queue, and the
+	 * longest time between two of its polls (TSC cycles; show interface rx-placement) */
+	uint64_t last, max_gap;
 };
 struct sl_rxq_list {
 	uint16_t n;
@@ -119,6 +122,41 @@ struct sl_if_counters {
 enum sl_source { SL_SRC_PORT_RX, SL_SRC_PG, SL_SRC_NOISY_FIFO, SL_NB_SOURCES };
 #define SL_SOURCE_NAMES "port-rx", "pg-input", "noisy-fifo"
 
+/* Turns timed by port-rx: how many, the longest, and how many fell in each bucket: bucket
+ * 0 under 2^SL_TURN_SHIFT0 cycles, bucket b in [2^(SHIFT0+b-1), 2^(SHIFT0+b)), the last
+ * everything longer. clear is set by the main lcore (clear runtime) and acted on by the
+ * worker, the only writer of the rest. */
+#define SL_TURN_SHIFT0 8
+#define SL_TURN_BUCKETS 24
+struct sl_turns {
+	uint64_t last, n, max;
+	uint64_t hist[SL_TURN_BUCKETS];
+	volatile bool clear;
+};
+
+static inline unsigned sl_turn_bucket(uint64_t cycles)
+{
+	unsigned b = cycles >> SL_TURN_SHIFT0 ? 64 - (unsigned)__builtin_clzll(cycles >> SL_TURN_SHIFT0) : 0;
+	return b < SL_TURN_BUCKETS ? b : SL_TURN_BUCKETS - 1;
+}
+
+/* One turn ended at now (called once per port-rx call). */
+static inline void sl_turn_note(struct sl_turns *t, uint64_t now)
+{
+	if (unlikely(t->clear)) {
+		memset(t->hist, 0, sizeof(t->hist));
+		t->n = t->max = 0;
+		t->clear = false;
+	} else if (likely(t->last)) {
+		uint64_t d = now - t->last;
+		t->n++;
+		t->hist[sl_turn_bucket(d)]++;
+		if (unlikely(d > t->max))
+			t->max = d;
+	}
+	t->last = now;
+}
+
 struct sl_worker {
 	uint16_t id;       /* worker index; also its TX queue on every port */
 	uint16_t lcore;
@@ -134,6 +172,9 @@ struct sl_worker {
 	struct {
 		uint64_t calls, cycles;
 	} busy[SL_NB_SOURCES];
+	/* the loop's turns as port-rx sees them, from one of its calls to the next: what the
+	 * RX queues wait between two polls (show runtime's stall fields) */
+	struct sl_turns turns;
 	volatile bool quit;
 	uint64_t errors[SL_MAX_ERRORS] __rte_cache_aligned;
 	/* per interface; pages of indexes never used are never touched */

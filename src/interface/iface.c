@@ -672,20 +672,32 @@ static int cmd_show_placement(struct sl_out *o, int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	sl_tbl_begin(o, "rx-placement", 3, (const char *[]){"interface", "queue:u", "worker:u"});
+	sl_tbl_begin(o, "rx-placement", 4,
+		     (const char *[]){"interface", "queue:u", "worker:u", "longest-gap-us:u"});
 	for (int p = 0; p < SL_MAX_PORTS; p++)
 		for (uint16_t q = 0; sl_ifaces[p].used && !sl_ifaces[p].virt && q < sl_ifaces[p].nb_rxq;
 		     q++) {
-			char qs[8], ws[8];
+			char qs[8], ws[8], gap[32];
+			uint16_t w = sl_ifaces[p].rxq_worker[q];
 			sprintf(qs, "%u", q);
-			sprintf(ws, "%u", sl_ifaces[p].rxq_worker[q]);
-			sl_tbl_row(o, sl_ifaces[p].name, qs, ws);
+			sprintf(ws, "%u", w);
+			/* the longest time between two polls, from the worker's list (which only
+			 * this lcore replaces) */
+			uint64_t g = 0;
+			const struct sl_rxq_list *l = w < sl_nb_workers ? sl_workers[w].rxqs : NULL;
+			for (uint16_t i = 0; l && i < l->n; i++)
+				if (l->q[i].port == p && l->q[i].queue == q)
+					g = l->q[i].max_gap;
+			snprintf(gap, sizeof(gap), "%.1f", sl_tsc_us(g));
+			sl_tbl_row(o, sl_ifaces[p].name, qs, ws, gap);
 		}
 	sl_tbl_end(o);
 	return 0;
 }
 SL_CLI_COMMAND(show_placement, .path = "show interface rx-placement", .usage = "",
-	       .help = "which worker polls each rx queue", .fn = cmd_show_placement)
+	       .help = "which worker polls each rx queue, and the longest time between two of "
+		       "its polls (zeroed by clear runtime)",
+	       .fn = cmd_show_placement)
 
 static int cmd_set_placement(struct sl_out *o, int argc, char **argv)
 {

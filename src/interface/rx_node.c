@@ -17,17 +17,28 @@ static uint16_t rx_arc[SL_ARC_MAX_FEATS];
 static uint16_t rx_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
 	struct sl_worker *w = sl_node_worker(node);
-	const struct sl_rxq_list *l = __atomic_load_n(&w->rxqs, __ATOMIC_ACQUIRE);
+	struct sl_rxq_list *l = __atomic_load_n(&w->rxqs, __ATOMIC_ACQUIRE);
 	uint16_t total = 0;
 	uint64_t t0 = rte_rdtsc();
 	(void)objs;
 	(void)n;
+	if (unlikely(w->turns.clear) && l) /* clear runtime: the queues' gaps too */
+		for (uint16_t i = 0; i < l->n; i++)
+			l->q[i].max_gap = 0;
+	sl_turn_note(&w->turns, t0);
 	if (l && l->n) {
 		const uint16_t max = sl_rx_vector;
 		for (uint16_t i = 0; i < l->n && total < max; i++) {
-			const struct sl_rxq *q = &l->q[i];
-			if (!sl_ifaces[q->port].up)
+			struct sl_rxq *q = &l->q[i];
+			if (!sl_ifaces[q->port].up) {
+				q->last = 0; /* a gap starts at the first poll once up */
 				continue;
+			}
+			/* the time since this queue's last poll (longer than the turn when a full
+			 * vector from the queues before it made port-rx stop short of it) */
+			if (likely(q->last) && unlikely(t0 - q->last > q->max_gap))
+				q->max_gap = t0 - q->last;
+			q->last = t0;
 			/* each queue's packets go to its port's first device-input feature or to
 			 * its mode, a burst at a time, straight into that node's stream */
 			uint16_t next = sl_feature_first(SL_ARC_DEVICE_INPUT, q->port, rx_arc,

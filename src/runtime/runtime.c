@@ -457,6 +457,46 @@ static int rt_cb(bool first, bool last, void *cookie,
 	return 0;
 }
 
+double sl_tsc_us(uint64_t cycles)
+{
+	return (double)cycles * 1e6 / (double)rte_get_tsc_hz();
+}
+
+/* The stall fields: each worker's turns from one port-rx call to the next (the time its RX
+ * queues wait between polls), the longest, and how many fell in each power-of-two range. */
+static void turns_show(struct sl_out *o)
+{
+	char c[5][32];
+	sl_tbl_begin(o, "turns", 3, (const char *[]){"worker:u", "turns:u", "longest-us:u"});
+	for (uint16_t w = 0; w < sl_nb_workers; w++) {
+		const struct sl_turns *t = &sl_workers[w].turns;
+		snprintf(c[0], 32, "%u", w);
+		snprintf(c[1], 32, "%" PRIu64, t->n);
+		snprintf(c[2], 32, "%.1f", sl_tsc_us(t->max));
+		sl_tbl_row(o, c[0], c[1], c[2]);
+	}
+	sl_tbl_end(o);
+	sl_tbl_begin(o, "turn-histogram", 4,
+		     (const char *[]){"worker:u", "from-us:u", "to-us:u", "turns:u"});
+	for (uint16_t w = 0; w < sl_nb_workers; w++) {
+		const struct sl_turns *t = &sl_workers[w].turns;
+		for (unsigned b = 0; b < SL_TURN_BUCKETS; b++) {
+			uint64_t k = t->hist[b];
+			if (!k)
+				continue;
+			uint64_t lo = b ? 1ull << (SL_TURN_SHIFT0 + b - 1) : 0;
+			uint64_t hi = b < SL_TURN_BUCKETS - 1 ? 1ull << (SL_TURN_SHIFT0 + b)
+							       : RTE_MAX(t->max, lo);
+			snprintf(c[0], 32, "%u", w);
+			snprintf(c[1], 32, "%.2f", sl_tsc_us(lo));
+			snprintf(c[2], 32, "%.2f", sl_tsc_us(hi));
+			snprintf(c[3], 32, "%" PRIu64, k);
+			sl_tbl_row(o, c[0], c[1], c[2], c[3]);
+		}
+	}
+	sl_tbl_end(o);
+}
+
 static void runtime_walk(struct sl_out *o, bool clear)
 {
 	if (!clear)
@@ -485,14 +525,18 @@ static void runtime_walk(struct sl_out *o, bool clear)
 		snprintf(summary[w][2], 24, "%.1f",
 			 c.tot_objs_rx ? (double)c.tot_cycles / (double)c.tot_objs_rx : 0.0);
 	}
-	if (clear)
+	if (clear) {
+		for (uint16_t w = 0; w < sl_nb_workers; w++)
+			sl_workers[w].turns.clear = true; /* the worker zeroes its own */
 		return;
+	}
 	sl_tbl_end(o);
 	sl_tbl_begin(o, "workers", 3,
 		     (const char *[]){"worker:u", "rx-packets:u", "busy-clocks/packet:u"});
 	for (uint16_t w = 0; w < sl_nb_workers; w++)
 		sl_tbl_row(o, summary[w][0], summary[w][1], summary[w][2]);
 	sl_tbl_end(o);
+	turns_show(o);
 }
 
 static int cmd_show_runtime(struct sl_out *o, int argc, char **argv)
@@ -503,7 +547,9 @@ static int cmd_show_runtime(struct sl_out *o, int argc, char **argv)
 	return 0;
 }
 SL_CLI_COMMAND(show_runtime, .path = "show runtime", .usage = "",
-	       .help = "per worker and node: calls, vectors, vectors/call, clocks/packet",
+	       .help = "per worker and node: calls, vectors, vectors/call, clocks/packet; per "
+		       "worker the loop's turns between two port-rx polls: the longest and a "
+		       "histogram",
 	       .fn = cmd_show_runtime)
 
 /* show graph: worker 0's nodes with their edges, then what each dispatcher was given. */

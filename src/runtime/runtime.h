@@ -46,6 +46,8 @@ void sl_rcu_reclaim(void);
 void sl_rcu_sync(void);
 /* A retire function for rte_malloc'ed memory. */
 void sl_rcu_rte_free(void *p, uintptr_t x);
+/* TSC cycles in microseconds. */
+double sl_tsc_us(uint64_t cycles);
 int sl_runtime_clone_tx(void);
 int sl_runtime_create_graphs(void);
 /* The edge from node `from` to node `to`, added unless there (start-up only). */

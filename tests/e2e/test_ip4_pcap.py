@@ -199,3 +199,33 @@ def test_mtu_df_and_fragmentation(sluiced_factory, tmp_path):
     data = b"".join(raw(f[IP].payload) for f in sorted(out1, key=lambda f: f[IP].frag))
     assert data == raw(big[UDP])
     assert errs[("icmp4-error", "fragmentation needed sent")] == 1
+
+
+def test_runtime_stall_fields(sluiced_factory, tmp_path):
+    """show runtime's turns (port-rx call to call: what an RX queue waits between polls),
+    their histogram, and each queue's longest gap in show interface rx-placement. The
+    worker updates them as it runs, so only their shape is checked, never a duration."""
+    pkts = [eth() / IP(src="10.10.1.2", dst="48.0.0.1") / UDP() / Raw(b"x" * 22)] * 50
+    wrpcap(str(tmp_path / "in0.pcap"), pkts, linktype=1)
+    wrpcap(str(tmp_path / "empty.pcap"), [], linktype=1)
+    s = sluiced_factory([
+        f"net_pcap0,rx_pcap={tmp_path}/in0.pcap,tx_pcap={tmp_path}/out0.pcap {{ name port0 mac-address {MAC0} }}",
+        f"net_pcap1,rx_pcap={tmp_path}/empty.pcap,tx_pcap={tmp_path}/out1.pcap {{ name port1 mac-address {MAC1} }}",
+    ], ROUTER)
+    s.wait_rx("port0", len(pkts))
+    rt = s.js("show runtime")
+    turns = {r["worker"]: r for r in rt["turns"]}
+    assert turns and all(t["turns"] > 0 for t in turns.values())
+    hist = rt["turn-histogram"]
+    for w, t in turns.items():
+        rows = [r for r in hist if r["worker"] == w]
+        assert rows and all(r["turns"] > 0 and r["from-us"] <= r["to-us"] for r in rows)
+        # read after the count, while the worker runs on: at least the turns counted
+        assert sum(r["turns"] for r in rows) >= t["turns"] - 1
+        assert [r["from-us"] for r in rows] == sorted(r["from-us"] for r in rows)
+    rxp = s.js("show interface rx-placement")["rx-placement"]
+    assert {(r["interface"], r["queue"]) for r in rxp} == {("port0", 0), ("port1", 0)}
+    assert all(r["longest-gap-us"] > 0 for r in rxp)
+    s.cli("clear runtime")
+    assert "turns" in s.js("show runtime")
+    assert s.stop() == 0

@@ -505,6 +505,48 @@ static void test_pg_output_free(void)
 	cli("delete packet-generator interface pg8");
 }
 
+/* show runtime's stall fields: port-rx counts one turn per call after its first, files each
+ * in one histogram bucket, keeps the longest; each RX queue keeps its longest gap between
+ * polls; clear runtime zeroes both, done by the worker on its next turn. Counts only: no
+ * assertion on how long anything took. */
+static void test_turns(void)
+{
+	struct sl_turns *t = &sl_workers[0].turns;
+	env_walk_worker(0, 1);
+	uint64_t n0 = t->n;
+	env_walk_worker(0, 10);
+	CHECK(t->n - n0 == 10);
+	uint64_t sum = 0;
+	unsigned top = 0;
+	for (unsigned b = 0; b < SL_TURN_BUCKETS; b++) {
+		sum += t->hist[b];
+		if (t->hist[b])
+			top = b;
+	}
+	CHECK(sum == t->n);
+	CHECK(sl_turn_bucket(t->max) == top); /* the longest is in the highest bucket used */
+	CHECK(sl_turn_bucket(0) == 0 && sl_turn_bucket(255) == 0 && sl_turn_bucket(256) == 1 &&
+	      sl_turn_bucket(511) == 1 && sl_turn_bucket(512) == 2 &&
+	      sl_turn_bucket(UINT64_MAX) == SL_TURN_BUCKETS - 1);
+	cli("clear runtime");
+	CHECK(t->clear);
+	env_walk_worker(0, 1); /* the worker clears */
+	CHECK(!t->clear && t->n == 0 && t->max == 0);
+	env_walk_worker(0, 5);
+	CHECK(t->n == 5);
+	/* worker 0 polls port0's queue 0 on every turn: its longest gap covers every turn */
+	const struct sl_rxq_list *l = sl_workers[0].rxqs;
+	bool found = false;
+	for (uint16_t i = 0; l && i < l->n; i++)
+		if (l->q[i].port == 0 && l->q[i].queue == 0) {
+			found = true;
+			CHECK(l->q[i].max_gap >= t->max && l->q[i].max_gap > 0);
+		}
+	CHECK(found);
+	cli("show runtime");
+	cli("show interface rx-placement");
+}
+
 /* sl_rcu_retire: a callback runs once every online worker has reported a quiescent state,
  * not before. */
 static void retired(void *p, uintptr_t x)
@@ -581,6 +623,7 @@ int main(int argc, char **argv)
 	test_feature_arc();
 	test_device_input_and_output_arcs();
 	test_pg_output_free();
+	test_turns();
 	test_rcu_retire();
 	test_tables_in_one_vector();
 	env_fini();
