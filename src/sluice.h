@@ -136,7 +136,8 @@ struct sl_turns {
 
 static inline unsigned sl_turn_bucket(uint64_t cycles)
 {
-	unsigned b = cycles >> SL_TURN_SHIFT0 ? 64 - (unsigned)__builtin_clzll(cycles >> SL_TURN_SHIFT0) : 0;
+	uint64_t k = cycles >> SL_TURN_SHIFT0;
+	unsigned b = k ? 64 - (unsigned)__builtin_clzll(k) : 0;
 	return b < SL_TURN_BUCKETS ? b : SL_TURN_BUCKETS - 1;
 }
 
