@@ -128,9 +128,11 @@ enum sl_source { SL_SRC_PORT_RX, SL_SRC_PG, SL_SRC_NOISY_FIFO, SL_NB_SOURCES };
  * worker, the only writer of the rest. */
 #define SL_TURN_SHIFT0 8
 #define SL_TURN_BUCKETS 24
+#define SL_NODE_IDS 256 /* node ids the walk times (rte_node_max_count() is checked) */
 struct sl_turns {
 	uint64_t last, n, max;
 	uint64_t hist[SL_TURN_BUCKETS];
+	uint64_t node_max[SL_NODE_IDS]; /* each node's longest call, by node id (the walk's) */
 	volatile bool clear;
 };
 
@@ -146,6 +148,7 @@ static inline void sl_turn_note(struct sl_turns *t, uint64_t now)
 {
 	if (unlikely(t->clear)) {
 		memset(t->hist, 0, sizeof(t->hist));
+		memset(t->node_max, 0, sizeof(t->node_max));
 		t->n = t->max = 0;
 		t->clear = false;
 	} else if (likely(t->last)) {

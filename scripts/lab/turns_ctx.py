@@ -38,7 +38,10 @@ with RestartingTrial(lambda: dut_of(topo, run), run / "memif.sock", stream=strea
         g = tr.gen.run(1e6, 2.0)
         b = threads()
         rt = d.js("show runtime")
-        print(f"rep {rep}: tx_full {g['tx_full']} lost {g['lost']} longest {rt['turns'][0]['longest-us']} us, "
+        t0 = rt["turns"][0]
+        calls = sorted(((r["max-call-us"], r["node"]) for r in rt["runtime"]), reverse=True)[:4]
+        print(f"rep {rep}: tx_full {g['tx_full']} lost {g['lost']} longest {t0['longest-us']} us "
+              f"(longest call {t0['longest-call-us']} us in {t0['longest-call-node']}; {calls}), "
               f"turns of 50 us and more {[(h['from-us'], h['turns']) for h in rt['turn-histogram'] if h['from-us'] >= 50]}")
         for t in b:
             if t in a and (b[t][1] > a[t][1] or b[t][3] > a[t][3] or b[t][4] - a[t][4] > 50):

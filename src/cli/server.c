@@ -131,13 +131,16 @@ static void client_read(int i)
 	}
 }
 
-void sl_cli_server_poll(int timeout_ms)
+void sl_cli_server_poll(int timeout_ms, int wake_fd)
 {
-	struct pollfd pf[MAX_CLIENTS + 1];
-	int idx[MAX_CLIENTS + 1], n = 0;
+	struct pollfd pf[MAX_CLIENTS + 2];
+	int idx[MAX_CLIENTS + 2], n = 0;
 	if (lfd < 0)
 		return;
 	pf[n].fd = lfd;
+	pf[n].events = POLLIN;
+	idx[n++] = -1;
+	pf[n].fd = wake_fd; /* a negative fd is left out by poll() */
 	pf[n].events = POLLIN;
 	idx[n++] = -1;
 	for (int i = 0; i < MAX_CLIENTS; i++)
@@ -148,7 +151,12 @@ void sl_cli_server_poll(int timeout_ms)
 		}
 	if (poll(pf, n, timeout_ms) <= 0)
 		return;
-	for (int k = 1; k < n; k++)
+	if (pf[1].revents & POLLIN) {
+		uint64_t v;
+		ssize_t r = read(wake_fd, &v, sizeof(v));
+		(void)r; /* the counter is reset; nothing else to read */
+	}
+	for (int k = 2; k < n; k++)
 		if (pf[k].revents && clients[idx[k]])
 			client_read(idx[k]);
 	if (pf[0].revents & POLLIN) {

@@ -107,6 +107,8 @@ static inline void learn(struct sl_worker *w, uint64_t key, uint16_t port)
 	struct learn_msg msg = {.key = key, .port = port};
 	if (rte_ring_sp_enqueue_elem(learn_rings[w->id], &msg, sizeof(msg)))
 		w->errors[br_err + BR_ERR_LEARN]++;
+	else
+		sl_main_wake();
 }
 
 static uint16_t br_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)

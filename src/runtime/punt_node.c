@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* punt: hands packets to the main lcore (ARP, next hops to resolve) over a per-worker ring. */
 #include "../sluice.h"
+#include "runtime.h"
 #include <rte_ring.h>
 
 #define PUNT_ERRORS(X) X(PUNT_ERR_FULL, "punt queue full")
@@ -14,6 +15,7 @@ static uint16_t punt_process(struct rte_graph *g, struct rte_node *node, void **
 {
 	struct sl_worker *w = sl_node_worker(node);
 	unsigned k = rte_ring_sp_enqueue_burst(w->punt, objs, n, NULL);
+	sl_main_wake();
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
 		w->ifc[m->port].punts += i < k;

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_version.h>
@@ -103,6 +105,9 @@ int sl_runtime_init(uint16_t nb_graphs, const uint16_t *lcores)
 	sl_nb_workers = nb_graphs;
 	if (sl_meta_register())
 		return -EBUSY;
+	sl_main_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (sl_main_efd < 0)
+		return -errno;
 	size_t sz = rte_rcu_qsbr_get_memsize(nb_graphs);
 	sl_rcu = rte_zmalloc("sl_rcu", sz, RTE_CACHE_LINE_SIZE);
 	if (!sl_rcu || rte_rcu_qsbr_init(sl_rcu, nb_graphs))
@@ -178,7 +183,7 @@ int sl_modules_init(const struct sl_config *c, const char **failed)
 	return 0;
 }
 
-void sl_modules_poll(uint64_t now)
+uint64_t sl_modules_poll(uint64_t now)
 {
 	static uint64_t next_tick;
 	bool tick = now >= next_tick;
@@ -191,6 +196,19 @@ void sl_modules_poll(uint64_t now)
 			m->poll();
 		if (tick && m->tick)
 			m->tick(now);
+	}
+	return next_tick;
+}
+
+uint32_t sl_main_asleep;
+int sl_main_efd = -1;
+
+void sl_main_wake_slow(void)
+{
+	if (__atomic_exchange_n(&sl_main_asleep, 0, __ATOMIC_ACQ_REL)) {
+		uint64_t one = 1;
+		ssize_t r = write(sl_main_efd, &one, sizeof(one));
+		(void)r; /* a full counter (it cannot be) still leaves the fd readable */
 	}
 }
 
@@ -271,6 +289,11 @@ static void dispatch_resolve(void)
 static int create_graphs(void)
 {
 	dispatch_resolve();
+	if (rte_node_max_count() > SL_NODE_IDS) {
+		fprintf(stderr, "sluiced: %u nodes, more than the %u the walk times\n",
+			rte_node_max_count(), SL_NODE_IDS);
+		return -E2BIG;
+	}
 	members[nb_members] = "port-tx-*"; /* matches nothing without ports: left out then */
 	for (uint16_t w = 0; w < sl_nb_workers; w++) {
 		struct sl_worker *wk = &sl_workers[w];
@@ -303,10 +326,36 @@ int sl_runtime_create_graphs(void)
 
 static void runtime_walk(struct sl_out *o, bool clear);
 
+/* rte_graph_walk (DPDK 22.11's, with its statistics), keeping each node's longest call as
+ * well: a stall in show runtime has a node (VPP's "max clocks" per node). */
+static inline void graph_walk(struct rte_graph *graph, uint64_t *node_max)
+{
+	const rte_graph_off_t *cir_start = graph->cir_start;
+	const rte_node_t mask = graph->cir_mask;
+	uint32_t head = graph->head;
+	while (likely(head != graph->tail)) {
+		struct rte_node *node = RTE_PTR_ADD(graph, cir_start[(int32_t)head++]);
+		void **objs = node->objs;
+		rte_prefetch0(objs);
+		uint64_t start = rte_rdtsc();
+		uint16_t rc = node->process(graph, node, objs, node->idx);
+		uint64_t d = rte_rdtsc() - start;
+		node->total_cycles += d;
+		node->total_calls++;
+		node->total_objs += rc;
+		rte_node_t id = node->id & (SL_NODE_IDS - 1); /* checked at creation; never out */
+		if (unlikely(d > node_max[id]))
+			node_max[id] = d;
+		node->idx = 0;
+		head = likely((int32_t)head > 0) ? head & mask : head;
+	}
+	graph->tail = 0;
+}
+
 /* One loop turn of a worker: walk the graph, then report a quiescent state. */
 static inline void worker_turn(struct sl_worker *wk)
 {
-	rte_graph_walk(wk->graph);
+	graph_walk(wk->graph, wk->turns.node_max);
 	rte_rcu_qsbr_quiescent(sl_rcu, wk->rcu_id);
 }
 
@@ -375,6 +424,9 @@ void sl_runtime_fini(void)
 		rte_free(sl_workers[w].rxqs);
 	}
 	rte_free(sl_rcu);
+	if (sl_main_efd >= 0)
+		close(sl_main_efd);
+	sl_main_efd = -1;
 }
 
 /* ---------------- CLI ---------------- */
@@ -443,14 +495,17 @@ static int rt_cb(bool first, bool last, void *cookie,
 	}
 	if (calls == 0)
 		return 0;
-	char v[6][24];
+	char v[7][24];
+	rte_node_t id = rte_node_from_name(st->name);
+	snprintf(v[6], 24, "%.1f",
+		 id < SL_NODE_IDS ? sl_tsc_us(w->turns.node_max[id]) : 0.0);
 	snprintf(v[0], 24, "%u", c->w);
 	snprintf(v[1], 24, "%" PRIu64, calls);
 	snprintf(v[2], 24, "%" PRIu64, objs);
 	snprintf(v[3], 24, "%.2f", (double)objs / (double)calls);
 	snprintf(v[4], 24, "%.1f", objs ? (double)cyc / (double)objs : 0.0);
 	snprintf(v[5], 24, "%" PRIu64, cyc);
-	sl_tbl_row(c->o, v[0], st->name, v[1], v[2], v[3], v[4], v[5]);
+	sl_tbl_row(c->o, v[0], st->name, v[1], v[2], v[3], v[4], v[5], v[6]);
 	if (source)
 		c->tot_objs_rx += objs;
 	c->tot_cycles += cyc;
@@ -467,13 +522,20 @@ double sl_tsc_us(uint64_t cycles)
 static void turns_show(struct sl_out *o)
 {
 	char c[5][32];
-	sl_tbl_begin(o, "turns", 3, (const char *[]){"worker:u", "turns:u", "longest-us:u"});
+	sl_tbl_begin(o, "turns", 5,
+		     (const char *[]){"worker:u", "turns:u", "longest-us:u", "longest-call-us:u",
+				      "longest-call-node"});
 	for (uint16_t w = 0; w < sl_nb_workers; w++) {
 		const struct sl_turns *t = &sl_workers[w].turns;
+		rte_node_t top = 0;
+		for (rte_node_t id = 1; id < SL_NODE_IDS; id++)
+			top = t->node_max[id] > t->node_max[top] ? id : top;
+		const char *name = t->node_max[top] ? rte_node_id_to_name(top) : NULL;
 		snprintf(c[0], 32, "%u", w);
 		snprintf(c[1], 32, "%" PRIu64, t->n);
 		snprintf(c[2], 32, "%.1f", sl_tsc_us(t->max));
-		sl_tbl_row(o, c[0], c[1], c[2]);
+		snprintf(c[3], 32, "%.1f", sl_tsc_us(t->node_max[top]));
+		sl_tbl_row(o, c[0], c[1], c[2], c[3], name ? name : "-");
 	}
 	sl_tbl_end(o);
 	sl_tbl_begin(o, "turn-histogram", 4,
@@ -500,9 +562,10 @@ static void turns_show(struct sl_out *o)
 static void runtime_walk(struct sl_out *o, bool clear)
 {
 	if (!clear)
-		sl_tbl_begin(o, "runtime", 7,
+		sl_tbl_begin(o, "runtime", 8,
 			     (const char *[]){"worker:u", "node", "calls:u", "vectors:u",
-					      "vectors/call:u", "clocks/packet:u", "clocks:u"});
+					      "vectors/call:u", "clocks/packet:u", "clocks:u",
+					      "max-call-us:u"});
 	struct rt_ctx c = {.o = o, .clear = clear};
 	char summary[SL_MAX_WORKERS][3][24];
 	for (uint16_t w = 0; w < sl_nb_workers; w++) {

@@ -28,7 +28,8 @@ void sl_module_register(struct sl_module *m);
 /* Each module's init in order of registration; on a failure, the module's name and -errno
  * (the modules already set up are taken down by sl_modules_fini). */
 int sl_modules_init(const struct sl_config *c, const char **failed);
-void sl_modules_poll(uint64_t now);
+/* Runs each module's poll, and every 100 ms its tick; returns the TSC of the next tick. */
+uint64_t sl_modules_poll(uint64_t now);
 void sl_modules_fini(void);
 int sl_runtime_init(uint16_t nb_graphs, const uint16_t *lcores);
 
@@ -58,5 +59,20 @@ void sl_runtime_main_turn(void);
 unsigned sl_runtime_drain_punts(void (*fn)(struct rte_mbuf *m));
 void sl_runtime_stop(void);
 void sl_runtime_fini(void);
+
+/* The main lcore sleeps in poll() until the next tick, a CLI client, or work from a worker:
+ * a worker that hands it something through a ring (a punt, a learnt MAC) calls
+ * sl_main_wake() after the enqueue, and the first one while it sleeps writes sl_main_efd.
+ * The main lcore sets sl_main_asleep, then drains the rings once more, then sleeps: the
+ * fences on both sides make sure that an enqueue is either drained or wakes it. */
+extern uint32_t sl_main_asleep;
+extern int sl_main_efd;
+void sl_main_wake_slow(void);
+static inline void sl_main_wake(void)
+{
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST); /* the enqueue, then the look at the flag */
+	if (unlikely(__atomic_load_n(&sl_main_asleep, __ATOMIC_RELAXED)))
+		sl_main_wake_slow();
+}
 
 #endif

@@ -223,9 +223,51 @@ def test_runtime_stall_fields(sluiced_factory, tmp_path):
         # read after the count, while the worker runs on: at least the turns counted
         assert sum(r["turns"] for r in rows) >= t["turns"] - 1
         assert [r["from-us"] for r in rows] == sorted(r["from-us"] for r in rows)
+    for t in turns.values():  # the longest node call of each worker, and which node
+        assert t["longest-call-us"] > 0 and t["longest-call-node"] in {r["node"] for r in rt["runtime"]} | {
+            n["node"] for n in s.js("show graph")["nodes"]}
+    assert all(r["max-call-us"] >= 0 for r in rt["runtime"])
+    assert any(r["max-call-us"] > 0 for r in rt["runtime"] if r["node"] == "port-rx")
     rxp = s.js("show interface rx-placement")["rx-placement"]
     assert {(r["interface"], r["queue"]) for r in rxp} == {("port0", 0), ("port1", 0)}
     assert all(r["longest-gap-us"] > 0 for r in rxp)
     s.cli("clear runtime")
     assert "turns" in s.js("show runtime")
     assert s.stop() == 0
+
+
+def main_thread_wakes(pid):
+    for line in open(f"/proc/{pid}/task/{pid}/status"):
+        if line.startswith("voluntary_ctxt_switches:"):
+            return int(line.split()[1])
+    raise AssertionError("no voluntary_ctxt_switches")
+
+
+def test_main_lcore_sleeps_and_wakes_for_punts(sluiced_factory, tmp_path):
+    """With a worker, the main lcore sleeps between its 100 ms ticks (it polled its CLI every
+    millisecond before: a thousand wake-ups a second on a core it may share with a
+    generator) and a worker's punt wakes it: an ARP request and a ping to sluiced's own
+    address, read by the worker, are answered."""
+    pkts = [Ether(dst="ff:ff:ff:ff:ff:ff", src=PEER0) / ARP(op=1, hwsrc=PEER0, psrc="10.10.1.2",
+                                                            pdst="10.10.1.10"),
+            eth() / IP(src="10.10.1.2", dst="10.10.1.10") / ICMP(type=8, id=7, seq=1) / Raw(b"wake")]
+    wrpcap(str(tmp_path / "in0.pcap"), pkts, linktype=1)
+    wrpcap(str(tmp_path / "empty.pcap"), [], linktype=1)
+    s = sluiced_factory([
+        f"net_pcap0,rx_pcap={tmp_path}/in0.pcap,tx_pcap={tmp_path}/out0.pcap {{ name port0 mac-address {MAC0} }}",
+        f"net_pcap1,rx_pcap={tmp_path}/empty.pcap,tx_pcap={tmp_path}/out1.pcap {{ name port1 mac-address {MAC1} }}",
+    ], ROUTER, extra="cpu { main-core 0 corelist-workers 1 }\n")
+    s.wait_rx("port0", len(pkts))
+    deadline = time.time() + 10
+    while s.iface("port0")["tx-packets"] < 2 and time.time() < deadline:
+        time.sleep(0.05)
+    before = main_thread_wakes(s.proc.pid)
+    time.sleep(1.0)  # no CLI request meanwhile: only the ticks wake it
+    wakes = main_thread_wakes(s.proc.pid) - before
+    assert wakes < 100, f"the main lcore woke {wakes} times in a second"
+    assert s.stop() == 0
+    out0 = list(rdpcap(str(tmp_path / "out0.pcap")))
+    assert [p[ARP].op for p in out0 if ARP in p] == [2]
+    echo = [p for p in out0 if ICMP in p]
+    assert len(echo) == 1 and echo[0][ICMP].type == 0 and echo[0][IP].dst == "10.10.1.2"
+    assert bytes(echo[0][Raw]) == b"wake"
