@@ -2,8 +2,11 @@
 """python -m sluice_bench TOPOLOGY.yaml: NDR and PDR per frame size, latency at fractions of
 NDR, written as JSON, a Markdown table and PNG plots. See bench/README.md."""
 import argparse
+import contextlib
 import json
 import os
+import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -12,8 +15,8 @@ from pathlib import Path
 
 import yaml
 
-from .search import search
-from .gen import RestartingTrial
+from .search import expected_trials, interleave, on_turn, progress_line, search_steps
+from .gen import Pausing, RestartingTrial
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -40,9 +43,14 @@ class Command:
 
     def __exit__(self, *exc):
         if self.p.poll() is None:
-            os.killpg(self.p.pid, 15)  # the command's own process group, by its pid
+            os.killpg(self.p.pid, signal.SIGCONT)  # were it paused between trials
+            os.killpg(self.p.pid, signal.SIGTERM)  # the command's own process group, by its pid
             wait_or_kill(self.p)
         self.log.close()
+
+    def signal(self, sig):
+        if self.p.poll() is None:
+            os.killpg(self.p.pid, sig)
 
 
 class SluicedDut:
@@ -64,11 +72,16 @@ class SluicedDut:
         return self
 
     def __exit__(self, *exc):
+        self.signal(signal.SIGCONT)  # were it paused between trials
         self.d.__exit__(*exc)
 
+    def signal(self, sig):
+        if self.d.proc and self.d.proc.poll() is None:
+            os.kill(self.d.proc.pid, sig)
 
-def dut_of(topo, run):
-    d = topo["dut"]
+
+def dut_of(d, run):
+    """A DUT (a topology's `dut`, or one of its `duts`) as a context manager, in run."""
     if d["kind"] == "sluiced":
         conf = (ROOT / d["startup"]).read_text().replace("@DIR@/../../conf", str(ROOT / "conf"))
         return SluicedDut(Daemon(conf.replace("@DIR@", str(run)), run), d.get("cli", []))
@@ -129,72 +142,249 @@ def plots(res, out):
     fig.savefig(out / "loss.png")
 
 
-def run_topology(topo, out, log=print):
+def duts_of(topo):
+    """The topology's DUTs as (name, dut): its `duts` list (each with a name) or its `dut`."""
+    if "duts" in topo:
+        return [(d["name"], d) for d in topo["duts"]]
+    return [(topo["name"], topo["dut"])]
+
+
+def stats(v):
+    return {"median": statistics.median(v), "min": min(v), "max": max(v)} if v else None
+
+
+def trial_log(ts):
+    return [{"offered_mpps": t.offered_pps / 1e6, "seconds": t.seconds, "loss_ratio": t.loss_ratio,
+             "refused": t.refused, "gen_busy_pct": t.gen_busy_pct} for t in ts]
+
+
+def run_topology(topo, out, log=print, repeat=1):
     """Every frame size of the topology's search: NDR, PDR, latency at fractions of NDR, with
-    a fresh DUT and generator per size. Writes results.json, results.md and the plots into
-    out; returns the Markdown table's lines."""
-    g, sr = topo["gen"], topo.get("search", {})
+    fresh DUTs and generators per size. With several DUTs (`duts`) their searches run trial
+    by trial (A B A B ..., the DUT not on trial stopped), `repeat` times. Writes results.json,
+    results.md and the plots into out; returns the Markdown table's lines."""
+    sr = topo.get("search", {})
     out.mkdir(parents=True, exist_ok=True)
     run = Path(tempfile.mkdtemp(prefix="sluice-bench-"))
-    res = {"name": topo["name"], "topology": topo, "sizes": []}
-    huge = g.get("huge", True)
-
-    def progress(msg):
-        log(f"  {msg}")
-
+    duts = duts_of(topo)
+    multi = len(duts) > 1
+    fractions = sr.get("latency_at", [0.1, 0.5, 0.9])
+    per_size = []
     for size in sr.get("sizes", [64]):
-        sub = run / f"size-{size}"
-        sub.mkdir()
-        spec = stream_for(size, g)
-        with RestartingTrial(lambda: dut_of(topo, sub), sub / "memif.sock", huge=huge,
-                             stream=spec, vdevs=g.get("vdevs"), eal=g.get("eal", [])) as trial:
-            fb = IMIX_BYTES if size == "imix" else int(size)
-            r = {"size": size}
-            for kind, loss in (("ndr", 0.0), ("pdr", sr.get("pdr_loss", 0.005))):
-                log(f"{res['name']}: {kind.upper()} at {size}")
-                s = search(trial, max_pps=sr.get("max_mpps", 15) * 1e6, loss_ratio=loss,
-                           min_pps=sr.get("min_mpps", 0.1) * 1e6, precision=sr.get("precision", 0.02),
-                           short_s=sr.get("short_s", 1), final_s=sr.get("final_s", 5),
-                           progress=progress)
-                log(f"  [{'#' * 20}] {kind.upper()} {s.rate_pps / 1e6:.4f} Mpps after {len(s.trials)} trials")
-                r[kind] = {"mpps": s.rate_pps / 1e6, "gbps": s.rate_pps * (fb + 20) * 8 / 1e9,
-                           "trials": len(s.trials),
-                           "trial_log": [{"offered_mpps": t.offered_pps / 1e6, "seconds": t.seconds,
-                                          "loss_ratio": t.loss_ratio, "gen_busy_pct": t.gen_busy_pct}
-                                         for t in s.trials]}
-            r["latency"] = []
-            for f in sr.get("latency_at", [0.1, 0.5, 0.9]):
-                rate = int(r["ndr"]["mpps"] * 1e6 * f)
-                if rate < 1000:
-                    continue
-                t = trial(rate, sr.get("final_s", 5))
-                r["latency"].append({"fraction": f, "mpps": t.rx_pps / 1e6,
-                                     "latency_us": t.latency_us})
-            r["dut_restarts"] = trial.restarts
-            res["sizes"].append(r)
+        fb = IMIX_BYTES if size == "imix" else int(size)
+        with contextlib.ExitStack() as stack:
+            trials = {}
+            for name, d in duts:
+                sub = run / f"size-{size}" / name
+                sub.mkdir(parents=True)
+                g = {**topo["gen"], **d.get("gen", {})}
+                t = stack.enter_context(RestartingTrial(
+                    lambda d=d, sub=sub: dut_of(d, sub), sub / "memif.sock", huge=g.get("huge", True),
+                    stream=stream_for(size, g), vdevs=g.get("vdevs"), eal=g.get("eal", [])))
+                trials[name] = Pausing(t) if multi else t
+                if multi:
+                    trials[name].pause()  # only the DUT on trial runs
+            runs = {name: [] for name, _ in duts}
+            for rep in range(repeat):
+                r = {name: {"size": size} for name, _ in duts}
+                for kind, loss in (("ndr", 0.0), ("pdr", sr.get("pdr_loss", 0.005))):
+                    log(f"{topo['name']}: {kind.upper()} at {size}"
+                        + (f", {' / '.join(trials)} trial by trial" if multi else "")
+                        + (f", repeat {rep + 1} of {repeat}" if repeat > 1 else ""))
+                    mk = lambda: search_steps(  # noqa: E731
+                        max_pps=sr.get("max_mpps", 15) * 1e6, loss_ratio=loss,
+                        min_pps=sr.get("min_mpps", 0.1) * 1e6, precision=sr.get("precision", 0.02),
+                        short_s=sr.get("short_s", 1), final_s=sr.get("final_s", 5))
+                    expected = expected_trials(sr.get("max_mpps", 15) * 1e6, sr.get("min_mpps", 0.1) * 1e6,
+                                               sr.get("precision", 0.02))
+                    count = {}
+
+                    def note(name, rate, secs, t, loss=loss, count=count, expected=expected):
+                        count[name] = count.get(name, 0) + 1
+                        line = progress_line(count[name], expected, rate, secs, t, loss)
+                        log(f"  {name + ': ' if multi else ''}{line}")
+                    res = interleave(trials, mk, note)
+                    for name, s in res.items():
+                        log(f"  {name + ': ' if multi else ''}[{'#' * 20}] {kind.upper()} "
+                            f"{s.rate_pps / 1e6:.4f} Mpps after {len(s.trials)} trials")
+                        r[name][kind] = {"mpps": s.rate_pps / 1e6, "gbps": s.rate_pps * (fb + 20) * 8 / 1e9,
+                                         "trials": len(s.trials), "trial_log": trial_log(s.trials)}
+                for name in trials:
+                    r[name]["latency"] = []
+                for f in fractions:
+                    for name, tr in trials.items():  # interleaved too
+                        rate = int(r[name]["ndr"]["mpps"] * 1e6 * f)
+                        if rate < 1000:
+                            continue
+                        t = on_turn(tr, rate, sr.get("final_s", 5))
+                        r[name]["latency"].append({"fraction": f, "mpps": t.rx_pps / 1e6,
+                                                   "latency_us": t.latency_us, "loss_ratio": t.loss_ratio,
+                                                   "refused": t.refused, "gen_busy_pct": t.gen_busy_pct})
+                for name, tr in trials.items():
+                    r[name]["dut_restarts"] = (tr.trial if multi else tr).restarts
+                    runs[name].append(r[name])
+            per_size.append((size, runs))
+    if not multi and repeat == 1:
+        res = {"name": topo["name"], "topology": topo, "sizes": [runs[duts[0][0]][0] for _, runs in per_size]}
+        (out / "results.json").write_text(json.dumps(res, indent=2))
+        lines = single_table(res, fractions)
+        (out / "results.md").write_text("\n".join(lines) + "\n")
+        plots(res, out)
+        return lines
+    res = compare_results(topo, duts, per_size, repeat, fractions)
     (out / "results.json").write_text(json.dumps(res, indent=2))
+    lines = compare_table(res, fractions)
+    (out / "results.md").write_text("\n".join(lines) + "\n")
+    compare_plots(res, out)
+    return lines
+
+
+def single_table(res, fractions):
     lines = [f"# {res['name']}", "",
              "| frame bytes | NDR Mpps | NDR Gbps | PDR Mpps | PDR Gbps | latency p50 / p99 us at "
-             + ", ".join(f"{int(f * 100)}%" for f in sr.get("latency_at", [0.1, 0.5, 0.9]))
+             + ", ".join(f"{int(f * 100)}%" for f in fractions)
              + " of NDR | DUT restarts |",
              "|---|---|---|---|---|---|---|"]
     for r in res["sizes"]:
         lat = ", ".join(f"{l['latency_us']['p50']:.1f} / {l['latency_us']['p99']:.1f}" for l in r["latency"])
         lines.append(f"| {r['size']} | {r['ndr']['mpps']:.3f} | {r['ndr']['gbps']:.2f} | "
                      f"{r['pdr']['mpps']:.3f} | {r['pdr']['gbps']:.2f} | {lat} | {r['dut_restarts']} |")
-    (out / "results.md").write_text("\n".join(lines) + "\n")
-    plots(res, out)
     return lines
+
+
+def compare_results(topo, duts, per_size, repeat, fractions):
+    """Per size and DUT: every run, medians and spread of NDR, PDR and p99 latency; per DUT
+    its ratio to the baseline (topology's `baseline`, default the last DUT) run by run."""
+    names = [n for n, _ in duts]
+    base = topo.get("baseline", names[-1])
+    if base not in names:
+        raise SystemExit(f"baseline {base}: not one of the DUTs {names}")
+    res = {"name": topo["name"], "topology": topo, "duts": names, "baseline": base, "repeat": repeat,
+           "sizes": []}
+    for size, runs in per_size:
+        e = {"size": size, "duts": {}}
+        for n in names:
+            rs = runs[n]
+            logs = [t for r in rs for k in ("ndr", "pdr") for t in r[k]["trial_log"]]
+            e["duts"][n] = {
+                "runs": rs,
+                "ndr_mpps": stats([r["ndr"]["mpps"] for r in rs]),
+                "pdr_mpps": stats([r["pdr"]["mpps"] for r in rs]),
+                "p99_us": {str(f): stats([l["latency_us"]["p99"] for r in rs for l in r["latency"]
+                                          if l["fraction"] == f and l["latency_us"]])
+                           for f in fractions},
+                "gen_busy_pct_max": max((t["gen_busy_pct"] or 0) for t in logs) if logs else None,
+                "refused": sum(t["refused"] for t in logs),
+                "dut_restarts": sum(r["dut_restarts"] for r in rs),
+            }
+        e["ratios"] = {}
+        for n in names:
+            if n == base:
+                continue
+            rr = {}
+            for k in ("ndr", "pdr"):
+                v = [a[k]["mpps"] / b[k]["mpps"] for a, b in zip(runs[n], runs[base]) if b[k]["mpps"] > 0]
+                rr[k] = {"runs": v, **(stats(v) or {})}
+            for f in fractions:  # p99 latency, DUT over baseline, run by run
+                v = []
+                for a, b in zip(runs[n], runs[base]):
+                    la = [l for l in a["latency"] if l["fraction"] == f and l["latency_us"]]
+                    lb = [l for l in b["latency"] if l["fraction"] == f and l["latency_us"]]
+                    if la and lb and lb[0]["latency_us"]["p99"] > 0:
+                        v.append(la[0]["latency_us"]["p99"] / lb[0]["latency_us"]["p99"])
+                rr[f"p99_at_{f}"] = {"runs": v, **(stats(v) or {})}
+            e["ratios"][n] = rr
+        res["sizes"].append(e)
+    return res
+
+
+def fmt_stats(s, p=3):
+    if not s:
+        return "-"
+    return f"{s['median']:.{p}f} ({s['min']:.{p}f}-{s['max']:.{p}f})"
+
+
+def compare_table(res, fractions):
+    half = 0.5 if 0.5 in fractions else fractions[0]
+    lines = [f"# {res['name']}", "",
+             f"DUTs trial by trial: {' / '.join(res['duts'])}; {res['repeat']} repeat(s); medians "
+             f"(min-max); ratios are DUT / {res['baseline']}, the median of the repeats' ratios.", "",
+             f"| frame bytes | DUT | NDR Mpps | PDR Mpps | NDR ratio | PDR ratio | p99 us at "
+             f"{int(half * 100)}% NDR | p99 ratio | generator busiest % | refused by the generator's TX ring "
+             f"| DUT restarts |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for e in res["sizes"]:
+        for n in res["duts"]:
+            d, rt = e["duts"][n], e["ratios"].get(n)
+
+            def ratio(k):
+                return f"{rt[k]['median']:.2f}" if rt and rt[k].get("median") is not None else "-"
+            busy = f"{d['gen_busy_pct_max']:.0f}" if d["gen_busy_pct_max"] is not None else "-"
+            lines.append(f"| {e['size']} | {n} | {fmt_stats(d['ndr_mpps'])} | {fmt_stats(d['pdr_mpps'])} | "
+                         f"{ratio('ndr')} | {ratio('pdr')} | {fmt_stats(d['p99_us'][str(half)], 1)} | "
+                         f"{ratio(f'p99_at_{half}')} | {busy} | {d['refused']} | {d['dut_restarts']} |")
+    return lines
+
+
+def compare_plots(res, out):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    sizes = [str(e["size"]) for e in res["sizes"]]
+    names = res["duts"]
+    w = 0.8 / len(names)
+    fig, ax = plt.subplots(1, 2, figsize=(11, 4))
+    for k, a in zip(("ndr", "pdr"), ax):
+        for i, n in enumerate(names):
+            med = [e["duts"][n][f"{k}_mpps"]["median"] for e in res["sizes"]]
+            lo = [m - e["duts"][n][f"{k}_mpps"]["min"] for m, e in zip(med, res["sizes"])]
+            hi = [e["duts"][n][f"{k}_mpps"]["max"] - m for m, e in zip(med, res["sizes"])]
+            a.bar([x + i * w for x in range(len(sizes))], med, w, yerr=[lo, hi], label=n, capsize=3)
+        a.set_xticks([x + w * (len(names) - 1) / 2 for x in range(len(sizes))], sizes)
+        a.set_xlabel("frame bytes")
+        a.set_ylabel(f"{k.upper()} Mpps (median, min-max)")
+        a.legend()
+    fig.suptitle(f"{res['name']}: trial by trial, {res['repeat']} repeat(s)")
+    fig.tight_layout()
+    fig.savefig(out / "throughput.png")
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for e in res["sizes"]:
+        for n in names:
+            pts = sorted((float(f), s["median"]) for f, s in e["duts"][n]["p99_us"].items() if s)
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=f"{n} {e['size']} p99")
+    ax.set_xlabel("fraction of NDR")
+    ax.set_ylabel("p99 latency (us)")
+    ax.set_yscale("log")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / "latency.png")
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for e in res["sizes"]:
+        for n in names:
+            pts = [(t["offered_mpps"], t["loss_ratio"]) for r in e["duts"][n]["runs"]
+                   for k in ("ndr", "pdr") for t in r[k]["trial_log"]]
+            ax.plot([p[0] for p in pts], [p[1] * 100 for p in pts], "o", label=f"{n} {e['size']}", alpha=0.6)
+    ax.set_xlabel("offered load (Mpps)")
+    ax.set_ylabel("loss (%)")
+    ax.set_yscale("symlog", linthresh=0.01)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / "loss.png")
 
 
 def main():
     ap = argparse.ArgumentParser(prog="sluice-bench")
     ap.add_argument("topology")
     ap.add_argument("--out", help="folder for results (default results/NAME)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="run the whole search this many times; medians and spread")
     a = ap.parse_args()
+    if a.repeat < 1:
+        raise SystemExit("--repeat: 1 or more")
     topo = yaml.safe_load(open(a.topology))
     out = Path(a.out or ROOT / "results" / topo["name"])
-    lines = run_topology(topo, out, log=lambda m: print(m, flush=True))
+    lines = run_topology(topo, out, log=lambda m: print(m, flush=True), repeat=a.repeat)
     print("\n".join(lines))
     print(f"\n{out}/results.json, results.md, throughput.png, latency.png, loss.png")
 

@@ -2,8 +2,10 @@
 """Trials with sluice-gen, for search(): one generator per DUT, driven over its JSON control
 socket (docs/sluice-gen.md), so its ports (memif, virtio-user...) stay connected for a whole
 search and each trial is a new run of the same process."""
+import itertools
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -28,13 +30,14 @@ class GenSession:
     the DUT's socket); eal: more EAL arguments (e.g. '-a', PCI address for NIC ports, with
     vdevs []). virtio-user shares the generator's memory with a vhost-user DUT by
     file descriptor: then the hugepages are one file per segment list, removed at the end."""
+    seq = itertools.count()
 
     def __init__(self, sock, stream, run_dir, huge=True, vdevs=None, eal=(), core=None,
                  dst_mac="02:00:00:00:00:10"):
         self.run_dir = Path(run_dir)
         self.ctl = self.run_dir / f"gen-{os.getpid()}-{time.monotonic_ns()}.ctl"
         core = GEN_CORE if core is None else core
-        self.prefix = f"sluice-gen-{os.getpid()}"
+        self.prefix = f"sluice-gen-{os.getpid()}-{next(GenSession.seq)}"  # several at once
         args = [str(BUILD / "sluice-gen"), "-l", str(core), "--file-prefix", self.prefix, "--log-level", "4"]
         vdevs = MEMIF_PAIR if vdevs is None else vdevs
         for v in vdevs:
@@ -72,6 +75,8 @@ class GenSession:
             raise
 
     def __exit__(self, *exc):
+        if self.p.poll() is None:
+            os.kill(self.p.pid, signal.SIGCONT)  # were it paused between trials
         try:
             if self.p.poll() is None and hasattr(self, "f"):
                 self.request(cmd="quit")
@@ -114,7 +119,7 @@ class GenSession:
         short = int(rate * g["seconds"] * 0.98)
         return Trial(offered_pps=rate, sent=max(offered, short), received=g["sent"] - g["lost"],
                      seconds=g["seconds"], latency_us=g.get("latency_us"),
-                     gen_busy_pct=max(g["lanes_busy_pct"]))
+                     gen_busy_pct=max(g["lanes_busy_pct"]), refused=g["tx_full"])
 
 
 class RestartingTrial:
@@ -162,3 +167,31 @@ class RestartingTrial:
                 self._down()
                 self.__enter__()
                 self.restarts += 1
+
+
+class Pausing:
+    """A RestartingTrial whose DUT and generator are stopped (SIGSTOP) between its trials, so
+    that several DUTs compared trial by trial on the same cores do not poll beside each
+    other: only the one on trial runs. Their links stay up (memif and vhost-user have no
+    keepalive); resume() continues both and lets them settle for settle_s."""
+
+    def __init__(self, trial, settle_s=0.2):
+        self.trial, self.settle_s, self.paused = trial, settle_s, False
+
+    def _signal(self, sig):
+        self.trial.dut.signal(sig)
+        if self.trial.gen.p.poll() is None:
+            os.kill(self.trial.gen.p.pid, sig)
+
+    def pause(self):
+        self._signal(signal.SIGSTOP)
+        self.paused = True
+
+    def resume(self):
+        if self.paused:
+            self._signal(signal.SIGCONT)
+            self.paused = False
+            time.sleep(self.settle_s)
+
+    def __call__(self, rate, secs):
+        return self.trial(rate, secs)

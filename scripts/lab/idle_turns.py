@@ -14,7 +14,7 @@ import yaml  # noqa: E402
 from sluice_bench.__main__ import dut_of
 topo = yaml.safe_load(open(ROOT / "bench/topologies/memif-sluiced.yaml"))
 run = Path(tempfile.mkdtemp(prefix="idle-"))
-with dut_of(topo, run) as dut:
+with dut_of(topo["dut"], run) as dut:
     d = dut.d
     for spin in (False, True, False, True):
         sp = subprocess.Popen(["taskset", "-c", "0", "sh", "-c", "while :; do :; done"]) if spin else None

@@ -20,7 +20,7 @@ over = float(sys.argv[3]) if len(sys.argv) > 3 else 14e6
 topo = yaml.safe_load(open(ROOT / f"bench/topologies/memif-{which}.yaml"))
 run = Path(tempfile.mkdtemp(prefix="ovl-"))
 spec = stream_for(64, topo["gen"])
-with RestartingTrial(lambda: dut_of(topo, run), run / "memif.sock", stream=spec) as tr:
+with RestartingTrial(lambda: dut_of(topo["dut"], run), run / "memif.sock", stream=spec) as tr:
     d = tr.dut.d if hasattr(tr.dut, "d") else None
     for c in range(cycles):
         if over:

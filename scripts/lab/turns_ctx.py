@@ -30,7 +30,7 @@ def threads():
 
 topo = yaml.safe_load(open(ROOT / "bench/topologies/memif-sluiced.yaml"))
 run = Path(tempfile.mkdtemp(prefix="turns-ctx-"))
-with RestartingTrial(lambda: dut_of(topo, run), run / "memif.sock", stream=stream_for(64, topo["gen"])) as tr:
+with RestartingTrial(lambda: dut_of(topo["dut"], run), run / "memif.sock", stream=stream_for(64, topo["gen"])) as tr:
     d = tr.dut.d
     for rep in range(int(sys.argv[1]) if len(sys.argv) > 1 else 3):
         d.cli("clear runtime")

@@ -86,3 +86,42 @@ def test_harness_over_tap(tmp_path):
     assert s["ndr"]["mpps"] >= 0.005 and s["latency"][0]["latency_us"]["p50"] > 0
     links = subprocess.run(["ip", "-br", "link"], capture_output=True, text=True).stdout
     assert "sltp0" not in links and "sltp1" not in links
+
+
+@pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
+def test_harness_compares_duts_trial_by_trial(tmp_path):
+    """Two DUTs in one topology (two sluiced here: CI has no testpmd), --repeat 2: their
+    searches alternate trial by trial (the one not on trial stopped), and the results give
+    each DUT's runs, medians and spread, and its ratio to the baseline run by run."""
+    base = yaml.safe_load(open(ROOT / "bench/topologies/memif-sluiced-vs-testpmd-io.yaml"))
+    sl = base["duts"][0]
+    topo = {"name": "two", "duts": [dict(sl, name="first"), dict(sl, name="second")],
+            "baseline": "second", "gen": base["gen"],
+            "search": {"sizes": [64], "max_mpps": 0.3, "min_mpps": 0.05, "precision": 0.5,
+                       "short_s": 0.2, "final_s": 0.3, "latency_at": [0.5]}}
+    (tmp_path / "two.yaml").write_text(yaml.safe_dump(topo))
+    r = subprocess.run([str(ROOT / ".venv/bin/sluice-bench"), str(tmp_path / "two.yaml"), "--out",
+                        str(tmp_path / "out"), "--repeat", "2"], capture_output=True, text=True, timeout=400)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    res = json.loads((tmp_path / "out/results.json").read_text())
+    assert res["duts"] == ["first", "second"] and res["repeat"] == 2 and res["baseline"] == "second"
+    e = res["sizes"][0]
+    for n in ("first", "second"):
+        d = e["duts"][n]
+        assert len(d["runs"]) == 2
+        ndr = [run["ndr"]["mpps"] for run in d["runs"]]
+        assert d["ndr_mpps"]["min"] == min(ndr) and d["ndr_mpps"]["max"] == max(ndr)
+        assert min(ndr) <= d["ndr_mpps"]["median"] <= max(ndr)
+        assert d["refused"] == sum(t["refused"] for run in d["runs"] for k in ("ndr", "pdr")
+                                   for t in run[k]["trial_log"])
+    ratios = e["ratios"]["first"]["ndr"]["runs"]
+    want = [a["ndr"]["mpps"] / b["ndr"]["mpps"] for a, b in zip(e["duts"]["first"]["runs"],
+                                                                e["duts"]["second"]["runs"])]
+    assert ratios == pytest.approx(want) and "second" not in e["ratios"]
+    # the progress lines alternate the DUTs while both search
+    lines = [l.strip().split(":")[0] for l in r.stdout.splitlines() if l.startswith("  first:") or l.startswith("  second:")]
+    assert lines[:4] == ["first", "second", "first", "second"]
+    md = (tmp_path / "out/results.md").read_text()
+    assert "| 64 | first |" in md and "| 64 | second |" in md
+    for f in ("throughput.png", "latency.png", "loss.png"):
+        assert (tmp_path / "out" / f).stat().st_size > 100

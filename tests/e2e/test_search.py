@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from sluice_bench import Trial, search  # noqa: E402
+from sluice_bench import Trial, interleave, search, search_steps  # noqa: E402
 
 
 def dut(capacity_pps, partial=0.0, noise=None):
@@ -53,3 +53,49 @@ def test_noisy_dut_still_lands_inside_its_range():
     r = search(dut(0, noise=lambda rate, secs: rnd.uniform(2.9e6, 3.1e6)), max_pps=10e6,
                precision=0.005)
     assert 2.7e6 <= r.rate_pps <= 3.1e6
+
+
+class Model:
+    """A model DUT for interleave(): its trials, and whether it was running (resumed)."""
+
+    def __init__(self, name, capacity, calls, running):
+        self.name, self.trial, self.calls, self.running = name, dut(capacity), calls, running
+
+    def resume(self):
+        assert not self.running, "no two DUTs on trial at once"
+        self.running.append(self.name)
+
+    def pause(self):
+        assert self.running == [self.name]
+        self.running.clear()
+
+    def __call__(self, rate, secs):
+        assert self.running == [self.name], "a trial of a paused DUT"
+        self.calls.append(self.name)
+        return self.trial(rate, secs)
+
+
+def test_interleave_runs_each_dut_in_turn_to_its_own_answer():
+    calls, running = [], []
+    duts = {"a": Model("a", 3.7e6, calls, running), "b": Model("b", 2.0e6, calls, running)}
+    mk = lambda: search_steps(max_pps=10e6, precision=0.005)  # noqa: E731
+    res = interleave(duts, mk)
+    # the same answers as each DUT searched alone
+    assert res["a"].rate_pps == search(dut(3.7e6), max_pps=10e6, precision=0.005).rate_pps
+    assert res["b"].rate_pps == search(dut(2.0e6), max_pps=10e6, precision=0.005).rate_pps
+    assert 3.7e6 * 0.995 <= res["a"].rate_pps <= 3.7e6 and 2e6 * 0.995 <= res["b"].rate_pps <= 2e6
+    # A B A B ... while both search; the one with more trials finishes alone
+    n = min(len(res["a"].trials), len(res["b"].trials))
+    assert calls[:2 * n] == ["a", "b"] * n
+    assert len(calls) == len(res["a"].trials) + len(res["b"].trials)
+    assert not running  # paused after its last trial
+
+
+def test_interleave_reports_every_trial_and_a_dut_that_passes_nothing():
+    seen = []
+    duts = {"fast": dut(20e6), "dead": dut(10)}  # plain trial functions: never paused
+    res = interleave(duts, lambda: search_steps(max_pps=10e6, min_pps=1e3),
+                     lambda name, rate, secs, t: seen.append((name, rate)))
+    assert res["fast"].rate_pps == 10e6 and res["dead"].rate_pps == 0
+    assert seen[:4] == [("fast", 10e6), ("dead", 10e6), ("fast", 10e6), ("dead", 1e3)]
+    assert len(seen) == len(res["fast"].trials) + len(res["dead"].trials)
