@@ -3,7 +3,7 @@
 BUILD ?= build
 PY := .venv/bin/python
 
-.PHONY: all setup build test unit e2e demo bench bench-graph bench-graph-ab bench-txonly bench-instr asan fuzz clean
+.PHONY: all setup build test unit e2e demo seed-000 seed-001 bench bench-graph bench-graph-ab bench-txonly bench-instr asan fuzz clean
 
 all: build
 
@@ -44,6 +44,15 @@ demo: build
 
 bench: build
 	$(PY) scripts/bench.py
+
+# seed 000: the first topology, then the multi-flow soak (SOAK=seconds, default 180;
+# RESUME=1 goes on from results/seed-000/intervals.jsonl)
+seed-000: build
+	$(PY) scripts/seed000.py $(if $(SOAK),--duration $(SOAK)) $(if $(RESUME),--resume)
+
+# seed 001: NDR at 64/512/1500 B, L2 and L3, trial by trial against testpmd io and l3fwd
+seed-001: build
+	$(PY) scripts/seed001.py
 
 bench-graph: build
 	$(PY) scripts/bench_graph.py

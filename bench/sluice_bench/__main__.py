@@ -224,7 +224,7 @@ def run_topology(topo, out, log=print, repeat=1):
                     r[name]["dut_restarts"] = (tr.trial if multi else tr).restarts
                     runs[name].append(r[name])
             per_size.append((size, runs))
-    if not multi and repeat == 1:
+    if "duts" not in topo and repeat == 1:
         res = {"name": topo["name"], "topology": topo, "sizes": [runs[duts[0][0]][0] for _, runs in per_size]}
         (out / "results.json").write_text(json.dumps(res, indent=2))
         lines = single_table(res, fractions)
@@ -373,18 +373,91 @@ def compare_plots(res, out):
     fig.savefig(out / "loss.png")
 
 
+def run_fixed(topo, out, at_mpps, trials, seconds=0.5, overload_mpps=0.0, log=print):
+    """Trials at one offered rate, the DUTs in turn (A B A B ..., the one not on trial
+    stopped), each trial after overload_mpps for 0.5 s when given (what a search's first step
+    leaves behind): per DUT the trials that lost, the mean and worst loss, the generator's
+    TX-ring refusals, and the trials that got back less than half the offered load. The
+    first frame size of the topology. Writes fixed.json and fixed.md; returns the lines."""
+    sr = topo.get("search", {})
+    size = sr.get("sizes", [64])[0]
+    out.mkdir(parents=True, exist_ok=True)
+    run = Path(tempfile.mkdtemp(prefix="sluice-bench-"))
+    duts = duts_of(topo)
+    logs = {n: [] for n, _ in duts}
+    with contextlib.ExitStack() as stack:
+        tr = {}
+        for name, d in duts:
+            sub = run / name
+            sub.mkdir(parents=True)
+            g = {**topo["gen"], **d.get("gen", {})}
+            t = stack.enter_context(RestartingTrial(
+                lambda d=d, sub=sub: dut_of(d, sub), sub / "memif.sock", huge=g.get("huge", True),
+                stream=stream_for(size, g), vdevs=g.get("vdevs"), eal=g.get("eal", [])))
+            tr[name] = Pausing(t)
+            tr[name].pause()
+        for k in range(trials):
+            for name, p in tr.items():
+                p.resume()
+                try:
+                    if overload_mpps:
+                        p.trial.gen.run(overload_mpps * 1e6, 0.5)
+                    t = p(at_mpps * 1e6, seconds)
+                finally:
+                    p.pause()
+                logs[name].append({"loss_ratio": t.loss_ratio, "refused": t.refused,
+                                   "rx_mpps": t.rx_pps / 1e6, "gen_busy_pct": t.gen_busy_pct})
+                log(f"  {name}: trial {k + 1}/{trials} at {at_mpps} Mpps"
+                    f"{f' after {overload_mpps} Mpps' if overload_mpps else ''}: loss {t.loss_ratio:.5f}, "
+                    f"{t.refused} refused, generator {t.gen_busy_pct:.0f}% busy")
+    res = {"name": topo["name"], "size": size, "at_mpps": at_mpps, "seconds": seconds,
+           "overload_mpps": overload_mpps, "duts": {}}
+    for name, lg in logs.items():
+        losses = [x["loss_ratio"] for x in lg]
+        res["duts"][name] = {"trials": lg, "lossy": sum(x > 0 for x in losses),
+                             "mean_loss": statistics.mean(losses), "worst_loss": max(losses),
+                             "refused": sum(x["refused"] for x in lg),
+                             "below_half": sum(x["rx_mpps"] < at_mpps / 2 for x in lg)}
+    (out / "fixed.json").write_text(json.dumps(res, indent=2))
+    lines = [f"# {topo['name']}: {trials} trials of {seconds} s at {at_mpps} Mpps, {size} B, DUTs in turn"
+             + (f", each after 0.5 s at {overload_mpps} Mpps" if overload_mpps else ""), "",
+             "| DUT | trials with loss | mean loss % | worst loss % | refused by the generator's TX ring "
+             "| trials under half the load |", "|---|---|---|---|---|---|"]
+    for name, d in res["duts"].items():
+        lines.append(f"| {name} | {d['lossy']} of {trials} | {d['mean_loss'] * 100:.4f} | "
+                     f"{d['worst_loss'] * 100:.3f} | {d['refused']} | {d['below_half']} |")
+    (out / "fixed.md").write_text("\n".join(lines) + "\n")
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(prog="sluice-bench")
     ap.add_argument("topology")
     ap.add_argument("--out", help="folder for results (default results/NAME)")
     ap.add_argument("--repeat", type=int, default=1,
                     help="run the whole search this many times; medians and spread")
+    ap.add_argument("--at", type=float, metavar="MPPS",
+                    help="no search: --trials trials at this rate, the DUTs in turn")
+    ap.add_argument("--trials", type=int, default=10)
+    ap.add_argument("--seconds", type=float, default=0.5, help="of each --at trial")
+    ap.add_argument("--overload", type=float, default=0.0, metavar="MPPS",
+                    help="with --at: 0.5 s at this rate before each trial")
     a = ap.parse_args()
-    if a.repeat < 1:
-        raise SystemExit("--repeat: 1 or more")
+    # SIGTERM, and SIGINT even where a shell started this in the background with it
+    # ignored, end the run through the same clean-up as Ctrl-C: the DUTs and generators go
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.default_int_handler)
+    if a.repeat < 1 or a.trials < 1:
+        raise SystemExit("--repeat and --trials: 1 or more")
     topo = yaml.safe_load(open(a.topology))
     out = Path(a.out or ROOT / "results" / topo["name"])
-    lines = run_topology(topo, out, log=lambda m: print(m, flush=True), repeat=a.repeat)
+    say = lambda m: print(m, flush=True)  # noqa: E731
+    if a.at:
+        lines = run_fixed(topo, out, a.at, a.trials, a.seconds, a.overload, log=say)
+        print("\n".join(lines))
+        print(f"\n{out}/fixed.json, fixed.md")
+        return
+    lines = run_topology(topo, out, log=say, repeat=a.repeat)
     print("\n".join(lines))
     print(f"\n{out}/results.json, results.md, throughput.png, latency.png, loss.png")
 

@@ -33,7 +33,7 @@ class GenSession:
     seq = itertools.count()
 
     def __init__(self, sock, stream, run_dir, huge=True, vdevs=None, eal=(), core=None,
-                 dst_mac="02:00:00:00:00:10"):
+                 dst_mac="02:00:00:00:00:10", gen_args=()):
         self.run_dir = Path(run_dir)
         self.ctl = self.run_dir / f"gen-{os.getpid()}-{time.monotonic_ns()}.ctl"
         core = GEN_CORE if core is None else core
@@ -49,7 +49,12 @@ class GenSession:
         else:
             args += ["--single-file-segments" if self.shared else "--huge-unlink", "--socket-mem", "256"]
         args += EAL_EXTRA + ["--", "--tx-port", "0", "--rx-port", "1", "--control", str(self.ctl)]
-        args += ["--stream", stream] if stream else ["--dst-mac", dst_mac]
+        streams = [stream] if isinstance(stream, str) else list(stream or [])
+        for st in streams:  # one, or a list
+            args += ["--stream", st]
+        if not streams:
+            args += ["--dst-mac", dst_mac]
+        args += list(gen_args)  # e.g. --bidir
         self.args = args
 
     def __enter__(self):

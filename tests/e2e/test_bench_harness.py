@@ -125,3 +125,30 @@ def test_harness_compares_duts_trial_by_trial(tmp_path):
     assert "| 64 | first |" in md and "| 64 | second |" in md
     for f in ("throughput.png", "latency.png", "loss.png"):
         assert (tmp_path / "out" / f).stat().st_size > 100
+
+
+@pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
+def test_harness_fixed_rate_trials_in_turn(tmp_path):
+    """--at: trials at one rate, the DUTs in turn, each after an overload; fixed.json counts
+    each DUT's trials that lost, its refusals, and agrees with its own trial records."""
+    base = yaml.safe_load(open(ROOT / "bench/topologies/memif-sluiced-vs-testpmd-io.yaml"))
+    sl = base["duts"][0]
+    topo = {"name": "fixed", "duts": [dict(sl, name="first"), dict(sl, name="second")],
+            "gen": base["gen"], "search": {"sizes": [64]}}
+    (tmp_path / "fixed.yaml").write_text(yaml.safe_dump(topo))
+    r = subprocess.run([str(ROOT / ".venv/bin/sluice-bench"), str(tmp_path / "fixed.yaml"), "--out",
+                        str(tmp_path / "out"), "--at", "0.05", "--trials", "3", "--seconds", "0.2",
+                        "--overload", "0.5"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    res = json.loads((tmp_path / "out/fixed.json").read_text())
+    assert res["at_mpps"] == 0.05 and res["overload_mpps"] == 0.5 and res["size"] == 64
+    for n in ("first", "second"):
+        d = res["duts"][n]
+        assert len(d["trials"]) == 3
+        assert d["lossy"] == sum(t["loss_ratio"] > 0 for t in d["trials"])
+        assert d["refused"] == sum(t["refused"] for t in d["trials"])
+        assert d["below_half"] == sum(t["rx_mpps"] < 0.025 for t in d["trials"])
+        assert all(t["rx_mpps"] > 0 for t in d["trials"])
+    order = [l.split(":")[0].strip() for l in r.stdout.splitlines() if ": trial " in l]
+    assert order == ["first", "second"] * 3
+    assert "| first | " in (tmp_path / "out/fixed.md").read_text()
