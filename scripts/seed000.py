@@ -61,7 +61,7 @@ def first_topology(run, rate, seconds, log):
     lines = [f"## The first topology: 64 B to 48.0.0.0/8 via 10.10.2.1, {rate / 1e6:g} Mpps for {seconds:g} s", "",
              "| counted by | offered | into sluiced | out of sluiced | received back | lost |", "|---|---|---|---|---|---|",
              f"| sluice-gen | {g['sent'] + g['tx_full']} ({g['tx_full']} refused by its TX ring) | {g['sent']} | - | "
-             f"{g['sent'] - g['lost']} | {g['lost']} |",
+             f"{g['sent'] - g['lost']} | {g['lost']} (and {g['tx_full']} refused) |",
              f"| sluiced | - | {p0['rx-packets']} (rx-miss {p0.get('rx-miss', 0)}) | {p1['tx-packets']} "
              f"(tx-error {p1['tx-error']}) | - | {p0['rx-packets'] - p1['tx-packets']} |", "",
              "sluiced's drops by reason: " + (", ".join(f"{e['node']} {e['reason']}: {e['count']}" for e in errs)

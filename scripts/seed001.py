@@ -7,7 +7,8 @@ then one table and one plot with L2 and L3 side by side in results/seed-001/.
 
 Environment: TESTPMD and L3FWD_DIR name prebuilt programs (built here from Debian's DPDK
 source package and examples otherwise; a DUT that cannot be built is left out and said so),
-REPEAT (default 1) repeats each search, SIZES (default 64,512,1500) the frame sizes."""
+REPEAT (default 1) repeats each search, SIZES (default 64,512,1500) the frame sizes. It
+reserves more hugepages when fewer than 3.2 GB are free (all DUTs of a group live at once)."""
 import os
 import sys
 import tempfile
@@ -77,7 +78,21 @@ def report(results, out):
     return lines
 
 
+def ensure_hugepages(mb):
+    """All of a group's DUTs and generators are alive at once (the one not on trial stopped):
+    two sluiced (about 650 MB each with their FIB), testpmd (512 MB) and three generators
+    need about 3 GB of hugepages; reserve more 2 MB pages when fewer are free."""
+    free = int(next(l for l in open("/proc/meminfo") if l.startswith("HugePages_Free")).split()[1]) * 2
+    if free >= mb:
+        return
+    nr = Path("/proc/sys/vm/nr_hugepages")
+    want = int(nr.read_text()) + (mb - free) // 2 + 1
+    nr.write_text(str(want))
+    print(f"seed-001: {free} MB of hugepages free, {mb} MB needed: nr_hugepages now {nr.read_text().strip()}")
+
+
 def main():
+    ensure_hugepages(3200)
     out = ROOT / "results" / "seed-001"
     out.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="seed-001-"))

@@ -293,6 +293,13 @@ sl_node_each(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
 }
+/* A node's process function `name` that is sl_node_each over one(). */
+#define SL_NODE_EACH(name, one)                                                           \
+	static uint16_t name(struct rte_graph *g, struct rte_node *node, void **objs,     \
+			     uint16_t n)                                                   \
+	{                                                                                 \
+		return sl_node_each(g, node, objs, n, one);                               \
+	}
 
 /* In a node's loop over a vector: the mbuf 8 ahead, and the packet data 4 ahead (its address
  * comes from the mbuf fetched 4 iterations earlier). For the first node to read a packet

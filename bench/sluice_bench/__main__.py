@@ -142,6 +142,15 @@ def plots(res, out):
     fig.savefig(out / "loss.png")
 
 
+def max_rate(sr, frame_bytes):
+    """The search's top rate in packets/s: max_mpps, and no more than max_gbps of line rate
+    (frames, preamble and gap) when given: the generator refuses a rate above its port's."""
+    top = sr.get("max_mpps", 15) * 1e6
+    if sr.get("max_gbps"):
+        top = min(top, sr["max_gbps"] * 1e9 / ((frame_bytes + 20) * 8))
+    return top
+
+
 def duts_of(topo):
     """The topology's DUTs as (name, dut): its `duts` list (each with a name) or its `dut`."""
     if "duts" in topo:
@@ -172,6 +181,7 @@ def run_topology(topo, out, log=print, repeat=1):
     per_size = []
     for size in sr.get("sizes", [64]):
         fb = IMIX_BYTES if size == "imix" else int(size)
+        top = max_rate(sr, fb)
         with contextlib.ExitStack() as stack:
             trials = {}
             for name, d in duts:
@@ -192,10 +202,10 @@ def run_topology(topo, out, log=print, repeat=1):
                         + (f", {' / '.join(trials)} trial by trial" if multi else "")
                         + (f", repeat {rep + 1} of {repeat}" if repeat > 1 else ""))
                     mk = lambda: search_steps(  # noqa: E731
-                        max_pps=sr.get("max_mpps", 15) * 1e6, loss_ratio=loss,
+                        max_pps=top, loss_ratio=loss,
                         min_pps=sr.get("min_mpps", 0.1) * 1e6, precision=sr.get("precision", 0.02),
                         short_s=sr.get("short_s", 1), final_s=sr.get("final_s", 5))
-                    expected = expected_trials(sr.get("max_mpps", 15) * 1e6, sr.get("min_mpps", 0.1) * 1e6,
+                    expected = expected_trials(top, sr.get("min_mpps", 0.1) * 1e6,
                                                sr.get("precision", 0.02))
                     count = {}
 

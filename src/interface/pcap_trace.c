@@ -43,17 +43,9 @@ static inline uint16_t pcap_tx_one(struct sl_worker *w, struct rte_mbuf *m)
 	return sl_feature_next(SL_ARC_INTERFACE_OUTPUT, feat_tx, sl_meta(m)->tx_if, 0);
 }
 
-static uint16_t pcap_rx_process(struct rte_graph *g, struct rte_node *node, void **objs,
-				uint16_t n)
-{
-	return sl_node_each(g, node, objs, n, pcap_rx_one);
-}
+SL_NODE_EACH(pcap_rx_process, pcap_rx_one)
 
-static uint16_t pcap_tx_process(struct rte_graph *g, struct rte_node *node, void **objs,
-				uint16_t n)
-{
-	return sl_node_each(g, node, objs, n, pcap_tx_one);
-}
+SL_NODE_EACH(pcap_tx_process, pcap_tx_one)
 
 static struct rte_node_register pcap_rx_node = {
 	.name = "pcap-rx",

@@ -99,10 +99,7 @@ static inline uint16_t out_one(struct sl_worker *w, struct rte_mbuf *m)
 	return sl_iface_tx_edge(out_tx0, sl_meta(m)->tx_if);
 }
 
-static uint16_t out_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
-{
-	return sl_node_each(g, node, objs, n, out_one);
-}
+SL_NODE_EACH(out_process, out_one)
 
 static struct rte_node_register out_node = {
 	.name = "interface-output",
@@ -122,10 +119,7 @@ static inline uint16_t of_one(struct sl_worker *w, struct rte_mbuf *m)
 				(uint16_t)(of_tx0 + sl_ifaces[ifx].out_slot));
 }
 
-static uint16_t of_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
-{
-	return sl_node_each(g, node, objs, n, of_one);
-}
+SL_NODE_EACH(of_process, of_one)
 
 static struct rte_node_register of_node = {
 	.name = "interface-output-features",
@@ -141,10 +135,7 @@ static inline uint16_t it_one(struct sl_worker *w, struct rte_mbuf *m)
 	return (uint16_t)(it_tx0 + sl_ifaces[sl_meta(m)->tx_if].out_slot);
 }
 
-static uint16_t it_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
-{
-	return sl_node_each(g, node, objs, n, it_one);
-}
+SL_NODE_EACH(it_process, it_one)
 
 static struct rte_node_register it_node = {
 	.name = "interface-tx",

@@ -45,10 +45,7 @@ static inline uint16_t lo_one(struct sl_worker *w, struct rte_mbuf *m)
 	return nx;
 }
 
-static uint16_t lo_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
-{
-	return sl_node_each(g, node, objs, n, lo_one);
-}
+SL_NODE_EACH(lo_process, lo_one)
 
 static struct rte_node_register lo_node = {
 	.name = "ip4-local",
@@ -96,10 +93,7 @@ static inline uint16_t ul_one(struct sl_worker *w, struct rte_mbuf *m)
 	return nx;
 }
 
-static uint16_t ul_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
-{
-	return sl_node_each(g, node, objs, n, ul_one);
-}
+SL_NODE_EACH(ul_process, ul_one)
 
 static struct rte_node_register ul_node = {
 	.name = "ip4-udp-local",
@@ -158,10 +152,7 @@ drop:
 	return IC_NEXT_DROP;
 }
 
-static uint16_t ic_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
-{
-	return sl_node_each(g, node, objs, n, ic_one);
-}
+SL_NODE_EACH(ic_process, ic_one)
 
 static struct rte_node_register ic_node = {
 	.name = "ip4-icmp-input",

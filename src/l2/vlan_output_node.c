@@ -37,10 +37,7 @@ static inline uint16_t vo_one(struct sl_worker *w, struct rte_mbuf *m)
 	return sl_iface_tx_edge(vo_tx0, f->parent);
 }
 
-static uint16_t vo_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
-{
-	return sl_node_each(g, node, objs, n, vo_one);
-}
+SL_NODE_EACH(vo_process, vo_one)
 
 static struct rte_node_register vo_node = {
 	.name = "vlan-output",

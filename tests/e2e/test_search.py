@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The NDR/PDR search (bench/sluice_bench) against model DUTs with known answers."""
 import random
+
+import pytest
 import sys
 from pathlib import Path
 
@@ -99,3 +101,10 @@ def test_interleave_reports_every_trial_and_a_dut_that_passes_nothing():
     assert res["fast"].rate_pps == 10e6 and res["dead"].rate_pps == 0
     assert seen[:4] == [("fast", 10e6), ("dead", 10e6), ("fast", 10e6), ("dead", 1e3)]
     assert len(seen) == len(res["fast"].trials) + len(res["dead"].trials)
+
+
+def test_top_rate_capped_by_line_rate():
+    from sluice_bench.__main__ import max_rate
+    assert max_rate({"max_mpps": 15}, 1500) == 15e6
+    assert max_rate({"max_mpps": 15, "max_gbps": 100}, 1500) == pytest.approx(100e9 / (1520 * 8))
+    assert max_rate({"max_mpps": 15, "max_gbps": 100}, 64) == 15e6  # 148.8 Mpps of line rate
