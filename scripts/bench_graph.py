@@ -38,6 +38,9 @@ set interface state pg1 up
 ip neighbor pg1 10.10.2.1 42:01:0a:0a:02:01
 ip route add 48.0.0.0/8 via 10.10.2.1
 """
+# the same route over 4 equal paths (ECMP): four neighbours on pg1, the flow hash per packet
+ECMP_SETUP = SETUP + "".join(f"ip neighbor pg1 10.10.2.{i} 42:01:0a:0a:02:0{i}\n"
+                             f"ip route add 48.0.0.0/8 via 10.10.2.{i}\n" for i in range(2, 5))
 
 
 def stream(limit, pcap):
@@ -158,11 +161,11 @@ dpdk {{ socket-mem 1024 }}
     return nodes, tx, macs
 
 
-def callgrind(tmp, n):
-    d = tmp / f"cg-{n}"
+def callgrind(tmp, n, setup=SETUP, tag="1"):
+    d = tmp / f"cg-{tag}-{n}"
     d.mkdir()
     write_pcap(d / "in.pcap", destinations(1))
-    (d / "setup.cli").write_text(SETUP + stream(max(n, 1), d / "in.pcap") +
+    (d / "setup.cli").write_text(setup + stream(max(n, 1), d / "in.pcap") +
                                  ("packet-generator enable-stream s0\n" if n else ""))
     conf = f"""unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
 dpdk {{ no-huge }}
@@ -230,7 +233,16 @@ def main():
             for f in NODE_FUNCS:
                 if per1.get(f):
                     print(f"   {f:16s} {(per1[f] - per0.get(f, 0)) / CG_PACKETS:8.1f}")
-            print(f"   all counted functions: {(t1 - t0) / CG_PACKETS:.1f}")
+            one = (t1 - t0) / CG_PACKETS
+            print(f"   all counted functions: {one:.1f}")
+            print(f"== callgrind, the route over 4 equal paths (ECMP): instructions/packet", flush=True)
+            e0, _ = callgrind(tmp, 0, ECMP_SETUP, "ecmp")
+            e1, pe1 = callgrind(tmp, CG_PACKETS, ECMP_SETUP, "ecmp")
+            for f in NODE_FUNCS:
+                if pe1.get(f):
+                    print(f"   {f:16s} {(pe1[f] - per0.get(f, 0)) / CG_PACKETS:8.1f}")
+            print(f"   all counted functions: {(e1 - e0) / CG_PACKETS:.1f} "
+                  f"({(e1 - e0) / CG_PACKETS - one:+.1f} over one path)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -22,6 +22,7 @@ static int errno_msg(struct sl_out *o, int rc, const char *what)
 				       "(add an interface address or name the interface)", what);
 	case -EINVAL: return sl_out_error(o, "%s: invalid address or prefix", what);
 	case -ENXIO: return sl_out_error(o, "%s: no such table", what);
+	case -E2BIG: return sl_out_error(o, "%s: %d paths already, the most a route has", what, SL_PATHS_MAX);
 	default: return sl_out_error(o, "%s: %s", what, strerror(-rc));
 	}
 }
@@ -78,12 +79,14 @@ static int take_table(struct sl_out *o, int *argc, char **argv, uint16_t *fib)
 	return 0;
 }
 
-/* ip route add|del [table N] [count N] PREFIX via NEXTHOP [IFACE] */
+/* ip route add|del [table N] [count N] PREFIX via NEXTHOP [IFACE] [weight N]: a second path
+ * of a prefix makes it ECMP (UCMP with weights); del with via deletes that path only. */
 static int route_cmd(struct sl_out *o, int argc, char **argv, bool add)
 {
-	const char *usage = add ? "usage: ip route add [table N] [count N] PREFIX via NEXTHOP [IFACE]"
+	const char *usage = add ? "usage: ip route add [table N] [count N] PREFIX via NEXTHOP [IFACE] [weight N]"
 				: "usage: ip route del [table N] [count N] PREFIX [via NEXTHOP [IFACE]]";
-	uint32_t pfx, nh = 0, count = 1;
+	uint32_t pfx, nh = 0, count = 1, weight = 1;
+	bool via = false;
 	uint8_t len;
 	uint16_t fib;
 	if (take_table(o, &argc, argv, &fib))
@@ -99,9 +102,15 @@ static int route_cmd(struct sl_out *o, int argc, char **argv, bool add)
 	if (sl_arg_prefix4(o, argv[0], &pfx, &len))
 		return -1;
 	int port = -1;
+	if (add && argc >= 2 && !strcmp(argv[argc - 2], "weight")) {
+		if (sl_arg_u32(o, "weight", argv[argc - 1], 1, 65535, &weight))
+			return -1;
+		argc -= 2;
+	}
 	if (argc >= 2) {
 		if (strcmp(argv[1], "via") || argc < 3 || argc > 4)
 			return sl_out_error(o, "%s", usage);
+		via = true;
 		if (sl_arg_ip4(o, argv[2], &nh))
 			return -1;
 		if (argc == 4) {
@@ -132,7 +141,9 @@ static int route_cmd(struct sl_out *o, int argc, char **argv, bool add)
 		const struct sl_route *r = add ? sl_rib_find(fib, p, len) : NULL;
 		if (add && !(r && (r->present & (1u << SL_SRC_STATIC))))
 			fresh[i / 8] |= (uint8_t)(1u << (i % 8));
-		rc = add ? sl_ip4_route_add(fib, p, len, nh, port) : sl_ip4_route_del(fib, p, len);
+		rc = add   ? sl_ip4_route_add_path(fib, p, len, nh, port, (uint16_t)weight)
+		     : via ? sl_ip4_route_del_path(fib, p, len, nh, port)
+			   : sl_ip4_route_del(fib, p, len);
 		if (rc) {
 			for (uint32_t j = 0; add && j < i; j++)
 				if (fresh[j / 8] & (1u << (j % 8)))
@@ -149,8 +160,9 @@ static int cmd_route_add(struct sl_out *o, int argc, char **argv)
 	return route_cmd(o, argc, argv, true);
 }
 SL_CLI_COMMAND(route_add, .path = "ip route add",
-	       .usage = "[table N] [count N] PREFIX via NEXTHOP [IFACE]",
-	       .help = "add a static route (count N adds N consecutive prefixes)",
+	       .usage = "[table N] [count N] PREFIX via NEXTHOP [IFACE] [weight N]",
+	       .help = "add a static route, or another path of one (ECMP; weight: UCMP, 64 "
+		       "paths at most); count N adds N consecutive prefixes",
 	       .fn = cmd_route_add)
 
 static int cmd_route_del(struct sl_out *o, int argc, char **argv)
@@ -190,17 +202,12 @@ SL_CLI_COMMAND(neighbor, .path = "ip neighbor", .usage = "[del] IFACE A.B.C.D MA
 
 static const char *src_names[] = {"local", "connected", "static", "adjacency"};
 
-static void route_row(struct sl_out *o, const struct sl_route *r)
+/* One row: the route's active source through adjacency id, with weight w. */
+static void route_row_adj(struct sl_out *o, const struct sl_route *r, int src, uint32_t id,
+			  uint16_t w)
 {
-	int src = 0;
-	for (int s = 0; s < SL_SRC_N; s++)
-		if (r->present & (1u << s)) {
-			src = s;
-			break;
-		}
-	uint32_t id = r->adj[src];
 	const struct sl_adj *a = sl_adj_tbl[id];
-	char pfx[40], ip[20], nh[20] = "", ids[12], mac[20] = "";
+	char pfx[40], ip[20], nh[20] = "", ids[12], mac[20] = "", ws[8];
 	sl_fmt_ip4(ip, r->pfx);
 	snprintf(pfx, sizeof(pfx), "%s/%u", ip, r->len);
 	if (a->type == SL_ADJ_FORWARD || a->type == SL_ADJ_INCOMPLETE)
@@ -211,8 +218,29 @@ static void route_row(struct sl_out *o, const struct sl_route *r)
 	char tbl[12];
 	snprintf(ids, sizeof(ids), "%u", id);
 	snprintf(tbl, sizeof(tbl), "%u", sl_fib_ids[r->fib]);
+	snprintf(ws, sizeof(ws), "%u", w);
 	const char *ifn = (a->type >= SL_ADJ_GLEAN) ? sl_ifaces[a->port].name : "";
-	sl_tbl_row(o, tbl, pfx, src_names[src], sl_adj_type_names[a->type], nh, ifn, mac, ids);
+	sl_tbl_row(o, tbl, pfx, src_names[src], sl_adj_type_names[a->type], nh, ifn, mac, ids, ws);
+}
+
+/* A route's rows: one, or one per path of a static route with several (ECMP/UCMP). */
+static void route_row(struct sl_out *o, const struct sl_route *r)
+{
+	int src = 0;
+	for (int s = 0; s < SL_SRC_N; s++)
+		if (r->present & (1u << s)) {
+			src = s;
+			break;
+		}
+	if (src == SL_SRC_STATIC && r->paths) {
+		for (int i = 0; i < r->npaths; i++) {
+			const struct sl_rpath *p = &r->paths->p[i];
+			const struct sl_neigh *n = sl_neigh_find(p->port, p->nh);
+			route_row_adj(o, r, src, n ? n->adj : SL_ADJ_ID_DROP, p->weight);
+		}
+		return;
+	}
+	route_row_adj(o, r, src, r->adj[src], src == SL_SRC_STATIC ? r->weight : 1);
 }
 
 struct collect {
@@ -248,7 +276,7 @@ static int cmp_route(const void *a, const void *b)
 }
 
 static const char *fib_cols[] = {"table:u", "prefix", "source", "type", "next-hop",
-				 "interface", "mac", "adj:u"};
+				 "interface", "mac", "adj:u", "weight:u"};
 
 static int cmd_show_fib(struct sl_out *o, int argc, char **argv)
 {
@@ -272,7 +300,7 @@ static int cmd_show_fib(struct sl_out *o, int argc, char **argv)
 		if (strchr(argv[0], '/') ? sl_arg_prefix4(o, argv[0], &ip, &len)
 					 : sl_arg_ip4(o, argv[0], &ip))
 			return -1;
-		sl_tbl_begin(o, "routes", 8, fib_cols);
+		sl_tbl_begin(o, "routes", 9, fib_cols);
 		for (int l = len; l >= 0; l--) {
 			const struct sl_route *r = sl_rib_find(fib, ip, (uint8_t)l);
 			if (r) {
@@ -288,7 +316,7 @@ static int cmd_show_fib(struct sl_out *o, int argc, char **argv)
 	struct collect c = {.fib = one_table ? fib : -1};
 	sl_rib_walk(collect_one, &c);
 	qsort(c.v, c.n, sizeof(*c.v), cmp_route);
-	sl_tbl_begin(o, "routes", 8, fib_cols);
+	sl_tbl_begin(o, "routes", 9, fib_cols);
 	for (size_t i = 0; i < c.n; i++)
 		route_row(o, c.v[i]);
 	sl_tbl_end(o);

@@ -5,6 +5,8 @@
 
 #include "../sluice.h"
 #include <rte_fib.h>
+#include <rte_hash_crc.h>
+#include <rte_ip.h>
 
 #define SL_ADJ_MAX (1u << 20)
 
@@ -81,6 +83,73 @@ static inline const struct sl_adj *sl_adj_get(uint32_t id)
 	return __atomic_load_n(&sl_adj_tbl[id], __ATOMIC_ACQUIRE);
 }
 
+/* ECMP and UCMP: a route with several paths has in the FIB SL_LB_FLAG | a load-balance id
+ * (rte_fib's 4-byte next hops leave 31 bits; adjacency ids take 20). A load-balance object
+ * is SL_LB_BUCKETS adjacency ids, each path owning buckets in proportion to its weight;
+ * ip4-lookup takes the bucket of the packet's flow hash, so a flow stays on one path, and a
+ * path removed moves only the flows of its buckets. Replaced whole, freed after a grace
+ * period, as adjacencies are. */
+#define SL_LB_FLAG (1u << 30)
+#define SL_LB_MAX (1u << 16)
+#define SL_LB_BUCKETS 256
+#define SL_PATHS_MAX 64
+struct sl_lb {
+	uint32_t adj[SL_LB_BUCKETS];
+};
+extern struct sl_lb *sl_lb_tbl[SL_LB_MAX];
+
+/* CRC32-C steps of the flow hash: the instruction itself where the build targets SSE4.2
+ * (DPDK's rte_hash_crc_* test at run time which one to use, on every call). */
+static inline uint32_t sl_crc8(uint64_t v, uint32_t h)
+{
+#if defined(RTE_ARCH_X86) && defined(__SSE4_2__)
+	return crc32c_sse42_u64(v, h);
+#else
+	return rte_hash_crc_8byte(v, h);
+#endif
+}
+
+static inline uint32_t sl_crc4(uint32_t v, uint32_t h)
+{
+#if defined(RTE_ARCH_X86) && defined(__SSE4_2__)
+	return crc32c_sse42_u32(v, h);
+#else
+	return rte_hash_crc_4byte(v, h);
+#endif
+}
+
+/* Protocols whose first 4 bytes are the ports (TCP, UDP, SCTP, UDP-Lite). */
+extern const uint8_t sl_l4_has_ports[256];
+
+/* The 5-tuple's hash: the port's RSS hash when it gave one, else CRC32-C of the addresses
+ * (one 8-byte step), the protocol and, for a header of 20 bytes that is not a fragment and
+ * whose protocol has ports, the ports. ip4-input checked the header; a truncated transport
+ * header only hashes the bytes after it, inside the mbuf's data room. */
+static inline uint32_t sl_flow_hash4(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
+{
+	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
+		return m->hash.rss;
+	const uint8_t *b = (const uint8_t *)ip; /* 2-byte aligned after Ethernet: memcpy */
+	uint64_t first, addrs;
+	uint32_t ports;
+	memcpy(&first, b, 8);
+	memcpy(&addrs, b + 12, 8); /* src_addr, dst_addr */
+	memcpy(&ports, b + 20, 4);
+	uint32_t h = sl_crc8(addrs, ip->next_proto_id);
+	/* version/IHL 0x45 and neither MF nor an offset: bytes 0 and 6-7 of the header */
+	const uint64_t frag = RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK);
+	if (likely((first & (0xffull | frag << 48)) == 0x45 && sl_l4_has_ports[ip->next_proto_id]))
+		h = sl_crc4(ports, h);
+	return h;
+}
+
+/* Control plane, pure: the owners (path indexes) of the buckets for n paths of weights w.
+ * Each path gets its share (largest remainder); with old (the owners before, remapped: the
+ * new index of each bucket's path, or -1 for a path gone), a bucket keeps its path while
+ * that path is within its share, so a change moves only the flows it must. */
+void sl_lb_assign(uint8_t owner[SL_LB_BUCKETS], const int16_t *old, const uint16_t *w,
+		  unsigned n);
+
 /* Looks up ips[i] in packet i's table (its ingress interface's, or sl_meta2.fib), one bulk
  * call per run of packets in one table; a table gone gives the drop adjacency. */
 void sl_ip4_lookup_tables(void **objs, uint32_t *ips, uint64_t *hops, uint16_t n);
@@ -94,8 +163,15 @@ int sl_ip4_init(uint32_t max_routes, uint32_t tbl8s);
 void sl_ip4_fini(void);
 int sl_ip4_addr_add(uint16_t port, uint32_t ip, uint8_t len);
 int sl_ip4_addr_del(uint16_t port, uint32_t ip, uint8_t len);
+/* A static route's path: a second path (another next hop or interface) makes the route
+ * ECMP, weight (1 if 0) makes it UCMP; the same path again only sets its weight. */
 int sl_ip4_route_add(uint16_t fib, uint32_t pfx, uint8_t len, uint32_t nh, int port);
+int sl_ip4_route_add_path(uint16_t fib, uint32_t pfx, uint8_t len, uint32_t nh, int port,
+			  uint16_t weight);
+/* Deletes a static route, all its paths. */
 int sl_ip4_route_del(uint16_t fib, uint32_t pfx, uint8_t len);
+/* Deletes one path (port -1: the path via nh on any interface). */
+int sl_ip4_route_del_path(uint16_t fib, uint32_t pfx, uint8_t len, uint32_t nh, int port);
 /* Tables by the user's id: add returns the index (an existing table's too) or -errno; del
  * refuses table 0 and a table with interfaces in it (why says so) and deletes its routes;
  * set moves an interface without addresses, static neighbours or routes to table index

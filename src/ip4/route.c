@@ -29,6 +29,8 @@ static uint32_t vrf_max_routes = 1 << 16, vrf_tbl8s = 1 << 10;
 static struct rte_hash *rib, *neighs;
 static uint32_t *adj_free;   /* stack of free ids */
 static uint32_t adj_nfree;
+static uint32_t *lb_free;    /* stack of free load-balance ids */
+static uint32_t lb_nfree;
 static uint32_t glean_adj[SL_IF_MAX];
 static uint32_t nroutes;
 uint64_t sl_neigh_age_s = 300;
@@ -140,6 +142,11 @@ int sl_ip4_init(uint32_t max_routes, uint32_t tbl8s)
 		return -ENOMEM;
 	for (uint32_t i = SL_ADJ_MAX - 1; i > SL_ADJ_ID_LOCAL; i--)
 		adj_free[adj_nfree++] = i;
+	lb_free = malloc(sizeof(uint32_t) * SL_LB_MAX);
+	if (!lb_free)
+		return -ENOMEM;
+	for (uint32_t i = SL_LB_MAX - 1; i > 0; i--) /* 0 unused */
+		lb_free[lb_nfree++] = i;
 	sl_adj_tbl[SL_ADJ_ID_DROP] = adj_new(SL_ADJ_DROP, 0, 0, NULL);
 	sl_adj_tbl[SL_ADJ_ID_LOCAL] = adj_new(SL_ADJ_LOCAL, 0, 0, NULL);
 	for (uint32_t i = SL_ADJ_ID_LOCAL + 1; i < SL_ADJ_MAX; i++)
@@ -166,6 +173,18 @@ static void free_hash_data(struct rte_hash **h)
 void sl_ip4_fini(void)
 {
 	sl_ip4_held_flush();
+	const void *k;
+	void *d;
+	uint32_t it = 0;
+	while (rib && rte_hash_iterate(rib, &k, &d, &it) >= 0)
+		free(((struct sl_route *)d)->paths);
+	for (uint32_t i = 0; i < SL_LB_MAX; i++) {
+		free(sl_lb_tbl[i]);
+		sl_lb_tbl[i] = NULL;
+	}
+	free(lb_free);
+	lb_free = NULL;
+	lb_nfree = 0;
 	free_hash_data(&rib);
 	free_hash_data(&neighs);
 	struct sl_adj *drop = sl_adj_tbl[SL_ADJ_ID_DROP];
@@ -481,7 +500,111 @@ int sl_ip4_addr_del(uint16_t port, uint32_t ip, uint8_t len)
 	return 0;
 }
 
+/* ---------------- load-balance objects (ECMP/UCMP) ---------------- */
+
+static void lb_retired(void *old, uintptr_t id)
+{
+	if (id) {
+		__atomic_store_n(&sl_lb_tbl[id], NULL, __ATOMIC_RELEASE);
+		lb_free[lb_nfree++] = (uint32_t)id;
+	}
+	free(old);
+}
+
+/* Builds and publishes route r's load-balance from its paths' owners; the old one goes
+ * after a grace period. */
+static int lb_publish(struct sl_route *r)
+{
+	struct sl_paths *ps = r->paths;
+	struct sl_lb *lb = malloc(sizeof(*lb));
+	if (!lb)
+		return -ENOMEM;
+	for (unsigned b = 0; b < SL_LB_BUCKETS; b++) {
+		const struct sl_rpath *p = &ps->p[ps->owner[b]];
+		lb->adj[b] = sl_neigh_find(p->port, p->nh)->adj;
+	}
+	struct sl_lb *old = sl_lb_tbl[ps->lb];
+	__atomic_store_n(&sl_lb_tbl[ps->lb], lb, __ATOMIC_RELEASE);
+	if (old)
+		sl_rcu_retire(lb_retired, old, 0);
+	return 0;
+}
+
+static int path_find(const struct sl_route *r, uint32_t nh, int port)
+{
+	for (int i = 0; i < r->npaths; i++)
+		if (r->paths->p[i].nh == nh && (port < 0 || r->paths->p[i].port == port))
+			return i;
+	return -1;
+}
+
+/* A route of one static path gets a second: its paths, a load-balance id, the FIB to it. */
+static int paths_make(struct sl_route *r)
+{
+	if (lb_nfree == 0)
+		sl_rcu_reclaim();
+	if (lb_nfree == 0)
+		return -ENOSPC;
+	struct sl_paths *ps = calloc(1, sizeof(*ps));
+	if (!ps)
+		return -ENOMEM;
+	ps->lb = lb_free[--lb_nfree];
+	ps->p[0] = (struct sl_rpath){.nh = r->nh[SL_SRC_STATIC], .port = r->port, .weight = r->weight};
+	r->paths = ps;
+	return 0;
+}
+
+/* Back to one path (index keep): the FIB to its neighbour, the load-balance retired. */
+static int paths_drop(struct sl_route *r, int keep)
+{
+	struct sl_paths *ps = r->paths;
+	struct sl_rpath p = ps->p[keep];
+	struct sl_neigh *n = sl_neigh_find(p.port, p.nh);
+	int rc = rib_set(r->fib, r->pfx, r->len, SL_SRC_STATIC, n->adj, p.nh);
+	if (rc)
+		return rc;
+	r = sl_rib_find(r->fib, r->pfx, r->len);
+	r->port = p.port;
+	r->weight = p.weight;
+	r->npaths = 1;
+	r->paths = NULL;
+	sl_rcu_retire(lb_retired, sl_lb_tbl[ps->lb], ps->lb);
+	free(ps);
+	return 0;
+}
+
+/* The old-to-new index map of paths that stay where they are: n of them. */
+static void paths_same(int16_t map[SL_PATHS_MAX], int n)
+{
+	for (int k = 0; k < SL_PATHS_MAX; k++)
+		map[k] = (int16_t)(k < n ? k : -1);
+}
+
+/* The paths changed (old: each old index's new one, or -1): new owners, a new
+ * load-balance. */
+static int paths_rebalance(struct sl_route *r, const int16_t *old)
+{
+	uint16_t w[SL_PATHS_MAX];
+	for (int i = 0; i < r->npaths; i++)
+		w[i] = r->paths->p[i].weight;
+	sl_lb_assign(r->paths->owner, old, w, r->npaths);
+	return lb_publish(r);
+}
+
+static void neigh_unref(uint16_t port, uint32_t nh)
+{
+	struct sl_neigh *n = sl_neigh_find(port, nh);
+	if (n && n->refcnt)
+		n->refcnt--;
+}
+
 int sl_ip4_route_add(uint16_t fib, uint32_t pfx, uint8_t len, uint32_t nh, int port)
+{
+	return sl_ip4_route_add_path(fib, pfx, len, nh, port, 1);
+}
+
+int sl_ip4_route_add_path(uint16_t fib, uint32_t pfx, uint8_t len, uint32_t nh, int port,
+			  uint16_t weight)
 {
 	if (len > 32)
 		return -EINVAL;
@@ -493,42 +616,142 @@ int sl_ip4_route_add(uint16_t fib, uint32_t pfx, uint8_t len, uint32_t nh, int p
 		return -ENODEV;
 	if (port < 0)
 		return -ENETUNREACH;
+	weight = weight ? weight : 1;
 	struct sl_route *r = sl_rib_find(fib, pfx, len);
-	if (r && (r->present & (1u << SL_SRC_STATIC))) {
-		if (r->nh[SL_SRC_STATIC] == nh && r->port == port)
-			return 0;
-		sl_ip4_route_del(fib, pfx, len); /* replace */
+	bool have = r && (r->present & (1u << SL_SRC_STATIC));
+	if (have && !r->paths && r->nh[SL_SRC_STATIC] == nh && r->port == port) {
+		r->weight = weight; /* the same path: its weight only (no effect alone) */
+		return 0;
+	}
+	if (have && r->paths) {
+		int i = path_find(r, nh, port);
+		if (i >= 0) {
+			if (r->paths->p[i].weight == weight)
+				return 0;
+			int16_t same[SL_PATHS_MAX];
+			paths_same(same, r->npaths);
+			r->paths->p[i].weight = weight;
+			return paths_rebalance(r, same);
+		}
+		if (r->npaths == SL_PATHS_MAX)
+			return -E2BIG;
 	}
 	struct sl_neigh *n = neigh_get((uint16_t)port, nh);
 	if (!n)
 		return -ENOSPC;
 	n->refcnt++;
-	int rc = rib_set(fib, pfx, len, SL_SRC_STATIC, n->adj, nh);
+	int rc;
+	if (!have) {
+		rc = rib_set(fib, pfx, len, SL_SRC_STATIC, n->adj, nh);
+		if (!rc) {
+			r = sl_rib_find(fib, pfx, len);
+			r->port = (uint16_t)port;
+			r->weight = weight;
+			r->npaths = 1;
+			r->paths = NULL;
+		}
+	} else {
+		/* a new path: the buckets of the others stay theirs but for its share */
+		bool made = false;
+		rc = r->paths ? 0 : paths_make(r);
+		made = !rc && r->npaths == 1;
+		int16_t same[SL_PATHS_MAX];
+		paths_same(same, r->npaths);
+		if (!rc) {
+			r->paths->p[r->npaths] = (struct sl_rpath){.nh = nh, .port = (uint16_t)port,
+								   .weight = weight};
+			r->npaths++;
+			rc = paths_rebalance(r, made ? NULL : same);
+			if (!rc && made)
+				rc = rib_set(fib, pfx, len, SL_SRC_STATIC, SL_LB_FLAG | r->paths->lb, 0);
+			if (rc) { /* undo: back as it was */
+				r->npaths--;
+				if (made) {
+					lb_free[lb_nfree++] = r->paths->lb;
+					free(sl_lb_tbl[r->paths->lb]);
+					sl_lb_tbl[r->paths->lb] = NULL;
+					free(r->paths);
+					r->paths = NULL;
+				} else {
+					paths_rebalance(r, same);
+				}
+			}
+		}
+	}
 	if (rc) {
 		n->refcnt--;
 		return rc;
 	}
-	sl_rib_find(fib, pfx, len)->port = (uint16_t)port;
 	if (n->state == SL_NEIGH_INCOMPLETE)
 		sl_arp_request((uint16_t)port, nh);
 	return 0;
 }
 
-int sl_ip4_route_del(uint16_t fib, uint32_t pfx, uint8_t len)
+/* The static route of (fib, pfx, len), or NULL with *rc the reason. */
+static struct sl_route *static_route(uint16_t fib, uint32_t pfx, uint8_t len, int *rc)
 {
-	if (len > 32)
-		return -EINVAL;
-	if (fib >= SL_FIB_MAX || !sl_fibs[fib])
-		return -ENXIO;
+	*rc = len > 32 ? -EINVAL : fib >= SL_FIB_MAX || !sl_fibs[fib] ? -ENXIO : -ENOENT;
+	if (*rc != -ENOENT)
+		return NULL;
 	struct sl_route *r = sl_rib_find(fib, pfx, len);
 	if (!r || !(r->present & (1u << SL_SRC_STATIC)))
-		return -ENOENT;
+		return NULL;
+	*rc = 0;
+	return r;
+}
+
+int sl_ip4_route_del(uint16_t fib, uint32_t pfx, uint8_t len)
+{
+	int rc;
+	struct sl_route *r = static_route(fib, pfx, len, &rc);
+	if (!r)
+		return rc;
+	struct sl_paths *ps = r->paths;
 	uint32_t nh = r->nh[SL_SRC_STATIC];
 	uint16_t port = r->port;
-	int rc = rib_set(fib, pfx, len, SL_SRC_STATIC, ~0u, 0);
-	struct sl_neigh *n = sl_neigh_find(port, nh);
-	if (n && n->refcnt)
-		n->refcnt--;
+	int np = r->npaths;
+	r->paths = NULL;
+	r->npaths = 0;
+	rc = rib_set(fib, pfx, len, SL_SRC_STATIC, ~0u, 0); /* may free r */
+	if (ps) {
+		for (int i = 0; i < np; i++)
+			neigh_unref(ps->p[i].port, ps->p[i].nh);
+		sl_rcu_retire(lb_retired, sl_lb_tbl[ps->lb], ps->lb);
+		free(ps);
+	} else {
+		neigh_unref(port, nh);
+	}
+	return rc;
+}
+
+int sl_ip4_route_del_path(uint16_t fib, uint32_t pfx, uint8_t len, uint32_t nh, int port)
+{
+	int rc;
+	struct sl_route *r = static_route(fib, pfx, len, &rc);
+	if (!r)
+		return rc;
+	if (!r->paths) {
+		if (r->nh[SL_SRC_STATIC] != nh || (port >= 0 && r->port != port))
+			return -ENOENT;
+		return sl_ip4_route_del(fib, pfx, len);
+	}
+	int i = path_find(r, nh, port);
+	if (i < 0)
+		return -ENOENT;
+	struct sl_rpath gone = r->paths->p[i];
+	if (r->npaths == 2) {
+		rc = paths_drop(r, 1 - i);
+	} else {
+		int16_t map[SL_PATHS_MAX];
+		for (int k = 0; k < SL_PATHS_MAX; k++)
+			map[k] = (int16_t)(k < i ? k : k == i ? -1 : k - 1);
+		memmove(&r->paths->p[i], &r->paths->p[i + 1],
+			sizeof(r->paths->p[0]) * (size_t)(r->npaths - i - 1));
+		r->npaths--;
+		rc = paths_rebalance(r, map);
+	}
+	if (!rc)
+		neigh_unref(gone.port, gone.nh);
 	return rc;
 }
 

@@ -8,12 +8,28 @@
 /* Route sources, most preferred first. */
 enum { SL_SRC_LOCAL, SL_SRC_CONNECTED, SL_SRC_STATIC, SL_SRC_ADJ, SL_SRC_N };
 
+/* A static route's paths when it has several (ECMP/UCMP): adj[SL_SRC_STATIC] is then
+ * SL_LB_FLAG | lb; owner: each bucket's path index. */
+struct sl_rpath {
+	uint32_t nh;
+	uint16_t port;
+	uint16_t weight;
+};
+struct sl_paths {
+	uint32_t lb;
+	uint8_t owner[SL_LB_BUCKETS];
+	struct sl_rpath p[SL_PATHS_MAX];
+};
+
 struct sl_route {
 	uint32_t pfx;
 	uint8_t len;
 	uint8_t present;         /* bit per source */
-	uint16_t port;           /* static route's interface */
+	uint16_t port;           /* static route's interface (one path) */
 	uint16_t fib;            /* its table's index */
+	uint8_t npaths;          /* static paths: 1, or more with paths */
+	uint16_t weight;         /* the one static path's weight */
+	struct sl_paths *paths;  /* NULL with one static path (nh[SL_SRC_STATIC], port) */
 	uint32_t adj[SL_SRC_N];
 	uint32_t nh[SL_SRC_N];
 };

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer: arbitrary frames through the whole graph (ethernet, ARP, ip4 input, lookup,
  * local, ICMP errors, rewrite, fragmentation), or through an L2 mode (io, mac, macswap,
- * 5tswap) chosen by the first byte, traced or not (its bit 7); no crash and no buffer leak,
+ * 5tswap) chosen by the first byte, traced or not (its bit 7); 49.0.0.0/8 has two paths of
+ * weights 1 and 3 (each packet's flow hash read from its header); no crash and no buffer leak,
  * and show trace formats whatever the nodes recorded. */
 #include "fuzz.h"
 #include "../common/ring_env.h"
@@ -31,7 +32,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    env_cli("create bridge-domain 1 age 1", false) ||
 	    env_cli("set interface l2 bridge port0.200 1", false) ||
 	    env_cli("set interface l2 bridge port1 1", false) ||
-	    env_cli("set interface l3 port1", false))
+	    env_cli("set interface l3 port1", false) ||
+	    env_cli("ip neighbor port1 10.10.2.2 42:01:0a:0a:02:02", false) ||
+	    env_cli("ip route add 49.0.0.0/8 via 10.10.2.1", false) ||
+	    env_cli("ip route add 49.0.0.0/8 via 10.10.2.2 weight 3", false))
 		abort();
 	base = rte_mempool_in_use_count(sl_pool);
 	return 0;

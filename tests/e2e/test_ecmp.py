@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""ECMP and UCMP over pcap ports: port0 receives 1,000 UDP flows (4 packets each, numbered)
+to 48.0.0.0/8, routed over 4 paths on port1-port4 (static next hops). Each flow stays on
+one path and in order, the paths share the flows evenly (or by weight), show ip fib lists
+every path, and deleting a path moves only its flows."""
+import struct
+
+from scapy.all import IP, UDP, Ether, Raw, rdpcap, wrpcap
+
+from conftest import MAC0, PEER0
+
+FLOWS, PER_FLOW = 1000, 4
+NHS = [(f"port{p}", f"10.10.{p + 1}.1", f"42:00:00:00:00:0{p}") for p in range(1, 5)]
+
+
+def setup(paths, extra=()):
+    lines = ["set interface ip address port0 10.10.1.10/24"]
+    for p in range(1, 5):
+        lines.append(f"set interface ip address port{p} 10.10.{p + 1}.10/24")
+    lines += [f"set interface state port{p} up" for p in range(5)]
+    lines += [f"ip neighbor {ifn} {nh} {mac}" for ifn, nh, mac in NHS]
+    lines += [f"ip route add 48.0.0.0/8 via {nh} {ifn}" + (f" weight {w}" if w else "")
+              for (ifn, nh, _), w in paths]
+    return lines + list(extra)
+
+
+def sub(tmp_path, name):
+    (tmp_path / name).mkdir()
+    return tmp_path / name
+
+
+def run(factory, tmp_path, lines, fib_cmd="show ip fib 48.0.0.0/8"):
+    pkts = []
+    for k in range(PER_FLOW):
+        for f in range(FLOWS):
+            pkts.append(Ether(dst=MAC0, src=PEER0) / IP(src=f"16.0.{f >> 8}.{f & 255}", dst="48.1.2.3")
+                        / UDP(sport=1024 + f, dport=5000) / Raw(struct.pack("!HH", f, k) + b"x" * 14))
+    wrpcap(str(tmp_path / "in0.pcap"), pkts, linktype=1)
+    wrpcap(str(tmp_path / "empty.pcap"), [], linktype=1)
+    devs = [f"net_pcap0,rx_pcap={tmp_path}/in0.pcap,tx_pcap={tmp_path}/out0.pcap {{ name port0 mac-address {MAC0} }}"]
+    devs += [f"net_pcap{p},rx_pcap={tmp_path}/empty.pcap,tx_pcap={tmp_path}/out{p}.pcap "
+             f"{{ name port{p} mac-address 02:00:00:00:00:1{p} }}" for p in range(1, 5)]
+    s = factory(devs, lines)
+    s.wait_rx("port0", len(pkts))
+    fib = s.js(fib_cmd)["routes"]
+    assert s.stop() == 0
+    where = {}  # flow -> port, checking order within the port
+    counts = {}
+    for p in range(1, 5):
+        seen = {}
+        out = list(rdpcap(str(tmp_path / f"out{p}.pcap")))
+        counts[p] = len(out)
+        for pkt in out:
+            f, k = struct.unpack("!HH", bytes(pkt[UDP].payload)[:4])
+            assert pkt[Ether].dst == NHS[p - 1][2] and pkt[IP].ttl == 63
+            assert where.setdefault(f, p) == p, f"flow {f} on two paths"
+            assert seen.get(f, -1) == k - 1, f"flow {f} out of order on port{p}"
+            seen[f] = k
+    assert sum(counts.values()) == len(pkts) and len(where) == FLOWS
+    return where, counts, fib
+
+
+def test_ecmp_four_equal_paths(sluiced_factory, tmp_path):
+    where, counts, fib = run(sluiced_factory, tmp_path, setup([(n, None) for n in NHS]))
+    flows = [sum(1 for p in where.values() if p == q) for q in range(1, 5)]
+    assert all(abs(f - FLOWS / 4) <= 0.15 * FLOWS / 4 for f in flows), flows
+    assert [(r["next-hop"], r["interface"], r["weight"]) for r in fib] == [
+        (nh, ifn, 1) for ifn, nh, _ in NHS]
+    assert all(r["prefix"] == "48.0.0.0/8" and r["type"] == "forward" for r in fib)
+
+
+def test_ucmp_weights_one_to_three(sluiced_factory, tmp_path):
+    where, counts, fib = run(sluiced_factory, tmp_path, setup([(NHS[0], 1), (NHS[1], 3)]))
+    a = sum(1 for p in where.values() if p == 1)
+    b = sum(1 for p in where.values() if p == 2)
+    assert a + b == FLOWS and abs(b / a - 3) <= 0.15 * 3, (a, b)
+    assert [(r["next-hop"], r["weight"]) for r in fib] == [("10.10.2.1", 1), ("10.10.3.1", 3)]
+
+
+def test_deleting_a_path_moves_only_its_flows(sluiced_factory, tmp_path):
+    four, _, _ = run(sluiced_factory, sub(tmp_path, "a"),
+                     setup([(n, None) for n in NHS]))
+    three, _, fib = run(sluiced_factory, sub(tmp_path, "b"),
+                        setup([(n, None) for n in NHS], ["ip route del 48.0.0.0/8 via 10.10.3.1 port2"]))
+    assert [r["next-hop"] for r in fib] == ["10.10.2.1", "10.10.4.1", "10.10.5.1"]
+    for f, p in four.items():
+        if p != 2:
+            assert three[f] == p, f"flow {f} moved from port{p} to port{three[f]}"
+        else:
+            assert three[f] != 2
+    # back to one path: a plain route again; the last path's delete removes the route
+    _, _, fib = run(sluiced_factory, sub(tmp_path, "c"),
+                    setup([(NHS[0], None), (NHS[1], None)], ["ip route del 48.0.0.0/8 via 10.10.2.1"]),
+                    fib_cmd="show ip fib")
+    assert [(r["prefix"], r["next-hop"]) for r in fib if r["prefix"] == "48.0.0.0/8"] == [("48.0.0.0/8", "10.10.3.1")]
+
+
+def test_path_commands_refused_clearly(sluiced_factory, tmp_path):
+    wrpcap(str(tmp_path / "empty.pcap"), [], linktype=1)
+    devs = [f"net_pcap{p},rx_pcap={tmp_path}/empty.pcap,tx_pcap={tmp_path}/o{p}.pcap "
+            f"{{ name port{p} mac-address 02:00:00:00:00:1{p} }}" for p in range(5)]
+    s = sluiced_factory(devs, setup([(NHS[0], None), (NHS[1], None)]))
+    s.check_refused({
+        "ip route del 48.0.0.0/8 via 10.10.4.1": "48.0.0.0/8: not found",
+        "ip route add 48.0.0.0/8 via 10.10.2.1 weight 0": "weight",
+        "ip route add 48.0.0.0/8 via 10.10.2.1 weight x": "weight",
+    })
+    assert len(s.js("show ip fib 48.0.0.0/8")["routes"]) == 2  # nothing changed
+    for i in range(62):  # 64 paths at most (next hops on port1's /24, resolved or not)
+        s.cli(f"ip route add 48.0.0.0/8 via 10.10.2.{100 + i}")
+    assert len(s.js("show ip fib 48.0.0.0/8")["routes"]) == 64
+    s.check_refused({"ip route add 48.0.0.0/8 via 10.10.2.200": "64 paths already"})
+    s.cli("ip route add 48.0.0.0/8 via 10.10.2.1 weight 5")  # the same path: its weight
+    assert [r["weight"] for r in s.js("show ip fib 48.0.0.0/8")["routes"]][0] == 5
+    s.cli("ip route del 48.0.0.0/8")  # every path
+    assert s.js("show ip fib 48.0.0.0/8")["routes"] == []
+    assert s.stop() == 0
