@@ -5,6 +5,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -20,7 +21,7 @@ from .gen import Pausing, RestartingTrial
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
-from sluice_run import Daemon, wait_or_kill  # noqa: E402
+from sluice_run import EAL_EXTRA, FWD_CORE, MAIN_CORE, Daemon, wait_or_kill  # noqa: E402
 
 IMIX_BYTES = (7 * 64 + 4 * 570 + 1518) / 12  # average frame, FCS included
 
@@ -33,7 +34,9 @@ class Command:
 
     def __enter__(self):
         self.log = open(self.run / "dut.log", "w")
-        self.p = subprocess.Popen(self.cmd.format(sock=self.run / "memif.sock"), shell=True,
+        cmd = self.cmd.format(sock=self.run / "memif.sock", main=MAIN_CORE, fwd=FWD_CORE,
+                              eal=" ".join(EAL_EXTRA))
+        self.p = subprocess.Popen(cmd, shell=True,
                                   stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.PIPE,
                                   start_new_session=True)
         time.sleep(self.warmup)
@@ -80,11 +83,23 @@ class SluicedDut:
             os.kill(self.d.proc.pid, sig)
 
 
+def placed(conf):
+    """A sluiced DUT's startup.conf moved to the cores of BENCH_CORES (main lcore, worker) and
+    given BENCH_EAL's arguments, as a many-core machine without DPDK needs
+    (scripts/device_sluice_bench.sh); unchanged when neither is set."""
+    if "BENCH_CORES" in os.environ:
+        conf = re.sub(r"main-core \d+", f"main-core {MAIN_CORE}", conf)
+        conf = re.sub(r"corelist-workers \S+", f"corelist-workers {FWD_CORE}", conf)
+    if EAL_EXTRA:
+        conf = conf.replace("dpdk {", 'dpdk {\n  eal-args "%s"' % " ".join(EAL_EXTRA), 1)
+    return conf
+
+
 def dut_of(d, run):
     """A DUT (a topology's `dut`, or one of its `duts`) as a context manager, in run."""
     if d["kind"] == "sluiced":
         conf = (ROOT / d["startup"]).read_text().replace("@DIR@/../../conf", str(ROOT / "conf"))
-        return SluicedDut(Daemon(conf.replace("@DIR@", str(run)), run), d.get("cli", []))
+        return SluicedDut(Daemon(placed(conf.replace("@DIR@", str(run))), run), d.get("cli", []))
     if d["kind"] == "command":
         return Command(d["cmd"], run, d.get("warmup_s", 3))
     raise SystemExit(f"dut kind {d['kind']}: sluiced or command")

@@ -108,3 +108,26 @@ def test_top_rate_capped_by_line_rate():
     assert max_rate({"max_mpps": 15}, 1500) == 15e6
     assert max_rate({"max_mpps": 15, "max_gbps": 100}, 1500) == pytest.approx(100e9 / (1520 * 8))
     assert max_rate({"max_mpps": 15, "max_gbps": 100}, 64) == 15e6  # 148.8 Mpps of line rate
+
+
+def test_duts_placed_on_the_cores_and_eal_arguments_given(monkeypatch):
+    """BENCH_CORES and BENCH_EAL (a many-core machine without DPDK) move a sluiced DUT's main
+    lcore and worker and add its EAL arguments; a command DUT gets them as {main}, {fwd} and
+    {eal}; with neither set the startup.conf is unchanged."""
+    import yaml
+    from sluice_bench import __main__ as sb
+    root = Path(__file__).resolve().parents[2]
+    conf = (root / "conf/demo-startup.conf").read_text()
+    monkeypatch.delenv("BENCH_CORES", raising=False)
+    monkeypatch.setattr(sb, "EAL_EXTRA", [])
+    assert sb.placed(conf) == conf
+    monkeypatch.setenv("BENCH_CORES", "2,3,4")
+    monkeypatch.setattr(sb, "MAIN_CORE", 3)
+    monkeypatch.setattr(sb, "FWD_CORE", 4)
+    monkeypatch.setattr(sb, "EAL_EXTRA", ["-d", "/x/pmds"])
+    out = sb.placed(conf)
+    assert "cpu { main-core 3 corelist-workers 4 }" in out
+    assert 'dpdk {\n  eal-args "-d /x/pmds"' in out
+    topo = yaml.safe_load((root / "bench/topologies/memif-sluiced-vs-testpmd-io.yaml").read_text())
+    cmd = topo["duts"][1]["cmd"].format(sock="/s", main=3, fwd=4, eal="-d /x/pmds")
+    assert "-l 3,4 --main-lcore 3" in cmd and cmd.count("-d /x/pmds") == 1
