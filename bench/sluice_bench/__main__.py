@@ -402,8 +402,9 @@ def run_fixed(topo, out, at_mpps, trials, seconds=0.5, overload_mpps=0.0, log=pr
     """Trials at one offered rate, the DUTs in turn (A B A B ..., the one not on trial
     stopped), each trial after overload_mpps for 0.5 s when given (what a search's first step
     leaves behind): per DUT the trials that lost, the mean and worst loss, the generator's
-    TX-ring refusals, and the trials that got back less than half the offered load. The
-    first frame size of the topology. Writes fixed.json and fixed.md; returns the lines."""
+    TX-ring refusals, the trials that got back less than half the offered load, and the
+    median and worst of the trials' p99 latencies. The first frame size of the topology.
+    Writes fixed.json and fixed.md; returns the lines."""
     sr = topo.get("search", {})
     size = sr.get("sizes", [64])[0]
     out.mkdir(parents=True, exist_ok=True)
@@ -431,7 +432,8 @@ def run_fixed(topo, out, at_mpps, trials, seconds=0.5, overload_mpps=0.0, log=pr
                 finally:
                     p.pause()
                 logs[name].append({"loss_ratio": t.loss_ratio, "refused": t.refused,
-                                   "rx_mpps": t.rx_pps / 1e6, "gen_busy_pct": t.gen_busy_pct})
+                                   "rx_mpps": t.rx_pps / 1e6, "gen_busy_pct": t.gen_busy_pct,
+                                   "p99_us": (t.latency_us or {}).get("p99")})
                 log(f"  {name}: trial {k + 1}/{trials} at {at_mpps} Mpps"
                     f"{f' after {overload_mpps} Mpps' if overload_mpps else ''}: loss {t.loss_ratio:.5f}, "
                     f"{t.refused} refused, generator {t.gen_busy_pct:.0f}% busy")
@@ -443,14 +445,19 @@ def run_fixed(topo, out, at_mpps, trials, seconds=0.5, overload_mpps=0.0, log=pr
                              "mean_loss": statistics.mean(losses), "worst_loss": max(losses),
                              "refused": sum(x["refused"] for x in lg),
                              "below_half": sum(x["rx_mpps"] < at_mpps / 2 for x in lg)}
+        p99 = [x["p99_us"] for x in lg if x["p99_us"] is not None]
+        res["duts"][name]["p99_us"] = {"median": statistics.median(p99) if p99 else None,
+                                       "worst": max(p99) if p99 else None}
     (out / "fixed.json").write_text(json.dumps(res, indent=2))
     lines = [f"# {topo['name']}: {trials} trials of {seconds} s at {at_mpps} Mpps, {size} B, DUTs in turn"
              + (f", each after 0.5 s at {overload_mpps} Mpps" if overload_mpps else ""), "",
              "| DUT | trials with loss | mean loss % | worst loss % | refused by the generator's TX ring "
-             "| trials under half the load |", "|---|---|---|---|---|---|"]
+             "| trials under half the load | p99 us, median of trials | p99 us, worst trial |",
+             "|---|---|---|---|---|---|---|---|"]
     for name, d in res["duts"].items():
         lines.append(f"| {name} | {d['lossy']} of {trials} | {d['mean_loss'] * 100:.4f} | "
-                     f"{d['worst_loss'] * 100:.3f} | {d['refused']} | {d['below_half']} |")
+                     f"{d['worst_loss'] * 100:.3f} | {d['refused']} | {d['below_half']} | "
+                     f"{d['p99_us']['median']} | {d['p99_us']['worst']} |")
     (out / "fixed.md").write_text("\n".join(lines) + "\n")
     return lines
 

@@ -149,6 +149,9 @@ def test_harness_fixed_rate_trials_in_turn(tmp_path):
         assert d["refused"] == sum(t["refused"] for t in d["trials"])
         assert d["below_half"] == sum(t["rx_mpps"] < 0.025 for t in d["trials"])
         assert all(t["rx_mpps"] > 0 for t in d["trials"])
+        p99 = sorted(t["p99_us"] for t in d["trials"])  # every trial measured its latency
+        assert all(x > 0 for x in p99)
+        assert d["p99_us"] == {"median": p99[1], "worst": p99[2]}
     order = [l.split(":")[0].strip() for l in r.stdout.splitlines() if ": trial " in l]
     assert order == ["first", "second"] * 3
     assert "| first | " in (tmp_path / "out/fixed.md").read_text()
