@@ -162,7 +162,10 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     run = Path(tempfile.mkdtemp(prefix="seed-000-"))
     say = lambda m: print(m, flush=True)  # noqa: E731
-    signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM too keeps the records
+    # SIGINT and SIGTERM keep the records, also when started in the background (a shell
+    # without job control starts it with SIGINT ignored, and Python then leaves it so)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     lines = []
     if not a.skip_first and not a.resume:
         first, lines = first_topology(run, a.first_rate, a.first_seconds, say)

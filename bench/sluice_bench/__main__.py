@@ -91,7 +91,8 @@ def placed(conf):
         conf = re.sub(r"main-core \d+", f"main-core {MAIN_CORE}", conf)
         conf = re.sub(r"corelist-workers \S+", f"corelist-workers {FWD_CORE}", conf)
     if EAL_EXTRA:
-        conf = conf.replace("dpdk {", 'dpdk {\n  eal-args "%s"' % " ".join(EAL_EXTRA), 1)
+        conf = re.sub(r"^dpdk \{", 'dpdk {\n  eal-args "%s"' % " ".join(EAL_EXTRA).replace("\\", r"\\"), conf,
+                      count=1, flags=re.M)  # the section, not a comment naming it
     return conf
 
 

@@ -128,6 +128,9 @@ def test_duts_placed_on_the_cores_and_eal_arguments_given(monkeypatch):
     out = sb.placed(conf)
     assert "cpu { main-core 3 corelist-workers 4 }" in out
     assert 'dpdk {\n  eal-args "-d /x/pmds"' in out
+    # the section gets them, not a comment that names it
+    out = sb.placed("# with dpdk { rx-vector 32 }\n" + conf)
+    assert out.startswith("# with dpdk { rx-vector 32 }\n") and 'dpdk {\n  eal-args "-d /x/pmds"' in out
     topo = yaml.safe_load((root / "bench/topologies/memif-sluiced-vs-testpmd-io.yaml").read_text())
     cmd = topo["duts"][1]["cmd"].format(sock="/s", main=3, fwd=4, eal="-d /x/pmds")
     assert "-l 3,4 --main-lcore 3" in cmd and cmd.count("-d /x/pmds") == 1
