@@ -126,32 +126,47 @@ static int route_cmd(struct sl_out *o, int argc, char **argv, bool add)
 	if (count > 1 && (len == 0 || (uint64_t)(pfx >> (32 - len)) + count > (1ull << len)))
 		return sl_out_error(o, "count %u overflows the address space from %s", count,
 				    argv[0]);
-	/* all or nothing: deletes are checked first, adds are undone on failure */
+	/* all or nothing: deletes are checked first (each route, or its path), adds are undone
+	 * on failure, each as it was before: a route made removed, a path added deleted, a
+	 * path's weight set back */
 	for (uint32_t i = 0; !add && i < count; i++) {
-		const struct sl_route *r = sl_rib_find(fib, pfx + i * step, len);
-		if (!r || !(r->present & (1u << SL_SRC_STATIC)))
-			return route_err(o, pfx + i * step, len, -ENOENT);
+		uint32_t p = pfx + i * step;
+		const struct sl_route *r = sl_rib_find(fib, p, len);
+		if (!r || !(r->present & (1u << SL_SRC_STATIC)) ||
+		    (via && sl_ip4_route_path_weight(fib, p, len, nh, port) < 0))
+			return route_err(o, p, len, -ENOENT);
 	}
-	uint8_t *fresh = add ? calloc(count / 8 + 1, 1) : NULL; /* routes this command made */
-	if (add && !fresh)
+	const uint32_t UNDO_ROUTE = 0, UNDO_PATH = UINT32_MAX; /* else: the path's weight before */
+	uint32_t *undo = add ? malloc(sizeof(uint32_t) * count) : NULL;
+	if (add && !undo)
 		return sl_out_error(o, "out of memory");
 	int rc = 0;
 	for (uint32_t i = 0; i < count && !rc; i++) {
 		uint32_t p = pfx + i * step;
-		const struct sl_route *r = add ? sl_rib_find(fib, p, len) : NULL;
-		if (add && !(r && (r->present & (1u << SL_SRC_STATIC))))
-			fresh[i / 8] |= (uint8_t)(1u << (i % 8));
+		if (add) {
+			const struct sl_route *r = sl_rib_find(fib, p, len);
+			int w = sl_ip4_route_path_weight(fib, p, len, nh, port);
+			undo[i] = !(r && (r->present & (1u << SL_SRC_STATIC))) ? UNDO_ROUTE
+				  : w < 0				      ? UNDO_PATH
+									      : (uint32_t)w;
+		}
 		rc = add   ? sl_ip4_route_add_path(fib, p, len, nh, port, (uint16_t)weight)
 		     : via ? sl_ip4_route_del_path(fib, p, len, nh, port)
 			   : sl_ip4_route_del(fib, p, len);
 		if (rc) {
-			for (uint32_t j = 0; add && j < i; j++)
-				if (fresh[j / 8] & (1u << (j % 8)))
-					sl_ip4_route_del(fib, pfx + j * step, len);
+			for (uint32_t j = 0; add && j < i; j++) {
+				uint32_t q = pfx + j * step;
+				if (undo[j] == UNDO_ROUTE)
+					sl_ip4_route_del(fib, q, len);
+				else if (undo[j] == UNDO_PATH)
+					sl_ip4_route_del_path(fib, q, len, nh, port);
+				else
+					sl_ip4_route_add_path(fib, q, len, nh, port, (uint16_t)undo[j]);
+			}
 			route_err(o, p, len, rc);
 		}
 	}
-	free(fresh);
+	free(undo);
 	return rc ? -1 : 0;
 }
 

@@ -172,6 +172,8 @@ int sl_ip4_route_add_path(uint16_t fib, uint32_t pfx, uint8_t len, uint32_t nh, 
 int sl_ip4_route_del(uint16_t fib, uint32_t pfx, uint8_t len);
 /* Deletes one path (port -1: the path via nh on any interface). */
 int sl_ip4_route_del_path(uint16_t fib, uint32_t pfx, uint8_t len, uint32_t nh, int port);
+/* The weight of a static route's path via nh (port -1: on any interface), or -ENOENT. */
+int sl_ip4_route_path_weight(uint16_t fib, uint32_t pfx, uint8_t len, uint32_t nh, int port);
 /* Tables by the user's id: add returns the index (an existing table's too) or -errno; del
  * refuses table 0 and a table with interfaces in it (why says so) and deletes its routes;
  * set moves an interface without addresses, static neighbours or routes to table index

@@ -724,6 +724,20 @@ int sl_ip4_route_del(uint16_t fib, uint32_t pfx, uint8_t len)
 	return rc;
 }
 
+int sl_ip4_route_path_weight(uint16_t fib, uint32_t pfx, uint8_t len, uint32_t nh, int port)
+{
+	int rc;
+	const struct sl_route *r = static_route(fib, pfx, len, &rc);
+	if (!r)
+		return rc;
+	if (!r->paths)
+		return r->nh[SL_SRC_STATIC] == nh && (port < 0 || r->port == port)
+			       ? (r->weight ? r->weight : 1)
+			       : -ENOENT;
+	int i = path_find(r, nh, port);
+	return i < 0 ? -ENOENT : r->paths->p[i].weight;
+}
+
 int sl_ip4_route_del_path(uint16_t fib, uint32_t pfx, uint8_t len, uint32_t nh, int port)
 {
 	int rc;

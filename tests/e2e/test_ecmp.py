@@ -170,3 +170,29 @@ def test_deleting_a_path_under_traffic(sluiced_factory, tmp_path):
     for f, ports in seen.items():
         assert len(ports) == (2 if f in moved else 1), f"flow {f} left by ports {sorted(ports)}"
     assert abs(len(moved) - FLOWS / 4) <= 0.15 * FLOWS / 4
+
+
+def test_path_commands_with_count_all_or_nothing(sluiced_factory, tmp_path):
+    """ip route add/del ... count N with paths: a failure at one prefix leaves every prefix as
+    it was (a path added before it deleted, a weight set back); del via is checked first."""
+    wrpcap(str(tmp_path / "empty.pcap"), [], linktype=1)
+    devs = [f"net_pcap{p},rx_pcap={tmp_path}/empty.pcap,tx_pcap={tmp_path}/o{p}.pcap "
+            f"{{ name port{p} mac-address 02:00:00:00:00:1{p} }}" for p in range(5)]
+    s = sluiced_factory(devs, setup([], ["ip route add 48.0.0.0/16 via 10.10.2.1"] +
+                                    [f"ip route add 48.1.0.0/16 via 10.10.2.{100 + i}" for i in range(64)]))
+
+    def paths():
+        return {p: sorted((r["next-hop"], r["weight"]) for r in s.js(f"show ip fib {p}")["routes"])
+                for p in ("48.0.0.0/16", "48.1.0.0/16")}
+    before = paths()
+    assert before["48.0.0.0/16"] == [("10.10.2.1", 1)] and len(before["48.1.0.0/16"]) == 64
+    # a new path on 48.0/16, then 48.1/16 refuses a 65th: 48.0/16 loses the path again
+    s.check_refused({"ip route add count 2 48.0.0.0/16 via 10.10.3.1 port2": "64 paths already"})
+    assert paths() == before
+    # a weight on 48.0/16's path, then the same refusal: the weight goes back to 1
+    s.check_refused({"ip route add count 2 48.0.0.0/16 via 10.10.2.1 weight 7": "64 paths already"})
+    assert paths() == before
+    # 48.1/16 has no path via 10.10.2.1: nothing deleted from 48.0/16
+    s.check_refused({"ip route del count 2 48.0.0.0/16 via 10.10.2.1": "48.1.0.0/16: not found"})
+    assert paths() == before
+    assert s.stop() == 0
