@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Packs sluiced, sluicectl, sluice-gen, dpdk-testpmd and l3fwd (built as make bench builds
 # them), the DPDK libraries they load and the pcap/null/memif PMD plugins into devpkg/
-# (git-ignored), so scripts/scale_workers.sh and the memif benchmarks (scripts/bench.py with
+# (git-ignored), so scripts/scale_workers.sh, sluice-bench (scripts/device_sluice_bench.sh) and the memif benchmarks (scripts/bench.py with
 # BENCH_PARTS=memif,modes) can run on a many-core machine that has no DPDK installed. The vdev bus stays in lib/ only: a second copy of it in the plugin
 # folder registers a second bus and no driver is found.
 set -euo pipefail
