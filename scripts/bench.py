@@ -143,10 +143,44 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 """
 
 
-def build_testpmd(tmp):
+# scripts/lab/testpmd_probe.py: testpmd's forwarding loop timed as sluiced's worker times its
+# turns (the longest and a power-of-two histogram, printed when forwarding stops)
+PROBE_DECL = """\tuint64_t probe_last = rte_rdtsc(), probe_max = 0, probe_n = 0, probe_hist[40] = {0};
+\tconst double probe_us = rte_get_tsc_hz() / 1e6;
+"""
+PROBE_TURN = """\tdo {
+\t\tuint64_t probe_now = rte_rdtsc(), probe_d = probe_now - probe_last;
+\t\tprobe_last = probe_now;
+\t\tprobe_max = probe_d > probe_max ? probe_d : probe_max;
+\t\tprobe_n++;
+\t\tprobe_hist[probe_d ? RTE_MIN(63 - __builtin_clzll(probe_d), 39) : 0]++;
+"""
+PROBE_END = """\t} while (! fc->stopped);
+\tfprintf(stderr, "probe: lcore %u turns %" PRIu64 " longest-us %.1f histogram", rte_lcore_id(),
+\t\tprobe_n, probe_max / probe_us);
+\tfor (int b = 0; b < 40; b++)
+\t\tif (probe_hist[b])
+\t\t\tfprintf(stderr, " %.2f:%" PRIu64, (double)(1ull << b) / probe_us, probe_hist[b]);
+\tfprintf(stderr, "\\n");
+"""
+
+
+def probe_patch(app):
+    """testpmd.c with PROBE_* in run_pkt_fwd_on_lcore."""
+    src = (app / "testpmd.c").read_text()
+    head = "run_pkt_fwd_on_lcore(struct fwd_lcore *fc, packet_fwd_t pkt_fwd)\n{\n"
+    i = src.index(head) + len(head)
+    j = src.index("\tdo {\n", i)
+    k = src.index("\t} while (! fc->stopped);\n", j)
+    src = (src[:i] + PROBE_DECL + src[i:j] + PROBE_TURN + src[j + len("\tdo {\n"):k] + PROBE_END
+           + src[k + len("\t} while (! fc->stopped);\n"):])
+    (app / "testpmd.c").write_text(src)
+
+
+def build_testpmd(tmp, probe=False):
     """dpdk-testpmd is not packaged in Debian 12: build it from Debian's DPDK source package
-    against the installed libraries, in a temporary folder."""
-    if os.environ.get("TESTPMD"):  # prebuilt
+    against the installed libraries, in a temporary folder (probe: with PROBE_* added)."""
+    if os.environ.get("TESTPMD") and not probe:  # prebuilt
         return Path(os.environ["TESTPMD"])
     src_list = Path("/etc/apt/sources.list.d/sluice-bench-src.sources")
     if not src_list.exists():
@@ -170,6 +204,8 @@ def build_testpmd(tmp):
     (stub / "mlx5_testpmd.h").write_text(
         "#include <stdint.h>\nstatic inline void mlx5_test_avail_thresh_event_handler("
         "uint16_t p, uint16_t q) { (void)p; (void)q; }\n")
+    if probe:
+        probe_patch(app)
     srcs = sorted(f.name for f in app.glob("*.c"))
     pmds = "/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0"
     cflags = subprocess.run(["pkg-config", "--cflags", "libdpdk"], capture_output=True, text=True).stdout.split()
