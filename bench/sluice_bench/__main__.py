@@ -57,10 +57,11 @@ class Command:
 
 
 class SluicedDut:
-    """sluiced, then the topology's CLI lines (each must succeed)."""
+    """sluiced, then the topology's CLI lines (each must succeed), then warmup seconds before
+    the generator starts (as a command DUT's warmup_s: a comparison gives every DUT the same)."""
 
-    def __init__(self, daemon, lines):
-        self.d, self.lines = daemon, lines
+    def __init__(self, daemon, lines, warmup=0.0):
+        self.d, self.lines, self.warmup = daemon, lines, warmup
 
     def __enter__(self):
         self.d.__enter__()
@@ -69,6 +70,7 @@ class SluicedDut:
                 r = self.d.cli_raw(line)
                 if r.returncode:
                     raise RuntimeError(f"sluiced refused '{line}': {r.stdout}{r.stderr}")
+            time.sleep(self.warmup)
         except BaseException:
             self.d.__exit__(None, None, None)
             raise
@@ -100,7 +102,8 @@ def dut_of(d, run):
     """A DUT (a topology's `dut`, or one of its `duts`) as a context manager, in run."""
     if d["kind"] == "sluiced":
         conf = (ROOT / d["startup"]).read_text().replace("@DIR@/../../conf", str(ROOT / "conf"))
-        return SluicedDut(Daemon(placed(conf.replace("@DIR@", str(run))), run), d.get("cli", []))
+        return SluicedDut(Daemon(placed(conf.replace("@DIR@", str(run))), run), d.get("cli", []),
+                          d.get("warmup_s", 0))
     if d["kind"] == "command":
         return Command(d["cmd"], run, d.get("warmup_s", 3))
     raise SystemExit(f"dut kind {d['kind']}: sluiced or command")
