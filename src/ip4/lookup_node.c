@@ -56,14 +56,19 @@ void sl_ip4_lookup_tables(void **objs, uint32_t *ips, uint64_t *hops, uint16_t n
 	}
 }
 
-/* The adjacency's next node; a drop for no route is counted, icmp4-error answers it. */
+/* No route: counted, and icmp4-error answers net unreachable. */
+static inline void lk_no_route(struct sl_worker *w, struct rte_mbuf *m)
+{
+	w->errors[lk_err + LK_NO_ROUTE]++;
+	sl_meta2(m)->icmp = SL_ICMP_UNREACH << 8 | 0;
+}
+
+/* The adjacency's next node (icmp4-error for no route). */
 static inline uint16_t lk_next(struct sl_worker *w, struct rte_mbuf *m, uint32_t id)
 {
 	uint16_t nx = type_next[sl_adj_get(id)->type];
-	if (unlikely(nx == LK_NEXT_ICMP)) {
-		w->errors[lk_err + LK_NO_ROUTE]++;
-		sl_meta2(m)->icmp = SL_ICMP_UNREACH << 8 | 0; /* net unreachable */
-	}
+	if (unlikely(nx == LK_NEXT_ICMP))
+		lk_no_route(w, m);
 	return nx;
 }
 
@@ -122,10 +127,8 @@ static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **ob
 		}
 		sl_meta(m)->adj = id;
 		nexts[i] = nx;
-		if (unlikely(nx == LK_NEXT_ICMP)) {
-			w->errors[lk_err + LK_NO_ROUTE]++;
-			sl_meta2(m)->icmp = SL_ICMP_UNREACH << 8 | 0; /* net unreachable */
-		}
+		if (unlikely(nx == LK_NEXT_ICMP))
+			lk_no_route(w, m);
 	}
 	if (unlikely(paths))
 		lk_paths(w, objs, hops, nexts, n);

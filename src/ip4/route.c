@@ -666,10 +666,8 @@ int sl_ip4_route_add_path(uint16_t fib, uint32_t pfx, uint8_t len, uint32_t nh, 
 				rc = rib_set(fib, pfx, len, SL_SRC_STATIC, SL_LB_FLAG | r->paths->lb, 0);
 			if (rc) { /* undo: back as it was */
 				r->npaths--;
-				if (made) {
-					lb_free[lb_nfree++] = r->paths->lb;
-					free(sl_lb_tbl[r->paths->lb]);
-					sl_lb_tbl[r->paths->lb] = NULL;
+				if (made) { /* no FIB entry named it: no grace period */
+					lb_retired(sl_lb_tbl[r->paths->lb], r->paths->lb);
 					free(r->paths);
 					r->paths = NULL;
 				} else {
