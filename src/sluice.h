@@ -78,6 +78,13 @@ static inline struct sl_meta2 *sl_meta2(struct rte_mbuf *m)
 }
 
 extern uint64_t sl_flag_trace, sl_flag_fib; /* ol_flags masks */
+
+/* Why a packet goes to the main lcore (sl_meta2.punt); each reason's handler registers from
+ * a constructor (sl_punt_register) and the main lcore calls sl_punt on what it drains. */
+enum { SL_PUNT_ARP = 1, SL_PUNT_GLEAN, SL_PUNT_ND6, SL_PUNT_GLEAN6, SL_PUNT_LL6, SL_PUNT_NB };
+void sl_punt_register(uint16_t reason, void (*fn)(struct rte_mbuf *m));
+/* Hands a punted packet to its reason's handler, which frees it. */
+void sl_punt(struct rte_mbuf *m);
 /* Reserves sl_meta2 and the flags with DPDK's dynamic mbuf fields; after rte_eal_init. */
 int sl_meta_register(void);
 

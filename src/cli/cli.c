@@ -422,6 +422,33 @@ int sl_arg_prefix4(struct sl_out *o, const char *s, uint32_t *ip, uint8_t *len)
 	return 0;
 }
 
+int sl_arg_ip6(struct sl_out *o, const char *s, uint8_t ip[16])
+{
+	if (!s)
+		return sl_out_error(o, "missing IPv6 address");
+	if (inet_pton(AF_INET6, s, ip) != 1)
+		return sl_out_error(o, "'%s' is not an IPv6 address", s);
+	return 0;
+}
+
+int sl_arg_prefix6(struct sl_out *o, const char *s, uint8_t ip[16], uint8_t *len)
+{
+	char tmp[64];
+	if (!s)
+		return sl_out_error(o, "missing IPv6 prefix");
+	const char *slash = strchr(s, '/');
+	if (!slash || (size_t)(slash - s) >= sizeof(tmp))
+		return sl_out_error(o, "'%s' is not a prefix (X:X::X/LEN)", s);
+	memcpy(tmp, s, slash - s);
+	tmp[slash - s] = 0;
+	char *end;
+	long l = strtol(slash + 1, &end, 10);
+	if (inet_pton(AF_INET6, tmp, ip) != 1 || *end || end == slash + 1 || l < 0 || l > 128)
+		return sl_out_error(o, "'%s' is not a prefix (X:X::X/LEN)", s);
+	*len = (uint8_t)l;
+	return 0;
+}
+
 int sl_arg_mac(struct sl_out *o, const char *s, uint8_t mac[6])
 {
 	unsigned v[6];

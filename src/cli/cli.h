@@ -72,6 +72,8 @@ int sl_arg_u32(struct sl_out *o, const char *what, const char *s, uint32_t min, 
 	       uint32_t *v);
 int sl_arg_ip4(struct sl_out *o, const char *s, uint32_t *ip);          /* host order */
 int sl_arg_prefix4(struct sl_out *o, const char *s, uint32_t *ip, uint8_t *len);
+int sl_arg_ip6(struct sl_out *o, const char *s, uint8_t ip[16]);
+int sl_arg_prefix6(struct sl_out *o, const char *s, uint8_t ip[16], uint8_t *len);
 int sl_arg_mac(struct sl_out *o, const char *s, uint8_t mac[6]);
 void sl_fmt_ip4(char *buf, uint32_t ip);
 

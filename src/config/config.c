@@ -27,6 +27,8 @@ void sl_config_defaults(struct sl_config *c)
 	c->rx_vector = 256;
 	c->ip4_max_routes = 1 << 20;
 	c->ip4_tbl8s = 1 << 14;
+	c->ip6_max_routes = 1 << 16;
+	c->ip6_tbl8s = 1 << 14;
 }
 
 static int fail(struct lexer *lx, const char *fmt, ...)
@@ -332,12 +334,21 @@ static int sec_ip4(struct lexer *lx, struct sl_config *c, const char *key)
 	return fail(lx, "unknown 'ip4' option '%s'", key);
 }
 
+static int sec_ip6(struct lexer *lx, struct sl_config *c, const char *key)
+{
+	if (!strcmp(key, "max-routes"))
+		return expect_uint(lx, key, 1024, 1 << 24, &c->ip6_max_routes);
+	if (!strcmp(key, "tbl8s"))
+		return expect_uint(lx, key, 256, 1 << 22, &c->ip6_tbl8s);
+	return fail(lx, "unknown 'ip6' option '%s'", key);
+}
+
 static const struct {
 	const char *name;
 	section_fn fn;
 } sections[] = {
 	{"unix", sec_unix}, {"cpu", sec_cpu}, {"dpdk", sec_dpdk},
-	{"buffers", sec_buffers}, {"ip4", sec_ip4},
+	{"buffers", sec_buffers}, {"ip4", sec_ip4}, {"ip6", sec_ip6},
 };
 
 int sl_config_parse(struct sl_config *c, const char *text, const char *name, char *err,

@@ -37,6 +37,8 @@ struct sl_config {
 	uint32_t rx_vector;        /* most packets port-rx takes per graph walk */
 	uint32_t ip4_max_routes;
 	uint32_t ip4_tbl8s;
+	uint32_t ip6_max_routes; /* per IPv6 FIB (every table) */
+	uint32_t ip6_tbl8s;
 };
 
 void sl_config_defaults(struct sl_config *c);

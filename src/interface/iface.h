@@ -78,7 +78,9 @@ struct sl_iface {
 				       * port-tx-P does not) */
 	uint16_t mtu;
 	uint32_t ip4;                 /* primary address, host order; 0 = none */
-	uint16_t fib;                 /* its IPv4 FIB table's index (0: table 0) */
+	uint16_t fib;                 /* its FIB table's index, both families (0: table 0) */
+	uint8_t ip6_ll[16];           /* IPv6 link-local address; all zero: IPv6 is off */
+	uint8_t ip6_gl[16];           /* first global IPv6 address (ICMPv6 errors' source) */
 	struct rte_ether_addr mac;
 	uint16_t nb_txq;              /* worker w sends on queue w % nb_txq */
 	bool tx_shared;               /* fewer TX queues than workers: queues are locked */
@@ -108,6 +110,10 @@ struct sl_iface {
 	uint32_t addrs[SL_IF_MAX_ADDRS];
 	uint8_t plens[SL_IF_MAX_ADDRS];
 	int naddr;
+	uint8_t addrs6[SL_IF_MAX_ADDRS][16]; /* IPv6 addresses but the link-local */
+	uint8_t plens6[SL_IF_MAX_ADDRS];
+	int naddr6;
+	bool ll6_conf;                /* link-local configured, not EUI-64 */
 };
 
 extern struct sl_iface sl_ifaces[SL_IF_MAX];

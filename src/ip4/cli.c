@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* IPv4 CLI: addresses, routes, neighbours, in VPP's grammar. */
 #include "route.h"
+#include "../ip6/ip6.h"
 #include "../cli/cli.h"
 #include "../interface/iface.h"
 
@@ -29,7 +30,7 @@ static int errno_msg(struct sl_out *o, int rc, const char *what)
 
 static int cmd_set_ip_address(struct sl_out *o, int argc, char **argv)
 {
-	const char *usage = "usage: set interface ip address [del] IFACE A.B.C.D/LEN";
+	const char *usage = "usage: set interface ip address [del] IFACE A.B.C.D/LEN | X:X::X/LEN";
 	bool del = argc > 0 && !strcmp(argv[0], "del");
 	if (argc != 2 + del)
 		return sl_out_error(o, "%s", usage);
@@ -37,27 +38,154 @@ static int cmd_set_ip_address(struct sl_out *o, int argc, char **argv)
 	if (!f)
 		return sl_out_error(o, "unknown interface '%s'", argv[del]);
 	uint32_t ip;
-	uint8_t len;
-	if (sl_arg_prefix4(o, argv[del + 1], &ip, &len))
-		return -1;
-	int rc = del ? sl_ip4_addr_del(f->port, ip, len) : sl_ip4_addr_add(f->port, ip, len);
+	uint8_t len, ip6[16];
+	int rc;
+	if (strchr(argv[del + 1], ':')) {
+		if (sl_arg_prefix6(o, argv[del + 1], ip6, &len))
+			return -1;
+		if (sl_ip6_is_ll(ip6))
+			return sl_out_error(o, "%s: a link-local address is set with 'set ip6 "
+					       "link-local address IFACE ADDRESS'", argv[del + 1]);
+		rc = del ? sl_ip6_addr_del(f->port, ip6, len) : sl_ip6_addr_add(f->port, ip6, len);
+	} else {
+		if (sl_arg_prefix4(o, argv[del + 1], &ip, &len))
+			return -1;
+		rc = del ? sl_ip4_addr_del(f->port, ip, len) : sl_ip4_addr_add(f->port, ip, len);
+	}
 	return rc ? errno_msg(o, rc, argv[del + 1]) : 0;
 }
 SL_CLI_COMMAND(set_ip_address, .path = "set interface ip address",
-	       .usage = "[del] IFACE A.B.C.D/LEN", .help = "add or delete an interface address",
+	       .usage = "[del] IFACE A.B.C.D/LEN | X:X::X/LEN",
+	       .help = "add or delete an interface address (IPv4 or IPv6; the first IPv6 one "
+		       "enables IPv6 with an EUI-64 link-local)",
 	       .fn = cmd_set_ip_address)
 
-static int route_err(struct sl_out *o, uint32_t p, uint8_t len, int rc)
+/* An address of either family, and what route_cmd needs of each. */
+union addr {
+	uint32_t v4;
+	uint8_t v6[16];
+};
+
+struct family {
+	uint8_t max_len;
+	int (*prefix)(struct sl_out *o, const char *s, union addr *a, uint8_t *len);
+	int (*addr)(struct sl_out *o, const char *s, union addr *a);
+	void (*fmt)(char *buf, const union addr *a);
+	/* a + i prefixes of length len (count N) */
+	void (*step)(union addr *out, const union addr *a, uint8_t len, uint32_t i);
+	bool (*is_static)(uint16_t fib, const union addr *p, uint8_t len);
+	int (*weight)(uint16_t fib, const union addr *p, uint8_t len, const union addr *nh, int port);
+	int (*add_path)(uint16_t fib, const union addr *p, uint8_t len, const union addr *nh,
+			int port, uint16_t w);
+	int (*del_path)(uint16_t fib, const union addr *p, uint8_t len, const union addr *nh,
+			int port);
+	int (*del)(uint16_t fib, const union addr *p, uint8_t len);
+};
+
+static int v4_prefix(struct sl_out *o, const char *s, union addr *a, uint8_t *len)
 {
-	char what[64], ip[20];
-	sl_fmt_ip4(ip, p);
+	return sl_arg_prefix4(o, s, &a->v4, len);
+}
+static int v4_addr(struct sl_out *o, const char *s, union addr *a)
+{
+	return sl_arg_ip4(o, s, &a->v4);
+}
+static void v4_fmt(char *buf, const union addr *a)
+{
+	sl_fmt_ip4(buf, a->v4);
+}
+static void v4_step(union addr *out, const union addr *a, uint8_t len, uint32_t i)
+{
+	out->v4 = a->v4 + (len ? i << (32 - len) : 0);
+}
+static bool v4_is_static(uint16_t fib, const union addr *p, uint8_t len)
+{
+	const struct sl_route *r = sl_rib_find(fib, p->v4, len);
+	return r && (r->present & (1u << SL_SRC_STATIC));
+}
+static int v4_weight(uint16_t fib, const union addr *p, uint8_t len, const union addr *nh, int port)
+{
+	return sl_ip4_route_path_weight(fib, p->v4, len, nh->v4, port);
+}
+static int v4_add_path(uint16_t fib, const union addr *p, uint8_t len, const union addr *nh,
+		       int port, uint16_t w)
+{
+	return sl_ip4_route_add_path(fib, p->v4, len, nh->v4, port, w);
+}
+static int v4_del_path(uint16_t fib, const union addr *p, uint8_t len, const union addr *nh, int port)
+{
+	return sl_ip4_route_del_path(fib, p->v4, len, nh->v4, port);
+}
+static int v4_del(uint16_t fib, const union addr *p, uint8_t len)
+{
+	return sl_ip4_route_del(fib, p->v4, len);
+}
+static const struct family fam4 = {32, v4_prefix, v4_addr, v4_fmt, v4_step, v4_is_static,
+				   v4_weight, v4_add_path, v4_del_path, v4_del};
+
+static int v6_prefix(struct sl_out *o, const char *s, union addr *a, uint8_t *len)
+{
+	return sl_arg_prefix6(o, s, a->v6, len);
+}
+static int v6_addr(struct sl_out *o, const char *s, union addr *a)
+{
+	return sl_arg_ip6(o, s, a->v6);
+}
+static void v6_fmt(char *buf, const union addr *a)
+{
+	sl_fmt_ip6(buf, a->v6);
+}
+/* 128-bit big-endian addition of i at bit len */
+static void v6_step(union addr *out, const union addr *a, uint8_t len, uint32_t i)
+{
+	*out = *a;
+	if (!len)
+		return;
+	unsigned bit = 128u - len; /* i counts in units of 2^bit */
+	uint64_t carry = (uint64_t)i << (bit % 8);
+	for (int b = 15 - (int)(bit / 8); b >= 0 && carry; b--) {
+		carry += out->v6[b];
+		out->v6[b] = (uint8_t)carry;
+		carry >>= 8;
+	}
+}
+static bool v6_is_static(uint16_t fib, const union addr *p, uint8_t len)
+{
+	const struct sl_route6 *r = sl_ip6_rib_find(fib, p->v6, len);
+	return r && (r->present & (1u << SL_SRC_STATIC));
+}
+static int v6_weight(uint16_t fib, const union addr *p, uint8_t len, const union addr *nh, int port)
+{
+	return sl_ip6_route_path_weight(fib, p->v6, len, nh->v6, port);
+}
+static int v6_add_path(uint16_t fib, const union addr *p, uint8_t len, const union addr *nh,
+		       int port, uint16_t w)
+{
+	return sl_ip6_route_add_path(fib, p->v6, len, nh->v6, port, w);
+}
+static int v6_del_path(uint16_t fib, const union addr *p, uint8_t len, const union addr *nh, int port)
+{
+	return sl_ip6_route_del_path(fib, p->v6, len, nh->v6, port);
+}
+static int v6_del(uint16_t fib, const union addr *p, uint8_t len)
+{
+	return sl_ip6_route_del(fib, p->v6, len);
+}
+static const struct family fam6 = {128, v6_prefix, v6_addr, v6_fmt, v6_step, v6_is_static,
+				   v6_weight, v6_add_path, v6_del_path, v6_del};
+
+static int route_err(struct sl_out *o, const struct family *fm, const union addr *p, uint8_t len,
+		     int rc)
+{
+	char what[64], ip[46];
+	fm->fmt(ip, p);
 	snprintf(what, sizeof(what), "%s/%u", ip, len);
 	return errno_msg(o, rc, what);
 }
 
 /* "table N" among the arguments before "via" (VPP takes it before or after the prefix): the
  * table's index in *fib, the pair taken out of argv. 0 done, -1 error (answered). */
-static int take_table(struct sl_out *o, int *argc, char **argv, uint16_t *fib)
+int sl_ip_cli_table(struct sl_out *o, int *argc, char **argv, uint16_t *fib)
 {
 	*fib = 0;
 	for (int i = 0; i < *argc && strcmp(argv[i], "via"); i++) {
@@ -85,11 +213,12 @@ static int route_cmd(struct sl_out *o, int argc, char **argv, bool add)
 {
 	const char *usage = add ? "usage: ip route add [table N] [count N] PREFIX via NEXTHOP [IFACE] [weight N]"
 				: "usage: ip route del [table N] [count N] PREFIX [via NEXTHOP [IFACE]]";
-	uint32_t pfx, nh = 0, count = 1, weight = 1;
+	uint32_t count = 1, weight = 1;
+	union addr pfx, nh = {0};
 	bool via = false;
 	uint8_t len;
 	uint16_t fib;
-	if (take_table(o, &argc, argv, &fib))
+	if (sl_ip_cli_table(o, &argc, argv, &fib))
 		return -1;
 	if (argc >= 2 && !strcmp(argv[0], "count")) {
 		if (sl_arg_u32(o, "count", argv[1], 1, 1 << 24, &count))
@@ -99,7 +228,8 @@ static int route_cmd(struct sl_out *o, int argc, char **argv, bool add)
 	}
 	if (argc < 1)
 		return sl_out_error(o, "%s", usage);
-	if (sl_arg_prefix4(o, argv[0], &pfx, &len))
+	const struct family *fm = strchr(argv[0], ':') ? &fam6 : &fam4;
+	if (fm->prefix(o, argv[0], &pfx, &len))
 		return -1;
 	int port = -1;
 	if (add && argc >= 2 && !strcmp(argv[argc - 2], "weight")) {
@@ -111,7 +241,7 @@ static int route_cmd(struct sl_out *o, int argc, char **argv, bool add)
 		if (strcmp(argv[1], "via") || argc < 3 || argc > 4)
 			return sl_out_error(o, "%s", usage);
 		via = true;
-		if (sl_arg_ip4(o, argv[2], &nh))
+		if (fm->addr(o, argv[2], &nh))
 			return -1;
 		if (argc == 4) {
 			struct sl_iface *f = sl_iface_by_name(argv[3]);
@@ -122,19 +252,20 @@ static int route_cmd(struct sl_out *o, int argc, char **argv, bool add)
 	} else if (add) {
 		return sl_out_error(o, "%s", usage);
 	}
-	uint32_t step = len ? 1u << (32 - len) : 0;
-	if (count > 1 && (len == 0 || (uint64_t)(pfx >> (32 - len)) + count > (1ull << len)))
+	union addr last;
+	fm->step(&last, &pfx, len, count - 1);
+	if (count > 1 && (len == 0 || (len <= 32 && (uint64_t)count > (1ull << len)) ||
+			  (fm == &fam6 ? memcmp(last.v6, pfx.v6, 16) < 0 : last.v4 < pfx.v4)))
 		return sl_out_error(o, "count %u overflows the address space from %s", count,
 				    argv[0]);
 	/* all or nothing: deletes are checked first (each route, or its path), adds are undone
 	 * on failure, each as it was before: a route made removed, a path added deleted, a
 	 * path's weight set back */
 	for (uint32_t i = 0; !add && i < count; i++) {
-		uint32_t p = pfx + i * step;
-		const struct sl_route *r = sl_rib_find(fib, p, len);
-		if (!r || !(r->present & (1u << SL_SRC_STATIC)) ||
-		    (via && sl_ip4_route_path_weight(fib, p, len, nh, port) < 0))
-			return route_err(o, p, len, -ENOENT);
+		union addr p;
+		fm->step(&p, &pfx, len, i);
+		if (!fm->is_static(fib, &p, len) || (via && fm->weight(fib, &p, len, &nh, port) < 0))
+			return route_err(o, fm, &p, len, -ENOENT);
 	}
 	const uint32_t UNDO_ROUTE = 0, UNDO_PATH = UINT32_MAX; /* else: the path's weight before */
 	uint32_t *undo = add ? malloc(sizeof(uint32_t) * count) : NULL;
@@ -142,28 +273,29 @@ static int route_cmd(struct sl_out *o, int argc, char **argv, bool add)
 		return sl_out_error(o, "out of memory");
 	int rc = 0;
 	for (uint32_t i = 0; i < count && !rc; i++) {
-		uint32_t p = pfx + i * step;
+		union addr p;
+		fm->step(&p, &pfx, len, i);
 		if (add) {
-			const struct sl_route *r = sl_rib_find(fib, p, len);
-			int w = sl_ip4_route_path_weight(fib, p, len, nh, port);
-			undo[i] = !(r && (r->present & (1u << SL_SRC_STATIC))) ? UNDO_ROUTE
-				  : w < 0				      ? UNDO_PATH
-									      : (uint32_t)w;
+			int w = fm->weight(fib, &p, len, &nh, port);
+			undo[i] = !fm->is_static(fib, &p, len) ? UNDO_ROUTE
+				  : w < 0			 ? UNDO_PATH
+								 : (uint32_t)w;
 		}
-		rc = add   ? sl_ip4_route_add_path(fib, p, len, nh, port, (uint16_t)weight)
-		     : via ? sl_ip4_route_del_path(fib, p, len, nh, port)
-			   : sl_ip4_route_del(fib, p, len);
+		rc = add   ? fm->add_path(fib, &p, len, &nh, port, (uint16_t)weight)
+		     : via ? fm->del_path(fib, &p, len, &nh, port)
+			   : fm->del(fib, &p, len);
 		if (rc) {
 			for (uint32_t j = 0; add && j < i; j++) {
-				uint32_t q = pfx + j * step;
+				union addr q;
+				fm->step(&q, &pfx, len, j);
 				if (undo[j] == UNDO_ROUTE)
-					sl_ip4_route_del(fib, q, len);
+					fm->del(fib, &q, len);
 				else if (undo[j] == UNDO_PATH)
-					sl_ip4_route_del_path(fib, q, len, nh, port);
+					fm->del_path(fib, &q, len, &nh, port);
 				else
-					sl_ip4_route_add_path(fib, q, len, nh, port, (uint16_t)undo[j]);
+					fm->add_path(fib, &q, len, &nh, port, (uint16_t)undo[j]);
 			}
-			route_err(o, p, len, rc);
+			route_err(o, fm, &p, len, rc);
 		}
 	}
 	free(undo);
@@ -191,31 +323,33 @@ SL_CLI_COMMAND(route_del, .path = "ip route del",
 static int cmd_neighbor(struct sl_out *o, int argc, char **argv)
 {
 	bool del = argc > 0 && !strcmp(argv[0], "del");
-	const char *usage = "usage: ip neighbor [del] IFACE A.B.C.D [MAC] [static]";
+	const char *usage = "usage: ip neighbor [del] IFACE A.B.C.D|X:X::X [MAC] [static]";
 	if (argc < 2 + del)
 		return sl_out_error(o, "%s", usage);
 	struct sl_iface *f = sl_iface_by_name(argv[del]);
 	if (!f)
 		return sl_out_error(o, "unknown interface '%s'", argv[del]);
 	uint32_t ip;
-	uint8_t mac[6];
-	if (sl_arg_ip4(o, argv[del + 1], &ip))
+	uint8_t mac[6], ip6[16];
+	bool v6 = strchr(argv[del + 1], ':') != NULL;
+	if (v6 ? sl_arg_ip6(o, argv[del + 1], ip6) : sl_arg_ip4(o, argv[del + 1], &ip))
 		return -1;
 	if (del) {
-		int rc = sl_ip4_neigh_del(f->port, ip);
+		int rc = v6 ? sl_ip6_neigh_del(f->port, ip6) : sl_ip4_neigh_del(f->port, ip);
 		return rc ? errno_msg(o, rc, argv[2]) : 0;
 	}
 	if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "static")))
 		return sl_out_error(o, "%s", usage);
 	if (sl_arg_mac(o, argv[2], mac))
 		return -1;
-	int rc = sl_ip4_neigh_set(f->port, ip, mac, true);
+	int rc = v6 ? sl_ip6_neigh_set(f->port, ip6, mac, true)
+		    : sl_ip4_neigh_set(f->port, ip, mac, true);
 	return rc ? errno_msg(o, rc, argv[1]) : 0;
 }
-SL_CLI_COMMAND(neighbor, .path = "ip neighbor", .usage = "[del] IFACE A.B.C.D MAC [static]",
-	       .help = "add or delete a static ARP entry", .fn = cmd_neighbor)
+SL_CLI_COMMAND(neighbor, .path = "ip neighbor", .usage = "[del] IFACE A.B.C.D|X:X::X MAC [static]",
+	       .help = "add or delete a static ARP or IPv6 neighbour entry", .fn = cmd_neighbor)
 
-static const char *src_names[] = {"local", "connected", "static", "adjacency"};
+const char *const sl_ip_src_names[SL_SRC_N] = {"local", "connected", "static", "adjacency"};
 
 /* One row: the route's active source through adjacency id, with weight w. */
 static void route_row_adj(struct sl_out *o, const struct sl_route *r, int src, uint32_t id,
@@ -235,7 +369,7 @@ static void route_row_adj(struct sl_out *o, const struct sl_route *r, int src, u
 	snprintf(tbl, sizeof(tbl), "%u", sl_fib_ids[r->fib]);
 	snprintf(ws, sizeof(ws), "%u", w);
 	const char *ifn = (a->type >= SL_ADJ_GLEAN) ? sl_ifaces[a->port].name : "";
-	sl_tbl_row(o, tbl, pfx, src_names[src], sl_adj_type_names[a->type], nh, ifn, mac, ids, ws);
+	sl_tbl_row(o, tbl, pfx, sl_ip_src_names[src], sl_adj_type_names[a->type], nh, ifn, mac, ids, ws);
 }
 
 /* A route's rows: one, or one per path of a static route with several (ECMP/UCMP). */
@@ -290,7 +424,7 @@ static int cmp_route(const void *a, const void *b)
 	return (int)x->len - (int)y->len;
 }
 
-static const char *fib_cols[] = {"table:u", "prefix", "source", "type", "next-hop",
+const char *const sl_ip_fib_cols[9] = {"table:u", "prefix", "source", "type", "next-hop",
 				 "interface", "mac", "adj:u", "weight:u"};
 
 static int cmd_show_fib(struct sl_out *o, int argc, char **argv)
@@ -299,7 +433,7 @@ static int cmd_show_fib(struct sl_out *o, int argc, char **argv)
 	bool one_table = false;
 	for (int i = 0; i < argc; i++)
 		one_table |= !strcmp(argv[i], "table");
-	if (take_table(o, &argc, argv, &fib))
+	if (sl_ip_cli_table(o, &argc, argv, &fib))
 		return -1;
 	if (argc == 1 && !strcmp(argv[0], "summary")) {
 		char n[16];
@@ -315,7 +449,7 @@ static int cmd_show_fib(struct sl_out *o, int argc, char **argv)
 		if (strchr(argv[0], '/') ? sl_arg_prefix4(o, argv[0], &ip, &len)
 					 : sl_arg_ip4(o, argv[0], &ip))
 			return -1;
-		sl_tbl_begin(o, "routes", 9, fib_cols);
+		sl_tbl_begin(o, "routes", 9, sl_ip_fib_cols);
 		for (int l = len; l >= 0; l--) {
 			const struct sl_route *r = sl_rib_find(fib, ip, (uint8_t)l);
 			if (r) {
@@ -331,7 +465,7 @@ static int cmd_show_fib(struct sl_out *o, int argc, char **argv)
 	struct collect c = {.fib = one_table ? fib : -1};
 	sl_rib_walk(collect_one, &c);
 	qsort(c.v, c.n, sizeof(*c.v), cmp_route);
-	sl_tbl_begin(o, "routes", 9, fib_cols);
+	sl_tbl_begin(o, "routes", 9, sl_ip_fib_cols);
 	for (size_t i = 0; i < c.n; i++)
 		route_row(o, c.v[i]);
 	sl_tbl_end(o);

@@ -19,25 +19,7 @@ enum { ICMPE_ERRORS(SL_ERR_ENUM) IE_NB_ERR };
 static const char *const ie_reasons[] = {ICMPE_ERRORS(SL_ERR_STR)};
 static uint16_t ie_err;
 
-#define ICMP_RATE_PER_S 1000
-#define ICMP_BURST 100u
-
 enum { IE_NEXT_DROP, IE_NEXT_LOOKUP, IE_NB_NEXT };
-
-/* Token bucket, time passed in (TSC). */
-static inline bool icmp_allow(struct sl_worker *w, uint64_t now)
-{
-	uint64_t per = rte_get_tsc_hz() / ICMP_RATE_PER_S;
-	if (now - w->icmp_last >= per) {
-		uint64_t add = (now - w->icmp_last) / per;
-		w->icmp_tokens = RTE_MIN(ICMP_BURST, w->icmp_tokens + add);
-		w->icmp_last += add * per;
-	}
-	if (w->icmp_tokens == 0)
-		return false;
-	w->icmp_tokens--;
-	return true;
-}
 
 static inline bool is_icmp_error(const struct rte_ipv4_hdr *ip, uint32_t hl, uint32_t len)
 {
@@ -68,7 +50,7 @@ static inline uint16_t ie_one(struct sl_worker *w, struct rte_mbuf *m, uint64_t 
 		e = IE_ERR_NOSRC;
 		goto drop;
 	}
-	if (!icmp_allow(w, now)) {
+	if (!sl_icmp_allow(w, now)) {
 		e = IE_ERR_RATE;
 		goto drop;
 	}

@@ -45,7 +45,6 @@ extern bool sl_fib_multi; /* a table other than 0 exists: ip4-lookup looks at ea
 #define SL_ADJ_ID_DROP 0
 #define SL_ADJ_ID_LOCAL 1
 
-enum { SL_PUNT_ARP = 1, SL_PUNT_GLEAN = 2 };
 
 /* ICMP types (RFC 792) */
 #define SL_ICMP_ECHO_REPLY 0
@@ -68,6 +67,24 @@ static inline uint16_t sl_cksum_ttl_dec(uint16_t be_cksum)
 	s = (s & 0xffff) + (s >> 16);
 	s = (s & 0xffff) + (s >> 16);
 	return rte_cpu_to_be_16((uint16_t)~s);
+}
+
+/* ICMP errors of both families: a token bucket per worker, ICMP_RATE_PER_S a second with
+ * bursts of SL_ICMP_BURST (RFC 1812 4.3.2.8, RFC 4443 2.4 f); now is the TSC. */
+#define SL_ICMP_RATE_PER_S 1000
+#define SL_ICMP_BURST 100u
+static inline bool sl_icmp_allow(struct sl_worker *w, uint64_t now)
+{
+	uint64_t per = rte_get_tsc_hz() / SL_ICMP_RATE_PER_S;
+	if (now - w->icmp_last >= per) {
+		uint64_t add = (now - w->icmp_last) / per;
+		w->icmp_tokens = RTE_MIN(SL_ICMP_BURST, w->icmp_tokens + add);
+		w->icmp_last += add * per;
+	}
+	if (w->icmp_tokens == 0)
+		return false;
+	w->icmp_tokens--;
+	return true;
 }
 
 /* One lookup, for the control plane and tests; workers use rte_fib_lookup_bulk. */
@@ -149,6 +166,19 @@ static inline uint32_t sl_flow_hash4(const struct rte_mbuf *m, const struct rte_
  * that path is within its share, so a change moves only the flows it must. */
 void sl_lb_assign(uint8_t owner[SL_LB_BUCKETS], const int16_t *old, const uint16_t *w,
 		  unsigned n);
+
+/* Shared with IPv6 (main lcore): adjacencies (sl_adj_alloc frees a when the table is full;
+ * an id released is recycled after a grace period) and load-balances (sl_lb_publish: bucket
+ * b takes path_adj[owner[b]]; sl_lb_free: named, a FIB entry may have named it, so after a
+ * grace period). Return 0 or -errno. */
+struct sl_adj *sl_adj_new(uint8_t type, uint16_t port, uint32_t nh, const uint8_t *dmac,
+			  uint16_t ethertype);
+int sl_adj_alloc(struct sl_adj *a, uint32_t *id);
+void sl_adj_publish(uint32_t id, struct sl_adj *a);
+void sl_adj_release(uint32_t id);
+int sl_lb_alloc(uint32_t *id);
+int sl_lb_publish(uint32_t id, const uint8_t owner[SL_LB_BUCKETS], const uint32_t *path_adj);
+void sl_lb_free(uint32_t id, bool named);
 
 /* Looks up ips[i] in packet i's table (its ingress interface's, or sl_meta2.fib), one bulk
  * call per run of packets in one table; a table gone gives the drop adjacency. */

@@ -3,6 +3,7 @@
  * compiles into (rte_fib DIR-24-8), adjacencies and neighbours. Memory that workers may
  * still read is reused only after an RCU grace period. */
 #include "route.h"
+#include "../ip6/ip6.h"
 #include "../interface/iface.h"
 #include "../cli/cli.h"
 #include "../config/config.h"
@@ -56,7 +57,7 @@ static void retire(struct sl_adj *old, uint32_t id)
 		sl_rcu_retire(adj_retired, old, id);
 }
 
-static struct sl_adj *adj_new_type(uint8_t type, uint16_t port, uint32_t nh,
+struct sl_adj *sl_adj_new(uint8_t type, uint16_t port, uint32_t nh,
 				   const uint8_t *dmac, uint16_t ethertype)
 {
 	struct sl_adj *a = aligned_alloc(32, sizeof(*a));
@@ -77,18 +78,18 @@ static struct sl_adj *adj_new_type(uint8_t type, uint16_t port, uint32_t nh,
 
 static struct sl_adj *adj_new(uint8_t type, uint16_t port, uint32_t nh, const uint8_t *dmac)
 {
-	return adj_new_type(type, port, nh, dmac, RTE_ETHER_TYPE_IPV4);
+	return sl_adj_new(type, port, nh, dmac, RTE_ETHER_TYPE_IPV4);
 }
 
 /* Publishes a new adjacency under id; the old one is freed after a grace period. */
-static void adj_publish(uint32_t id, struct sl_adj *a)
+void sl_adj_publish(uint32_t id, struct sl_adj *a)
 {
 	struct sl_adj *old = sl_adj_tbl[id];
 	__atomic_store_n(&sl_adj_tbl[id], a, __ATOMIC_RELEASE);
 	retire(old, 0);
 }
 
-static int adj_alloc(struct sl_adj *a, uint32_t *id)
+int sl_adj_alloc(struct sl_adj *a, uint32_t *id)
 {
 	if (adj_nfree == 0)
 		sl_rcu_reclaim();
@@ -102,7 +103,7 @@ static int adj_alloc(struct sl_adj *a, uint32_t *id)
 }
 
 /* The id must no longer be in the FIB; it is recycled after a grace period. */
-static void adj_release(uint32_t id)
+void sl_adj_release(uint32_t id)
 {
 	struct sl_adj *old = sl_adj_tbl[id];
 	retire(old, id);
@@ -371,13 +372,13 @@ static struct sl_neigh *neigh_get(uint16_t port, uint32_t ip)
 	n->ip = ip;
 	n->state = SL_NEIGH_INCOMPLETE;
 	n->created = rte_rdtsc();
-	if (adj_alloc(adj_new(SL_ADJ_INCOMPLETE, port, ip, NULL), &n->adj)) {
+	if (sl_adj_alloc(adj_new(SL_ADJ_INCOMPLETE, port, ip, NULL), &n->adj)) {
 		free(n);
 		return NULL;
 	}
 	uint64_t k = nkey(port, ip);
 	if (rte_hash_add_key_data(neighs, &k, n)) {
-		adj_release(n->adj);
+		sl_adj_release(n->adj);
 		free(n);
 		return NULL;
 	}
@@ -393,7 +394,7 @@ static void neigh_free(struct sl_neigh *n)
 	if (n->host_route)
 		rib_set(sl_ifaces[n->port].fib, n->ip, 32, SL_SRC_ADJ, ~0u, 0);
 	rte_hash_del_key(neighs, &k);
-	adj_release(n->adj);
+	sl_adj_release(n->adj);
 	held_drop(n);
 	free(n);
 }
@@ -415,7 +416,7 @@ int sl_ip4_neigh_set(uint16_t port, uint32_t ip, const uint8_t mac[6], bool is_s
 		struct sl_adj *a = adj_new(SL_ADJ_FORWARD, port, ip, mac);
 		if (!a)
 			return -ENOMEM;
-		adj_publish(n->adj, a);
+		sl_adj_publish(n->adj, a);
 	}
 	held_release(n);
 	if (!n->host_route && connected_src(port, ip)) {
@@ -434,7 +435,7 @@ int sl_ip4_neigh_del(uint16_t port, uint32_t ip)
 		/* routes still use it: back to incomplete so they resolve again */
 		n->state = SL_NEIGH_INCOMPLETE;
 		memset(n->mac, 0, 6);
-		adj_publish(n->adj, adj_new(SL_ADJ_INCOMPLETE, port, ip, NULL));
+		sl_adj_publish(n->adj, adj_new(SL_ADJ_INCOMPLETE, port, ip, NULL));
 		if (n->host_route) {
 			rib_set(sl_ifaces[port].fib, ip, 32, SL_SRC_ADJ, ~0u, 0);
 			n->host_route = false;
@@ -466,7 +467,7 @@ int sl_ip4_addr_add(uint16_t port, uint32_t ip, uint8_t len)
 		return rc;
 	if (len < 32) {
 		if (!glean_adj[port] &&
-		    adj_alloc(adj_new(SL_ADJ_GLEAN, port, 0, NULL), &glean_adj[port]))
+		    sl_adj_alloc(adj_new(SL_ADJ_GLEAN, port, 0, NULL), &glean_adj[port]))
 			goto undo_local;
 		if ((rc = rib_set(f->fib, ip, len, SL_SRC_CONNECTED, glean_adj[port], 0)))
 			goto undo_local;
@@ -511,23 +512,47 @@ static void lb_retired(void *old, uintptr_t id)
 	free(old);
 }
 
+int sl_lb_publish(uint32_t id, const uint8_t owner[SL_LB_BUCKETS], const uint32_t *path_adj)
+{
+	struct sl_lb *lb = malloc(sizeof(*lb));
+	if (!lb)
+		return -ENOMEM;
+	for (unsigned b = 0; b < SL_LB_BUCKETS; b++)
+		lb->adj[b] = path_adj[owner[b]];
+	struct sl_lb *old = sl_lb_tbl[id];
+	__atomic_store_n(&sl_lb_tbl[id], lb, __ATOMIC_RELEASE);
+	if (old)
+		sl_rcu_retire(lb_retired, old, 0);
+	return 0;
+}
+
+int sl_lb_alloc(uint32_t *id)
+{
+	if (lb_nfree == 0)
+		sl_rcu_reclaim();
+	if (lb_nfree == 0)
+		return -ENOSPC;
+	*id = lb_free[--lb_nfree];
+	return 0;
+}
+
+void sl_lb_free(uint32_t id, bool named)
+{
+	if (named)
+		sl_rcu_retire(lb_retired, sl_lb_tbl[id], id);
+	else
+		lb_retired(sl_lb_tbl[id], id);
+}
+
 /* Builds and publishes route r's load-balance from its paths' owners; the old one goes
  * after a grace period. */
 static int lb_publish(struct sl_route *r)
 {
 	struct sl_paths *ps = r->paths;
-	struct sl_lb *lb = malloc(sizeof(*lb));
-	if (!lb)
-		return -ENOMEM;
-	for (unsigned b = 0; b < SL_LB_BUCKETS; b++) {
-		const struct sl_rpath *p = &ps->p[ps->owner[b]];
-		lb->adj[b] = sl_neigh_find(p->port, p->nh)->adj;
-	}
-	struct sl_lb *old = sl_lb_tbl[ps->lb];
-	__atomic_store_n(&sl_lb_tbl[ps->lb], lb, __ATOMIC_RELEASE);
-	if (old)
-		sl_rcu_retire(lb_retired, old, 0);
-	return 0;
+	uint32_t adj[SL_PATHS_MAX];
+	for (int i = 0; i < r->npaths; i++)
+		adj[i] = sl_neigh_find(ps->p[i].port, ps->p[i].nh)->adj;
+	return sl_lb_publish(ps->lb, ps->owner, adj);
 }
 
 static int path_find(const struct sl_route *r, uint32_t nh, int port)
@@ -541,14 +566,15 @@ static int path_find(const struct sl_route *r, uint32_t nh, int port)
 /* A route of one static path gets a second: its paths, a load-balance id, the FIB to it. */
 static int paths_make(struct sl_route *r)
 {
-	if (lb_nfree == 0)
-		sl_rcu_reclaim();
-	if (lb_nfree == 0)
+	uint32_t id;
+	if (sl_lb_alloc(&id))
 		return -ENOSPC;
 	struct sl_paths *ps = calloc(1, sizeof(*ps));
-	if (!ps)
+	if (!ps) {
+		sl_lb_free(id, false);
 		return -ENOMEM;
-	ps->lb = lb_free[--lb_nfree];
+	}
+	ps->lb = id;
 	ps->p[0] = (struct sl_rpath){.nh = r->nh[SL_SRC_STATIC], .port = r->port, .weight = r->weight};
 	r->paths = ps;
 	return 0;
@@ -568,7 +594,7 @@ static int paths_drop(struct sl_route *r, int keep)
 	r->weight = p.weight;
 	r->npaths = 1;
 	r->paths = NULL;
-	sl_rcu_retire(lb_retired, sl_lb_tbl[ps->lb], ps->lb);
+	sl_lb_free(ps->lb, true);
 	free(ps);
 	return 0;
 }
@@ -667,7 +693,7 @@ int sl_ip4_route_add_path(uint16_t fib, uint32_t pfx, uint8_t len, uint32_t nh, 
 			if (rc) { /* undo: back as it was */
 				r->npaths--;
 				if (made) { /* no FIB entry named it: no grace period */
-					lb_retired(sl_lb_tbl[r->paths->lb], r->paths->lb);
+					sl_lb_free(r->paths->lb, false);
 					free(r->paths);
 					r->paths = NULL;
 				} else {
@@ -714,7 +740,7 @@ int sl_ip4_route_del(uint16_t fib, uint32_t pfx, uint8_t len)
 	if (ps) {
 		for (int i = 0; i < np; i++)
 			neigh_unref(ps->p[i].port, ps->p[i].nh);
-		sl_rcu_retire(lb_retired, sl_lb_tbl[ps->lb], ps->lb);
+		sl_lb_free(ps->lb, true);
 		free(ps);
 	} else {
 		neigh_unref(port, nh);
@@ -974,6 +1000,8 @@ static int ip4_busy(const struct sl_iface *f, bool commit, char *why, size_t len
 RTE_INIT(ip4_busy_init)
 {
 	sl_iface_busy_register(ip4_busy);
+	sl_punt_register(SL_PUNT_ARP, sl_ip4_punt);
+	sl_punt_register(SL_PUNT_GLEAN, sl_ip4_punt);
 }
 
 static int ip4_module_init(const struct sl_config *c)
@@ -1042,6 +1070,7 @@ int sl_ip4_table_del(uint32_t id, char *why, size_t len)
 	for (uint32_t i = 0; i < n; i++)
 		sl_ip4_route_del((uint16_t)t, v[i]->pfx, v[i]->len);
 	free(v);
+	sl_ip6_table_gone((uint16_t)t);
 	struct rte_fib *f = sl_fibs[t];
 	__atomic_store_n(&sl_fibs[t], NULL, __ATOMIC_RELEASE);
 	if (--nb_fibs == 1)
@@ -1065,6 +1094,14 @@ int sl_ip4_table_set(uint16_t ifx, uint16_t fib, char *why, size_t len)
 		snprintf(why, len, "%s has static neighbours or routes through it: delete them first",
 			 f->name);
 		return -EBUSY;
+	}
+	int rc = sl_ip6_table_busy(ifx, why, len);
+	if (rc)
+		return rc;
+	if ((rc = sl_ip6_table_move(ifx, fib))) {
+		snprintf(why, len, "no room in table %u's IPv6 FIB for %s's link-local", sl_fib_ids[fib],
+			 f->name);
+		return rc;
 	}
 	a.routed = false; /* what it learnt in the old table goes */
 	while (sl_neigh_walk(neigh_on_fn, &a) && a.hit) {

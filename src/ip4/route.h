@@ -64,4 +64,12 @@ struct sl_neigh *sl_neigh_find(uint16_t port, uint32_t ip);
 int sl_neigh_walk(int (*fn)(const struct sl_neigh *n, void *arg), void *arg);
 void sl_arp_request(uint16_t port, uint32_t ip);
 
+/* The IPv4 CLI's, shared with IPv6's (src/ip6/cli.c): "table N" among the arguments before
+ * "via" (taken out of argv; -1: answered with an error), show ip fib's columns and the
+ * route sources' names. */
+struct sl_out;
+int sl_ip_cli_table(struct sl_out *o, int *argc, char **argv, uint16_t *fib);
+extern const char *const sl_ip_fib_cols[9];
+extern const char *const sl_ip_src_names[SL_SRC_N];
+
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* punt: hands packets to the main lcore (ARP, next hops to resolve) over a per-worker ring. */
+/* punt: hands packets to the main lcore (ARP, ND, next hops to resolve) over a per-worker
+ * ring; the main lcore gives each to its reason's handler (sl_punt). */
 #include "../sluice.h"
 #include "runtime.h"
 #include <rte_ring.h>
@@ -10,6 +11,23 @@ static const char *const punt_reasons[] = {PUNT_ERRORS(SL_ERR_STR)};
 static uint16_t punt_err_base;
 
 enum { PUNT_NEXT_DROP, PUNT_NB_NEXT };
+
+static void (*punt_fn[SL_PUNT_NB])(struct rte_mbuf *m);
+
+void sl_punt_register(uint16_t reason, void (*fn)(struct rte_mbuf *m))
+{
+	punt_fn[reason] = fn;
+}
+
+/* Main lcore: a reason nobody handles cannot come from a node; freed all the same. */
+void sl_punt(struct rte_mbuf *m)
+{
+	uint16_t r = sl_meta2(m)->punt;
+	if (r < SL_PUNT_NB && punt_fn[r])
+		punt_fn[r](m);
+	else
+		rte_pktmbuf_free(m);
+}
 
 static uint16_t punt_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {

@@ -1,28 +1,40 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""ECMP and UCMP over pcap ports: port0 receives 1,000 UDP flows (4 packets each, numbered)
-to 48.0.0.0/8, routed over 4 paths on port1-port4 (static next hops). Each flow stays on
-one path and in order, the paths share the flows evenly (or by weight), show ip fib lists
-every path, and deleting a path moves only its flows, also while they flow (no packet lost)."""
+"""ECMP and UCMP over pcap ports, for IPv4 and IPv6: port0 receives 1,000 UDP flows (4
+packets each, numbered) to 48.0.0.0/8 (2001:db8:48::/48), routed over 4 paths on port1-port4
+(static next hops). Each flow stays on one path and in order, the paths share the flows
+evenly (or by weight), show ip fib lists every path, and deleting a path moves only its
+flows, also while they flow (no packet lost)."""
 import struct
 import time
 
-from scapy.all import IP, UDP, Ether, Raw, rdpcap, wrpcap
+import pytest
+from scapy.all import IP, UDP, Ether, IPv6, Raw, rdpcap, wrpcap
 
 from conftest import MAC0, PEER0
 
 FLOWS, PER_FLOW = 1000, 4
 NHS = [(f"port{p}", f"10.10.{p + 1}.1", f"42:00:00:00:00:0{p}") for p in range(1, 5)]
+NHS6 = [(f"port{p}", f"2001:db8:{p + 1}::1", f"42:00:00:00:00:0{p}") for p in range(1, 5)]
+PFX = {4: "48.0.0.0/8", 6: "2001:db8:48::/48"}
 
 
-def setup(paths, extra=()):
-    lines = ["set interface ip address port0 10.10.1.10/24"]
-    for p in range(1, 5):
-        lines.append(f"set interface ip address port{p} 10.10.{p + 1}.10/24")
+def setup(paths, extra=(), fam=4):
+    lines = []
+    for p in range(5):
+        lines.append(f"set interface ip address port{p} " +
+                     (f"10.10.{p + 1}.10/24" if fam == 4 else f"2001:db8:{p + 1}::10/64"))
     lines += [f"set interface state port{p} up" for p in range(5)]
-    lines += [f"ip neighbor {ifn} {nh} {mac}" for ifn, nh, mac in NHS]
-    lines += [f"ip route add 48.0.0.0/8 via {nh} {ifn}" + (f" weight {w}" if w else "")
+    lines += [f"ip neighbor {ifn} {nh} {mac}" for ifn, nh, mac in (NHS if fam == 4 else NHS6)]
+    lines += [f"ip route add {PFX[fam]} via {nh} {ifn}" + (f" weight {w}" if w else "")
               for (ifn, nh, _), w in paths]
     return lines + list(extra)
+
+
+def flow_pkt(f, k, fam):
+    l3 = (IP(src=f"16.0.{f >> 8}.{f & 255}", dst="48.1.2.3") if fam == 4 else
+          IPv6(src=f"2001:db8:16::{f:x}", dst="2001:db8:48::1:2:3"))
+    return (Ether(dst=MAC0, src=PEER0) / l3 / UDP(sport=1024 + f, dport=5000)
+            / Raw(struct.pack("!HH", f, k) + b"x" * 14))
 
 
 def sub(tmp_path, name):
@@ -30,12 +42,8 @@ def sub(tmp_path, name):
     return tmp_path / name
 
 
-def run(factory, tmp_path, lines, fib_cmd="show ip fib 48.0.0.0/8"):
-    pkts = []
-    for k in range(PER_FLOW):
-        for f in range(FLOWS):
-            pkts.append(Ether(dst=MAC0, src=PEER0) / IP(src=f"16.0.{f >> 8}.{f & 255}", dst="48.1.2.3")
-                        / UDP(sport=1024 + f, dport=5000) / Raw(struct.pack("!HH", f, k) + b"x" * 14))
+def run(factory, tmp_path, lines, fib_cmd="show ip fib 48.0.0.0/8", fam=4):
+    pkts = [flow_pkt(f, k, fam) for k in range(PER_FLOW) for f in range(FLOWS)]
     wrpcap(str(tmp_path / "in0.pcap"), pkts, linktype=1)
     wrpcap(str(tmp_path / "empty.pcap"), [], linktype=1)
     devs = [f"net_pcap0,rx_pcap={tmp_path}/in0.pcap,tx_pcap={tmp_path}/out0.pcap {{ name port0 mac-address {MAC0} }}"]
@@ -53,7 +61,8 @@ def run(factory, tmp_path, lines, fib_cmd="show ip fib 48.0.0.0/8"):
         counts[p] = len(out)
         for pkt in out:
             f, k = struct.unpack("!HH", bytes(pkt[UDP].payload)[:4])
-            assert pkt[Ether].dst == NHS[p - 1][2] and pkt[IP].ttl == 63
+            assert pkt[Ether].dst == NHS[p - 1][2]
+            assert (pkt[IP].ttl if fam == 4 else pkt[IPv6].hlim) == 63
             assert where.setdefault(f, p) == p, f"flow {f} on two paths"
             assert seen.get(f, -1) == k - 1, f"flow {f} out of order on port{p}"
             seen[f] = k
@@ -61,21 +70,31 @@ def run(factory, tmp_path, lines, fib_cmd="show ip fib 48.0.0.0/8"):
     return where, counts, fib
 
 
-def test_ecmp_four_equal_paths(sluiced_factory, tmp_path):
-    where, counts, fib = run(sluiced_factory, tmp_path, setup([(n, None) for n in NHS]))
+def fib_of(fam):
+    return f"show ip{'' if fam == 4 else '6'} fib {PFX[fam]}"
+
+
+@pytest.mark.parametrize("fam", [4, 6])
+def test_ecmp_four_equal_paths(sluiced_factory, tmp_path, fam):
+    nhs = NHS if fam == 4 else NHS6
+    where, counts, fib = run(sluiced_factory, tmp_path, setup([(n, None) for n in nhs], fam=fam),
+                             fib_cmd=fib_of(fam), fam=fam)
     flows = [sum(1 for p in where.values() if p == q) for q in range(1, 5)]
     assert all(abs(f - FLOWS / 4) <= 0.15 * FLOWS / 4 for f in flows), flows
     assert [(r["next-hop"], r["interface"], r["weight"]) for r in fib] == [
-        (nh, ifn, 1) for ifn, nh, _ in NHS]
-    assert all(r["prefix"] == "48.0.0.0/8" and r["type"] == "forward" for r in fib)
+        (nh, ifn, 1) for ifn, nh, _ in nhs]
+    assert all(r["prefix"] == PFX[fam] and r["type"] == "forward" for r in fib)
 
 
-def test_ucmp_weights_one_to_three(sluiced_factory, tmp_path):
-    where, counts, fib = run(sluiced_factory, tmp_path, setup([(NHS[0], 1), (NHS[1], 3)]))
+@pytest.mark.parametrize("fam", [4, 6])
+def test_ucmp_weights_one_to_three(sluiced_factory, tmp_path, fam):
+    nhs = NHS if fam == 4 else NHS6
+    where, counts, fib = run(sluiced_factory, tmp_path, setup([(nhs[0], 1), (nhs[1], 3)], fam=fam),
+                             fib_cmd=fib_of(fam), fam=fam)
     a = sum(1 for p in where.values() if p == 1)
     b = sum(1 for p in where.values() if p == 2)
     assert a + b == FLOWS and abs(b / a - 3) <= 0.15 * 3, (a, b)
-    assert [(r["next-hop"], r["weight"]) for r in fib] == [("10.10.2.1", 1), ("10.10.3.1", 3)]
+    assert [(r["next-hop"], r["weight"]) for r in fib] == [(nhs[0][1], 1), (nhs[1][1], 3)]
 
 
 def test_deleting_a_path_moves_only_its_flows(sluiced_factory, tmp_path):
@@ -118,35 +137,35 @@ def test_path_commands_refused_clearly(sluiced_factory, tmp_path):
     assert s.stop() == 0
 
 
-def pcap_records(path):
+def pcap_records(path, fam=4):
     """(flow, k) of each frame of a pcap written by the pcap PMD (our UDP payload starts at
-    byte 42): read with struct, scapy is too slow for 100,000 frames. (Its timestamps are
-    the input file's, replayed: no order across ports can be read from them.)"""
+    byte 42, 62 over IPv6): read with struct, scapy is too slow for 100,000 frames. (Its
+    timestamps are the input file's, replayed: no order across ports can be read from them.)"""
     data = path.read_bytes()
     off, out = 24, []
     while off + 16 <= len(data):
         incl = struct.unpack_from("<I", data, off + 8)[0]
-        out.append(struct.unpack_from("!HH", data, off + 16 + 42))
+        out.append(struct.unpack_from("!HH", data, off + 16 + (42 if fam == 4 else 62)))
         off += 16 + incl
     return out
 
 
-def test_deleting_a_path_under_traffic(sluiced_factory, tmp_path):
+@pytest.mark.parametrize("fam", [4, 6])
+def test_deleting_a_path_under_traffic(sluiced_factory, tmp_path, fam):
     """The 1,000 flows replayed without end (pcap infinite_rx) over 4 paths; one path deleted
     while they flow: no packet lost, the other paths' flows never move, the deleted path's
     flows go to one other path each, every flow in order on each path."""
-    pkts = [Ether(dst=MAC0, src=PEER0) / IP(src=f"16.0.{f >> 8}.{f & 255}", dst="48.1.2.3")
-            / UDP(sport=1024 + f, dport=5000) / Raw(struct.pack("!HH", f, k) + b"x" * 14)
-            for k in range(PER_FLOW) for f in range(FLOWS)]
+    pkts = [flow_pkt(f, k, fam) for k in range(PER_FLOW) for f in range(FLOWS)]
+    nhs = NHS if fam == 4 else NHS6
     wrpcap(str(tmp_path / "in0.pcap"), pkts, linktype=1)
     wrpcap(str(tmp_path / "empty.pcap"), [], linktype=1)
     devs = [f"net_pcap0,rx_pcap={tmp_path}/in0.pcap,infinite_rx=1,tx_pcap={tmp_path}/out0.pcap "
             f"{{ name port0 mac-address {MAC0} }}"]
     devs += [f"net_pcap{p},rx_pcap={tmp_path}/empty.pcap,tx_pcap={tmp_path}/out{p}.pcap "
              f"{{ name port{p} mac-address 02:00:00:00:00:1{p} }}" for p in range(1, 5)]
-    s = sluiced_factory(devs, setup([(n, None) for n in NHS]))
+    s = sluiced_factory(devs, setup([(n, None) for n in nhs], fam=fam))
     s.wait_rx("port0", 40_000)
-    s.cli("ip route del 48.0.0.0/8 via 10.10.3.1 port2")
+    s.cli(f"ip route del {PFX[fam]} via {nhs[1][1]} port2")
     after = s.iface("port0")["rx-packets"]
     s.wait_rx("port0", after + 40_000)
     s.cli("set interface state port0 down")  # port-rx stops taking frames from it
@@ -158,7 +177,7 @@ def test_deleting_a_path_under_traffic(sluiced_factory, tmp_path):
     assert s.stop() == 0
     seen = {}  # flow -> the ports it left by
     for p in range(1, 5):
-        recs = pcap_records(tmp_path / f"out{p}.pcap")
+        recs = pcap_records(tmp_path / f"out{p}.pcap", fam)
         assert len(recs) == tx[p]
         last = {}
         for f, k in recs:  # the replay numbers each flow's packets 0..3 again and again

@@ -67,7 +67,7 @@ def test_malformed_named_errors(sluiced_factory, tmp_path):
         eth() / bad_ck,                                                     # bad checksum
         eth() / IP(src="10.10.1.2", dst="48.1.1.1", len=200) / UDP(),       # length > frame
         eth() / IP(src="10.10.1.2", dst="48.1.1.1", ttl=0) / UDP(),         # TTL 0
-        eth() / IPv6() / UDP(),                                             # not IPv4
+        eth() / IPv6() / UDP(),                        # not IPv4: ip6-input's (from ::1)
         Ether(dst=MAC0, src=PEER0, type=0x88CC) / Raw(b"\0" * 46),          # LLDP
         Ether(dst="02:00:00:00:00:77", src=PEER0) / good,                   # not our MAC
         eth() / IP(src="224.0.0.1", dst="48.1.1.1") / UDP(),                # multicast source
@@ -82,7 +82,8 @@ def test_malformed_named_errors(sluiced_factory, tmp_path):
         ("ip4-input", "bad header checksum"): 1,
         ("ip4-input", "total length does not match the frame"): 1,
         ("ip4-input", "TTL is zero"): 1,
-        ("ethernet-input", "unsupported ethertype"): 2,
+        ("ethernet-input", "unsupported ethertype"): 1,
+        ("ip6-input", "loopback source or destination (RFC 4291 2.5.3)"): 1,
         ("ethernet-input", "destination MAC not ours"): 1,
         ("ip4-input", "bad source address (multicast or broadcast)"): 1,
     }

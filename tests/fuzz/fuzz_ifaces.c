@@ -44,7 +44,7 @@ static void drain(void)
 	void *m[64];
 	unsigned n;
 	env_walk(2);
-	sl_runtime_drain_punts(sl_ip4_punt);
+	sl_runtime_drain_punts(sl_punt);
 	env_walk(2);
 	for (int p = 0; p < 2; p++)
 		while ((n = rte_ring_dequeue_burst(env_tx[p], m, 64, NULL)))

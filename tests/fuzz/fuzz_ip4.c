@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off += len;
 	}
 	env_walk(4);
-	sl_runtime_drain_punts(sl_ip4_punt);
+	sl_runtime_drain_punts(sl_punt);
 	sl_modules_poll(rte_rdtsc());
 	env_walk(2);
 	sl_ip4_held_flush(); /* packets held for ARP wait up to a second */

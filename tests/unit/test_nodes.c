@@ -300,14 +300,14 @@ static void test_edges(void)
 	memset(d, 0xff, 6); /* broadcast ARP */
 	d[12] = 0x08, d[13] = 0x06;
 	d = rte_pktmbuf_mtod(e[2], uint8_t *);
-	d[12] = 0x86, d[13] = 0xdd; /* IPv6: nobody registered it (yet) */
+	d[12] = 0x86, d[13] = 0xdd; /* IPv6, registered by ip6-input */
 	d = rte_pktmbuf_mtod(e[3], uint8_t *);
 	d[0] = 0x04; /* another host's MAC */
 	rte_pktmbuf_trim(e[4], e[4]->pkt_len - 10); /* shorter than an Ethernet header */
 	d = rte_pktmbuf_mtod(e[5], uint8_t *);
 	d[12] = 0x81, d[13] = 0x00; /* a VLAN of no sub-interface */
 	check_edges("ethernet-input", e, 6,
-		    (const char *const[]){"ip4-input", "arp-input", "error-drop", "error-drop",
+		    (const char *const[]){"ip4-input", "arp-input", "ip6-input", "error-drop",
 					  "error-drop", "error-drop"});
 
 	/* ip4-lookup: by the adjacency's type */
@@ -335,7 +335,89 @@ static void test_edges(void)
 	walk(4); /* nothing left pending */
 	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
 	CHECK(!strcmp(sl_dispatch_name(&sl_udp_ports, rte_cpu_to_be_16(4789)), "punt"));
-	CHECK(sl_dispatch_name(&sl_eth_types, rte_cpu_to_be_16(0x86dd)) == NULL);
+	CHECK(!strcmp(sl_dispatch_name(&sl_eth_types, rte_cpu_to_be_16(0x86dd)), "ip6-input"));
+}
+
+/* An IPv6 packet at its header (as ethernet-input leaves it) from 2001:db8:1::2 to
+ * 2001:db8:X::Y (dst: X << 16 | Y, or ff02::Y with X 0xff02), next header nh, then 8 bytes
+ * of ext (when ext_nh is not 0: an extension header naming ext_nh) and a UDP header. */
+static struct rte_mbuf *ip6_pkt(uint32_t dst, uint8_t nh, uint8_t hlim, const uint8_t *ext,
+				uint8_t ext_nh)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(sl_pool);
+	uint16_t plen = (uint16_t)((ext ? 8 : 0) + 8 + 10);
+	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, 40 + plen);
+	memset(p, 0, 40 + plen);
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)p;
+	ip->vtc_flow = RTE_BE32(0x60000000);
+	ip->payload_len = rte_cpu_to_be_16(plen);
+	ip->proto = nh;
+	ip->hop_limits = hlim;
+	static const uint8_t src[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 2};
+	memcpy(ip->src_addr, src, 16);
+	uint8_t d[16] = {0x20, 0x01, 0x0d, 0xb8, 0, (uint8_t)(dst >> 16), [15] = (uint8_t)dst};
+	if ((dst >> 16) == 0xff02 || (dst >> 16) == 0xff05) {
+		memset(d, 0, 16);
+		d[0] = 0xff, d[1] = (uint8_t)(dst >> 16), d[15] = (uint8_t)dst;
+	}
+	memcpy(ip->dst_addr, d, 16);
+	if (ext) {
+		memcpy(p + 40, ext, 8);
+		p[40] = ext_nh;
+	}
+	m->port = 0;
+	return m;
+}
+
+/* IPv6: ip6-input's checks, ip6-lookup's dispatch by adjacency type (ECMP included),
+ * ip6-local's by upper layer. */
+static void test_ip6_edges(void)
+{
+	unsigned in_use = rte_mempool_in_use_count(sl_pool);
+	cli("set interface ip address port0 2001:db8:1::10/64");
+	cli("set interface ip address port1 2001:db8:2::10/64");
+	cli("ip neighbor port1 2001:db8:2::1 42:01:0a:0a:02:01");
+	cli("ip neighbor port1 2001:db8:2::3 42:01:0a:0a:02:03");
+	cli("ip route add 2001:db8:48::/48 via 2001:db8:2::1");
+	cli("ip route add 2001:db8:49::/48 via 2001:db8:2::1");
+	cli("ip route add 2001:db8:49::/48 via 2001:db8:2::3 weight 3");
+	CHECK(env_cli("ip route add 2001:db8:50::/48 via 2001:db8:9::1", false) != 0);
+	static const uint8_t hbh_unknown[8] = {0, 0, 0x87, 4, 0, 0, 0, 0}; /* action 10 */
+	static const uint8_t hbh_pad[8] = {0, 0, 1, 4, 0, 0, 0, 0};
+	static const uint8_t frag[8] = {0, 0, 0, 1, 0, 0, 0, 7};
+	struct rte_mbuf *in[6] = {ip6_pkt(0x480001, 17, 64, NULL, 0),
+				  ip6_pkt(0x480001, 17, 64, NULL, 0),
+				  ip6_pkt(0x480001, 17, 64, NULL, 0),
+				  ip6_pkt(0x480001, 0, 64, hbh_unknown, 17),
+				  ip6_pkt(0x480001, 0, 64, hbh_pad, 17),
+				  ip6_pkt(0x480001, 44, 64, NULL, 0)};
+	rte_pktmbuf_mtod(in[1], uint8_t *)[0] = 0x40;                       /* version 4 */
+	rte_pktmbuf_mtod(in[2], struct rte_ipv6_hdr *)->payload_len = RTE_BE16(400);
+	rte_pktmbuf_trim(in[5], in[5]->pkt_len - 44); /* a fragment header cut short */
+	rte_pktmbuf_mtod(in[5], struct rte_ipv6_hdr *)->payload_len = RTE_BE16(4);
+	check_edges("ip6-input", in, 6,
+		    (const char *const[]){"ip6-lookup", "error-drop", "error-drop", "icmp6-error",
+					  "ip6-lookup", "error-drop"});
+	struct rte_mbuf *l[7] = {ip6_pkt(0x480001, 17, 64, NULL, 0), ip6_pkt(0x10010, 17, 64, NULL, 0),
+				 ip6_pkt(0x20077, 17, 64, NULL, 0), ip6_pkt(0x990001, 17, 64, NULL, 0),
+				 ip6_pkt(0xff020001, 58, 255, NULL, 0),
+				 ip6_pkt(0xff050001, 17, 64, NULL, 0),
+				 ip6_pkt(0x490001, 17, 64, NULL, 0)};
+	check_edges("ip6-lookup", l, 7,
+		    (const char *const[]){"ip6-rewrite", "ip6-local", "ip6-glean", "icmp6-error",
+					  "ip6-local", "icmp6-error", "ip6-rewrite"});
+	struct rte_mbuf *o[4] = {ip6_pkt(0x10010, 17, 64, NULL, 0), ip6_pkt(0x10010, 58, 64, NULL, 0),
+				 ip6_pkt(0x10010, 44, 64, frag, 17), ip6_pkt(0x10010, 200, 64, NULL, 0)};
+	check_edges("ip6-local", o, 4,
+		    (const char *const[]){"icmp6-error", "ip6-icmp-input", "error-drop",
+					  "icmp6-error"});
+	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
+	cli("ip route del 2001:db8:49::/48");
+	cli("ip route del 2001:db8:48::/48");
+	cli("ip neighbor del port1 2001:db8:2::1");
+	cli("ip neighbor del port1 2001:db8:2::3");
+	cli("set interface ip address del port0 2001:db8:1::10/64");
+	cli("set interface ip address del port1 2001:db8:2::10/64");
 }
 
 /* The ip4-unicast arc: ip4-input sends to the interface's first feature, each feature to
@@ -620,6 +702,7 @@ int main(int argc, char **argv)
 	test_placement_and_shared_tx();
 	test_xconnect_from_port_rx();
 	test_edges();
+	test_ip6_edges();
 	test_feature_arc();
 	test_device_input_and_output_arcs();
 	test_pg_output_free();

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* IPv6: one rte_fib6 (DIR-24-8 trie) per FIB table, beside IPv4's; the adjacencies and
+ * load-balances are IPv4's (src/ip4/ip4.h), with an IPv6 rewrite; neighbour discovery. */
+#ifndef SL_IP6_H
+#define SL_IP6_H
+
+#include "../ip4/route.h"
+#include <rte_fib6.h>
+#include <rte_ip.h>
+
+/* FIB table index t (shared with IPv4: sl_fib_ids) has this IPv6 FIB once an IPv6 address
+ * or route went into it (table 0's is made at start-up), else NULL. */
+extern struct rte_fib6 *sl_fib6s[SL_FIB_MAX];
+
+/* ICMPv6 (RFC 4443, RFC 4861) */
+#define SL_ICMP6_UNREACH 1
+#define SL_ICMP6_TOO_BIG 2
+#define SL_ICMP6_TIME_EXCEEDED 3
+#define SL_ICMP6_PARAM 4
+#define SL_ICMP6_ECHO 128
+#define SL_ICMP6_ECHO_REPLY 129
+#define SL_ICMP6_RS 133
+#define SL_ICMP6_RA 134
+#define SL_ICMP6_NS 135
+#define SL_ICMP6_NA 136
+#define SL_ICMP6_REDIRECT 137
+/* destination unreachable codes */
+#define SL_ICMP6_UNREACH_NOROUTE 0
+#define SL_ICMP6_UNREACH_SCOPE 2
+#define SL_ICMP6_UNREACH_PORT 4
+
+#define SL_IP6_MIN_MTU 1280
+
+static inline bool sl_ip6_is_mcast(const uint8_t *a)
+{
+	return a[0] == 0xff;
+}
+
+static inline bool sl_ip6_is_ll(const uint8_t *a)
+{
+	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
+}
+
+static inline bool sl_ip6_is_zero(const uint8_t *a)
+{
+	static const uint8_t z[16];
+	return !memcmp(a, z, 16);
+}
+
+static inline bool sl_ip6_is_loopback(const uint8_t *a)
+{
+	static const uint8_t lo[16] = {[15] = 1};
+	return !memcmp(a, lo, 16);
+}
+
+/* Extension headers (RFC 8200 section 4) that sit between the IPv6 header and the upper
+ * layer: hop-by-hop, routing, fragment, destination options. */
+static inline bool sl_ip6_is_ext(uint8_t nh)
+{
+	return nh == IPPROTO_HOPOPTS || nh == IPPROTO_ROUTING || nh == IPPROTO_FRAGMENT ||
+	       nh == IPPROTO_DSTOPTS;
+}
+
+/* The walk of a header chain: the upper-layer protocol and its offset from the IPv6 header,
+ * or why it stopped. */
+enum sl_ip6_walk_err {
+	SL_IP6W_OK,
+	SL_IP6W_TRUNC,    /* an extension header runs past the data */
+	SL_IP6W_LONG,     /* more than SL_IP6_MAX_EXT extension headers */
+	SL_IP6W_HBH_LATE, /* hop-by-hop not first (RFC 8200 4.1: parameter problem) */
+};
+#define SL_IP6_MAX_EXT 8
+struct sl_ip6_walk {
+	uint8_t proto;       /* the upper layer's next header value */
+	uint8_t frag;        /* a fragment header was seen */
+	uint16_t off;        /* its offset from the IPv6 header */
+	uint16_t rh_off;     /* a routing header's offset (0: none) */
+	uint16_t hbh_off;    /* the hop-by-hop header's (0: none; it is always at 40) */
+	uint16_t nh_ptr;     /* offset of the next header field that names proto */
+	uint16_t err_ptr;    /* offset of the field that stopped the walk */
+};
+
+/* Walks the chain of the IPv6 header at p with len bytes of data (the first segment). */
+static inline enum sl_ip6_walk_err sl_ip6_walk(const uint8_t *p, uint32_t len,
+					       struct sl_ip6_walk *w)
+{
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)p;
+	uint8_t nh = ip->proto;
+	uint32_t off = sizeof(*ip);
+	memset(w, 0, sizeof(*w));
+	w->nh_ptr = 6;
+	for (int k = 0; sl_ip6_is_ext(nh); k++) {
+		if (k == SL_IP6_MAX_EXT) {
+			w->err_ptr = (uint16_t)off;
+			return SL_IP6W_LONG;
+		}
+		if (nh == IPPROTO_HOPOPTS && k != 0) {
+			w->err_ptr = (uint16_t)(off);
+			return SL_IP6W_HBH_LATE;
+		}
+		if (off + 8 > len) {
+			w->err_ptr = (uint16_t)off;
+			return SL_IP6W_TRUNC;
+		}
+		uint32_t hl = nh == IPPROTO_FRAGMENT ? 8 : (p[off + 1] + 1u) * 8;
+		if (off + hl > len) {
+			w->err_ptr = (uint16_t)(off + 1);
+			return SL_IP6W_TRUNC;
+		}
+		if (nh == IPPROTO_FRAGMENT)
+			w->frag = 1;
+		else if (nh == IPPROTO_ROUTING)
+			w->rh_off = (uint16_t)off;
+		else if (nh == IPPROTO_HOPOPTS)
+			w->hbh_off = (uint16_t)off;
+		nh = p[off];
+		w->nh_ptr = (uint16_t)off;
+		off += hl;
+	}
+	w->proto = nh;
+	w->off = (uint16_t)off;
+	return SL_IP6W_OK;
+}
+
+/* The flow hash of an IPv6 packet: the port's RSS hash when it gave one, else CRC32-C of the
+ * addresses, the flow label (RFC 6438), the next header and, when that is a transport with
+ * ports right after the 40-byte header, the ports. */
+static inline uint32_t sl_flow_hash6(const struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
+{
+	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
+		return m->hash.rss;
+	const uint8_t *b = (const uint8_t *)ip;
+	uint64_t a[4];
+	uint32_t first, ports;
+	memcpy(a, b + 8, 32);
+	memcpy(&first, b, 4);
+	uint32_t h = sl_crc4(first & RTE_BE32(0x000fffff), ip->proto);
+	h = sl_crc8(a[0], h);
+	h = sl_crc8(a[1], h);
+	h = sl_crc8(a[2], h);
+	h = sl_crc8(a[3], h);
+	if (sl_l4_has_ports[ip->proto]) {
+		memcpy(&ports, b + 40, 4);
+		h = sl_crc4(ports, h);
+	}
+	return h;
+}
+
+/* The upper-layer checksum over the pseudo-header (RFC 8200 section 8.1), folded but not
+ * complemented: 0xffff when a received packet's is right. */
+static inline uint16_t sl_ip6_l4_sum(const struct rte_ipv6_hdr *ip, const void *l4, uint32_t len,
+				     uint8_t proto)
+{
+	struct {
+		uint32_t len, proto;
+	} ph = {rte_cpu_to_be_32(len), rte_cpu_to_be_32(proto)};
+	uint32_t s = __rte_raw_cksum(ip->src_addr, 32, 0);
+	s = __rte_raw_cksum(&ph, sizeof(ph), s);
+	s = __rte_raw_cksum(l4, len, s);
+	return __rte_raw_cksum_reduce(s);
+}
+
+/* A packet of ours to a link-local address leaves by the port it answers (the FIB cannot
+ * choose among links): true when it goes to the main lcore for that (SL_PUNT_LL6). */
+static inline bool sl_ip6_punt_ll(struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
+{
+	if (likely(!sl_ip6_is_ll(ip->dst_addr)))
+		return false;
+	sl_meta2(m)->punt = SL_PUNT_LL6;
+	return true;
+}
+
+/* Neighbours (RFC 4861 section 7.3.2 states). */
+enum sl_nd_state {
+	SL_ND_INCOMPLETE,
+	SL_ND_REACHABLE,
+	SL_ND_STALE,
+	SL_ND_DELAY,
+	SL_ND_PROBE,
+	SL_ND_STATIC,
+	SL_ND_NB_STATES
+};
+extern const char *const sl_nd_state_names[SL_ND_NB_STATES];
+/* RFC 4861 section 10 */
+#define SL_ND_REACHABLE_MS 30000
+#define SL_ND_DELAY_MS 5000
+#define SL_ND_RETRANS_MS 1000
+#define SL_ND_MAX_UCAST 3
+#define SL_ND_MAX_MCAST 3
+#define SL_ND_MAX 65536 /* neighbours; an IPv6 adjacency's nh names its neighbour's id */
+
+struct sl_neigh6 {
+	uint16_t port;
+	uint8_t state;           /* enum sl_nd_state */
+	uint8_t probes;          /* solicitations sent in this state */
+	bool host_route;         /* /128 installed from this entry */
+	bool router;             /* its last NA had the router flag */
+	uint8_t ip[16];
+	uint8_t mac[6];
+	uint32_t id;
+	uint32_t adj;
+	uint32_t refcnt;         /* static routes through it */
+	uint64_t created, since; /* when it entered its state */
+	uint64_t last_req;
+	uint8_t nheld;
+	uint64_t held_since;
+	struct rte_mbuf *held[SL_NEIGH_HOLD];
+};
+
+/* A static route's path. */
+struct sl_rpath6 {
+	uint8_t nh[16];
+	uint16_t port;
+	uint16_t weight;
+};
+
+struct sl_route6 {
+	uint8_t pfx[16];
+	uint8_t len;
+	uint8_t present;         /* bit per source (SL_SRC_*, src/ip4/route.h) */
+	uint16_t fib;
+	uint16_t local_refs;     /* interfaces that have this /128 (link-locals may repeat) */
+	uint8_t npaths;          /* static paths */
+	uint32_t lb;             /* their load-balance when npaths > 1 */
+	uint8_t *owner;          /* each bucket's path (npaths > 1) */
+	struct sl_rpath6 *paths; /* npaths of them */
+	uint32_t adj[SL_SRC_N];
+};
+
+/* Control plane (main lcore only). Return 0 or -errno. */
+int sl_ip6_addr_add(uint16_t port, const uint8_t ip[16], uint8_t len);
+int sl_ip6_addr_del(uint16_t port, const uint8_t ip[16], uint8_t len);
+/* IPv6 on an interface: link-local from the MAC (EUI-64), or ll when given. */
+int sl_ip6_enable(uint16_t port, const uint8_t *ll);
+int sl_ip6_route_add_path(uint16_t fib, const uint8_t pfx[16], uint8_t len, const uint8_t nh[16],
+			  int port, uint16_t weight);
+int sl_ip6_route_del(uint16_t fib, const uint8_t pfx[16], uint8_t len);
+int sl_ip6_route_del_path(uint16_t fib, const uint8_t pfx[16], uint8_t len, const uint8_t nh[16],
+			  int port);
+int sl_ip6_route_path_weight(uint16_t fib, const uint8_t pfx[16], uint8_t len,
+			     const uint8_t nh[16], int port);
+int sl_ip6_neigh_set(uint16_t port, const uint8_t ip[16], const uint8_t mac[6], bool is_static);
+int sl_ip6_neigh_del(uint16_t port, const uint8_t ip[16]);
+const struct sl_route6 *sl_ip6_rib_find(uint16_t fib, const uint8_t pfx[16], uint8_t len);
+int sl_ip6_rib_walk(int (*fn)(const struct sl_route6 *r, void *arg), void *arg);
+const struct sl_neigh6 *sl_ip6_neigh_find(uint16_t port, const uint8_t ip[16]);
+const struct sl_neigh6 *sl_ip6_neigh_by_id(uint32_t id);
+int sl_ip6_neigh_walk(int (*fn)(const struct sl_neigh6 *n, void *arg), void *arg);
+uint32_t sl_ip6_route_count(void);
+/* The table's FIB, made on first use (-ENOMEM), or -ENXIO for no table at that index. */
+int sl_ip6_fib_get(uint16_t fib);
+/* For IPv4's table code (one table index space for both families): table t goes, its IPv6
+ * routes and FIB with it; an interface may move to another table only without IPv6
+ * addresses, static neighbours or routes through it (busy: -EBUSY, why says which); move
+ * drops what it learnt and takes its link-local into table fib. */
+void sl_ip6_table_gone(uint16_t fib);
+int sl_ip6_table_busy(uint16_t port, char *why, size_t len);
+int sl_ip6_table_move(uint16_t port, uint16_t fib);
+/* Frees the packets held for resolution (fuzzers, exit). */
+void sl_ip6_held_flush(void);
+
+struct sl_trace_rec;
+void sl_ip6_trace_fmt(char *buf, size_t len, const struct sl_trace_rec *r);
+void sl_fmt_ip6(char *buf, const uint8_t ip[16]); /* 46 bytes */
+
+#endif

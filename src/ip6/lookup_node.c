@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ip6-lookup: longest-prefix match of the vector in one rte_fib6 bulk call per FIB table,
+ * then dispatch by the adjacency's type (sl_adj6_types); a load-balance (ECMP/UCMP) takes
+ * the bucket of the packet's flow hash. */
+#include "ip6.h"
+#include "../interface/iface.h"
+#include "../runtime/trace.h"
+#include <stdio.h>
+#include <string.h>
+
+#define LOOKUP_ERRORS(X) X(LK_NO_ROUTE, "no route (ICMPv6 unreachable follows)")
+enum { LOOKUP_ERRORS(SL_ERR_ENUM) LK_NB_ERR };
+static const char *const lk_reasons[] = {LOOKUP_ERRORS(SL_ERR_STR)};
+static uint16_t lk_err;
+
+enum { LK_NEXT_ICMP, LK_NB_NEXT };
+
+static uint16_t type_next[SL_ADJ_NB_TYPES];
+static struct sl_dispatch sl_adj6_types = {.from = "ip6-lookup", .next = type_next,
+					   .nkeys = SL_ADJ_NB_TYPES,
+					   .key_names = sl_adj_type_names};
+
+static inline uint16_t pkt_fib(struct rte_mbuf *m)
+{
+	return unlikely(m->ol_flags & sl_flag_fib) ? sl_meta2(m)->fib : sl_ifaces[m->port].fib;
+}
+
+/* One bulk lookup per run of packets in one table; a table without IPv6 gives the drop
+ * adjacency. */
+static void lookup_tables(void **objs, uint8_t (*ips)[16], uint64_t *hops, uint16_t n)
+{
+	uint16_t start = 0;
+	while (start < n) {
+		uint16_t t = pkt_fib(objs[start]), end = start + 1;
+		while (end < n && pkt_fib(objs[end]) == t)
+			end++;
+		struct rte_fib6 *f = t < SL_FIB_MAX ? __atomic_load_n(&sl_fib6s[t], __ATOMIC_ACQUIRE)
+						   : NULL;
+		if (likely(f))
+			rte_fib6_lookup_bulk(f, ips + start, hops + start, end - start);
+		else
+			for (uint16_t i = start; i < end; i++)
+				hops[i] = SL_ADJ_ID_DROP;
+		start = end;
+	}
+}
+
+static inline void lk_no_route(struct sl_worker *w, struct rte_mbuf *m)
+{
+	w->errors[lk_err + LK_NO_ROUTE]++;
+	sl_meta2(m)->icmp = SL_ICMP6_UNREACH << 8 | SL_ICMP6_UNREACH_NOROUTE;
+}
+
+static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct sl_worker *w = sl_node_worker(node);
+	uint16_t nexts[n];
+	uint8_t ips[n][16];
+	uint64_t hops[n];
+	for (uint16_t i = 0; i < n; i++) {
+		const struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod((struct rte_mbuf *)objs[i],
+								  const struct rte_ipv6_hdr *);
+		memcpy(ips[i], ip->dst_addr, 16);
+	}
+	lookup_tables(objs, ips, hops, n);
+	uint64_t last = UINT64_MAX;
+	const struct sl_lb *lb = NULL;
+	uint16_t nx = 0;
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
+		uint32_t id = (uint32_t)hops[i];
+		if (unlikely(id & SL_LB_FLAG)) {
+			if (hops[i] != last)
+				lb = __atomic_load_n(&sl_lb_tbl[id & (SL_LB_MAX - 1)], __ATOMIC_ACQUIRE);
+			last = hops[i];
+			uint32_t h = sl_flow_hash6(m, rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *));
+			id = lb ? lb->adj[h & (SL_LB_BUCKETS - 1)] : SL_ADJ_ID_DROP;
+			nx = type_next[sl_adj_get(id)->type];
+		} else if (hops[i] != last) { /* runs of one next hop are the common case */
+			last = hops[i];
+			nx = type_next[sl_adj_get(id)->type];
+		}
+		sl_meta(m)->adj = id;
+		nexts[i] = nx;
+		if (unlikely(nx == LK_NEXT_ICMP))
+			lk_no_route(w, m);
+	}
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register lk_node = {
+	.name = "ip6-lookup",
+	.process = lk_process,
+	.init = sl_node_init,
+	.nb_edges = LK_NB_NEXT,
+	.next_nodes = {[LK_NEXT_ICMP] = "icmp6-error"},
+};
+SL_NODE_REGISTER(lk_node)
+
+static void lk_trace_fmt(char *buf, size_t len, const struct sl_trace_rec *r)
+{
+	sl_ip6_trace_fmt(buf, len, r);
+	if (r->adj >= SL_ADJ_MAX)
+		return;
+	const struct sl_adj *a = sl_adj_get(r->adj);
+	size_t k = strlen(buf);
+	k += (size_t)snprintf(buf + k, len - k, "; table %u adj %u %s",
+			      sl_fib_ids[sl_ifaces[r->rx_if].fib], r->adj, sl_adj_type_names[a->type]);
+	if (k < len && a->type >= SL_ADJ_GLEAN)
+		snprintf(buf + k, len - k, " %s", sl_ifaces[a->port].name);
+}
+
+RTE_INIT(lk6_register)
+{
+	sl_trace_format_register("ip6-lookup", lk_trace_fmt);
+	lk_err = sl_error_register("ip6-lookup", lk_reasons, LK_NB_ERR);
+	sl_dispatch_register(&sl_adj6_types, SL_ADJ_LOCAL, "ip6-local");
+	sl_dispatch_register(&sl_adj6_types, SL_ADJ_GLEAN, "ip6-glean");
+	sl_dispatch_register(&sl_adj6_types, SL_ADJ_INCOMPLETE, "ip6-glean");
+	sl_dispatch_register(&sl_adj6_types, SL_ADJ_FORWARD, "ip6-rewrite");
+}

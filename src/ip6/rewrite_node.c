@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ip6-rewrite: hop limit, scope and MTU checks (a router does not fragment IPv6: packet too
+ * big), then the adjacency's precomputed Ethernet header in one copy. */
+#include "../interface/iface.h"
+#include "ip6.h"
+#include "../runtime/trace.h"
+
+#define RW_ERRORS(X)                                                                      \
+	X(RW_ERR_HLIM, "hop limit expired in transit (ICMPv6 time exceeded follows)")     \
+	X(RW_ERR_BIG, "larger than the egress MTU (ICMPv6 packet too big follows)")       \
+	X(RW_ERR_SCOPE, "link-local source not forwarded (ICMPv6 unreachable follows)")   \
+	X(RW_ERR_UNSPEC, "unspecified source not forwarded (RFC 4291 2.5.2)")             \
+	X(RW_ERR_ADJ, "adjacency no longer complete")                                     \
+	X(RW_ERR_HEADROOM, "no headroom for the L2 header")
+enum { RW_ERRORS(SL_ERR_ENUM) RW_NB_ERR };
+static const char *const rw_reasons[] = {RW_ERRORS(SL_ERR_STR)};
+static uint16_t rw_err;
+
+enum { RW_NEXT_DROP, RW_NEXT_ICMP, RW_NB_STATIC };
+static rte_edge_t rw_tx0;
+
+struct rw_cache {
+	uint32_t id;
+	const struct sl_adj *adj;
+	uint16_t mtu;
+	uint16_t next;
+};
+
+static inline uint16_t rw_icmp(struct sl_worker *w, struct rte_mbuf *m, uint16_t e, uint16_t icmp,
+			       uint16_t mtu)
+{
+	w->errors[rw_err + e]++;
+	sl_meta2(m)->icmp = icmp;
+	sl_meta2(m)->mtu = mtu;
+	return RW_NEXT_ICMP;
+}
+
+static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, struct rw_cache *c)
+{
+	struct sl_meta *mt = sl_meta(m);
+	if (unlikely(mt->adj != c->id)) {
+		c->id = mt->adj;
+		c->adj = sl_adj_get(c->id);
+		c->mtu = sl_ifaces[c->adj->port].mtu;
+		c->next = sl_iface_tx_edge(rw_tx0, c->adj->port);
+	}
+	const struct sl_adj *adj = c->adj;
+	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
+	if (unlikely(adj->type != SL_ADJ_FORWARD)) {
+		sl_set_error(m, rw_err + RW_ERR_ADJ);
+		return RW_NEXT_DROP;
+	}
+	/* RFC 4291 2.5.6: a link-local source never leaves its link */
+	if (unlikely(ip->src_addr[0] == 0xfe || ip->src_addr[0] == 0)) {
+		if (sl_ip6_is_ll(ip->src_addr))
+			return rw_icmp(w, m, RW_ERR_SCOPE,
+				       SL_ICMP6_UNREACH << 8 | SL_ICMP6_UNREACH_SCOPE, 0);
+		if (sl_ip6_is_zero(ip->src_addr)) {
+			sl_set_error(m, rw_err + RW_ERR_UNSPEC);
+			return RW_NEXT_DROP;
+		}
+	}
+	/* RFC 8200 3: the hop limit is decremented by one by each node that forwards it, and
+	 * the packet discarded when it reaches zero */
+	if (unlikely(ip->hop_limits <= 1))
+		return rw_icmp(w, m, RW_ERR_HLIM, SL_ICMP6_TIME_EXCEEDED << 8, 0);
+	/* RFC 8200 5 */
+	if (unlikely(rte_pktmbuf_pkt_len(m) > c->mtu))
+		return rw_icmp(w, m, RW_ERR_BIG, SL_ICMP6_TOO_BIG << 8, c->mtu);
+	ip->hop_limits--;
+	uint8_t *eth = (uint8_t *)rte_pktmbuf_prepend(m, RTE_ETHER_HDR_LEN);
+	if (unlikely(!eth)) {
+		sl_set_error(m, rw_err + RW_ERR_HEADROOM);
+		return RW_NEXT_DROP;
+	}
+	memcpy(eth, adj->rewrite, 12);
+	memcpy(eth + 12, adj->rewrite + 12, 2);
+	mt->tx_if = adj->port;
+	return c->next;
+}
+
+static uint16_t rw_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct sl_worker *w = sl_node_worker(node);
+	uint16_t nexts[n];
+	struct rw_cache c = {.id = UINT32_MAX};
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = rw_one(w, objs[i], &c);
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register rw_node = {
+	.name = "ip6-rewrite",
+	.process = rw_process,
+	.init = sl_node_init,
+	.nb_edges = RW_NB_STATIC,
+	.next_nodes = {[RW_NEXT_DROP] = "error-drop", [RW_NEXT_ICMP] = "icmp6-error"},
+};
+SL_NODE_REGISTER(rw_node)
+
+RTE_INIT(rw6_register)
+{
+	sl_trace_format_register("ip6-rewrite", sl_ip6_trace_fmt);
+	rw_err = sl_error_register("ip6-rewrite", rw_reasons, RW_NB_ERR);
+	sl_iface_tx_user("ip6-rewrite", &rw_tx0);
+}

@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""IPv6 with real peers: Linux network namespaces on veth pairs, attached to sluiced by
+af_packet. The kernel resolves sluiced's addresses by neighbour discovery and sluiced the
+kernel's; ping -6 both ways, 10 MiB of TCP over IPv6, and the kernel's ping sees time
+exceeded, packet too big and unreachable from sluiced."""
+import os
+import re
+import subprocess
+import time
+
+import pytest
+
+TAG = f"s6{os.getpid() % 100000}"
+NETS = {"a": ("2001:db8:1::2/64", "2001:db8:1::10"), "b": ("2001:db8:2::2/64", "2001:db8:2::10"),
+        "c": ("2001:db8:3::2/64", "2001:db8:3::10")}
+
+
+def sh(cmd, check=True, **kw):
+    return subprocess.run(cmd, shell=True, check=check, capture_output=True, text=True, **kw)
+
+
+def ns(name, cmd, **kw):
+    return sh(f"ip netns exec {TAG}{name} {cmd}", **kw)
+
+
+@pytest.fixture
+def namespaces():
+    made = []
+    try:
+        for n, (addr, gw) in NETS.items():
+            sh(f"ip netns add {TAG}{n}")
+            made.append(n)
+            sh(f"ip link add {TAG}{n}0 type veth peer name {TAG}{n}1")
+            sh(f"ip link set {TAG}{n}1 netns {TAG}{n}")
+            for dev, where in ((f"{TAG}{n}0", ""), (f"{TAG}{n}1", f"ip netns exec {TAG}{n} ")):
+                sh(f"{where}ethtool -K {dev} tx off rx off tso off gso off gro off", check=False)
+            # the host side carries only sluiced's frames: no IPv6 of its own on it
+            sh(f"sysctl -qw net.ipv6.conf.{TAG}{n}0.disable_ipv6=1", check=False)
+            sh(f"ip link set {TAG}{n}0 up")
+            # no duplicate address detection: the link-local is usable at once
+            ns(n, f"sysctl -qw net.ipv6.conf.{TAG}{n}1.accept_dad=0")
+            ns(n, f"ip -6 addr add {addr} dev {TAG}{n}1 nodad")
+            ns(n, f"ip link set {TAG}{n}1 up")
+            ns(n, "ip link set lo up")
+            ns(n, f"ip -6 route add default via {gw}")
+        yield
+    finally:
+        for n in made:
+            sh(f"ip link del {TAG}{n}0", check=False)
+            sh(f"ip netns del {TAG}{n}", check=False)
+
+
+SERVER = r"""
+import socket
+s = socket.socket(socket.AF_INET6); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("2001:db8:2::2", 5001)); s.listen(1); s.settimeout(60)
+c, _ = s.accept(); n = 0
+while True:
+    d = c.recv(65536)
+    if not d: break
+    n += len(d)
+c.sendall(str(n).encode()); c.close(); print(n)
+"""
+
+CLIENT = r"""
+import socket
+c = socket.create_connection(("2001:db8:2::2", 5001), timeout=60)
+buf = bytes(range(256)) * 4096
+for _ in range(10): c.sendall(buf)          # 10 MiB
+c.shutdown(socket.SHUT_WR); print(c.recv(100).decode())
+"""
+
+
+def test_ip6_namespaces(namespaces, sluiced_factory):
+    devs = [f"net_af_packet{i},iface={TAG}{n}0 {{ name port{i} }}" for i, n in enumerate("abc")]
+    cli = ["set interface ip address port0 2001:db8:1::10/64",
+           "set interface ip address port1 2001:db8:2::10/64",
+           "set interface ip address port2 2001:db8:3::10/64",
+           "set interface mtu 1280 port2",
+           "set interface state port0 up", "set interface state port1 up",
+           "set interface state port2 up"]
+    s = sluiced_factory(devs, cli)
+    r = ns("a", "ping -6 -c 3 -i 0.2 -W 2 2001:db8:2::2", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = ns("b", "ping -6 -c 2 -i 0.2 -W 2 2001:db8:1::2", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = ns("b", "ping -6 -c 2 -i 0.2 -W 2 2001:db8:2::10", check=False)   # the router itself
+    assert r.returncode == 0, r.stdout + r.stderr
+    # its link-local too, named with the interface as a host must
+    ll = {i["name"]: i["address"] for i in s.js("show ip6 interface")["interfaces"]
+          if i["scope"] == "link-local"}
+    r = ns("b", f"ping -6 -c 2 -i 0.2 -W 2 {ll['port1']}%{TAG}b1", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr + str(s.errors()) + s.cli("show ip6 neighbors")
+
+    # sluiced resolved the kernel's addresses, and the kernel sluiced's, by ND
+    neigh = {(n["interface"], n["address"]): n for n in s.js("show ip6 neighbors")["neighbors"]}
+    for port, addr in (("port0", "2001:db8:1::2"), ("port1", "2001:db8:2::2")):
+        assert neigh[(port, addr)]["state"] in ("reachable", "stale", "delay", "probe"), neigh
+    kn = ns("a", f"ip -6 neigh show dev {TAG}a1").stdout
+    # as a router (our advertisements set the R flag)
+    assert re.search(r"2001:db8:1::10 lladdr \S+ router (REACHABLE|STALE|DELAY|PROBE)", kn), kn
+    e = s.errors()
+    assert e[("ip6-nd (main)", "neighbour advertisements sent")] >= 1
+    assert e[("ip6-nd (main)", "neighbour solicitations sent")] >= 1
+
+    srv = subprocess.Popen(f"ip netns exec {TAG}b python3 -c '{SERVER}'", shell=True,
+                           stdout=subprocess.PIPE, text=True)
+    try:
+        time.sleep(0.5)
+        r = ns("a", f"python3 -c '{CLIENT}'", check=False, timeout=120)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.strip() == str(10 * 1024 * 1024)
+        assert srv.wait(timeout=60) == 0
+    finally:
+        if srv.poll() is None:
+            srv.kill()
+            srv.wait()
+
+    # hop limit 1: time exceeded from the router's address on a's link
+    r = ns("a", "ping -6 -c 1 -W 2 -t 1 2001:db8:2::2", check=False)
+    assert r.returncode != 0
+    assert "Time exceeded: Hop limit" in r.stdout and "2001:db8:1::10" in r.stdout, r.stdout
+    # port2's MTU is 1280: a 1400-byte packet toward c gets packet too big, and the kernel
+    # learns the path MTU from it
+    r = ns("a", "ping -6 -c 2 -i 0.5 -W 2 -s 1400 -M do 2001:db8:3::2", check=False)
+    assert r.returncode != 0
+    assert "Packet too big: mtu=1280" in r.stdout or "mtu=1280" in r.stderr, r.stdout + r.stderr
+    assert "mtu 1280" in ns("a", "ip -6 route get 2001:db8:3::2").stdout
+    r = ns("a", "ping -6 -c 2 -i 0.2 -W 2 -s 1200 -M do 2001:db8:3::2", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    # no route: destination unreachable
+    r = ns("c", "ping -6 -c 1 -W 2 2001:db8:99::1", check=False)
+    assert r.returncode != 0
+    assert "Destination unreachable: No route" in r.stdout, r.stdout
+    e = s.errors()
+    assert e[("icmp6-error", "time exceeded sent")] >= 1
+    assert e[("icmp6-error", "packet too big sent")] >= 1
+    assert e[("icmp6-error", "destination unreachable sent")] >= 1
+    assert e[("ip6-icmp-input", "echo replies sent")] >= 4
