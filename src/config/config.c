@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* startup.conf parser: unix, cpu, dpdk, buffers and ip4 sections in VPP's grammar. */
+/* startup.conf parser: unix, cpu, dpdk, buffers, ip4 and ip6 sections in VPP's grammar. */
 #include "config.h"
 
 #include <ctype.h>

@@ -88,8 +88,10 @@ int sl_ip6_fib_get(uint16_t fib)
 	if (sl_fib6s[fib])
 		return 0;
 	struct rte_fib6_conf cfg = {
-		.type = RTE_FIB6_TRIE, .default_nh = SL_ADJ_ID_DROP, .max_routes = (int)max_routes6,
-		.trie = {.nh_sz = RTE_FIB6_TRIE_4B, .num_tbl8 = tbl8s6},
+		.type = RTE_FIB6_TRIE, .default_nh = SL_ADJ_ID_DROP,
+		/* VRFs are smaller, as IPv4's are (route.c) */
+		.max_routes = (int)(fib ? RTE_MIN(max_routes6, 1u << 16) : max_routes6),
+		.trie = {.nh_sz = RTE_FIB6_TRIE_4B, .num_tbl8 = fib ? RTE_MIN(tbl8s6, 1u << 10) : tbl8s6},
 	};
 	char name[32];
 	snprintf(name, sizeof(name), "sl_ip6_%u", sl_fib_ids[fib]);

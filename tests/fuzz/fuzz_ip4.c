@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer: arbitrary frames through the whole graph (ethernet, ARP, ip4 input, lookup,
- * local, ICMP errors, rewrite, fragmentation), or through an L2 mode (io, mac, macswap,
+ * local, ICMP errors, rewrite, fragmentation; IPv6 input, lookup with ECMP, local, ICMPv6,
+ * neighbour discovery on the main lcore, ICMPv6 errors), or through an L2 mode (io, mac, macswap,
  * 5tswap) chosen by the first byte, traced or not (its bit 7); 49.0.0.0/8 has two paths of
  * weights 1 and 3 (each packet's flow hash read from its header); no crash and no buffer leak,
  * and show trace formats whatever the nodes recorded. */
@@ -8,6 +9,7 @@
 #include "../common/ring_env.h"
 #include "../../src/sluice.h"
 #include "../../src/ip4/ip4.h"
+#include "../../src/ip6/ip6.h"
 #include "../../src/runtime/runtime.h"
 #include <rte_cycles.h>
 
@@ -16,6 +18,15 @@
 #include <string.h>
 
 static unsigned base;
+
+static void drain_tx(void)
+{
+	void *m[64];
+	unsigned n;
+	for (int p = 0; p < 2; p++)
+		while ((n = rte_ring_dequeue_burst(env_tx[p], m, 64, NULL)))
+			rte_pktmbuf_free_bulk((struct rte_mbuf **)m, n);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -35,19 +46,18 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    env_cli("set interface l3 port1", false) ||
 	    env_cli("ip neighbor port1 10.10.2.2 42:01:0a:0a:02:02", false) ||
 	    env_cli("ip route add 49.0.0.0/8 via 10.10.2.1", false) ||
-	    env_cli("ip route add 49.0.0.0/8 via 10.10.2.2 weight 3", false))
+	    env_cli("ip route add 49.0.0.0/8 via 10.10.2.2 weight 3", false) ||
+	    env_cli("set interface ip address port0 2001:db8:1::10/64", false) ||
+	    env_cli("set interface ip address port1 2001:db8:2::10/64", false) ||
+	    env_cli("ip neighbor port1 2001:db8:2::1 42:01:0a:0a:02:01", false) ||
+	    env_cli("ip route add 2001:db8:48::/48 via 2001:db8:2::1", false) ||
+	    env_cli("ip route add 2001:db8:49::/48 via 2001:db8:2::1", false) ||
+	    env_cli("ip route add 2001:db8:49::/48 via 2001:db8:2::2 weight 3", false))
 		abort();
+	env_walk(2); /* what the set-up sent (a neighbour solicitation) leaves first */
+	drain_tx();
 	base = rte_mempool_in_use_count(sl_pool);
 	return 0;
-}
-
-static void drain_tx(void)
-{
-	void *m[64];
-	unsigned n;
-	for (int p = 0; p < 2; p++)
-		while ((n = rte_ring_dequeue_burst(env_tx[p], m, 64, NULL)))
-			rte_pktmbuf_free_bulk((struct rte_mbuf **)m, n);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -86,7 +96,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sl_runtime_drain_punts(sl_punt);
 	sl_modules_poll(rte_rdtsc());
 	env_walk(2);
-	sl_ip4_held_flush(); /* packets held for ARP wait up to a second */
+	sl_ip4_held_flush(); /* packets held for ARP or ND wait up to a second */
+	sl_ip6_held_flush();
 	if (traced) {
 		env_cli("show trace", true);
 		env_cli("clear trace", true);
