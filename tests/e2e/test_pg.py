@@ -172,19 +172,22 @@ def test_bad_stream_definitions(sluiced_factory, tmp_path):
     assert [i["name"] for i in s.js("show interface")["interfaces"]] == ["pg0", "pg1"]
 
 
-def test_pg_with_a_worker_and_ipv6_counted_drop(sluiced_factory, tmp_path):
+def test_pg_with_a_worker_and_ipv6_routed(sluiced_factory, tmp_path):
     """pg interfaces created while a worker forwards (its graph is rebuilt); an IPv6 stream
-    is generated and counted as an unsupported ethertype."""
+    is generated and routed out of pg1."""
     s = sluiced_factory([], [], extra="cpu { main-core 0 corelist-workers 1 }\n")
-    for line in pg_router(tmp_path):
+    for line in pg_router(tmp_path) + [
+            "set interface ip address pg1 2001:db8:1::10/64",
+            "ip neighbor pg1 2001:db8:1::1 02:00:00:00:01:01",
+            "ip route add 2001:db8::10/124 via 2001:db8:1::1"]:
         s.cli(line)
     s.cli("packet-generator new { name v6 limit 50 worker 0 interface pg0 data { "
           "IP6: 02:00:00:00:00:01 -> 02:fe:00:00:00:00 UDP: 2001:db8::1 -> 2001:db8::10 - 2001:db8::1f "
           "UDP: 5 -> 6 } }")
     s.cli("packet-generator enable-stream v6")
     wait_stream(s, "v6", 50)
-    assert s.errors() == {("ethernet-input", "unsupported ethertype"): 50}
-    assert s.iface("pg0")["rx-packets"] == 50
+    assert s.errors() == {}
+    assert s.iface("pg0")["rx-packets"] == 50 and s.iface("pg1")["tx-packets"] == 50
 
 
 def test_pg_interface_delete(sluiced_factory, tmp_path):
