@@ -80,7 +80,6 @@ struct sl_iface {
 	uint32_t ip4;                 /* primary address, host order; 0 = none */
 	uint16_t fib;                 /* its FIB table's index, both families (0: table 0) */
 	uint8_t ip6_ll[16];           /* IPv6 link-local address; all zero: IPv6 is off */
-	uint8_t ip6_gl[16];           /* first global IPv6 address (ICMPv6 errors' source) */
 	struct rte_ether_addr mac;
 	uint16_t nb_txq;              /* worker w sends on queue w % nb_txq */
 	bool tx_shared;               /* fewer TX queues than workers: queues are locked */
@@ -110,7 +109,8 @@ struct sl_iface {
 	uint32_t addrs[SL_IF_MAX_ADDRS];
 	uint8_t plens[SL_IF_MAX_ADDRS];
 	int naddr;
-	uint8_t addrs6[SL_IF_MAX_ADDRS][16]; /* IPv6 addresses but the link-local */
+	uint8_t addrs6[SL_IF_MAX_ADDRS][16]; /* IPv6 addresses but the link-local; workers read
+					      * the first as their ICMPv6 source (sl_ip6_src_of) */
 	uint8_t plens6[SL_IF_MAX_ADDRS];
 	int naddr6;
 	bool ll6_conf;                /* link-local configured, not EUI-64 */
@@ -134,6 +134,13 @@ static inline void sl_iface_loop_back(struct sl_worker *w, void **objs, uint16_t
 			c->rx_bytes += m->pkt_len;
 		}
 	}
+}
+
+/* The packet's FIB table: the one a node chose ahead (sl_flag_fib), else its ingress
+ * interface's (ip4-lookup, ip6-lookup). */
+static inline uint16_t sl_pkt_fib(struct rte_mbuf *m)
+{
+	return unlikely(m->ol_flags & sl_flag_fib) ? sl_meta2(m)->fib : sl_ifaces[m->port].fib;
 }
 
 /* Frames the main lcore sends (ARP), drained by worker 0's port-rx (sl_iface_inject). */

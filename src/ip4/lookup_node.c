@@ -28,12 +28,6 @@ void sl_adj_type_register(enum sl_adj_type t, const char *node_name)
 	sl_dispatch_register(&sl_adj_types, t, node_name);
 }
 
-/* The packet's table: the one chosen ahead (sl_flag_fib), else its ingress interface's. */
-static inline uint16_t pkt_fib(struct rte_mbuf *m)
-{
-	return unlikely(m->ol_flags & sl_flag_fib) ? sl_meta2(m)->fib : sl_ifaces[m->port].fib;
-}
-
 /* With several tables: one bulk lookup per run of packets in the same table. A table deleted
  * since the packet's interface left it (sl_ip4_table_del refuses otherwise) finds none: the
  * packet takes the drop adjacency. */
@@ -41,8 +35,8 @@ void sl_ip4_lookup_tables(void **objs, uint32_t *ips, uint64_t *hops, uint16_t n
 {
 	uint16_t start = 0;
 	while (start < n) {
-		uint16_t t = pkt_fib(objs[start]), end = start + 1;
-		while (end < n && pkt_fib(objs[end]) == t)
+		uint16_t t = sl_pkt_fib(objs[start]), end = start + 1;
+		while (end < n && sl_pkt_fib(objs[end]) == t)
 			end++;
 		struct rte_fib *f = t < SL_FIB_MAX ? __atomic_load_n(&sl_fibs[t], __ATOMIC_ACQUIRE)
 						   : NULL;

@@ -50,8 +50,7 @@ static inline uint16_t ie_one(struct sl_worker *w, struct rte_mbuf *m, uint64_t 
 		goto drop;
 	}
 	const struct sl_iface *f = &sl_ifaces[m->port];
-	const uint8_t *me = sl_ip6_is_ll(ip->src_addr) || sl_ip6_is_zero(f->ip6_gl) ? f->ip6_ll
-										   : f->ip6_gl;
+	const uint8_t *me = sl_ip6_src_of(f, ip->src_addr);
 	if (sl_ip6_is_zero(me)) {
 		e = IE_ERR_NOSRC;
 		goto drop;

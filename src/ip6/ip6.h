@@ -5,6 +5,7 @@
 #define SL_IP6_H
 
 #include "../ip4/route.h"
+#include "../interface/iface.h"
 #include <rte_fib6.h>
 #include <rte_ip.h>
 
@@ -158,6 +159,14 @@ static inline uint16_t sl_ip6_l4_sum(const struct rte_ipv6_hdr *ip, const void *
 	s = __rte_raw_cksum(&ph, sizeof(ph), s);
 	s = __rte_raw_cksum(l4, len, s);
 	return __rte_raw_cksum_reduce(s);
+}
+
+/* The source of what we send back to peer from interface f (echo replies to a group,
+ * ICMPv6 errors): its link-local for a link-local peer or when it has no global address,
+ * else its first global one. All zero: IPv6 is off on f. */
+static inline const uint8_t *sl_ip6_src_of(const struct sl_iface *f, const uint8_t *peer)
+{
+	return sl_ip6_is_ll(peer) || f->naddr6 == 0 ? f->ip6_ll : f->addrs6[0];
 }
 
 /* A packet of ours to a link-local address leaves by the port it answers (the FIB cannot

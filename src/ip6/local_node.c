@@ -149,8 +149,7 @@ static inline uint16_t ic_one(struct sl_worker *w, struct rte_mbuf *m)
 	memcpy(src, ip->dst_addr, 16);
 	if (sl_ip6_is_mcast(src)) {
 		const struct sl_iface *f = &sl_ifaces[m->port];
-		memcpy(src, sl_ip6_is_ll(ip->src_addr) || sl_ip6_is_zero(f->ip6_gl) ? f->ip6_ll
-										 : f->ip6_gl, 16);
+		memcpy(src, sl_ip6_src_of(f, ip->src_addr), 16);
 		if (sl_ip6_is_zero(src) || ic[1] != 0) {
 			e = IC_ERR_NOSRC;
 			goto drop;

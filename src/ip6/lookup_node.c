@@ -20,19 +20,14 @@ static struct sl_dispatch sl_adj6_types = {.from = "ip6-lookup", .next = type_ne
 					   .nkeys = SL_ADJ_NB_TYPES,
 					   .key_names = sl_adj_type_names};
 
-static inline uint16_t pkt_fib(struct rte_mbuf *m)
-{
-	return unlikely(m->ol_flags & sl_flag_fib) ? sl_meta2(m)->fib : sl_ifaces[m->port].fib;
-}
-
 /* One bulk lookup per run of packets in one table; a table without IPv6 gives the drop
  * adjacency. */
 static void lookup_tables(void **objs, uint8_t (*ips)[16], uint64_t *hops, uint16_t n)
 {
 	uint16_t start = 0;
 	while (start < n) {
-		uint16_t t = pkt_fib(objs[start]), end = start + 1;
-		while (end < n && pkt_fib(objs[end]) == t)
+		uint16_t t = sl_pkt_fib(objs[start]), end = start + 1;
+		while (end < n && sl_pkt_fib(objs[end]) == t)
 			end++;
 		struct rte_fib6 *f = t < SL_FIB_MAX ? __atomic_load_n(&sl_fib6s[t], __ATOMIC_ACQUIRE)
 						   : NULL;

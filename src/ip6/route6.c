@@ -355,7 +355,6 @@ int sl_ip6_addr_add(uint16_t port, const uint8_t ip[16], uint8_t len)
 	}
 	memcpy(f->addrs6[f->naddr6], ip, 16);
 	f->plens6[f->naddr6++] = len;
-	memcpy(f->ip6_gl, f->addrs6[0], 16);
 	return 0;
 }
 
@@ -374,10 +373,6 @@ int sl_ip6_addr_del(uint16_t port, const uint8_t ip[16], uint8_t len)
 	f->naddr6--;
 	memmove(&f->addrs6[i], &f->addrs6[i + 1], (size_t)(f->naddr6 - i) * 16);
 	memmove(&f->plens6[i], &f->plens6[i + 1], (size_t)(f->naddr6 - i));
-	if (f->naddr6)
-		memcpy(f->ip6_gl, f->addrs6[0], 16);
-	else
-		memset(f->ip6_gl, 0, 16);
 	return 0;
 }
 
