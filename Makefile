@@ -48,7 +48,7 @@ bench: build
 # seed 000: the first topology, then the multi-flow soak (SOAK=seconds, default 180;
 # RESUME=1 goes on from results/seed-000/intervals.jsonl)
 seed-000: build
-	$(PY) scripts/seed000.py $(if $(SOAK),--duration $(SOAK)) $(if $(RESUME),--resume)
+	$(PY) scripts/seed000.py $(if $(SOAK),--duration $(SOAK)) $(if $(RESUME),--resume) $(if $(IP6),--ip6)
 
 # seed 001: NDR at 64/512/1500 B, L2 and L3, trial by trial against testpmd io and l3fwd
 seed-001: build

@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""make bench-graph: the IPv4 routing path in memory, as VPP measures it with pg interfaces.
-sluiced gets two packet-generator interfaces (pg0 in, pg1 out: pg-output counts and frees), routes
-48.0.0.0/8 via a neighbour on pg1, and a pg stream of 64-byte UDP pushes a fixed number of
-packets through one worker. Reports clocks/packet per node from `show runtime` (median of
-trials), and instructions/packet per node from a run under callgrind that counts only the
-nodes' own functions (N packets minus a run with none)."""
+"""make bench-graph: the IPv4 and IPv6 routing paths in memory, as VPP measures them with pg
+interfaces. sluiced gets two packet-generator interfaces (pg0 in, pg1 out: pg-output counts and
+frees), routes 48.0.0.0/8 (IPv6: 2400::/8) via a neighbour on pg1, and a pg stream of UDP
+(64-byte frames; IPv6: 62, the smallest IPv6/UDP) pushes a fixed number of packets through one
+worker. Reports clocks/packet per node from `show runtime` (median of trials), with one route
+and with ROUTES routes (IPv4 /24s, IPv6 /48s, DESTS destinations spread over them; the IPv6
+routes' load time too), and instructions/packet per node from a run under callgrind that counts only
+the nodes' own functions (N packets minus a run with none), for one path and for 4 (ECMP)."""
 import json
 import os
 import random
@@ -17,7 +19,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from sluice_run import BUILD, ROOT, Daemon, callgrind_inclusive, wait_or_kill  # noqa: E402
+from sluice_run import BUILD, ROOT, Daemon, HugepagesAtLeast, callgrind_inclusive, wait_or_kill  # noqa: E402
 
 PACKETS = int(os.environ.get("PACKETS", "20000000"))
 TRIALS = int(os.environ.get("BENCH_TRIALS", "7"))
@@ -27,7 +29,7 @@ ROUTES = int(os.environ.get("ROUTES", str(1 << 20)))
 # (not its empty polls, whose number depends on time)
 NODE_FUNCS = ["pg_stream_run", "eth_process", "in_process", "lk_process", "rw_process",
               "out_process", "tx_process", "po_process", "drop_process", "arp_process", "lo_process",
-              "ie_process", "fr_process", "punt_process"]
+              "ie_process", "fr_process", "punt_process", "ic_process", "gl_process"]
 
 SETUP = """create packet-generator interface pg0
 create packet-generator interface pg1
@@ -42,6 +44,19 @@ ip route add 48.0.0.0/8 via 10.10.2.1
 ECMP_SETUP = SETUP + "".join(f"ip neighbor pg1 10.10.2.{i} 42:01:0a:0a:02:0{i}\n"
                              f"ip route add 48.0.0.0/8 via 10.10.2.{i}\n" for i in range(2, 5))
 
+# IPv6: the same topology, 2400::/8 via a neighbour on pg1 (ECMP: four of them)
+SETUP6 = """create packet-generator interface pg0
+create packet-generator interface pg1
+set interface ip address pg0 2001:db8:1::10/64
+set interface ip address pg1 2001:db8:2::10/64
+set interface state pg0 up
+set interface state pg1 up
+ip neighbor pg1 2001:db8:2::1 42:01:0a:0a:02:01
+ip route add 2400::/8 via 2001:db8:2::1
+"""
+ECMP_SETUP6 = SETUP6 + "".join(f"ip neighbor pg1 2001:db8:2::{i} 42:01:0a:0a:02:0{i}\n"
+                               f"ip route add 2400::/8 via 2001:db8:2::{i}\n" for i in range(2, 5))
+
 
 def stream(limit, pcap):
     return (f"packet-generator new {{ name s0 limit {limit} interface pg0 worker 0 "
@@ -49,21 +64,42 @@ def stream(limit, pcap):
 
 
 def write_pcap(path, dsts):
-    from scapy.all import IP, UDP, Ether, Raw, wrpcap
-    wrpcap(str(path), [Ether(dst="02:fe:00:00:00:00", src="02:00:00:00:00:01") /
-                       IP(src="10.10.1.2", dst=d) / UDP(sport=2123, dport=10000) / Raw(b"\0" * 18)
+    from scapy.all import IP, UDP, Ether, IPv6, Raw, wrpcap
+    eth = Ether(dst="02:fe:00:00:00:00", src="02:00:00:00:00:01")
+    wrpcap(str(path), [eth / IPv6(src="2001:db8:1::2", dst=d) / UDP(sport=2123, dport=10000)
+                       if ":" in d else
+                       eth / IP(src="10.10.1.2", dst=d) / UDP(sport=2123, dport=10000) / Raw(b"\0" * 18)
                        for d in dsts])
 
 
-def destinations(routes):
+def route6(i):
+    """The i-th IPv6 /48 of the table with many routes: 2001:d00::/40 upwards (16 /32s)."""
+    return f"2001:{0xd00 + (i >> 16):x}:{i & 0xffff:x}::/48"
+
+
+# destinations in the stream: with many routes, enough that the FIB's lines they touch do not
+# all stay in the caches (4096 destinations touch 4096 /24s or /48s: about 1 MiB of lines)
+DESTS = int(os.environ.get("DESTS", "65536"))
+
+
+def destinations(routes, fam=4):
     rnd = random.Random(1)
+    n = 4096 if routes == 1 else DESTS
+    if fam == 6:
+        if routes == 1:
+            return [f"24{rnd.randrange(256):02x}:{rnd.randrange(65536):x}::{rnd.randrange(1, 65536):x}"
+                    for _ in range(n)]
+        return [route6(rnd.randrange(routes)).replace("::/48", f"::{rnd.randrange(1, 65536):x}")
+                for _ in range(n)]
     if routes == 1:
-        return [f"48.{rnd.randrange(256)}.{rnd.randrange(256)}.{rnd.randrange(1, 255)}" for _ in range(4096)]
+        return [f"48.{rnd.randrange(256)}.{rnd.randrange(256)}.{rnd.randrange(1, 255)}" for _ in range(n)]
     return [f"{16 + rnd.randrange(16)}.{rnd.randrange(256)}.{rnd.randrange(256)}.{rnd.randrange(1, 255)}"
-            for _ in range(4096)]
+            for _ in range(n)]
 
 
-def route_lines(routes):
+def route_lines(routes, fam=4):
+    if fam == 6:
+        return "".join(f"ip route add {route6(i)} via 2001:db8:2::1\n" for i in range(routes))
     return "".join(f"ip route add {16 + (i >> 16)}.{(i >> 8) & 255}.{i & 255}.0/24 via 10.10.2.1\n"
                    for i in range(routes))
 
@@ -80,11 +116,15 @@ def wait_sent(d, n, timeout=300):
 
 # issue 5 counts VPP's routing nodes as ip4-input + ip4-lookup + ip4-rewrite + output (its
 # stream enters at ip4-input); sluiced's pg-output does both interface-output's and pg1-tx's work
-VPP_SET = ("ip4-input", "ip4-lookup", "ip4-rewrite", "pg-output")
-ROUTING = ("ethernet-input", "ip4-input", "ip4-lookup", "ip4-rewrite")
+def vpp_set(fam):
+    return (f"ip{fam}-input", f"ip{fam}-lookup", f"ip{fam}-rewrite", "pg-output")
 
 
-def stream_trials(s):
+def routing(fam):
+    return ("ethernet-input", f"ip{fam}-input", f"ip{fam}-lookup", f"ip{fam}-rewrite")
+
+
+def stream_trials(s, fam=4):
     """TRIALS runs of the stream s0: each node's clocks/packet, median over the trials, and
     the sums per trial (this machine has fast and slow periods: the spread shows them)."""
     trials = []
@@ -96,8 +136,8 @@ def stream_trials(s):
         trials.append({r["node"]: r["clocks/packet"] for r in rt["runtime"] if r["vectors"]})
     nodes = {k: statistics.median(t.get(k, 0) for t in trials) for k in trials[0]}
     sums = {"whole path": [sum(t.values()) for t in trials],
-            "routing nodes": [sum(t.get(k, 0) for k in ROUTING) for t in trials],
-            "VPP's set": [sum(t.get(k, 0) for k in VPP_SET) for t in trials]}
+            "routing nodes": [sum(t.get(k, 0) for k in routing(fam)) for t in trials],
+            "VPP's set": [sum(t.get(k, 0) for k in vpp_set(fam)) for t in trials]}
     return nodes, sums
 
 
@@ -107,19 +147,38 @@ def print_sums(sums):
               f"min {min(v):.1f}, median {statistics.median(v):.1f}, max {max(v):.1f}")
 
 
-def measure(tmp, routes):
-    d = tmp / f"rt-{routes}"
+def measure(tmp, routes, fam=4):
+    """The stream through sluiced with `routes` routes of family fam. IPv6's routes are loaded
+    by `exec` once sluiced runs, timed (IPv4's: `make bench` times them)."""
+    d = tmp / f"rt{fam}-{routes}"
     d.mkdir()
-    write_pcap(d / "in.pcap", destinations(routes))
-    setup = SETUP + (route_lines(routes) if routes > 1 else "") + stream(PACKETS, d / "in.pcap")
+    write_pcap(d / "in.pcap", destinations(routes, fam))
+    many = route_lines(routes, fam) if routes > 1 else ""
+    if fam == 6:
+        (d / "routes.cli").write_text(many)
+        setup = SETUP6 + stream(PACKETS, d / "in.pcap")
+    else:
+        setup = SETUP + many + stream(PACKETS, d / "in.pcap")
     (d / "setup.cli").write_text(setup)
+    # DPDK's trie reserves 3 tbl8s (1 KiB each) for every /48 with no covering route longer
+    # than /24: 1,048,576 /48s take 3.2 GB, and the IPv6 runs get 4.6 GB of hugepages
+    # (both, so that the one-route run is measured with the same memory as the other)
+    mem = 1024 if fam == 4 else 4600
     conf = f"""unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
 cpu {{ main-core 0 corelist-workers 1 }}
-dpdk {{ socket-mem 1024 }}
-ip4 {{ max-routes 2097152 tbl8s 1024 }}
+dpdk {{ socket-mem {mem} }}
+ip4 {{ max-routes {2097152 if fam == 4 else 1024} tbl8s {1024 if fam == 4 else 256} }}
+ip6 {{ max-routes {ROUTES + 65536 if fam == 6 else 1024} tbl8s {3 * ROUTES + 4096 if fam == 6 else 256} }}
 """
-    with Daemon(conf, d) as s:
-        nodes, sums = stream_trials(s)
+    load = None
+    with HugepagesAtLeast(mem + 64), Daemon(conf, d) as s:
+        if many and fam == 6:
+            t0 = time.time()
+            s.cli(f"exec {d}/routes.cli")
+            load = time.time() - t0
+            n = sum(r["routes"] for r in s.js("show ip6 fib summary")["summary"])
+            print(f"   {n} IPv6 routes in the table, {routes} loaded by exec in {load:.2f} s")
+        nodes, sums = stream_trials(s, fam)
         tx = s.js("show interface pg1")["interfaces"][0]["tx-packets"]
         errs = s.js("show errors")["errors"]
     if errs:
@@ -161,15 +220,16 @@ dpdk {{ socket-mem 1024 }}
     return nodes, tx, macs
 
 
-def callgrind(tmp, n, setup=SETUP, tag="1"):
+def callgrind(tmp, n, setup=SETUP, tag="1", fam=4):
     d = tmp / f"cg-{tag}-{n}"
     d.mkdir()
-    write_pcap(d / "in.pcap", destinations(1))
+    write_pcap(d / "in.pcap", destinations(1, fam))
     (d / "setup.cli").write_text(setup + stream(max(n, 1), d / "in.pcap") +
                                  ("packet-generator enable-stream s0\n" if n else ""))
     conf = f"""unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
 dpdk {{ no-huge }}
 ip4 {{ max-routes 1024 tbl8s 256 }}
+ip6 {{ max-routes 1024 tbl8s 256 }}
 """
     (d / "startup.conf").write_text(conf)
     out = d / "cg.out"
@@ -200,23 +260,44 @@ ip4 {{ max-routes 1024 tbl8s 256 }}
     return total, per
 
 
+def callgrind_pair(tmp, fam, setup, ecmp_setup):
+    """Instructions/packet per counted function, one path and 4 equal paths; the totals."""
+    t0, per0 = callgrind(tmp, 0, setup, f"{fam}-1", fam)
+    t1, per1 = callgrind(tmp, CG_PACKETS, setup, f"{fam}-1", fam)
+    one = {f: (per1[f] - per0.get(f, 0)) / CG_PACKETS for f in NODE_FUNCS if per1.get(f)}
+    e0, pe0 = callgrind(tmp, 0, ecmp_setup, f"{fam}-ecmp", fam)
+    e1, pe1 = callgrind(tmp, CG_PACKETS, ecmp_setup, f"{fam}-ecmp", fam)
+    four = {f: (pe1[f] - pe0.get(f, 0)) / CG_PACKETS for f in NODE_FUNCS if pe1.get(f)}
+    return one, (t1 - t0) / CG_PACKETS, four, (e1 - e0) / CG_PACKETS
+
+
 def main():
     tmp = Path(tempfile.mkdtemp(prefix="sluice-bench-graph-"))
     try:
         results = {}
-        for routes in sorted({1, ROUTES}) if PACKETS else ():
-            print(f"== {routes} route(s), {PACKETS} packets of 64 bytes, {TRIALS} trials "
-                  "(clocks/packet, median)", flush=True)
-            nodes, sums, tx = measure(tmp, routes)
-            results[routes] = nodes
-            routing = sum(nodes.get(k, 0) for k in ROUTING)
-            for k, v in nodes.items():
-                print(f"   {k:16s} {v:8.1f}")
-            print(f"   routing nodes (ethernet-input + ip4-input + ip4-lookup + ip4-rewrite): "
-                  f"{routing:.1f}; VPP's set (ip4-input + ip4-lookup + ip4-rewrite + pg-output): "
-                  f"{sum(nodes.get(k, 0) for k in VPP_SET):.1f}; whole path: {sum(nodes.values()):.1f}; "
-                  f"pg1 sent {tx}")
-            print_sums(sums)
+        for fam in (4, 6) if PACKETS else ():
+            for routes in sorted({1, ROUTES}):
+                print(f"== IPv{fam}, {routes} route(s), {PACKETS} packets of "
+                      f"{64 if fam == 4 else 62} bytes, {TRIALS} trials (clocks/packet, median)",
+                      flush=True)
+                nodes, sums, tx = measure(tmp, routes, fam)
+                results[fam, routes] = statistics.median(sums["routing nodes"])
+                for k, v in nodes.items():
+                    print(f"   {k:16s} {v:8.1f}")
+                print(f"   routing nodes ({' + '.join(routing(fam))}): "
+                      f"{sum(nodes.get(k, 0) for k in routing(fam)):.1f}; VPP's set "
+                      f"({' + '.join(vpp_set(fam))}): {sum(nodes.get(k, 0) for k in vpp_set(fam)):.1f}; "
+                      f"whole path: {sum(nodes.values()):.1f}; pg1 sent {tx}")
+                print_sums(sums)
+        if PACKETS:
+            print("== routing nodes, medians of the per-trial sums (clocks/packet): "
+                  + "; ".join(f"IPv{f} {r} route(s) {v:.1f}" for (f, r), v in results.items()))
+            for r in sorted({1, ROUTES}):
+                print(f"   IPv6 / IPv4, {r} route(s): {results[6, r] / results[4, r]:.2f}")
+            if ROUTES > 1:
+                for f in (4, 6):
+                    print(f"   IPv{f} rate with {ROUTES} routes / with one (clocks ratio inverted): "
+                          f"{results[f, 1] / results[f, ROUTES]:.2f}")
         if BRIDGE_MACS and PACKETS:
             for nm in (10, BRIDGE_MACS):
                 nodes, tx, macs = bridge(tmp, nm)
@@ -226,23 +307,20 @@ def main():
                     print(f"   {k:16s} {v:8.1f}")
                 print(f"   whole path: {sum(nodes.values()):.1f}; pg1 sent {tx}")
         if shutil.which("valgrind") and CG_PACKETS:
-            print(f"== callgrind, 1 route: instructions/packet ({CG_PACKETS} packets minus 0)",
-                  flush=True)
-            t0, per0 = callgrind(tmp, 0)
-            t1, per1 = callgrind(tmp, CG_PACKETS)
-            for f in NODE_FUNCS:
-                if per1.get(f):
-                    print(f"   {f:16s} {(per1[f] - per0.get(f, 0)) / CG_PACKETS:8.1f}")
-            one = (t1 - t0) / CG_PACKETS
-            print(f"   all counted functions: {one:.1f}")
-            print(f"== callgrind, the route over 4 equal paths (ECMP): instructions/packet", flush=True)
-            e0, _ = callgrind(tmp, 0, ECMP_SETUP, "ecmp")
-            e1, pe1 = callgrind(tmp, CG_PACKETS, ECMP_SETUP, "ecmp")
-            for f in NODE_FUNCS:
-                if pe1.get(f):
-                    print(f"   {f:16s} {(pe1[f] - per0.get(f, 0)) / CG_PACKETS:8.1f}")
-            print(f"   all counted functions: {(e1 - e0) / CG_PACKETS:.1f} "
-                  f"({(e1 - e0) / CG_PACKETS - one:+.1f} over one path)")
+            totals = {}
+            for fam, setup, ecmp in ((4, SETUP, ECMP_SETUP), (6, SETUP6, ECMP_SETUP6)):
+                print(f"== callgrind, IPv{fam}: instructions/packet ({CG_PACKETS} packets minus 0), "
+                      "one path | 4 equal paths (ECMP)", flush=True)
+                one, t1, four, t4 = callgrind_pair(tmp, fam, setup, ecmp)
+                for f in NODE_FUNCS:
+                    if f in one or f in four:
+                        print(f"   {f:16s} {one.get(f, 0):8.1f} | {four.get(f, 0):8.1f}")
+                print(f"   all counted functions: {t1:.1f} | {t4:.1f} ({t4 - t1:+.1f} for ECMP)")
+                totals[fam] = (one, t1)
+            nodes4 = sum(v for f, v in totals[4][0].items() if f != "pg_stream_run")
+            nodes6 = sum(v for f, v in totals[6][0].items() if f != "pg_stream_run")
+            print(f"   the nodes (all but pg_stream_run), one path: IPv4 {nodes4:.1f}, IPv6 {nodes6:.1f}, "
+                  f"IPv6 / IPv4 {nodes6 / nodes4:.2f}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

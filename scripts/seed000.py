@@ -12,6 +12,9 @@ topology (sluice-gen -> memif -> sluiced -> memif -> sluice-gen, one worker).
    loss, latency percentiles) appended to OUT/intervals.jsonl as it ends, so an interrupted
    soak keeps what it measured; --resume goes on from there up to --duration. OUT/soak.png
    draws p50/p99/max latency and the loss of every interval over time; OUT/seed-000.md sums up.
+   --ip6: the soak over IPv6 (conf/ip6-startup.conf): destinations random in
+   2001:db8:49::/64 and 2001:db8:17::/64 (routes: their /48s), frames of 84-256 bytes (84: the
+   smallest IPv6/UDP frame that holds the generator's signature).
 """
 import argparse
 import json
@@ -38,13 +41,22 @@ SOAK_STREAMS = [  # sizes without the FCS: 64-256 byte frames
     "UDP: 17.0.0.1 -> 49.0.0.0/8 random UDP: 2123 -> 10000-50000 random }",
     "port 1 size 60-252 data { IP4: 02:00:00:00:00:02 -> 02:00:00:00:00:11 "
     "UDP: 49.0.0.1 -> 17.0.0.0/8 random UDP: 2123 -> 10000-50000 random }"]
+SOAK6_CLI = ["ip neighbor port0 2001:db8:1::2 02:00:00:00:00:01",
+             "ip route add 2001:db8:49::/48 via 2001:db8:2::1",
+             "ip route add 2001:db8:17::/48 via 2001:db8:1::2"]
+SOAK6_STREAMS = [
+    "port 0 size 80-252 data { IP6: 02:00:00:00:00:01 -> 02:00:00:00:00:10 "
+    "UDP: 2001:db8:17::1 -> 2001:db8:49::/64 random UDP: 2123 -> 10000-50000 random }",
+    "port 1 size 80-252 data { IP6: 02:00:00:00:00:02 -> 02:00:00:00:00:11 "
+    "UDP: 2001:db8:49::1 -> 2001:db8:17::/64 random UDP: 2123 -> 10000-50000 random }"]
 FIRST_STREAM = ("size 60 data { IP4: 02:00:00:00:00:01 -> 02:00:00:00:00:10 "
                 "UDP: 10.10.1.2 -> 48.0.0.0/8 random UDP: 2123 -> 10000 }")
 
 
-def sluiced(run):
-    conf = (ROOT / "conf/demo-startup.conf").read_text().replace("@DIR@/../../conf", str(ROOT / "conf"))
-    return SluicedDut(Daemon(conf.replace("@DIR@", str(run)), run), SOAK_CLI)
+def sluiced(run, ip6=False):
+    conf = (ROOT / f"conf/{'ip6' if ip6 else 'demo'}-startup.conf").read_text()
+    conf = conf.replace("@DIR@/../../conf", str(ROOT / "conf"))
+    return SluicedDut(Daemon(conf.replace("@DIR@", str(run)), run), SOAK6_CLI if ip6 else SOAK_CLI)
 
 
 def first_topology(run, rate, seconds, log):
@@ -71,7 +83,7 @@ def first_topology(run, rate, seconds, log):
     return {"generator": g, "interfaces": ifs, "errors": errs}, lines
 
 
-def soak(run, out, rate, duration, interval, resume, log):
+def soak(run, out, rate, duration, interval, resume, log, ip6=False):
     rec = out / "intervals.jsonl"
     done = []
     if resume and rec.exists():
@@ -83,7 +95,8 @@ def soak(run, out, rate, duration, interval, resume, log):
     sub = run / "soak"
     sub.mkdir()
     interrupted = False
-    with sluiced(sub) as dut, GenSession(sub / "memif.sock", SOAK_STREAMS, sub, gen_args=["--bidir"]) as gen, \
+    streams = SOAK6_STREAMS if ip6 else SOAK_STREAMS
+    with sluiced(sub, ip6) as dut, GenSession(sub / "memif.sock", streams, sub, gen_args=["--bidir"]) as gen, \
             open(rec, "a") as f:
         try:
             while elapsed < duration - 1e-9:
@@ -110,7 +123,7 @@ def soak(run, out, rate, duration, interval, resume, log):
     return done, interrupted
 
 
-def draw(done, out, rate):
+def draw(done, out, rate, ip6=False):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -126,17 +139,20 @@ def draw(done, out, rate):
     ax[1].set_yscale("symlog", linthresh=1e-4)
     ax[1].set_ylabel("loss per interval (%)")
     ax[1].set_xlabel("minutes since the first interval")
-    fig.suptitle(f"seed 000 soak: both directions, {rate / 1e6:g} Mpps in all, 64-256 B")
+    fig.suptitle(f"seed 000 soak{' over IPv6' if ip6 else ''}: both directions, {rate / 1e6:g} Mpps "
+                 f"in all, {84 if ip6 else 64}-256 B")
     fig.tight_layout()
     fig.savefig(out / "soak.png")
 
 
-def summary(done, interrupted, rate, duration):
+def summary(done, interrupted, rate, duration, ip6=False):
     if not done:
         return ["## The soak", "", "no interval measured"]
     off, lost = sum(r["offered"] for r in done), sum(r["offered"] - r["received"] for r in done)
     p99 = [r["p99_us"] for r in done if r["p99_us"] is not None]
-    return ["## The soak: both directions, 64-256 B, UDP 2123 -> 10000-50000, to 49/8 and 17/8", "",
+    where = ("84-256 B, IPv6, UDP 2123 -> 10000-50000, to 2001:db8:49::/64 and 2001:db8:17::/64"
+             if ip6 else "64-256 B, UDP 2123 -> 10000-50000, to 49/8 and 17/8")
+    return [f"## The soak: both directions, {where}", "",
             f"{len(done)} intervals, {sum(r['seconds'] for r in done):.0f} of {duration:g} s at {rate / 1e6:g} Mpps"
             + (" (interrupted)" if interrupted else ""), "",
             "| offered | lost | loss % | intervals with loss | p99 us (median of intervals) | worst p99 us | max us |",
@@ -156,6 +172,7 @@ def main():
     ap.add_argument("--first-seconds", type=float, default=10.0)
     ap.add_argument("--skip-first", action="store_true")
     ap.add_argument("--resume", action="store_true", help="go on from OUT/intervals.jsonl")
+    ap.add_argument("--ip6", action="store_true", help="the soak over IPv6")
     ap.add_argument("--out", default=str(ROOT / "results" / "seed-000"))
     a = ap.parse_args()
     out = Path(a.out)
@@ -172,9 +189,9 @@ def main():
         (out / "first.json").write_text(json.dumps(first, indent=2))
     elif (out / "seed-000.md").exists() and a.resume:
         lines = (out / "seed-000.md").read_text().split("## The soak")[0].splitlines()
-    done, interrupted = soak(run, out, a.rate, a.duration, a.interval, a.resume, say)
-    draw(done, out, a.rate)
-    text = ["# Seed 000", ""] + [l for l in lines if l != "# Seed 000"] + summary(done, interrupted, a.rate, a.duration)
+    done, interrupted = soak(run, out, a.rate, a.duration, a.interval, a.resume, say, a.ip6)
+    draw(done, out, a.rate, a.ip6)
+    text = ["# Seed 000", ""] + [l for l in lines if l != "# Seed 000"] + summary(done, interrupted, a.rate, a.duration, a.ip6)
     (out / "seed-000.md").write_text("\n".join(text) + "\n")
     print("\n".join(text))
     print(f"\n{out}/seed-000.md, soak.png, intervals.jsonl")

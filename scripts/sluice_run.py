@@ -26,6 +26,28 @@ def hugepages_free():
     return 0
 
 
+class HugepagesAtLeast:
+    """Raises the 2 MB hugepage reservation so that `mb` megabytes are free, and puts it back
+    on exit (root only; without, the caller's DPDK program fails to allocate and says so)."""
+    def __init__(self, mb):
+        self.need, self.before = (mb + 1) // 2, None
+
+    def __enter__(self):
+        short = self.need - hugepages_free()
+        if short > 0:
+            path = "/proc/sys/vm/nr_hugepages"
+            self.before = int(open(path).read())
+            try:
+                open(path, "w").write(str(self.before + short))
+            except OSError:
+                self.before = None
+        return self
+
+    def __exit__(self, *exc):
+        if self.before is not None:
+            open("/proc/sys/vm/nr_hugepages", "w").write(str(self.before))
+
+
 def remove_runtime_dirs(*names):
     """At exit: DPDK 22.11 leaves /run/dpdk/PREFIX (several MB of RAM with --no-huge) behind
     each program that does not remove it itself (testpmd, l3fwd); ours are NAME-<our pid>."""

@@ -109,9 +109,24 @@ def dut_of(d, run):
     raise SystemExit(f"dut kind {d['kind']}: sluiced or command")
 
 
+def check_sizes(topo):
+    """Frames too small for the generator's signature would all count as lost: refused here.
+    IPv6/UDP needs 84 bytes (Ethernet 14, IPv6 40, UDP 8, signature 18, FCS 4), so IMIX's
+    64-byte frames cannot be IPv6."""
+    g = topo.get("gen", {})
+    if ":" not in str(g.get("dst_first", "")):
+        return
+    for size in topo.get("search", {}).get("sizes", [64]):
+        if size == "imix" or int(size) < 84:
+            raise SystemExit(f"{topo['name']}: size {size}: IPv6 streams need frames of 84 bytes "
+                             "or more to carry the generator's signature (imix has 64-byte ones)")
+
+
 def stream_for(size, g):
+    """The generator's stream: UDP from src to 100 destinations, IPv6 when they are."""
     sz = "imix" if size == "imix" else str(int(size) - 4)  # the stream's sizes leave out the FCS
-    return (f"size {sz} data {{ IP4: 02:00:00:00:00:01 -> {g['dst_mac']} "
+    fam = "IP6" if ":" in g["dst_first"] else "IP4"
+    return (f"size {sz} data {{ {fam}: 02:00:00:00:00:01 -> {g['dst_mac']} "
             f"UDP: {g.get('src', '10.10.1.2')} -> {g['dst_first']} - {g['dst_last']} "
             f"UDP: 2123 -> 10000-10099 }}")
 
@@ -486,6 +501,7 @@ def main():
     if a.repeat < 1 or a.trials < 1:
         raise SystemExit("--repeat and --trials: 1 or more")
     topo = yaml.safe_load(open(a.topology))
+    check_sizes(topo)
     out = Path(a.out or ROOT / "results" / topo["name"])
     say = lambda m: print(m, flush=True)  # noqa: E731
     if a.at:

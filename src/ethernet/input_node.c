@@ -116,18 +116,19 @@ static uint16_t eth_process(struct rte_graph *g, struct rte_node *node, void **o
 	uint16_t nexts[n];
 	uint16_t last_port = UINT16_MAX;
 	uint64_t mac = 0;
-	/* The fast path compares with IPv4 rather than reading the table (VPP's ethernet-input
-	 * has the same fast path), once IPv4 is registered. */
+	/* The fast path compares with IPv4 and IPv6 rather than reading the table (VPP's
+	 * ethernet-input has the same fast path), once both are registered. */
 	const uint16_t ip4_next = type_next[RTE_BE16(RTE_ETHER_TYPE_IPV4)];
-	if (unlikely(!ip4_next)) {
+	const uint16_t ip6_next = type_next[RTE_BE16(RTE_ETHER_TYPE_IPV6)];
+	if (unlikely(!ip4_next || !ip6_next)) {
 		for (uint16_t i = 0; i < n; i++)
 			nexts[i] = eth_one(w, objs[i]);
 	} else {
 		for (uint16_t i = 0; i < n; i++) {
 			struct rte_mbuf *m = objs[i];
 			sl_prefetch_ahead(objs, i, n);
-			/* fast path: unicast to us, IPv4; the rest (and every error) in eth_one,
-			 * which reads the table */
+			/* fast path: unicast to us, IPv4 or IPv6; the rest (and every error) in
+			 * eth_one, which reads the table */
 			if (m->port != last_port) {
 				uint8_t b[8] = {0};
 				memcpy(b, &sl_ifaces[m->port].mac, 6);
@@ -137,12 +138,14 @@ static uint16_t eth_process(struct rte_graph *g, struct rte_node *node, void **o
 			const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 			uint16_t type;
 			memcpy(&type, d + 12, 2);
-			if (likely(m->data_len >= RTE_ETHER_HDR_LEN && mac48(d) == mac &&
-				   type == RTE_BE16(RTE_ETHER_TYPE_IPV4))) {
+			uint16_t nx = type == RTE_BE16(RTE_ETHER_TYPE_IPV4)	  ? ip4_next
+				      : type == RTE_BE16(RTE_ETHER_TYPE_IPV6) ? ip6_next
+									  : 0;
+			if (likely(nx && m->data_len >= RTE_ETHER_HDR_LEN && mac48(d) == mac)) {
 				m->data_off += RTE_ETHER_HDR_LEN;
 				m->data_len -= RTE_ETHER_HDR_LEN;
 				m->pkt_len -= RTE_ETHER_HDR_LEN;
-				nexts[i] = ip4_next;
+				nexts[i] = nx;
 				continue;
 			}
 			nexts[i] = eth_one(w, m);

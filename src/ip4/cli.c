@@ -17,7 +17,9 @@ static int errno_msg(struct sl_out *o, int rc, const char *what)
 	case -EEXIST: return sl_out_error(o, "%s: already exists", what);
 	case -ENOENT: return sl_out_error(o, "%s: not found", what);
 	case -ENOSPC:
-	case -ENOMEM: return sl_out_error(o, "%s: table full", what);
+	case -ENOMEM:
+		return sl_out_error(o, "%s: table full (max-routes or tbl8s of the startup "
+				       "config's ip4 / ip6 section)", what);
 	case -ENETUNREACH:
 		return sl_out_error(o, "%s: next hop is not on a connected subnet "
 				       "(add an interface address or name the interface)", what);
@@ -464,7 +466,8 @@ static int cmd_show_fib(struct sl_out *o, int argc, char **argv)
 		return sl_out_error(o, "usage: show ip fib [table N] [PREFIX | ADDRESS | summary]");
 	struct collect c = {.fib = one_table ? fib : -1};
 	sl_rib_walk(collect_one, &c);
-	qsort(c.v, c.n, sizeof(*c.v), cmp_route);
+	if (c.n) /* c.v is NULL when no route matched: qsort wants an array */
+		qsort(c.v, c.n, sizeof(*c.v), cmp_route);
 	sl_tbl_begin(o, "routes", 9, sl_ip_fib_cols);
 	for (size_t i = 0; i < c.n; i++)
 		route_row(o, c.v[i]);

@@ -122,7 +122,8 @@ static int cmd_show_fib6(struct sl_out *o, int argc, char **argv)
 		return sl_out_error(o, "usage: show ip6 fib [table N] [PREFIX | ADDRESS | summary]");
 	struct collect c = {.fib = one_table ? fib : -1};
 	sl_ip6_rib_walk(collect_one, &c);
-	qsort(c.v, c.n, sizeof(*c.v), cmp_route);
+	if (c.n) /* c.v is NULL when no route matched: qsort wants an array */
+		qsort(c.v, c.n, sizeof(*c.v), cmp_route);
 	sl_tbl_begin(o, "routes", 9, sl_ip_fib_cols);
 	for (size_t i = 0; i < c.n; i++)
 		route_row(o, c.v[i]);

@@ -49,6 +49,24 @@ def test_harness_writes_results(tmp_path):
 
 
 @pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
+def test_harness_ip6_topology(tmp_path):
+    """The IPv6 routing topology: signed IPv6/UDP frames of the smallest size that carries
+    the signature come back routed (a found NDR, latency measured), and sluiced routed them."""
+    topo = yaml.safe_load(open(ROOT / "bench/topologies/memif-sluiced-ip6.yaml"))
+    topo["search"] = {"sizes": [84], "max_mpps": 0.2, "min_mpps": 0.02, "precision": 0.5,
+                      "short_s": 0.2, "final_s": 0.4, "latency_at": [0.5]}
+    r = bench(topo, tmp_path, "out")
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    s = json.loads((tmp_path / "out/results.json").read_text())["sizes"][0]
+    assert s["size"] == 84 and 0.02 <= s["ndr"]["mpps"] <= 0.2
+    assert s["latency"] and s["latency"][0]["latency_us"]["p50"] > 0
+    # a size too small for IPv6 and the signature is refused before anything starts
+    topo["search"]["sizes"] = [64]
+    r = bench(topo, tmp_path, "small")
+    assert r.returncode == 1 and "size 64: IPv6 streams need frames of 84 bytes" in r.stderr
+
+
+@pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
 def test_harness_over_vhost_user(tmp_path):
     """The vhost-user topology: sluice-gen's virtio-user ports join sluiced's vhost-user
     ports (they share the generator's hugepages by file descriptor), the topology's CLI lines

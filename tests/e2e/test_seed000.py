@@ -55,3 +55,21 @@ def test_seed000_first_topology_and_soak_resume(tmp_path):
     md = (out / "seed-000.md").read_text()
     assert "| sluice-gen |" in md and "(interrupted)" not in md and f"{len(after)} intervals" in md
     assert (out / "soak.png").stat().st_size > 1000
+
+
+@pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
+def test_seed000_soak_over_ip6(tmp_path):
+    """--ip6: the multi-flow soak in both directions over IPv6 routes; every packet the
+    generator signs comes back (a light load: 20 kpps)."""
+    out = tmp_path / "out"
+    r = subprocess.run(SCRIPT + ["--skip-first", "--ip6", "--rate", "20000", "--duration", "1",
+                                 "--interval", "0.5", "--out", str(out)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    kept = records(out)
+    assert len(kept) == 2
+    for x in kept:
+        assert x["offered"] >= 8000 and x["received"] == x["offered"] and x["lost"] == 0
+        assert x["p99_us"] >= x["p50_us"] > 0
+    md = (out / "seed-000.md").read_text()
+    assert "IPv6" in md and "2001:db8:49::/64" in md and "2 intervals" in md

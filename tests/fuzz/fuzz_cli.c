@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer: arbitrary CLI lines against a live router; a failed command must change
- * nothing (the route count is the witness). */
+ * nothing (the IPv4 and IPv6 route counts are the witnesses). */
 #include "fuzz.h"
 #include "../common/ring_env.h"
 #include "../../src/ip4/ip4.h"
+#include "../../src/ip6/ip6.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +27,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* bounded work per input: no files read or written, no huge counts */
 	if (strstr(line, "exec") || strstr(line, "count") || strstr(line, "pcap"))
 		return 0;
-	uint32_t before = sl_ip4_route_count();
-	if (env_cli(line, true) != 0 && sl_ip4_route_count() != before)
+	uint32_t before = sl_ip4_route_count(), before6 = sl_ip6_route_count();
+	if (env_cli(line, true) != 0 &&
+	    (sl_ip4_route_count() != before || sl_ip6_route_count() != before6))
 		abort();
 	return 0;
 }
