@@ -17,7 +17,7 @@
 #define SL_MAX_PORTS 32      /* DPDK ports */
 #define SL_IF_MAX 65536      /* interfaces of every type: indexes fit mbuf->port */
 #define SL_MAX_WORKERS 32
-#define SL_MAX_ERRORS 128
+#define SL_MAX_ERRORS 256
 #define SL_MAX_RXQ 16
 #define SL_PUNT_RING_SIZE 1024
 
@@ -81,7 +81,7 @@ extern uint64_t sl_flag_trace, sl_flag_fib; /* ol_flags masks */
 
 /* Why a packet goes to the main lcore (sl_meta2.punt); each reason's handler registers from
  * a constructor (sl_punt_register) and the main lcore calls sl_punt on what it drains. */
-enum { SL_PUNT_ARP = 1, SL_PUNT_GLEAN, SL_PUNT_ND6, SL_PUNT_GLEAN6, SL_PUNT_LL6, SL_PUNT_NB };
+enum { SL_PUNT_ARP = 1, SL_PUNT_GLEAN, SL_PUNT_ND6, SL_PUNT_GLEAN6, SL_PUNT_LL6, SL_PUNT_RS6, SL_PUNT_NB };
 void sl_punt_register(uint16_t reason, void (*fn)(struct rte_mbuf *m));
 /* Hands a punted packet to its reason's handler, which frees it. */
 void sl_punt(struct rte_mbuf *m);

@@ -80,6 +80,8 @@ struct sl_iface {
 	uint32_t ip4;                 /* primary address, host order; 0 = none */
 	uint16_t fib;                 /* its FIB table's index, both families (0: table 0) */
 	uint8_t ip6_ll[16];           /* IPv6 link-local address; all zero: IPv6 is off */
+	uint16_t ra_max_s;            /* router advertisements every at most this many
+				       * seconds; 0: off (router solicitations dropped) */
 	struct rte_ether_addr mac;
 	uint16_t nb_txq;              /* worker w sends on queue w % nb_txq */
 	bool tx_shared;               /* fewer TX queues than workers: queues are locked */
@@ -114,6 +116,11 @@ struct sl_iface {
 	uint8_t plens6[SL_IF_MAX_ADDRS];
 	int naddr6;
 	bool ll6_conf;                /* link-local configured, not EUI-64 */
+	uint16_t ra_min_s, ra_lifetime_s; /* RFC 4861 6.2.1 MinRtrAdvInterval, AdvDefaultLifetime */
+	bool ra_life_conf;            /* ra-lifetime given: not derived from the interval */
+	uint8_t ra_initial;           /* initial advertisements still to send (6.2.4) */
+	uint64_t ra_next, ra_last;    /* TSC of the next advertisement, and of the last */
+	uint64_t ra_sent, rs_rx;      /* advertisements sent, solicitations answered */
 };
 
 extern struct sl_iface sl_ifaces[SL_IF_MAX];

@@ -84,7 +84,7 @@ SL_NODE_REGISTER(lo_node)
 
 #define ICMP_ERRORS(X)                                                                    \
 	X(IC_ERR_BAD, "ICMPv6 too short or bad checksum")                                 \
-	X(IC_ERR_ND, "neighbour discovery with hop limit not 255, a code or headers")     \
+	X(IC_ERR_ND, "neighbour or router discovery with hop limit not 255, a code or headers") \
 	X(IC_ERR_RS, "router solicitation (router advertisements are off)")               \
 	X(IC_ERR_RA, "router advertisement or redirect (ignored)")                        \
 	X(IC_ERR_MLD, "multicast listener message (MLD not handled)")                     \
@@ -93,7 +93,7 @@ SL_NODE_REGISTER(lo_node)
 	X(IC_ERR_TYPE, "ICMPv6 type not handled")                                         \
 	X(IC_ERR_NOSRC, "echo to a group from an interface without an address")          \
 	X(IC_ECHO, "echo replies sent")                                                   \
-	X(IC_ND, "neighbour solicitations and advertisements to the main lcore")
+	X(IC_ND, "neighbour solicitations and advertisements, router solicitations to the main lcore")
 enum { ICMP_ERRORS(SL_ERR_ENUM) IC_NB_ERR };
 static const char *const ic_reasons[] = {ICMP_ERRORS(SL_ERR_STR)};
 static uint16_t ic_err;
@@ -115,21 +115,25 @@ static inline uint16_t ic_one(struct sl_worker *w, struct rte_mbuf *m)
 	}
 	uint8_t *ic = p + wk.off;
 	switch (ic[0]) {
+	case SL_ICMP6_RS:
+		/* to the main lcore's router advertisements where the interface sends them */
+		if (!__atomic_load_n(&sl_ifaces[m->port].ra_max_s, __ATOMIC_RELAXED)) {
+			e = IC_ERR_RS;
+			goto drop;
+		}
+		/* fall through */
 	case SL_ICMP6_NS:
 	case SL_ICMP6_NA:
-		/* RFC 4861 7.1: hop limit 255 (from the link itself), code 0 */
+		/* RFC 4861 6.1.1 and 7.1: hop limit 255 (from the link itself), code 0 */
 		if (ip->hop_limits != 255 || ic[1] != 0 || wk.off != 40) {
 			e = IC_ERR_ND;
 			goto drop;
 		}
 		w->errors[ic_err + IC_ND]++;
-		sl_meta2(m)->punt = SL_PUNT_ND6;
+		sl_meta2(m)->punt = ic[0] == SL_ICMP6_RS ? SL_PUNT_RS6 : SL_PUNT_ND6;
 		return IC_NEXT_PUNT;
 	case SL_ICMP6_ECHO:
 		break;
-	case SL_ICMP6_RS:
-		e = IC_ERR_RS;
-		goto drop;
 	case SL_ICMP6_RA:
 	case SL_ICMP6_REDIRECT:
 		e = IC_ERR_RA;

@@ -2,6 +2,8 @@
 """IPv6 routing through sluiced on pcap ports: exact packets out, every ICMPv6 error's fields
 and checksum (RFC 4443), malformed packets dropped under named errors, neighbour discovery
 answered and used, IPv6 in a second FIB table, and the CLI's refusals."""
+import time
+
 from scapy.all import (Ether, ICMPv6DestUnreach, ICMPv6EchoReply, ICMPv6EchoRequest,
                        ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptDstLLAddr, ICMPv6NDOptSrcLLAddr,
                        ICMPv6PacketTooBig, ICMPv6ParamProblem, ICMPv6TimeExceeded, IPv6,
@@ -171,7 +173,7 @@ def test_neighbour_discovery(sluiced_factory, tmp_path):
     assert cksum_ok(sol[0])
     fwd = [o for o in out1 if UDP in o]
     assert len(fwd) == 1 and fwd[0][Ether].dst == host and fwd[0][IPv6].hlim == 8
-    assert errs[("ip6-icmp-input", "neighbour discovery with hop limit not 255, a code or headers")] == 1
+    assert errs[("ip6-icmp-input", "neighbour or router discovery with hop limit not 255, a code or headers")] == 1
     assert errs[("ip6-nd (main)", "packets held while resolving a next hop (not a drop)")] == 1
 
 
@@ -223,3 +225,66 @@ def test_ip6_in_a_second_table_and_cli(sluiced_factory, tmp_path):
     assert all(r["table"] == 0 for r in s.js("show ip6 fib")["routes"])
     assert "7" not in [str(t["table"]) for t in s.js("show ip table")["tables"]]
     assert s.stop() == 0
+
+
+def test_router_advertisements(sluiced_factory, tmp_path):
+    """ip6 nd ra-interval: an advertisement at once, every field as RFC 4861 4.2 and 6.2 say
+    (a /64 autonomous for SLAAC, a /48 on-link only); the solicitation that came with it is
+    answered by it (the next one is due 16 s later); without ra-interval, solicitations are
+    dropped by name and nothing is advertised. test_ip6_netns has the kernel as the host."""
+    from scapy.all import ICMPv6ND_RA, ICMPv6ND_RS, ICMPv6NDOptMTU, ICMPv6NDOptPrefixInfo
+    from scapy.utils6 import in6_mactoifaceid
+    LL0 = str(IPv6(src="fe80::" + in6_mactoifaceid(MAC0).lower()).src)
+    rs = eth("33:33:00:00:00:02") / IPv6(src="fe80::2", dst="ff02::2", hlim=255) / \
+        ICMPv6ND_RS() / ICMPv6NDOptSrcLLAddr(lladdr=PEER0)
+    rs_bad = eth("33:33:00:00:00:02") / IPv6(src="fe80::2", dst="ff02::2", hlim=64) / ICMPv6ND_RS()
+    wrpcap(str(tmp_path / "in0.pcap"), [rs, rs_bad], linktype=1)
+    wrpcap(str(tmp_path / "in1.pcap"), [rs], linktype=1)
+    devs = [
+        f"net_pcap0,rx_pcap={tmp_path}/in0.pcap,tx_pcap={tmp_path}/out0.pcap {{ name port0 mac-address {MAC0} }}",
+        f"net_pcap1,rx_pcap={tmp_path}/in1.pcap,tx_pcap={tmp_path}/out1.pcap {{ name port1 mac-address {MAC1} }}",
+    ]
+    s = sluiced_factory(devs, ROUTER6 + ["set interface ip address port0 2001:db8:aa::10/48",
+                                         "ip6 nd port0 ra-interval 600 200", "ip6 nd port0 ra-lifetime 1200"])
+    s.wait_rx("port0", 2)
+    s.wait_rx("port1", 1)
+    deadline = time.time() + 8
+    while time.time() < deadline and s.js("show ip6 nd port0")["interfaces"][0]["ra-sent"] < 1:
+        time.sleep(0.1)
+    time.sleep(1)
+    nd = {r["name"]: r for r in s.js("show ip6 nd")["interfaces"]}
+    errs = s.errors()
+    s.check_refused({"ip6 nd port0 ra-interval 3": "ra-interval must be a number from 4 to 1800, not '3'",
+                     "ip6 nd port0 ra-interval 1801": "from 4 to 1800",
+                     "ip6 nd port0 ra-interval 600 451": "ra-interval minimum must be a number from 3 to 450",
+                     "ip6 nd port0 ra-lifetime 9001": "ra-lifetime must be a number from 0 to 9000",
+                     "ip6 nd nosuch ra-interval 10": "unknown interface 'nosuch'",
+                     "ip6 nd port0 ra-often": "usage: ip6 nd IFACE ra-interval MAX [MIN]"})
+    after = s.js("show ip6 nd port0")["interfaces"][0]
+    assert (after["min-s"], after["max-s"], after["lifetime-s"]) == (200, 600, 1200)  # unchanged
+    assert s.stop() == 0
+    assert nd["port0"]["ra"] == "on" and nd["port0"]["min-s"] == 200 and nd["port0"]["max-s"] == 600
+    assert nd["port0"]["lifetime-s"] == 1200 and nd["port0"]["ra-sent"] == 1
+    assert nd["port0"]["rs-answered"] == 1
+    assert nd["port1"]["ra"] == "off" and nd["port1"]["ra-sent"] == 0
+    assert errs[("ip6-icmp-input", "router solicitation (router advertisements are off)")] == 1
+    assert errs[("ip6-icmp-input", "neighbour or router discovery with hop limit not 255, a code or headers")] == 1
+    ras = [o for o in rdpcap(str(tmp_path / "out0.pcap")) if ICMPv6ND_RA in o]
+    assert len(ras) == 1
+    assert [o for o in rdpcap(str(tmp_path / "out1.pcap")) if ICMPv6ND_RA in o] == []
+    for o in ras:
+        assert o[Ether].dst == "33:33:00:00:00:01" and o[Ether].src == MAC0
+        ip = o[IPv6]
+        assert ip.src == LL0 and ip.dst == "ff02::1" and ip.hlim == 255
+        ra = o[ICMPv6ND_RA]
+        assert (ra.code, ra.chlim, ra.M, ra.O, ra.routerlifetime, ra.reachabletime, ra.retranstimer) == \
+            (0, 64, 0, 0, 1200, 0, 0)
+        assert o[ICMPv6NDOptSrcLLAddr].lladdr == MAC0 and o[ICMPv6NDOptMTU].mtu == 1500
+        pis = {(p.prefix, p.prefixlen): p for p in o[ICMPv6ND_RA].iterpayloads()
+               if isinstance(p, ICMPv6NDOptPrefixInfo)}
+        assert set(pis) == {("2001:db8:1::", 64), ("2001:db8:aa::", 48)}
+        for (_, plen), p in pis.items():
+            assert (p.L, p.A, p.validlifetime, p.preferredlifetime) == (1, int(plen == 64), 2592000, 604800)
+        assert cksum_ok(o)
+    assert errs[("ip6-ra (main)", "router advertisements sent")] == 1
+    assert errs[("ip6-ra (main)", "router solicitations answered")] == 1
