@@ -241,6 +241,14 @@ int sl_ip6_addr_add(uint16_t port, const uint8_t ip[16], uint8_t len);
 int sl_ip6_addr_del(uint16_t port, const uint8_t ip[16], uint8_t len);
 /* IPv6 on an interface: link-local from the MAC (EUI-64), or ll when given. */
 int sl_ip6_enable(uint16_t port, const uint8_t *ll);
+/* Main lcore, neighbour and router discovery: a frame out of port from src to dst (dmac, or
+ * dst's multicast MAC when NULL), hop limit 255, its ICMPv6 message of icmp_len bytes zeroed
+ * at *icmp; NULL when no buffer. sl_ip6_nd_send checksums the message and sends it. */
+struct rte_mbuf *sl_ip6_nd_frame(uint16_t port, const uint8_t *dmac, const uint8_t src[16],
+				 const uint8_t dst[16], uint16_t icmp_len, uint8_t **icmp);
+void sl_ip6_nd_send(struct rte_mbuf *m, uint16_t port);
+/* out: in with the bits past len cleared (the prefix of length len) */
+void sl_ip6_pfx_mask(uint8_t out[16], const uint8_t in[16], uint8_t len);
 int sl_ip6_route_add_path(uint16_t fib, const uint8_t pfx[16], uint8_t len, const uint8_t nh[16],
 			  int port, uint16_t weight);
 int sl_ip6_route_del(uint16_t fib, const uint8_t pfx[16], uint8_t len);

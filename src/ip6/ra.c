@@ -66,18 +66,12 @@ static void put32(uint8_t *p, uint32_t v)
 /* One advertisement out of f to all-nodes. */
 static void ra_send(struct sl_iface *f)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(sl_pool);
-	if (!m) {
-		ra_count(RA_NOBUF);
-		return;
-	}
 	/* the prefixes, each once (several addresses may share one) */
 	uint8_t pfx[SL_IF_MAX_ADDRS][16], plen[SL_IF_MAX_ADDRS];
 	int np = 0;
 	for (int i = 0; i < f->naddr6; i++) {
-		uint8_t p[16] = {0};
-		for (int b = 0; b < f->plens6[i]; b++)
-			p[b / 8] |= f->addrs6[i][b / 8] & (0x80 >> (b % 8));
+		uint8_t p[16];
+		sl_ip6_pfx_mask(p, f->addrs6[i], f->plens6[i]);
 		int k = 0;
 		while (k < np && !(plen[k] == f->plens6[i] && !memcmp(pfx[k], p, 16)))
 			k++;
@@ -86,28 +80,15 @@ static void ra_send(struct sl_iface *f)
 			plen[np++] = f->plens6[i];
 		}
 	}
-	const uint16_t icmp_len = (uint16_t)(16 + 8 + 8 + 32 * np);
-	uint8_t *d = (uint8_t *)rte_pktmbuf_append(m, RTE_ETHER_HDR_LEN + 40 + icmp_len);
-	if (!d) {
-		rte_pktmbuf_free(m);
+	static const uint8_t all_nodes[16] = {0xff, 2, [15] = 1};
+	uint8_t *ic;
+	struct rte_mbuf *m = sl_ip6_nd_frame(f->port, NULL, f->ip6_ll, all_nodes,
+					     (uint16_t)(16 + 8 + 8 + 32 * np), &ic);
+	if (!m) {
 		ra_count(RA_NOBUF);
 		return;
 	}
-	struct rte_ether_hdr *eh = (struct rte_ether_hdr *)d;
-	static const uint8_t all_nodes[16] = {0xff, 2, [15] = 1};
-	const uint8_t mcast[6] = {0x33, 0x33, 0, 0, 0, 1};
-	memcpy(&eh->dst_addr, mcast, 6);
-	eh->src_addr = f->mac;
-	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
-	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eh + 1);
-	ip->vtc_flow = RTE_BE32(0x60000000);
-	ip->payload_len = rte_cpu_to_be_16(icmp_len);
-	ip->proto = IPPROTO_ICMPV6;
-	ip->hop_limits = 255; /* RFC 4861 6.1.2: hosts check it */
-	memcpy(ip->src_addr, f->ip6_ll, 16);
-	memcpy(ip->dst_addr, all_nodes, 16);
-	uint8_t *ic = (uint8_t *)(ip + 1), *o = ic + 16;
-	memset(ic, 0, icmp_len);
+	uint8_t *o = ic + 16;
 	ic[0] = SL_ICMP6_RA;
 	ic[4] = 64; /* cur hop limit */
 	uint16_t life = rte_cpu_to_be_16(f->ra_lifetime_s);
@@ -129,11 +110,9 @@ static void ra_send(struct sl_iface *f)
 		put32(o + 8, ADV_PREFERRED_LIFETIME);
 		memcpy(o + 16, pfx[k], 16);
 	}
-	uint16_t ck = (uint16_t)~sl_ip6_l4_sum(ip, ic, icmp_len, IPPROTO_ICMPV6);
-	memcpy(ic + 2, &ck, 2);
 	ra_count(RA_SENT);
 	f->ra_sent++;
-	sl_iface_inject(m, f->port);
+	sl_ip6_nd_send(m, f->port);
 }
 
 static void ra_tick(uint64_t now)

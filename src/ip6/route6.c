@@ -63,7 +63,7 @@ void sl_fmt_ip6(char *buf, const uint8_t ip[16])
 	inet_ntop(AF_INET6, ip, buf, 46);
 }
 
-static void pfx_mask(uint8_t out[16], const uint8_t in[16], uint8_t len)
+void sl_ip6_pfx_mask(uint8_t out[16], const uint8_t in[16], uint8_t len)
 {
 	for (int i = 0; i < 16; i++) {
 		int bits = RTE_MAX(0, RTE_MIN(8, (int)len - 8 * i));
@@ -74,8 +74,8 @@ static void pfx_mask(uint8_t out[16], const uint8_t in[16], uint8_t len)
 static bool pfx_match(const uint8_t a[16], const uint8_t b[16], uint8_t len)
 {
 	uint8_t x[16], y[16];
-	pfx_mask(x, a, len);
-	pfx_mask(y, b, len);
+	sl_ip6_pfx_mask(x, a, len);
+	sl_ip6_pfx_mask(y, b, len);
 	return !memcmp(x, y, 16);
 }
 
@@ -121,7 +121,7 @@ struct rkey6 {
 static struct sl_route6 *rib_find(uint16_t fib, const uint8_t pfx[16], uint8_t len)
 {
 	struct rkey6 k = {.len = len, .fib = fib};
-	pfx_mask(k.pfx, pfx, len);
+	sl_ip6_pfx_mask(k.pfx, pfx, len);
 	void *d;
 	return rte_hash_lookup_data(rib6, &k, &d) >= 0 ? d : NULL;
 }
@@ -157,7 +157,7 @@ static int rib_set(uint16_t fib, const uint8_t pfx_in[16], uint8_t len, int src,
 	if (rc)
 		return rc;
 	struct rkey6 k = {.len = len, .fib = fib};
-	pfx_mask(k.pfx, pfx_in, len);
+	sl_ip6_pfx_mask(k.pfx, pfx_in, len);
 	struct sl_route6 *r = rib_find(fib, k.pfx, len);
 	if (!r) {
 		if (adj == ~0u)
@@ -579,17 +579,15 @@ static void sol_node(uint8_t out[16], const uint8_t t[16])
 	memcpy(out + 13, t + 13, 3);
 }
 
-/* An NS or NA from port: src, dst, the target, flags (NA), and our MAC as the option. */
-static void nd_send(uint16_t port, const uint8_t *dmac, const uint8_t src[16],
-		    const uint8_t dst[16], uint8_t type, uint8_t flags, const uint8_t target[16])
+struct rte_mbuf *sl_ip6_nd_frame(uint16_t port, const uint8_t *dmac, const uint8_t src[16],
+				 const uint8_t dst[16], uint16_t icmp_len, uint8_t **icmp)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(sl_pool);
-	if (!m) {
-		m6_count(M6_NOBUF);
-		return;
+	uint8_t *p = m ? (uint8_t *)rte_pktmbuf_append(m, RTE_ETHER_HDR_LEN + 40 + icmp_len) : NULL;
+	if (!p) {
+		rte_pktmbuf_free(m);
+		return NULL;
 	}
-	const uint16_t icmp_len = 24 + 8;
-	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, RTE_ETHER_HDR_LEN + 40 + icmp_len);
 	struct rte_ether_hdr *eh = (struct rte_ether_hdr *)p;
 	uint8_t mcast[6] = {0x33, 0x33, dst[12], dst[13], dst[14], dst[15]};
 	memcpy(&eh->dst_addr, dmac ? dmac : mcast, 6);
@@ -599,21 +597,42 @@ static void nd_send(uint16_t port, const uint8_t *dmac, const uint8_t src[16],
 	ip->vtc_flow = RTE_BE32(0x60000000);
 	ip->payload_len = rte_cpu_to_be_16(icmp_len);
 	ip->proto = IPPROTO_ICMPV6;
-	ip->hop_limits = 255; /* RFC 4861 7.1: receivers check it */
+	ip->hop_limits = 255; /* RFC 4861 6.1 and 7.1: receivers check it */
 	memcpy(ip->src_addr, src, 16);
 	memcpy(ip->dst_addr, dst, 16);
+	*icmp = (uint8_t *)(ip + 1);
+	memset(*icmp, 0, icmp_len);
+	return m;
+}
+
+void sl_ip6_nd_send(struct rte_mbuf *m, uint16_t port)
+{
+	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
 	uint8_t *ic = (uint8_t *)(ip + 1);
-	memset(ic, 0, icmp_len);
+	uint16_t ck = (uint16_t)~sl_ip6_l4_sum(ip, ic, rte_be_to_cpu_16(ip->payload_len),
+						IPPROTO_ICMPV6);
+	memcpy(ic + 2, &ck, 2);
+	sl_iface_inject(m, port);
+}
+
+/* An NS or NA from port: src, dst, the target, flags (NA), and our MAC as the option. */
+static void nd_send(uint16_t port, const uint8_t *dmac, const uint8_t src[16],
+		    const uint8_t dst[16], uint8_t type, uint8_t flags, const uint8_t target[16])
+{
+	uint8_t *ic;
+	struct rte_mbuf *m = sl_ip6_nd_frame(port, dmac, src, dst, 24 + 8, &ic);
+	if (!m) {
+		m6_count(M6_NOBUF);
+		return;
+	}
 	ic[0] = type;
 	ic[4] = flags;
 	memcpy(ic + 8, target, 16);
 	ic[24] = type == SL_ICMP6_NS ? 1 : 2; /* source / target link-layer address */
 	ic[25] = 1;
 	memcpy(ic + 26, &sl_ifaces[port].mac, 6);
-	uint16_t ck = (uint16_t)~sl_ip6_l4_sum(ip, ic, icmp_len, IPPROTO_ICMPV6);
-	memcpy(ic + 2, &ck, 2);
 	m6_count(type == SL_ICMP6_NS ? M6_NS_SENT : M6_NA_SENT);
-	sl_iface_inject(m, port);
+	sl_ip6_nd_send(m, port);
 }
 
 /* A solicitation for n: multicast to its solicited-node group, or unicast (probe). */
