@@ -257,6 +257,7 @@ int sl_ip6_route_del_path(uint16_t fib, const uint8_t pfx[16], uint8_t len, cons
 int sl_ip6_route_path_weight(uint16_t fib, const uint8_t pfx[16], uint8_t len,
 			     const uint8_t nh[16], int port);
 int sl_ip6_neigh_set(uint16_t port, const uint8_t ip[16], const uint8_t mac[6], bool is_static);
+void sl_ip6_neigh_learn(uint16_t port, const uint8_t ip[16], const uint8_t mac[6]);
 int sl_ip6_neigh_del(uint16_t port, const uint8_t ip[16]);
 const struct sl_route6 *sl_ip6_rib_find(uint16_t fib, const uint8_t pfx[16], uint8_t len);
 int sl_ip6_rib_walk(int (*fn)(const struct sl_route6 *r, void *arg), void *arg);

@@ -134,13 +134,14 @@ static void rs_input(struct rte_mbuf *m)
 	struct sl_iface *f = &sl_ifaces[m->port];
 	const struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *);
 	uint32_t len = rte_be_to_cpu_16(ip->payload_len);
-	const uint8_t *o = (const uint8_t *)(ip + 1) + 8;
-	bool ok = len >= 8 && len + 40u <= m->data_len, slla = false;
+	const uint8_t *o = (const uint8_t *)(ip + 1) + 8, *slla = NULL;
+	bool ok = len >= 8 && len + 40u <= m->data_len;
 	/* options of non-zero length, within the message; none with the unspecified source */
 	for (uint32_t left = ok ? len - 8 : 0; ok && left >= 2;) {
 		uint32_t ol = o[1] * 8u;
 		ok = ol && ol <= left;
-		slla |= ok && o[0] == 1;
+		if (ok && o[0] == 1 && ol == 8)
+			slla = o + 2;
 		o += ol;
 		left -= ol;
 	}
@@ -151,6 +152,8 @@ static void rs_input(struct rte_mbuf *m)
 	} else {
 		ra_count(RA_RS);
 		f->rs_rx++;
+		if (slla) /* RFC 4861 6.2.6: the soliciting host's address, STALE */
+			sl_ip6_neigh_learn(m->port, ip->src_addr, slla);
 		uint64_t now = rte_rdtsc(),
 			 at = now + ms_tsc(rte_rand_max(MAX_RA_DELAY_TIME_MS + 1)),
 			 earliest = f->ra_last + ms_tsc(MIN_DELAY_BETWEEN_RAS_MS);

@@ -545,6 +545,17 @@ int sl_ip6_neigh_set(uint16_t port, const uint8_t ip[16], const uint8_t mac[6], 
 	return neigh_update(n, mac, is_static ? SL_ND_STATIC : SL_ND_STALE);
 }
 
+/* RFC 4861 7.2.3 (a neighbour solicitation) and 6.2.6 (a router solicitation): the
+ * sender's link-layer address option creates its entry, STALE, or updates one whose address
+ * differs; an entry already resolved to that address keeps its state. */
+void sl_ip6_neigh_learn(uint16_t port, const uint8_t ip[16], const uint8_t mac[6])
+{
+	struct sl_neigh6 *n = neigh_find(port, ip);
+	if (!n || n->state == SL_ND_INCOMPLETE || memcmp(n->mac, mac, 6))
+		sl_ip6_neigh_set(port, ip, mac, false);
+	m6_count(M6_LEARN);
+}
+
 /* Back to INCOMPLETE (routes use it) or gone. */
 static void neigh_forget(struct sl_neigh6 *n)
 {
@@ -711,12 +722,8 @@ static void nd_input(struct rte_mbuf *m)
 		uint8_t src[16], smac[6];
 		memcpy(src, ip->src_addr, 16);
 		memcpy(smac, mac ? mac : eh->src_addr.addr_bytes, 6);
-		if (mac) {
-			struct sl_neigh6 *n = neigh_find(port, src);
-			if (!n || n->state == SL_ND_INCOMPLETE || memcmp(n->mac, mac, 6))
-				sl_ip6_neigh_set(port, src, mac, false);
-			m6_count(M6_LEARN);
-		}
+		if (mac)
+			sl_ip6_neigh_learn(port, src, mac);
 		nd_send(port, smac, target, src, SL_ICMP6_NA, 0xe0, target);
 		goto done;
 	}

@@ -3,6 +3,7 @@
 af_packet. The kernel resolves sluiced's addresses by neighbour discovery and sluiced the
 kernel's; ping -6 both ways, 10 MiB of TCP over IPv6, and the kernel's ping sees time
 exceeded, packet too big and unreachable from sluiced."""
+import ipaddress
 import os
 import re
 import subprocess
@@ -137,3 +138,52 @@ def test_ip6_namespaces(namespaces, sluiced_factory):
     assert e[("icmp6-error", "packet too big sent")] >= 1
     assert e[("icmp6-error", "destination unreachable sent")] >= 1
     assert e[("ip6-icmp-input", "echo replies sent")] >= 4
+
+
+def eui64(mac):
+    b = bytes.fromhex(mac.replace(":", ""))
+    return bytes([b[0] ^ 2]) + b[1:3] + b"\xff\xfe" + b[3:]
+
+
+def test_slaac(namespaces, sluiced_factory):
+    """A host with no address of its own: the kernel autoconfigures a global address from
+    sluiced's router advertisement (RFC 4862, EUI-64 of its MAC), takes sluiced's link-local as
+    its default router, and pings across it both ways; its router solicitation is answered
+    (test_ip6_pcap checks that the solicitation's link-layer address is learnt)."""
+    dev = f"{TAG}a1"
+    ns("a", "ip -6 route del default")
+    ns("a", f"ip -6 addr del 2001:db8:1::2/64 dev {dev}")
+    ns("a", f"sysctl -qw net.ipv6.conf.{dev}.forwarding=0 net.ipv6.conf.{dev}.accept_ra=1 "
+            f"net.ipv6.conf.{dev}.autoconf=1 net.ipv6.conf.{dev}.addr_gen_mode=0 "
+            f"net.ipv6.conf.{dev}.router_solicitation_delay=0")
+    mac = ns("a", f"cat /sys/class/net/{dev}/address").stdout.strip()
+    want = str(ipaddress.IPv6Address(bytes.fromhex("20010db8000100000000000000000000")[:8] + eui64(mac)))
+    devs = [f"net_af_packet{i},iface={TAG}{n}0 {{ name port{i} }}" for i, n in enumerate("ab")]
+    s = sluiced_factory(devs, ["set interface ip address port0 2001:db8:1::10/64",
+                               "set interface ip address port1 2001:db8:2::10/64",
+                               "ip6 nd port0 ra-interval 30 10",
+                               "set interface state port0 up", "set interface state port1 up"])
+    ll = {i["name"]: i["address"] for i in s.js("show ip6 interface")["interfaces"]
+          if i["scope"] == "link-local"}
+    # the link comes up after sluiced: the kernel solicits, and sluiced answers
+    ns("a", f"ip link set {dev} down")
+    ns("a", f"ip link set {dev} up")
+    deadline = time.time() + 15
+    addrs = route = ""
+    while time.time() < deadline:
+        addrs = ns("a", f"ip -6 addr show dev {dev} scope global").stdout
+        route = ns("a", "ip -6 route show default").stdout
+        if want in addrs and "proto ra" in route:
+            break
+        time.sleep(0.2)
+    assert want in addrs and "dynamic" in addrs, addrs
+    assert f"default via {ll['port0']} dev {dev} proto ra" in route, route
+    r = ns("a", "ping -6 -c 3 -i 0.2 -W 2 2001:db8:2::2", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = ns("b", f"ping -6 -c 2 -i 0.2 -W 2 {want}", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    nd = s.js("show ip6 nd port0")["interfaces"][0]
+    assert nd["rs-answered"] >= 1 and nd["ra-sent"] >= 2, nd
+    kll = ns("a", f"ip -6 addr show dev {dev} scope link").stdout.split("inet6 ")[1].split("/")[0]
+    neigh = {(n["interface"], n["address"]): n for n in s.js("show ip6 neighbors")["neighbors"]}
+    assert neigh[("port0", kll)]["mac"] == mac, neigh

@@ -262,6 +262,11 @@ def test_router_advertisements(sluiced_factory, tmp_path):
                      "ip6 nd port0 ra-often": "usage: ip6 nd IFACE ra-interval MAX [MIN]"})
     after = s.js("show ip6 nd port0")["interfaces"][0]
     assert (after["min-s"], after["max-s"], after["lifetime-s"]) == (200, 600, 1200)  # unchanged
+    # RFC 4861 6.2.6: the answered solicitation's source link-layer address is learnt, STALE;
+    # the one on port1 (advertisements off) is dropped before that
+    neigh = {(n["interface"], n["address"]): n for n in s.js("show ip6 neighbors")["neighbors"]}
+    assert neigh[("port0", "fe80::2")]["mac"] == PEER0 and neigh[("port0", "fe80::2")]["state"] == "stale"
+    assert ("port1", "fe80::2") not in neigh
     assert s.stop() == 0
     assert nd["port0"]["ra"] == "on" and nd["port0"]["min-s"] == 200 and nd["port0"]["max-s"] == 600
     assert nd["port0"]["lifetime-s"] == 1200 and nd["port0"]["ra-sent"] == 1
