@@ -62,6 +62,7 @@ enum sl_if_type {
 	SL_IF_BVI,      /* a bridge's routed interface: bvi-output hands frames to l2-bridge */
 	SL_IF_LOOP,     /* a loopback: loop-output receives what it sends */
 	SL_IF_PG,       /* a packet-generator interface: pg-output counts, frees or writes a pcap */
+	SL_IF_VXLAN,    /* a VXLAN tunnel: vxlan4-encap puts the outer headers on */
 	SL_IF_NB_TYPES
 };
 extern const char *const sl_if_type_names[SL_IF_NB_TYPES];
@@ -104,6 +105,7 @@ struct sl_iface {
 	bool virt;                    /* created by sluiced (pg, or any logical type): never polled */
 	uint16_t port;                /* its index (for a port, its DPDK port id) */
 	uint32_t nb_subs;             /* a port's sub-interfaces */
+	uint16_t outer_fib;           /* a tunnel: the table its outer headers are routed in */
 	char name[64];
 	char driver[64];
 	uint16_t nb_rxq, nb_rxd, nb_txd;

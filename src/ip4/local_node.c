@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Packets for the router's own addresses: ip4-local dispatches by IP protocol to the node
  * registered for it (sl_ip4_proto_register), ip4-udp-local by UDP destination port
- * (sl_udp_port_register; VXLAN and MPLS over UDP plug in there), ip4-icmp-input answers
+ * (sl_udp_port_register: VXLAN, and MPLS over UDP next), ip4-icmp-input answers
  * echo requests. What nobody registered is counted and dropped, or for UDP answered with
  * ICMP port unreachable (RFC 1122 3.2.2.1). */
 #include "../interface/iface.h"

@@ -1056,6 +1056,9 @@ int sl_ip4_table_del(uint32_t id, char *why, size_t len)
 		if (sl_ifaces[i].used && sl_ifaces[i].fib == t) {
 			snprintf(why, len, "interface %s is in table %u", sl_ifaces[i].name, id);
 			return -EBUSY;
+		} else if (sl_ifaces[i].used && sl_ifaces[i].outer_fib == t) {
+			snprintf(why, len, "tunnel %s encapsulates in table %u", sl_ifaces[i].name, id);
+			return -EBUSY;
 		}
 	/* no interface is left in it, so only static routes are: they go with the table */
 	const void *k;

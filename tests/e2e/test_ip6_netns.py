@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from netns_tcp import tcp_10mib
+
 TAG = f"s6{os.getpid() % 100000}"
 NETS = {"a": ("2001:db8:1::2/64", "2001:db8:1::10"), "b": ("2001:db8:2::2/64", "2001:db8:2::10"),
         "c": ("2001:db8:3::2/64", "2001:db8:3::10")}
@@ -51,25 +53,6 @@ def namespaces():
             sh(f"ip netns del {TAG}{n}", check=False)
 
 
-SERVER = r"""
-import socket
-s = socket.socket(socket.AF_INET6); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("2001:db8:2::2", 5001)); s.listen(1); s.settimeout(60)
-c, _ = s.accept(); n = 0
-while True:
-    d = c.recv(65536)
-    if not d: break
-    n += len(d)
-c.sendall(str(n).encode()); c.close(); print(n)
-"""
-
-CLIENT = r"""
-import socket
-c = socket.create_connection(("2001:db8:2::2", 5001), timeout=60)
-buf = bytes(range(256)) * 4096
-for _ in range(10): c.sendall(buf)          # 10 MiB
-c.shutdown(socket.SHUT_WR); print(c.recv(100).decode())
-"""
 
 
 def test_ip6_namespaces(namespaces, sluiced_factory):
@@ -104,18 +87,7 @@ def test_ip6_namespaces(namespaces, sluiced_factory):
     assert e[("ip6-nd (main)", "neighbour advertisements sent")] >= 1
     assert e[("ip6-nd (main)", "neighbour solicitations sent")] >= 1
 
-    srv = subprocess.Popen(f"ip netns exec {TAG}b python3 -c '{SERVER}'", shell=True,
-                           stdout=subprocess.PIPE, text=True)
-    try:
-        time.sleep(0.5)
-        r = ns("a", f"python3 -c '{CLIENT}'", check=False, timeout=120)
-        assert r.returncode == 0, r.stderr
-        assert r.stdout.strip() == str(10 * 1024 * 1024)
-        assert srv.wait(timeout=60) == 0
-    finally:
-        if srv.poll() is None:
-            srv.kill()
-            srv.wait()
+    tcp_10mib(f"{TAG}b", f"{TAG}a", "2001:db8:2::2")
 
     # hop limit 1: time exceeded from the router's address on a's link
     r = ns("a", "ping -6 -c 1 -W 2 -t 1 2001:db8:2::2", check=False)

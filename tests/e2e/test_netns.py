@@ -3,9 +3,10 @@
 ping each other and move a TCP stream through it; a third gets ICMP unreachable."""
 import os
 import subprocess
-import time
 
 import pytest
+
+from netns_tcp import tcp_10mib
 
 TAG = f"sl{os.getpid() % 100000}"
 NETS = {"a": ("10.10.1.2/24", "10.10.1.10"), "b": ("10.10.2.2/24", "10.10.2.10"),
@@ -44,25 +45,6 @@ def namespaces():
             sh(f"ip netns del {TAG}{n}", check=False)
 
 
-SERVER = r"""
-import socket, sys
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("10.10.2.2", 5001)); s.listen(1); s.settimeout(60)
-c, _ = s.accept(); n = 0
-while True:
-    d = c.recv(65536)
-    if not d: break
-    n += len(d)
-c.sendall(str(n).encode()); c.close(); print(n)
-"""
-
-CLIENT = r"""
-import socket
-c = socket.create_connection(("10.10.2.2", 5001), timeout=60)
-buf = bytes(range(256)) * 4096
-for _ in range(10): c.sendall(buf)          # 10 MiB
-c.shutdown(socket.SHUT_WR); print(c.recv(100).decode())
-"""
 
 
 def test_namespaces_ping_tcp_unreachable(namespaces, sluiced_factory):
@@ -80,18 +62,7 @@ def test_namespaces_ping_tcp_unreachable(namespaces, sluiced_factory):
     neigh = {(n["interface"], n["address"]): n["state"] for n in s.js("show ip neighbors")["neighbors"]}
     assert neigh[("port0", "10.10.1.2")] == "dynamic" and neigh[("port1", "10.10.2.2")] == "dynamic"
 
-    srv = subprocess.Popen(f"ip netns exec {TAG}b python3 -c '{SERVER}'", shell=True,
-                           stdout=subprocess.PIPE, text=True)
-    try:
-        time.sleep(0.5)
-        r = ns("a", f"python3 -c '{CLIENT}'", check=False, timeout=120)
-        assert r.returncode == 0, r.stderr
-        assert r.stdout.strip() == str(10 * 1024 * 1024)
-        assert srv.wait(timeout=60) == 0
-    finally:
-        if srv.poll() is None:
-            srv.kill()
-            srv.wait()
+    tcp_10mib(f"{TAG}b", f"{TAG}a", "10.10.2.2")
 
     r = ns("c", "ping -c 1 -W 2 99.1.2.3", check=False)
     assert r.returncode != 0

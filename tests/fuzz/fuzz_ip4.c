@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer: arbitrary frames through the whole graph (ethernet, ARP, ip4 input, lookup,
  * local, ICMP errors, rewrite, fragmentation; IPv6 input, lookup with ECMP, local, ICMPv6,
- * neighbour discovery on the main lcore, ICMPv6 errors), or through an L2 mode (io, mac, macswap,
+ * neighbour discovery on the main lcore, ICMPv6 errors; VXLAN decapsulation into a bridge
+ * domain or routing, and encapsulation of bridged and routed packets), or through an L2 mode (io, mac, macswap,
  * 5tswap) chosen by the first byte, traced or not (its bit 7); 49.0.0.0/8 has two paths of
  * weights 1 and 3 (each packet's flow hash read from its header); no crash and no buffer leak,
  * and show trace formats whatever the nodes recorded. */
@@ -52,7 +53,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    env_cli("ip neighbor port1 2001:db8:2::1 42:01:0a:0a:02:01", false) ||
 	    env_cli("ip route add 2001:db8:48::/48 via 2001:db8:2::1", false) ||
 	    env_cli("ip route add 2001:db8:49::/48 via 2001:db8:2::1", false) ||
-	    env_cli("ip route add 2001:db8:49::/48 via 2001:db8:2::2 weight 3", false))
+	    env_cli("ip route add 2001:db8:49::/48 via 2001:db8:2::2 weight 3", false) ||
+	    /* VXLAN: VNI 7 bridged with the QinQ sub-interface, VNI 8 routed (50.0.0.0/8) */
+	    env_cli("create vxlan tunnel src 10.10.1.10 dst 10.10.1.2 vni 7", false) ||
+	    env_cli("set interface state vxlan_tunnel0 up", false) ||
+	    env_cli("set interface l2 bridge vxlan_tunnel0 1", false) ||
+	    env_cli("create vxlan tunnel src 10.10.1.10 dst 10.10.1.2 vni 8", false) ||
+	    env_cli("set interface state vxlan_tunnel1 up", false) ||
+	    env_cli("set interface ip address vxlan_tunnel1 172.16.0.1/30", false) ||
+	    env_cli("ip neighbor vxlan_tunnel1 172.16.0.2 02:00:00:00:77:02", false) ||
+	    env_cli("ip route add 50.0.0.0/8 via 172.16.0.2 vxlan_tunnel1", false))
 		abort();
 	env_walk(2); /* what the set-up sent (a neighbour solicitation) leaves first */
 	drain_tx();

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* vxlan4-input: decapsulates VXLAN packets for the router's addresses (ip4-udp-local, UDP
+ * 4789) into their tunnel interface; vxlan4-encap: what is sent out of a tunnel interface
+ * gets the outer headers and goes to ip4-lookup in the tunnel's encap table. */
+#include "vxlan.h"
+#include "../ip4/ip4.h"
+#include "../ip6/ip6.h"
+
+#include <rte_hash_crc.h>
+#include <rte_ip.h>
+#include <rte_udp.h>
+
+/* ---- vxlan4-input ---- */
+
+#define VXI_ERRORS(X)                                                       \
+	X(VXI_ERR_SHORT, "VXLAN packet truncated")                          \
+	X(VXI_ERR_FLAGS, "VXLAN header without the I flag")                 \
+	X(VXI_ERR_NO_TUNNEL, "no tunnel for the VNI and addresses")         \
+	X(VXI_ERR_DOWN, "tunnel down")
+enum { VXI_ERRORS(SL_ERR_ENUM) VXI_NB_ERR };
+static const char *const vxi_reasons[] = {VXI_ERRORS(SL_ERR_STR)};
+static uint16_t vxi_err;
+
+/* edges: drop, then the tunnel interface's mode (ethernet-input when routed, l2-io ...
+ * l2-bridge) */
+enum { VXI_NEXT_DROP, VXI_NEXT_MODES, VXI_NB_NEXT = VXI_NEXT_MODES + SL_NB_MODES };
+
+struct vxi_cache {
+	struct sl_vxlan_key key;
+	uint16_t ifx;
+};
+
+static inline uint16_t vxi_one(struct sl_worker *w, struct rte_mbuf *m, struct vxi_cache *c)
+{
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
+	uint32_t hl = (ip->version_ihl & 0xf) * 4u;
+	uint16_t e;
+	/* ip4-input checked the IPv4 header, ip4-udp-local that the UDP header is there */
+	if (unlikely(m->data_len < hl + sizeof(struct rte_udp_hdr) + 8 + RTE_ETHER_HDR_LEN)) {
+		e = VXI_ERR_SHORT;
+		goto drop;
+	}
+	const uint8_t *vx = (const uint8_t *)ip + hl + sizeof(struct rte_udp_hdr);
+	if (unlikely(!(vx[0] & 0x08))) { /* RFC 7348 5: I set; the other bits ignored */
+		e = VXI_ERR_FLAGS;
+		goto drop;
+	}
+	struct sl_vxlan_key k = {.remote = ip->src_addr, .local = ip->dst_addr,
+				 .vni = (uint32_t)vx[4] << 16 | (uint32_t)vx[5] << 8 | vx[6],
+				 .fib = sl_pkt_fib(m)};
+	if (unlikely(memcmp(&k, &c->key, sizeof(k)))) { /* runs of one tunnel are the rule */
+		c->key = k;
+		c->ifx = sl_vxlan_find(&k);
+	}
+	if (unlikely(c->ifx == UINT16_MAX)) {
+		e = VXI_ERR_NO_TUNNEL;
+		goto drop;
+	}
+	const struct sl_iface *f = &sl_ifaces[c->ifx];
+	if (unlikely(!f->up)) {
+		e = VXI_ERR_DOWN;
+		goto drop;
+	}
+	rte_pktmbuf_adj(m, (uint16_t)(hl + sizeof(struct rte_udp_hdr) + 8));
+	m->port = c->ifx;
+	m->ol_flags &= ~sl_flag_fib;
+	w->ifc[c->ifx].rx_pkts++;
+	w->ifc[c->ifx].rx_bytes += m->pkt_len;
+	return (uint16_t)(VXI_NEXT_MODES + __atomic_load_n(&f->mode, __ATOMIC_ACQUIRE));
+drop:
+	sl_set_error(m, vxi_err + e);
+	return VXI_NEXT_DROP;
+}
+
+static uint16_t vxi_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct sl_worker *w = sl_node_worker(node);
+	uint16_t nexts[n];
+	struct vxi_cache c = {.key = {.fib = UINT16_MAX}, .ifx = UINT16_MAX};
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = vxi_one(w, objs[i], &c);
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register vxi_node = {
+	.name = "vxlan4-input",
+	.process = vxi_process,
+	.init = sl_node_init,
+	.nb_edges = VXI_NB_NEXT,
+	.next_nodes = {[VXI_NEXT_DROP] = "error-drop", SL_MODE_NODES},
+};
+SL_NODE_REGISTER(vxi_node)
+
+/* ---- vxlan4-encap ---- */
+
+#define VXO_ERRORS(X)                                                       \
+	X(VXO_ERR_DOWN, "tunnel down")                                      \
+	X(VXO_ERR_MTU, "frame longer than the tunnel's MTU")                \
+	X(VXO_ERR_HEADROOM, "no headroom for the outer headers")
+enum { VXO_ERRORS(SL_ERR_ENUM) VXO_NB_ERR };
+static const char *const vxo_reasons[] = {VXO_ERRORS(SL_ERR_STR)};
+static uint16_t vxo_err;
+
+enum { VXO_NEXT_DROP, VXO_NEXT_LOOKUP, VXO_NB_NEXT };
+
+/* RFC 7348 5: the source port from a hash of the inner frame, 49152-65535, so that the
+ * underlay's ECMP spreads the tunnel's flows (a hash of the outer headers alone would put
+ * them all on one path). The port's RSS hash when it gave one. */
+static inline uint16_t vxo_sport(const struct rte_mbuf *m, const uint8_t *fr)
+{
+	uint32_t h;
+	uint16_t type;
+	memcpy(&type, fr + 12, 2);
+	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
+		h = m->hash.rss;
+	else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV4) &&
+		 m->data_len >= RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr))
+		h = sl_flow_hash4(m, (const struct rte_ipv4_hdr *)(fr + RTE_ETHER_HDR_LEN));
+	else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6) &&
+		 m->data_len >= RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr))
+		h = sl_flow_hash6(m, (const struct rte_ipv6_hdr *)(fr + RTE_ETHER_HDR_LEN));
+	else {
+		uint64_t a, b;
+		memcpy(&a, fr, 8);
+		memcpy(&b, fr + 4, 8);
+		h = sl_crc8(b, sl_crc8(a, 0));
+	}
+	return (uint16_t)(0xc000 | ((h ^ h >> 16) & 0x3fff));
+}
+
+static inline uint16_t vxo_one(struct sl_worker *w, struct rte_mbuf *m)
+{
+	uint16_t ifx = sl_meta(m)->tx_if, e;
+	const struct sl_iface *f = &sl_ifaces[ifx];
+	const struct sl_vxlan *t = sl_vxlan_by_if[ifx];
+	if (unlikely(!t || !f->up)) {
+		e = VXO_ERR_DOWN;
+		goto drop;
+	}
+	/* routed packets were checked against the MTU by ipN-rewrite; bridged frames here */
+	if (unlikely(m->pkt_len > f->mtu + (uint32_t)RTE_ETHER_HDR_LEN)) {
+		e = VXO_ERR_MTU;
+		goto drop;
+	}
+	uint16_t sport = vxo_sport(m, rte_pktmbuf_mtod(m, const uint8_t *));
+	w->ifc[ifx].tx_pkts++;
+	w->ifc[ifx].tx_bytes += m->pkt_len;
+	uint8_t *d = (uint8_t *)rte_pktmbuf_prepend(m, SL_VXLAN_ENCAP_LEN);
+	if (unlikely(!d)) {
+		e = VXO_ERR_HEADROOM;
+		goto drop;
+	}
+	memcpy(d, t->hdr, SL_VXLAN_ENCAP_LEN);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)d;
+	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(ip + 1);
+	uint16_t tl = (uint16_t)m->pkt_len;
+	ip->total_length = rte_cpu_to_be_16(tl);
+	uint32_t s = t->hdr_sum + ip->total_length; /* the template's sum, and the length */
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	ip->hdr_checksum = (uint16_t)~s;
+	u->src_port = rte_cpu_to_be_16(sport);
+	u->dgram_len = rte_cpu_to_be_16((uint16_t)(tl - sizeof(*ip)));
+	sl_meta2(m)->fib = t->fib;
+	m->ol_flags |= sl_flag_fib;
+	return VXO_NEXT_LOOKUP;
+drop:
+	w->ifc[ifx].drops++;
+	sl_set_error(m, vxo_err + e);
+	return VXO_NEXT_DROP;
+}
+
+SL_NODE_EACH(vxo_process, vxo_one)
+
+static struct rte_node_register vxo_node = {
+	.name = "vxlan4-encap",
+	.process = vxo_process,
+	.init = sl_node_init,
+	.nb_edges = VXO_NB_NEXT,
+	.next_nodes = {[VXO_NEXT_DROP] = "error-drop", [VXO_NEXT_LOOKUP] = "ip4-lookup"},
+};
+SL_NODE_REGISTER(vxo_node)
+
+RTE_INIT(vxlan_nodes_init)
+{
+	vxi_err = sl_error_register("vxlan4-input", vxi_reasons, VXI_NB_ERR);
+	vxo_err = sl_error_register("vxlan4-encap", vxo_reasons, VXO_NB_ERR);
+	sl_udp_port_register(SL_VXLAN_PORT, "vxlan4-input");
+	sl_iface_output_register(SL_IF_VXLAN, "vxlan4-encap");
+}
