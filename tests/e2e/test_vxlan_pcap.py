@@ -5,7 +5,7 @@ into routing and bridging, each malformed or unknown packet dropped under its na
 CLI's refusals. test_vxlan_netns has the kernel as the remote VTEP."""
 from pathlib import Path
 
-from scapy.all import IP, UDP, Ether, Raw, rdpcap, wrpcap, raw
+from scapy.all import ICMP, IP, UDP, Dot1Q, Ether, Raw, rdpcap, wrpcap, raw
 from scapy.layers.vxlan import VXLAN
 
 from conftest import MAC0, MAC1, NH1, PEER0
@@ -17,14 +17,14 @@ TUNNEL = ["create vxlan tunnel src 10.10.2.10 dst 10.10.2.1 vni 77",
           "set interface state vxlan_tunnel0 up"]
 
 
-def run(factory, tmp_path, in0, in1, cli):
+def run(factory, tmp_path, in0, in1, cli, **kw):
     wrpcap(str(tmp_path / "in0.pcap"), in0, linktype=1)
     wrpcap(str(tmp_path / "in1.pcap"), in1, linktype=1)
     devs = [
         f"net_pcap0,rx_pcap={tmp_path}/in0.pcap,tx_pcap={tmp_path}/out0.pcap {{ name port0 mac-address {MAC0} }}",
         f"net_pcap1,rx_pcap={tmp_path}/in1.pcap,tx_pcap={tmp_path}/out1.pcap {{ name port1 mac-address {MAC1} }}",
     ]
-    s = factory(devs, ROUTER + TUNNEL + cli)
+    s = factory(devs, ROUTER + TUNNEL + cli, **kw)
     s.wait_rx("port0", len(in0))
     s.wait_rx("port1", len(in1))
     errs = s.errors()
@@ -159,3 +159,54 @@ def test_vxlan_cli(sluiced_factory, tmp_path):
         for v in range(200):
             s.cli(f"create vxlan tunnel src 10.0.0.1 dst 10.0.0.2 vni {1000 + v} del")
         assert s.js("show vxlan tunnel")["tunnels"] == []
+
+
+def test_vxlan_vrf_isolation(sluiced_factory, tmp_path):
+    """Two customers with the same prefix (192.168.1.0/24) in tables 1 and 2, on port0's
+    VLAN 100 and VLAN 200; VNI 10 is customer 1's tunnel, VNI 20 customer 2's. Each VNI reaches only its
+    customer's host, each customer's traffic leaves only in its VNI, and a prefix that only
+    customer 2 has is no route for VNI 10."""
+    A, B = "02:00:00:00:0a:0a", "02:00:00:00:0b:0b"
+    cli = ["ip table add 1", "ip table add 2",
+           "create sub-interfaces port0 100", "set interface state port0.100 up",
+           "create sub-interfaces port0 200", "set interface state port0.200 up",
+           "set interface ip table port0.100 1", "set interface ip table port0.200 2",
+           "set interface ip address port0.100 192.168.1.1/24",
+           "set interface ip address port0.200 192.168.1.1/24",
+           f"ip neighbor port0.100 192.168.1.2 {A}", f"ip neighbor port0.200 192.168.1.2 {B}",
+           "create vxlan tunnel src 10.10.2.10 dst 10.10.2.1 vni 10",
+           "create vxlan tunnel src 10.10.2.10 dst 10.10.2.1 vni 20",
+           "set interface ip table vxlan_tunnel1 1", "set interface ip table vxlan_tunnel2 2",
+           "set interface ip address vxlan_tunnel1 172.16.0.1/30",
+           "set interface ip address vxlan_tunnel2 172.16.0.1/30",
+           "set interface state vxlan_tunnel1 up", "set interface state vxlan_tunnel2 up",
+           f"ip neighbor vxlan_tunnel1 172.16.0.2 {FAR}", f"ip neighbor vxlan_tunnel2 172.16.0.2 {FAR}",
+           "ip route add table 1 10.99.0.0/16 via 172.16.0.2 vxlan_tunnel1",
+           "ip route add table 2 10.99.0.0/16 via 172.16.0.2 vxlan_tunnel2",
+           "ip route add table 2 10.20.0.0/16 via 192.168.1.2 port0.200"]
+
+    def inner(mac, dst, tag):
+        return Ether(dst=mac, src=FAR) / IP(src="10.99.0.5", dst=dst) / UDP(sport=9, dport=9) / \
+            Raw(tag * 20)
+    t1 = "02:fe:76:78:00:01"
+    t2 = "02:fe:76:78:00:02"
+    in1 = [vx(inner(t1, "192.168.1.2", b"1"), vni=10), vx(inner(t2, "192.168.1.2", b"2"), vni=20),
+           vx(inner(t1, "10.20.0.1", b"3"), vni=10)]   # only table 2 has 10.20/16
+    in0 = [Ether(dst=MAC0, src=A) / Dot1Q(vlan=100) / IP(src="192.168.1.2", dst="10.99.1.1") /
+           UDP(sport=9, dport=9) / Raw(b"a" * 20),
+           Ether(dst=MAC0, src=B) / Dot1Q(vlan=200) / IP(src="192.168.1.2", dst="10.99.1.1") /
+           UDP(sport=9, dport=9) / Raw(b"b" * 20)]
+    errs, ifs, out0, out1 = run(sluiced_factory, tmp_path, in0, in1,
+                                cli, memory=1024)  # three FIB tables
+    got = sorted((o[Ether].dst, Dot1Q in o and o[Dot1Q].vlan, bytes(o[Raw].load[:1])) for o in out0)
+    assert got == [(A, 100, b"1"), (B, 200, b"2")]
+    # customer 1's packets in VNI 10, customer 2's in VNI 20, and the net unreachable for
+    # 10.20.0.1 back to customer 1's sender, in its own VNI
+    assert sorted((o[VXLAN].vni, bytes(o[Raw].load[:1]) if ICMP not in o else b"unreach")
+                  for o in out1) == [(10, b"a"), (10, b"unreach"), (20, b"b")]
+    for o in out1:
+        check_outer(o, vni=o[VXLAN].vni)
+    icmp = [o[VXLAN].payload for o in out1 if ICMP in o][0]
+    assert (icmp[IP].src, icmp[IP].dst, icmp[ICMP].type, icmp[ICMP].code) == \
+        ("172.16.0.1", "10.99.0.5", 3, 0)
+    assert errs[("ip4-lookup", "no route (ICMP unreachable follows)")] == 1
