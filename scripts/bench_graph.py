@@ -6,7 +6,10 @@ frees), routes 48.0.0.0/8 (IPv6: 2400::/8) via a neighbour on pg1, and a pg stre
 worker. Reports clocks/packet per node from `show runtime` (median of trials), with one route
 and with ROUTES routes (IPv4 /24s, IPv6 /48s, DESTS destinations spread over them; the IPv6
 routes' load time too), and instructions/packet per node from a run under callgrind that counts only
-the nodes' own functions (N packets minus a run with none), for one path and for 4 (ECMP)."""
+the nodes' own functions (N packets minus a run with none), for one path and for 4 (ECMP).
+VXLAN (VXLAN=0 leaves it out): the same route through a tunnel, encapsulated (48.0.0.0/8 via the
+tunnel, its outer headers routed to pg1) and decapsulated (VXLAN packets in on pg0, the inner
+packet routed to pg1), against the plain routed path, in clocks and instructions per packet."""
 import json
 import os
 import random
@@ -29,7 +32,9 @@ ROUTES = int(os.environ.get("ROUTES", str(1 << 20)))
 # (not its empty polls, whose number depends on time)
 NODE_FUNCS = ["pg_stream_run", "eth_process", "in_process", "lk_process", "rw_process",
               "out_process", "tx_process", "po_process", "drop_process", "arp_process", "lo_process",
-              "ie_process", "fr_process", "punt_process", "ic_process", "gl_process"]
+              "ie_process", "fr_process", "punt_process", "ic_process", "gl_process",
+              "ul_process", "vxi_process", "vxo_process"]
+VXLAN = os.environ.get("VXLAN", "1") != "0"
 
 SETUP = """create packet-generator interface pg0
 create packet-generator interface pg1
@@ -57,19 +62,44 @@ ip route add 2400::/8 via 2001:db8:2::1
 ECMP_SETUP6 = SETUP6 + "".join(f"ip neighbor pg1 2001:db8:2::{i} 42:01:0a:0a:02:0{i}\n"
                                f"ip route add 2400::/8 via 2001:db8:2::{i}\n" for i in range(2, 5))
 
+# VXLAN: 48.0.0.0/8 routed into a tunnel whose outer headers go to 10.10.2.1 on pg1 (encap),
+# and VXLAN packets from 10.10.1.2 to pg0's address, decapsulated into the tunnel and routed
+# to 48.0.0.0/8 on pg1 as in SETUP (decap)
+TUN_MAC = "02:fe:76:78:00:00"
+VX_ENCAP_SETUP = SETUP.replace("ip route add 48.0.0.0/8 via 10.10.2.1\n", "") + """create vxlan tunnel src 10.10.2.10 dst 10.10.2.1 vni 42
+set interface state vxlan_tunnel0 up
+set interface ip address vxlan_tunnel0 172.16.0.1/30
+ip neighbor vxlan_tunnel0 172.16.0.2 02:00:00:00:77:02
+ip route add 48.0.0.0/8 via 172.16.0.2 vxlan_tunnel0
+"""
+VX_DECAP_SETUP = SETUP + """create vxlan tunnel src 10.10.1.10 dst 10.10.1.2 vni 42
+set interface state vxlan_tunnel0 up
+set interface ip address vxlan_tunnel0 172.16.0.1/30
+"""
+
+
+def vxlan_wrap(p):
+    """p (a routed test frame) as the remote VTEP 10.10.1.2 sends it to pg0 in VNI 42."""
+    from scapy.all import IP, UDP, Ether
+    from scapy.layers.vxlan import VXLAN
+    return (Ether(dst="02:fe:00:00:00:00", src="02:00:00:00:00:01") /
+            IP(src="10.10.1.2", dst="10.10.1.10") / UDP(sport=49152, dport=4789, chksum=0) /
+            VXLAN(vni=42) / Ether(dst=TUN_MAC, src="02:00:00:00:77:02") / p[IP])
+
 
 def stream(limit, pcap):
     return (f"packet-generator new {{ name s0 limit {limit} interface pg0 worker 0 "
             f"pcap {pcap} }}\n")
 
 
-def write_pcap(path, dsts):
+def write_pcap(path, dsts, wrap=None):
     from scapy.all import IP, UDP, Ether, IPv6, Raw, wrpcap
     eth = Ether(dst="02:fe:00:00:00:00", src="02:00:00:00:00:01")
-    wrpcap(str(path), [eth / IPv6(src="2001:db8:1::2", dst=d) / UDP(sport=2123, dport=10000)
-                       if ":" in d else
-                       eth / IP(src="10.10.1.2", dst=d) / UDP(sport=2123, dport=10000) / Raw(b"\0" * 18)
-                       for d in dsts])
+    pkts = [eth / IPv6(src="2001:db8:1::2", dst=d) / UDP(sport=2123, dport=10000)
+            if ":" in d else
+            eth / IP(src="10.10.1.2", dst=d) / UDP(sport=2123, dport=10000) / Raw(b"\0" * 18)
+            for d in dsts]
+    wrpcap(str(path), [wrap(p) for p in pkts] if wrap else pkts)
 
 
 def route6(i):
@@ -220,10 +250,10 @@ dpdk {{ socket-mem 1024 }}
     return nodes, tx, macs
 
 
-def callgrind(tmp, n, setup=SETUP, tag="1", fam=4):
+def callgrind(tmp, n, setup=SETUP, tag="1", fam=4, wrap=None):
     d = tmp / f"cg-{tag}-{n}"
     d.mkdir()
-    write_pcap(d / "in.pcap", destinations(1, fam))
+    write_pcap(d / "in.pcap", destinations(1, fam), wrap)
     (d / "setup.cli").write_text(setup + stream(max(n, 1), d / "in.pcap") +
                                  ("packet-generator enable-stream s0\n" if n else ""))
     conf = f"""unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
@@ -258,6 +288,41 @@ ip6 {{ max-routes 1024 tbl8s 256 }}
         elif name in NODE_FUNCS:
             per[name] = count
     return total, per
+
+
+def callgrind_one(tmp, setup, tag, wrap=None):
+    """Instructions/packet per counted function for IPv4 with this set-up, and the total."""
+    t0, per0 = callgrind(tmp, 0, setup, tag, 4, wrap)
+    t1, per1 = callgrind(tmp, CG_PACKETS, setup, tag, 4, wrap)
+    return ({f: (per1[f] - per0.get(f, 0)) / CG_PACKETS for f in NODE_FUNCS if per1.get(f)},
+            (t1 - t0) / CG_PACKETS)
+
+
+VX_RUNS = (("routed", SETUP, None), ("encap", VX_ENCAP_SETUP, None),
+           ("decap", VX_DECAP_SETUP, vxlan_wrap))
+
+
+def vxlan_clocks(tmp):
+    """Clocks/packet per node and of the whole path per trial: routed, encapsulated and
+    decapsulated, one daemon after the other."""
+    out = {}
+    for tag, setup, wrap in VX_RUNS:
+        d = tmp / f"vx-{tag}"
+        d.mkdir()
+        write_pcap(d / "in.pcap", destinations(1), wrap)
+        (d / "setup.cli").write_text(setup + stream(PACKETS, d / "in.pcap"))
+        conf = f"""unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
+cpu {{ main-core 0 corelist-workers 1 }}
+dpdk {{ socket-mem 1024 }}
+"""
+        with Daemon(conf, d) as s:
+            nodes, sums = stream_trials(s)
+            tx = s.js("show interface pg1")["interfaces"][0]["tx-packets"]
+            errs = s.js("show errors")["errors"]
+        if errs:
+            print(f"   {tag} errors: {errs}")
+        out[tag] = (nodes, sums["whole path"], tx)
+    return out
 
 
 def callgrind_pair(tmp, fam, setup, ecmp_setup):
@@ -306,6 +371,34 @@ def main():
                 for k, v in nodes.items():
                     print(f"   {k:16s} {v:8.1f}")
                 print(f"   whole path: {sum(nodes.values()):.1f}; pg1 sent {tx}")
+        if VXLAN and PACKETS:
+            print(f"== VXLAN, {PACKETS} packets (64-byte inner frames), {TRIALS} trials "
+                  "(clocks/packet, median): routed | encapsulated | decapsulated", flush=True)
+            vx = vxlan_clocks(tmp)
+            names = []
+            for v in vx.values():
+                names += [k for k in v[0] if k not in names]
+            for k in names:
+                print(f"   {k:16s} " + " | ".join(f"{vx[t][0].get(k, 0):8.1f}" for t in vx))
+            med = {t: statistics.median(v[1]) for t, v in vx.items()}
+            for t, v in vx.items():
+                print(f"   {t:6s} whole path per trial: " + ", ".join(f"{x:.1f}" for x in v[1]) +
+                      f"; median {med[t]:.1f}; pg1 sent {v[2]}")
+            print(f"   added by encapsulation {med['encap'] - med['routed']:+.1f}, by decapsulation "
+                  f"{med['decap'] - med['routed']:+.1f}, both "
+                  f"{med['encap'] + med['decap'] - 2 * med['routed']:+.1f} clocks/packet")
+        if shutil.which("valgrind") and CG_PACKETS and VXLAN:
+            print(f"== callgrind, VXLAN: instructions/packet ({CG_PACKETS} packets minus 0), "
+                  "routed | encapsulated | decapsulated", flush=True)
+            cg = {t: callgrind_one(tmp, setup, f"vx-{t}", wrap) for t, setup, wrap in VX_RUNS}
+            for f in NODE_FUNCS:
+                if any(f in v[0] for v in cg.values()):
+                    print(f"   {f:16s} " + " | ".join(f"{cg[t][0].get(f, 0):8.1f}" for t in cg))
+            tot = {t: v[1] for t, v in cg.items()}
+            print(f"   all counted functions: {tot['routed']:.1f} | {tot['encap']:.1f} | "
+                  f"{tot['decap']:.1f}; added by encapsulation {tot['encap'] - tot['routed']:+.1f}, "
+                  f"by decapsulation {tot['decap'] - tot['routed']:+.1f}, both "
+                  f"{tot['encap'] + tot['decap'] - 2 * tot['routed']:+.1f}")
         if shutil.which("valgrind") and CG_PACKETS:
             totals = {}
             for fam, setup, ecmp in ((4, SETUP, ECMP_SETUP), (6, SETUP6, ECMP_SETUP6)):
