@@ -302,6 +302,13 @@ VX_RUNS = (("routed", SETUP, None), ("encap", VX_ENCAP_SETUP, None),
            ("decap", VX_DECAP_SETUP, vxlan_wrap))
 
 
+def vx_added(v, unit):
+    """What encapsulation and decapsulation add to the routed path (v: per run)."""
+    r = v["routed"]
+    print(f"   added ({unit}): encapsulation {v['encap'] - r:+.1f}, decapsulation "
+          f"{v['decap'] - r:+.1f}, both {v['encap'] + v['decap'] - 2 * r:+.1f}")
+
+
 def vxlan_clocks(tmp):
     """Clocks/packet per node and of the whole path per trial: routed, encapsulated and
     decapsulated, one daemon after the other."""
@@ -373,7 +380,7 @@ def main():
                 print(f"   whole path: {sum(nodes.values()):.1f}; pg1 sent {tx}")
         if VXLAN and PACKETS:
             print(f"== VXLAN, {PACKETS} packets (64-byte inner frames), {TRIALS} trials "
-                  "(clocks/packet, median): routed | encapsulated | decapsulated", flush=True)
+                  "(clocks/packet, median): " + " | ".join(t for t, _, _ in VX_RUNS), flush=True)
             vx = vxlan_clocks(tmp)
             names = []
             for v in vx.values():
@@ -384,21 +391,17 @@ def main():
             for t, v in vx.items():
                 print(f"   {t:6s} whole path per trial: " + ", ".join(f"{x:.1f}" for x in v[1]) +
                       f"; median {med[t]:.1f}; pg1 sent {v[2]}")
-            print(f"   added by encapsulation {med['encap'] - med['routed']:+.1f}, by decapsulation "
-                  f"{med['decap'] - med['routed']:+.1f}, both "
-                  f"{med['encap'] + med['decap'] - 2 * med['routed']:+.1f} clocks/packet")
+            vx_added(med, "clocks/packet")
         if shutil.which("valgrind") and CG_PACKETS and VXLAN:
             print(f"== callgrind, VXLAN: instructions/packet ({CG_PACKETS} packets minus 0), "
-                  "routed | encapsulated | decapsulated", flush=True)
+                  + " | ".join(t for t, _, _ in VX_RUNS), flush=True)
             cg = {t: callgrind_one(tmp, setup, f"vx-{t}", wrap) for t, setup, wrap in VX_RUNS}
             for f in NODE_FUNCS:
                 if any(f in v[0] for v in cg.values()):
                     print(f"   {f:16s} " + " | ".join(f"{cg[t][0].get(f, 0):8.1f}" for t in cg))
             tot = {t: v[1] for t, v in cg.items()}
-            print(f"   all counted functions: {tot['routed']:.1f} | {tot['encap']:.1f} | "
-                  f"{tot['decap']:.1f}; added by encapsulation {tot['encap'] - tot['routed']:+.1f}, "
-                  f"by decapsulation {tot['decap'] - tot['routed']:+.1f}, both "
-                  f"{tot['encap'] + tot['decap'] - 2 * tot['routed']:+.1f}")
+            print("   all counted functions: " + " | ".join(f"{v:.1f}" for v in tot.values()))
+            vx_added(tot, "instructions/packet")
         if shutil.which("valgrind") and CG_PACKETS:
             totals = {}
             for fam, setup, ecmp in ((4, SETUP, ECMP_SETUP), (6, SETUP6, ECMP_SETUP6)):

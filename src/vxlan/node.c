@@ -22,8 +22,9 @@ static const char *const vxi_reasons[] = {VXI_ERRORS(SL_ERR_STR)};
 static uint16_t vxi_err;
 
 /* edges: drop, then the tunnel interface's mode (ethernet-input when routed, l2-io ...
- * l2-bridge) */
-enum { VXI_NEXT_DROP, VXI_NEXT_MODES, VXI_NB_NEXT = VXI_NEXT_MODES + SL_NB_MODES };
+ * l2-bridge), then ip4-input and ip6-input for a routed tunnel's unicast IP */
+enum { VXI_NEXT_DROP, VXI_NEXT_MODES, VXI_NEXT_IP4 = VXI_NEXT_MODES + SL_NB_MODES, VXI_NEXT_IP6,
+       VXI_NB_NEXT };
 
 struct vxi_cache {
 	struct sl_vxlan_key key;
@@ -45,9 +46,10 @@ static inline uint16_t vxi_one(struct sl_worker *w, struct rte_mbuf *m, struct v
 		e = VXI_ERR_FLAGS;
 		goto drop;
 	}
+	uint32_t vni;
+	memcpy(&vni, vx + 4, 4);
 	struct sl_vxlan_key k = {.remote = ip->src_addr, .local = ip->dst_addr,
-				 .vni = (uint32_t)vx[4] << 16 | (uint32_t)vx[5] << 8 | vx[6],
-				 .fib = sl_pkt_fib(m)};
+				 .vni = rte_be_to_cpu_32(vni) >> 8, .fib = sl_pkt_fib(m)};
 	if (unlikely(memcmp(&k, &c->key, sizeof(k)))) { /* runs of one tunnel are the rule */
 		c->key = k;
 		c->ifx = sl_vxlan_find(&k);
@@ -66,7 +68,20 @@ static inline uint16_t vxi_one(struct sl_worker *w, struct rte_mbuf *m, struct v
 	m->ol_flags &= ~sl_flag_fib;
 	w->ifc[c->ifx].rx_pkts++;
 	w->ifc[c->ifx].rx_bytes += m->pkt_len;
-	return (uint16_t)(VXI_NEXT_MODES + __atomic_load_n(&f->mode, __ATOMIC_ACQUIRE));
+	uint8_t mode = __atomic_load_n(&f->mode, __ATOMIC_ACQUIRE);
+	/* a routed tunnel's IP to its own MAC skips ethernet-input (what it would do) */
+	const struct rte_ether_hdr *eh = (const struct rte_ether_hdr *)(vx + 8);
+	if (mode == SL_MODE_L3 && rte_is_same_ether_addr(&eh->dst_addr, &f->mac)) {
+		if (eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
+			rte_pktmbuf_adj(m, RTE_ETHER_HDR_LEN);
+			return VXI_NEXT_IP4;
+		}
+		if (eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
+			rte_pktmbuf_adj(m, RTE_ETHER_HDR_LEN);
+			return VXI_NEXT_IP6;
+		}
+	}
+	return (uint16_t)(VXI_NEXT_MODES + mode);
 drop:
 	sl_set_error(m, vxi_err + e);
 	return VXI_NEXT_DROP;
@@ -88,7 +103,8 @@ static struct rte_node_register vxi_node = {
 	.process = vxi_process,
 	.init = sl_node_init,
 	.nb_edges = VXI_NB_NEXT,
-	.next_nodes = {[VXI_NEXT_DROP] = "error-drop", SL_MODE_NODES},
+	.next_nodes = {[VXI_NEXT_DROP] = "error-drop", SL_MODE_NODES, [VXI_NEXT_IP4] = "ip4-input",
+		       [VXI_NEXT_IP6] = "ip6-input"},
 };
 SL_NODE_REGISTER(vxi_node)
 
@@ -102,7 +118,20 @@ enum { VXO_ERRORS(SL_ERR_ENUM) VXO_NB_ERR };
 static const char *const vxo_reasons[] = {VXO_ERRORS(SL_ERR_STR)};
 static uint16_t vxo_err;
 
-enum { VXO_NEXT_DROP, VXO_NEXT_LOOKUP, VXO_NB_NEXT };
+enum { VXO_NEXT_DROP, VXO_NEXT_LOOKUP, VXO_NB_STATIC };
+static rte_edge_t vxo_tx0; /* the underlay interface's output is vxo_tx0 + its tx_slot */
+
+/* Per worker: what the encap table's lookup of the last tunnel's remote gave, while no IPv4
+ * FIB has changed (sl_ip4_fib_gen). A single forward adjacency lets the packet leave with its
+ * outer Ethernet header written here (as VPP stacks a tunnel on its next hop); anything else
+ * (several paths, a neighbour being resolved, an outer packet over the MTU) goes the routing
+ * path's way, through ip4-lookup and ip4-rewrite. */
+struct vxo_cache {
+	uint32_t gen;
+	uint32_t adj;
+	uint16_t ifx;
+} __rte_cache_aligned;
+static struct vxo_cache vxo_cache[SL_MAX_WORKERS];
 
 /* RFC 7348 5: the source port from a hash of the inner frame, 49152-65535, so that the
  * underlay's ECMP spreads the tunnel's flows (a hash of the outer headers alone would put
@@ -129,9 +158,28 @@ static inline uint16_t vxo_sport(const struct rte_mbuf *m, const uint8_t *fr)
 	return (uint16_t)(0xc000 | ((h ^ h >> 16) & 0x3fff));
 }
 
-static inline uint16_t vxo_one(struct sl_worker *w, struct rte_mbuf *m)
+/* The adjacency of tunnel t's remote in its encap table (an ECMP load-balance's id has
+ * SL_LB_FLAG): cached per worker until a FIB changes. */
+static inline uint32_t vxo_adj(struct vxo_cache *c, const struct sl_vxlan *t, uint32_t gen)
 {
-	uint16_t ifx = sl_meta(m)->tx_if, e;
+	if (likely(c->ifx == t->ifx && c->gen == gen))
+		return c->adj;
+	uint32_t ip = rte_be_to_cpu_32(t->key.remote);
+	uint64_t nh = SL_ADJ_ID_DROP;
+	struct rte_fib *f = __atomic_load_n(&sl_fibs[t->fib], __ATOMIC_ACQUIRE);
+	if (f)
+		rte_fib_lookup_bulk(f, &ip, &nh, 1);
+	c->ifx = t->ifx;
+	c->gen = gen;
+	c->adj = (uint32_t)nh;
+	return c->adj;
+}
+
+static inline uint16_t vxo_one(struct sl_worker *w, struct rte_mbuf *m, struct vxo_cache *c,
+			       uint32_t gen)
+{
+	struct sl_meta *mt = sl_meta(m);
+	uint16_t ifx = mt->tx_if, e;
 	const struct sl_iface *f = &sl_ifaces[ifx];
 	const struct sl_vxlan *t = sl_vxlan_by_if[ifx];
 	if (unlikely(!t || !f->up)) {
@@ -146,22 +194,35 @@ static inline uint16_t vxo_one(struct sl_worker *w, struct rte_mbuf *m)
 	uint16_t sport = vxo_sport(m, rte_pktmbuf_mtod(m, const uint8_t *));
 	w->ifc[ifx].tx_pkts++;
 	w->ifc[ifx].tx_bytes += m->pkt_len;
-	uint8_t *d = (uint8_t *)rte_pktmbuf_prepend(m, SL_VXLAN_ENCAP_LEN);
+	uint8_t *d = (uint8_t *)rte_pktmbuf_prepend(m, SL_VXLAN_OVERHEAD);
 	if (unlikely(!d)) {
 		e = VXO_ERR_HEADROOM;
 		goto drop;
 	}
-	memcpy(d, t->hdr, SL_VXLAN_ENCAP_LEN);
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)d;
+	uint32_t id = vxo_adj(c, t, gen);
+	const struct sl_adj *a = likely(!(id & SL_LB_FLAG)) ? sl_adj_get(id) : NULL;
+	uint16_t tl = (uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN);
+	/* the fast way: one resolved next hop, and the outer packet within its MTU */
+	bool fast = a && a->type == SL_ADJ_FORWARD && tl <= sl_ifaces[a->port].mtu;
+	memcpy(d + RTE_ETHER_HDR_LEN, t->hdr, SL_VXLAN_ENCAP_LEN);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d + RTE_ETHER_HDR_LEN);
 	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(ip + 1);
-	uint16_t tl = (uint16_t)m->pkt_len;
 	ip->total_length = rte_cpu_to_be_16(tl);
-	uint32_t s = t->hdr_sum + ip->total_length; /* the template's sum, and the length */
+	/* the template's sum, the length, and on the routing path's way one more hop of TTL
+	 * (ip4-rewrite takes it off): 64 on the wire either way */
+	uint32_t s = t->hdr_sum + ip->total_length + (fast ? 0 : RTE_BE16(0x0100));
+	ip->time_to_live += !fast;
 	s = (s & 0xffff) + (s >> 16);
 	s = (s & 0xffff) + (s >> 16);
 	ip->hdr_checksum = (uint16_t)~s;
 	u->src_port = rte_cpu_to_be_16(sport);
 	u->dgram_len = rte_cpu_to_be_16((uint16_t)(tl - sizeof(*ip)));
+	if (likely(fast)) {
+		memcpy(d, a->rewrite, RTE_ETHER_HDR_LEN);
+		mt->tx_if = a->port;
+		return sl_iface_tx_edge(vxo_tx0, a->port);
+	}
+	rte_pktmbuf_adj(m, RTE_ETHER_HDR_LEN);
 	sl_meta2(m)->fib = t->fib;
 	m->ol_flags |= sl_flag_fib;
 	return VXO_NEXT_LOOKUP;
@@ -171,13 +232,23 @@ drop:
 	return VXO_NEXT_DROP;
 }
 
-SL_NODE_EACH(vxo_process, vxo_one)
+static uint16_t vxo_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct sl_worker *w = sl_node_worker(node);
+	struct vxo_cache *c = &vxo_cache[w->id];
+	uint32_t gen = __atomic_load_n(&sl_ip4_fib_gen, __ATOMIC_ACQUIRE);
+	uint16_t nexts[n];
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = vxo_one(w, objs[i], c, gen);
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
 
 static struct rte_node_register vxo_node = {
 	.name = "vxlan4-encap",
 	.process = vxo_process,
 	.init = sl_node_init,
-	.nb_edges = VXO_NB_NEXT,
+	.nb_edges = VXO_NB_STATIC,
 	.next_nodes = {[VXO_NEXT_DROP] = "error-drop", [VXO_NEXT_LOOKUP] = "ip4-lookup"},
 };
 SL_NODE_REGISTER(vxo_node)
@@ -188,4 +259,5 @@ RTE_INIT(vxlan_nodes_init)
 	vxo_err = sl_error_register("vxlan4-encap", vxo_reasons, VXO_NB_ERR);
 	sl_udp_port_register(SL_VXLAN_PORT, "vxlan4-input");
 	sl_iface_output_register(SL_IF_VXLAN, "vxlan4-encap");
+	sl_iface_tx_user("vxlan4-encap", &vxo_tx0);
 }

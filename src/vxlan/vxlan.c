@@ -68,6 +68,8 @@ static int vxlan_busy(const struct sl_iface *f, bool commit, char *why, size_t l
 		return 0;
 	t->pos = rte_hash_del_key(tunnels, &t->key);
 	__atomic_store_n(&sl_vxlan_by_if[f->port], NULL, __ATOMIC_RELEASE);
+	/* vxlan4-encap's cached next hops are per interface index: a reused one looks up again */
+	__atomic_fetch_add(&sl_ip4_fib_gen, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -132,6 +134,7 @@ static int tunnel_add(struct sl_out *o, const struct sl_vxlan_key *k, uint32_t t
 		return sl_out_error(o, "cannot create a tunnel: %s", strerror(-rc));
 	}
 	nb_tunnels++;
+	__atomic_fetch_add(&sl_ip4_fib_gen, 1, __ATOMIC_RELEASE);
 	sl_out_msg(o, "%s", f->name);
 	return 0;
 }

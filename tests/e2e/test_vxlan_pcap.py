@@ -43,7 +43,7 @@ def check_outer(o, vni=77):
     assert o[Ether].dst == NH1 and o[Ether].src == MAC1
     ip = o[IP]
     assert (ip.src, ip.dst, ip.ttl, ip.flags, ip.frag, ip.proto, ip.tos, ip.id) == \
-        ("10.10.2.10", "10.10.2.1", 63, "DF", 0, 17, 0, 0)
+        ("10.10.2.10", "10.10.2.1", 64, "DF", 0, 17, 0, 0)
     assert ip.len == len(raw(ip))
     fixed = IP(raw(ip))
     del fixed.chksum
@@ -210,3 +210,31 @@ def test_vxlan_vrf_isolation(sluiced_factory, tmp_path):
     assert (icmp[IP].src, icmp[IP].dst, icmp[ICMP].type, icmp[ICMP].code) == \
         ("172.16.0.1", "10.99.0.5", 3, 0)
     assert errs[("ip4-lookup", "no route (ICMP unreachable follows)")] == 1
+
+
+def test_vxlan_underlay_ecmp(sluiced_factory, tmp_path):
+    """The remote VTEP behind two equal paths: the outer packets go through ip4-lookup's
+    load-balance (the source port, from the inner flow, spreads the flows over both next
+    hops and keeps each on one), with the same outer headers as on the direct way (TTL 64)."""
+    NH2 = "42:01:0a:0a:02:02"
+    in0 = [Ether(dst=MAC0, src=PEER0) / IP(src="10.10.1.2", dst="49.0.0.9", id=i) /
+           UDP(sport=2000 + i % 32, dport=53) / Raw(b"e" * 30) for i in range(64)]
+    errs, ifs, out0, out1 = run(sluiced_factory, tmp_path, in0, [], [
+        "create vxlan tunnel src 10.10.2.10 dst 10.20.0.1 vni 9",
+        "set interface state vxlan_tunnel1 up",
+        "set interface ip address vxlan_tunnel1 172.16.1.1/30",
+        f"ip neighbor vxlan_tunnel1 172.16.1.2 {FAR}",
+        "ip route add 49.0.0.0/8 via 172.16.1.2 vxlan_tunnel1",
+        f"ip neighbor port1 10.10.2.2 {NH2}",
+        "ip route add 10.20.0.0/16 via 10.10.2.1", "ip route add 10.20.0.0/16 via 10.10.2.2"])
+    assert len(out1) == 64 and errs == {}
+    by_flow = {}
+    for o, p in zip(out1, in0):
+        assert o[IP].dst == "10.20.0.1" and o[IP].ttl == 64 and o[IP].flags == "DF"
+        fixed = IP(raw(o[IP]))
+        del fixed.chksum
+        assert IP(raw(fixed)).chksum == o[IP].chksum
+        assert o[VXLAN].vni == 9 and o[VXLAN].payload[IP].dst == "49.0.0.9"
+        by_flow.setdefault(p[UDP].sport, set()).add((o[Ether].dst, o[UDP].sport))
+    assert all(len(v) == 1 for v in by_flow.values())
+    assert {next(iter(v))[0] for v in by_flow.values()} == {NH1, NH2}
