@@ -106,6 +106,8 @@ struct sl_iface {
 	uint16_t port;                /* its index (for a port, its DPDK port id) */
 	uint32_t nb_subs;             /* a port's sub-interfaces */
 	uint16_t outer_fib;           /* a tunnel: the table its outer headers are routed in */
+	bool p2p;                     /* point to point (an IP tunnel): neighbours need no
+				       * resolution, each is reached by the one link */
 	char name[64];
 	char driver[64];
 	uint16_t nb_rxq, nb_rxd, nb_txd;

@@ -27,7 +27,7 @@ enum { VXI_NEXT_DROP, VXI_NEXT_MODES, VXI_NEXT_IP4 = VXI_NEXT_MODES + SL_NB_MODE
        VXI_NB_NEXT };
 
 struct vxi_cache {
-	struct sl_vxlan_key key;
+	struct sl_tun_key key;
 	uint16_t ifx;
 };
 
@@ -48,11 +48,12 @@ static inline uint16_t vxi_one(struct sl_worker *w, struct rte_mbuf *m, struct v
 	}
 	uint32_t vni;
 	memcpy(&vni, vx + 4, 4);
-	struct sl_vxlan_key k = {.remote = ip->src_addr, .local = ip->dst_addr,
-				 .vni = rte_be_to_cpu_32(vni) >> 8, .fib = sl_pkt_fib(m)};
+	struct sl_tun_key k = {.remote = ip->src_addr, .local = ip->dst_addr,
+			       .id = rte_be_to_cpu_32(vni) >> 8, .fib = sl_pkt_fib(m),
+			       .kind = SL_TUN_VXLAN};
 	if (unlikely(memcmp(&k, &c->key, sizeof(k)))) { /* runs of one tunnel are the rule */
 		c->key = k;
-		c->ifx = sl_vxlan_find(&k);
+		c->ifx = sl_tun_find(&k);
 	}
 	if (unlikely(c->ifx == UINT16_MAX)) {
 		e = VXI_ERR_NO_TUNNEL;
@@ -121,18 +122,6 @@ static uint16_t vxo_err;
 enum { VXO_NEXT_DROP, VXO_NEXT_LOOKUP, VXO_NB_STATIC };
 static rte_edge_t vxo_tx0; /* the underlay interface's output is vxo_tx0 + its tx_slot */
 
-/* Per worker: what the encap table's lookup of the last tunnel's remote gave, while no IPv4
- * FIB has changed (sl_ip4_fib_gen). A single forward adjacency lets the packet leave with its
- * outer Ethernet header written here (as VPP stacks a tunnel on its next hop); anything else
- * (several paths, a neighbour being resolved, an outer packet over the MTU) goes the routing
- * path's way, through ip4-lookup and ip4-rewrite. */
-struct vxo_cache {
-	uint32_t gen;
-	uint32_t adj;
-	uint16_t ifx;
-} __rte_cache_aligned;
-static struct vxo_cache vxo_cache[SL_MAX_WORKERS];
-
 /* RFC 7348 5: the source port from a hash of the inner frame, 49152-65535, so that the
  * underlay's ECMP spreads the tunnel's flows (a hash of the outer headers alone would put
  * them all on one path). The port's RSS hash when it gave one. */
@@ -158,30 +147,12 @@ static inline uint16_t vxo_sport(const struct rte_mbuf *m, const uint8_t *fr)
 	return (uint16_t)(0xc000 | ((h ^ h >> 16) & 0x3fff));
 }
 
-/* The adjacency of tunnel t's remote in its encap table (an ECMP load-balance's id has
- * SL_LB_FLAG): cached per worker until a FIB changes. */
-static inline uint32_t vxo_adj(struct vxo_cache *c, const struct sl_vxlan *t, uint32_t gen)
-{
-	if (likely(c->ifx == t->ifx && c->gen == gen))
-		return c->adj;
-	uint32_t ip = rte_be_to_cpu_32(t->key.remote);
-	uint64_t nh = SL_ADJ_ID_DROP;
-	struct rte_fib *f = __atomic_load_n(&sl_fibs[t->fib], __ATOMIC_ACQUIRE);
-	if (f)
-		rte_fib_lookup_bulk(f, &ip, &nh, 1);
-	c->ifx = t->ifx;
-	c->gen = gen;
-	c->adj = (uint32_t)nh;
-	return c->adj;
-}
-
-static inline uint16_t vxo_one(struct sl_worker *w, struct rte_mbuf *m, struct vxo_cache *c,
+static inline uint16_t vxo_one(struct sl_worker *w, struct rte_mbuf *m, struct sl_tun_cache *c,
 			       uint32_t gen)
 {
-	struct sl_meta *mt = sl_meta(m);
-	uint16_t ifx = mt->tx_if, e;
+	uint16_t ifx = sl_meta(m)->tx_if, e, next;
 	const struct sl_iface *f = &sl_ifaces[ifx];
-	const struct sl_vxlan *t = sl_vxlan_by_if[ifx];
+	const struct sl_tun *t = sl_tun_by_if[ifx];
 	if (unlikely(!t || !f->up)) {
 		e = VXO_ERR_DOWN;
 		goto drop;
@@ -194,38 +165,17 @@ static inline uint16_t vxo_one(struct sl_worker *w, struct rte_mbuf *m, struct v
 	uint16_t sport = vxo_sport(m, rte_pktmbuf_mtod(m, const uint8_t *));
 	w->ifc[ifx].tx_pkts++;
 	w->ifc[ifx].tx_bytes += m->pkt_len;
-	uint8_t *d = (uint8_t *)rte_pktmbuf_prepend(m, SL_VXLAN_OVERHEAD);
-	if (unlikely(!d)) {
+	struct rte_udp_hdr *u = (struct rte_udp_hdr *)sl_tun_encap(
+		m, t, SL_VXLAN_ENCAP_LEN, c, gen, vxo_tx0, VXO_NEXT_LOOKUP, &next);
+	if (unlikely(!u)) {
 		e = VXO_ERR_HEADROOM;
 		goto drop;
 	}
-	uint32_t id = vxo_adj(c, t, gen);
-	const struct sl_adj *a = likely(!(id & SL_LB_FLAG)) ? sl_adj_get(id) : NULL;
-	uint16_t tl = (uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN);
-	/* the fast way: one resolved next hop, and the outer packet within its MTU */
-	bool fast = a && a->type == SL_ADJ_FORWARD && tl <= sl_ifaces[a->port].mtu;
-	memcpy(d + RTE_ETHER_HDR_LEN, t->hdr, SL_VXLAN_ENCAP_LEN);
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d + RTE_ETHER_HDR_LEN);
-	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(ip + 1);
-	ip->total_length = rte_cpu_to_be_16(tl);
-	/* the template's sum, the length, and on the routing path's way one more hop of TTL
-	 * (ip4-rewrite takes it off): 64 on the wire either way */
-	uint32_t s = t->hdr_sum + ip->total_length + (fast ? 0 : RTE_BE16(0x0100));
-	ip->time_to_live += !fast;
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	ip->hdr_checksum = (uint16_t)~s;
 	u->src_port = rte_cpu_to_be_16(sport);
-	u->dgram_len = rte_cpu_to_be_16((uint16_t)(tl - sizeof(*ip)));
-	if (likely(fast)) {
-		memcpy(d, a->rewrite, RTE_ETHER_HDR_LEN);
-		mt->tx_if = a->port;
-		return sl_iface_tx_edge(vxo_tx0, a->port);
-	}
-	rte_pktmbuf_adj(m, RTE_ETHER_HDR_LEN);
-	sl_meta2(m)->fib = t->fib;
-	m->ol_flags |= sl_flag_fib;
-	return VXO_NEXT_LOOKUP;
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)u - 1;
+	u->dgram_len = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(ip->total_length) -
+						   sizeof(*ip)));
+	return next;
 drop:
 	w->ifc[ifx].drops++;
 	sl_set_error(m, vxo_err + e);
@@ -235,7 +185,7 @@ drop:
 static uint16_t vxo_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
 	struct sl_worker *w = sl_node_worker(node);
-	struct vxo_cache *c = &vxo_cache[w->id];
+	struct sl_tun_cache *c = &sl_tun_cache[w->id];
 	uint32_t gen = __atomic_load_n(&sl_ip4_fib_gen, __ATOMIC_ACQUIRE);
 	uint16_t nexts[n];
 	for (uint16_t i = 0; i < n; i++)

@@ -135,7 +135,7 @@ def test_vxlan_cli(sluiced_factory, tmp_path):
             "a tunnel with these addresses and VNI exists (vxlan_tunnel3)",
         "create vxlan tunnel src 10.0.0.1 dst 10.0.0.2": "src, dst and vni are required",
         "create vxlan tunnel src 10.0.0.1 dst 10.0.0.1 vni 1": "src and dst must differ",
-        "create vxlan tunnel src 10.0.0.1 dst 239.1.1.1 vni 1": "multicast VTEPs are not supported",
+        "create vxlan tunnel src 10.0.0.1 dst 239.1.1.1 vni 1": "multicast tunnels are not supported",
         "create vxlan tunnel src 10.0.0.1 dst 10.0.0.2 vni 16777216": "vni must be a number from 0 to 16777215",
         "create vxlan tunnel src 10.0.0.1 dst 10.0.0.2 vni 1 encap-vrf-id 9": "no table 9",
         "create vxlan tunnel src 10.0.0.1 dst 10.0.0.2 vni 1 instance 3": "interface 'vxlan_tunnel3' exists",

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer: arbitrary CLI lines against a live router; a failed command must change
- * nothing (the IPv4 and IPv6 route counts and the VXLAN tunnel count are the witnesses). */
+ * nothing (the IPv4 and IPv6 route counts and the tunnel count are the witnesses). */
 #include "fuzz.h"
 #include "../common/ring_env.h"
 #include "../../src/ip4/ip4.h"
 #include "../../src/ip6/ip6.h"
-#include "../../src/vxlan/vxlan.h"
+#include "../../src/tunnel/tunnel.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +29,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (strstr(line, "exec") || strstr(line, "count") || strstr(line, "pcap"))
 		return 0;
 	uint32_t before = sl_ip4_route_count(), before6 = sl_ip6_route_count(),
-		 tunnels = sl_vxlan_count();
+		 tunnels = sl_tun_total();
 	if (env_cli(line, true) != 0 &&
 	    (sl_ip4_route_count() != before || sl_ip6_route_count() != before6 ||
-	     sl_vxlan_count() != tunnels))
+	     sl_tun_total() != tunnels))
 		abort();
 	return 0;
 }

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* IPv4 tunnels' control (main lcore): the table of tunnels by key, their interfaces'
+ * creation and deletion, show. */
+#include "tunnel.h"
+#include "../cli/cli.h"
+#include "../runtime/runtime.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+
+#define SL_TUN_MAX 16384
+
+struct sl_tun *sl_tun_by_if[SL_IF_MAX];
+struct sl_tun_cache sl_tun_cache[SL_MAX_WORKERS];
+static struct rte_hash *tunnels;
+static uint32_t nb_kind[SL_TUN_NB_KINDS];
+
+uint32_t sl_tun_count(enum sl_tun_kind kind)
+{
+	return nb_kind[kind];
+}
+
+uint32_t sl_tun_total(void)
+{
+	uint32_t all = 0;
+	for (int k = 0; k < SL_TUN_NB_KINDS; k++)
+		all += nb_kind[k];
+	return all;
+}
+
+uint16_t sl_tun_find(const struct sl_tun_key *k)
+{
+	void *d;
+	if (rte_hash_lookup_data(tunnels, k, &d) < 0)
+		return UINT16_MAX;
+	return (uint16_t)(uintptr_t)d;
+}
+
+int sl_tun_arg(struct sl_out *o, const char *a, const char *val, uint32_t *src, uint32_t *dst,
+	       uint32_t *table_id, const char *table_kw, int64_t *inst)
+{
+	uint32_t v;
+	if (!val)
+		return 0;
+	if (!strcmp(a, "src") || !strcmp(a, "dst"))
+		return sl_arg_ip4(o, val, a[0] == 's' ? src : dst) ? -1 : 2;
+	if (!strcmp(a, table_kw))
+		return sl_arg_u32(o, table_kw, val, 0, UINT32_MAX, table_id) ? -1 : 2;
+	if (!strcmp(a, "instance")) {
+		if (sl_arg_u32(o, "instance", val, 0, 9999, &v))
+			return -1;
+		*inst = v;
+		return 2;
+	}
+	return 0;
+}
+
+int sl_tun_key_make(struct sl_out *o, struct sl_tun_key *k, uint32_t src, uint32_t dst,
+		    uint32_t table_id)
+{
+	if (src == dst)
+		return sl_out_error(o, "src and dst must differ");
+	if ((dst >> 28) == 0xe || (src >> 28) == 0xe || src == UINT32_MAX || dst == UINT32_MAX)
+		return sl_out_error(o, "src and dst must be unicast addresses (multicast "
+				    "tunnels are not supported)");
+	int fib = sl_ip4_table_find(table_id);
+	if (fib < 0)
+		return sl_out_error(o, "no table %u (ip table add %u)", table_id, table_id);
+	k->remote = rte_cpu_to_be_32(dst);
+	k->local = rte_cpu_to_be_32(src);
+	k->fib = (uint16_t)fib;
+	return 0;
+}
+
+/* Deleting a tunnel's interface: its key leaves the table and encapsulation stops before
+ * the grace period sl_iface_delete waits; the slot and the tunnel go after it. */
+static int tun_busy(const struct sl_iface *f, bool commit, char *why, size_t len)
+{
+	(void)why, (void)len;
+	struct sl_tun *t = sl_tun_by_if[f->port];
+	if (!commit || !t)
+		return 0;
+	t->pos = rte_hash_del_key(tunnels, &t->key);
+	__atomic_store_n(&sl_tun_by_if[f->port], NULL, __ATOMIC_RELEASE);
+	/* the encap nodes' cached next hops are per interface index: a reused one looks again */
+	__atomic_fetch_add(&sl_ip4_fib_gen, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int sl_tun_delete(struct sl_out *o, const struct sl_tun_key *k)
+{
+	uint16_t ifx = sl_tun_find(k);
+	if (ifx == UINT16_MAX)
+		return sl_out_error(o, "no such tunnel");
+	struct sl_iface *f = &sl_ifaces[ifx];
+	struct sl_tun *t = sl_tun_by_if[ifx];
+	char why[160] = "";
+	int rc = sl_iface_delete(f, why, sizeof(why));
+	if (rc)
+		return sl_out_error(o, "cannot delete %s: %s", f->name, why[0] ? why : strerror(-rc));
+	if (t->pos >= 0)
+		rte_hash_free_key_with_position(tunnels, t->pos);
+	nb_kind[t->key.kind]--;
+	free(t);
+	return 0;
+}
+
+int sl_tun_create(struct sl_out *o, struct sl_tun *t, uint8_t proto, enum sl_if_type type,
+		  const char *prefix, int64_t inst, const uint8_t mac45[2], uint16_t mtu)
+{
+	uint16_t other = sl_tun_find(&t->key);
+	uint32_t all = sl_tun_total();
+	int rc = 0;
+	if (other != UINT16_MAX)
+		rc = sl_out_error(o, "a tunnel with these addresses and %s exists (%s)",
+				  t->key.kind == SL_TUN_VXLAN ? "VNI" : "key", sl_ifaces[other].name);
+	else if (all >= SL_TUN_MAX)
+		rc = sl_out_error(o, "cannot create a tunnel: %u tunnels already", all);
+	if (rc) {
+		free(t);
+		return rc;
+	}
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)t->hdr;
+	ip->version_ihl = 0x45;
+	/* RFC 7348 4.3, RFC 2003 3.1: the tunnel's MTU keeps inner packets within the path's,
+	 * and the outer packet is not fragmented on the way */
+	ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = 64;
+	ip->next_proto_id = proto;
+	ip->src_addr = t->key.local;
+	ip->dst_addr = t->key.remote;
+	t->hdr_sum = rte_raw_cksum(ip, sizeof(*ip));
+	t->fib = t->key.fib;
+	t->pos = -1;
+	char name[32];
+	if (inst < 0)
+		for (inst = 0; snprintf(name, sizeof(name), "%s%u", prefix, (unsigned)inst),
+		     sl_iface_by_name(name);)
+			inst++;
+	snprintf(name, sizeof(name), "%s%u", prefix, (unsigned)inst);
+	/* a locally administered MAC of its own (the inner frames' source) */
+	struct rte_ether_addr mac = {{0x02, 0xfe, mac45[0], mac45[1], (uint8_t)(inst >> 8),
+				      (uint8_t)inst}};
+	struct sl_iface *f;
+	if ((rc = sl_iface_create(type, name, &mac, &f))) {
+		free(t);
+		return rc == -EEXIST ? sl_out_error(o, "interface '%s' exists", name)
+				     : sl_out_error(o, "cannot create %s: %s", name, strerror(-rc));
+	}
+	f->mtu = mtu;
+	f->outer_fib = t->fib;
+	f->p2p = !t->eth;
+	t->ifx = f->port;
+	__atomic_store_n(&sl_tun_by_if[f->port], t, __ATOMIC_RELEASE);
+	if ((rc = rte_hash_add_key_data(tunnels, &t->key, (void *)(uintptr_t)f->port))) {
+		char why[8];
+		sl_tun_by_if[f->port] = NULL;
+		sl_iface_delete(f, why, sizeof(why));
+		free(t);
+		return sl_out_error(o, "cannot create a tunnel: %s", strerror(-rc));
+	}
+	nb_kind[t->key.kind]++;
+	__atomic_fetch_add(&sl_ip4_fib_gen, 1, __ATOMIC_RELEASE);
+	sl_out_msg(o, "%s", f->name);
+	return 0;
+}
+
+void sl_tun_show(struct sl_out *o, enum sl_tun_kind kind, int nextra, const char *const *cols,
+		 void (*extra)(const struct sl_tun *t, char (*vals)[24]))
+{
+	const char *specs[16] = {"name", "src", "dst"};
+	int n = 3;
+	for (int i = 0; i < nextra; i++)
+		specs[n++] = cols[i];
+	specs[n++] = "encap-vrf-id:u";
+	specs[n++] = "mtu:u";
+	specs[n++] = "state";
+	sl_tbl_begin(o, "tunnels", n, specs);
+	for (uint32_t i = 0; i < sl_if_hwm; i++) {
+		const struct sl_tun *t = sl_tun_by_if[i];
+		const struct sl_iface *f = &sl_ifaces[i];
+		if (!t || !f->used || t->key.kind != kind)
+			continue;
+		char v[16][24];
+		char *row[16];
+		snprintf(v[0], sizeof(v[0]), "%s", f->name);
+		sl_fmt_ip4(v[1], rte_be_to_cpu_32(t->key.local));
+		sl_fmt_ip4(v[2], rte_be_to_cpu_32(t->key.remote));
+		extra(t, &v[3]);
+		int k = 3 + nextra;
+		snprintf(v[k++], sizeof(v[0]), "%u", t->table_id);
+		snprintf(v[k++], sizeof(v[0]), "%u", f->mtu);
+		snprintf(v[k++], sizeof(v[0]), "%s", f->up ? "up" : "down");
+		for (int c = 0; c < k; c++)
+			row[c] = v[c];
+		sl_tbl_rowv(o, row);
+	}
+	sl_tbl_end(o);
+}
+
+static int tun_init(const struct sl_config *c)
+{
+	(void)c;
+	struct rte_hash_parameters hp = {
+		.name = "sl_tunnels", .entries = SL_TUN_MAX, .key_len = sizeof(struct sl_tun_key),
+		.hash_func = rte_hash_crc, .socket_id = SOCKET_ID_ANY,
+		/* readers never lock; a deleted slot is freed after a grace period */
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF |
+			      RTE_HASH_EXTRA_FLAGS_NO_FREE_ON_DEL,
+	};
+	return (tunnels = rte_hash_create(&hp)) ? 0 : -ENOMEM;
+}
+
+static void tun_fini(void)
+{
+	for (uint32_t i = 0; i < SL_IF_MAX; i++) {
+		free(sl_tun_by_if[i]);
+		sl_tun_by_if[i] = NULL;
+	}
+	memset(nb_kind, 0, sizeof(nb_kind));
+	rte_hash_free(tunnels);
+	tunnels = NULL;
+}
+
+SL_MODULE_REGISTER(tun_module, .name = "tunnels", .init = tun_init, .fini = tun_fini)
+
+RTE_INIT(tun_ctl_init)
+{
+	sl_iface_busy_register(tun_busy);
+}

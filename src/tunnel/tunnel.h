@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* IPv4 tunnels (VXLAN, GRE, IP-in-IP), what they share: each is a logical interface of its
+ * kind's type, found on decapsulation in one lock-free rte_hash keyed by (kind, outer table,
+ * remote, local, kind's id: VNI or GRE key), with a template of its outer headers (IPv4 and
+ * the kind's own) that its encapsulation node copies in front of each packet before sending
+ * it, by the remote's adjacency, straight to the underlay output (sl_tun_send). */
+#ifndef SL_TUNNEL_H
+#define SL_TUNNEL_H
+
+#include "../interface/iface.h"
+#include "../ip4/ip4.h"
+
+#include <rte_ip.h>
+
+#define SL_TUN_HDR_MAX 40 /* outer IPv4 (20) and the kind's header (VXLAN 16, GRE at most 8) */
+
+enum sl_tun_kind { SL_TUN_VXLAN, SL_TUN_GRE, SL_TUN_IPIP, SL_TUN_NB_KINDS };
+
+/* Decapsulation's key (8-byte aligned: rte_hash_crc reads it 8 bytes at a time). */
+struct __rte_aligned(8) sl_tun_key {
+	uint32_t remote, local; /* network order */
+	uint32_t id;            /* VXLAN: the VNI; GRE: the key (0: none); IP-in-IP: 0 */
+	uint16_t fib;           /* the outer packet's table */
+	uint8_t kind;           /* enum sl_tun_kind */
+	uint8_t pad;
+};
+
+struct sl_tun {
+	uint8_t hdr[SL_TUN_HDR_MAX]; /* the outer headers; total length and checksum left 0 */
+	uint8_t hlen;                /* their length */
+	bool eth;                    /* the inner packet keeps its Ethernet header (VXLAN, GRE
+				      * teb); else the inner IP packet replaces it */
+	bool has_key;                /* GRE: the key is in the header */
+	uint32_t hdr_sum;            /* rte_raw_cksum of hdr's IPv4 header */
+	uint16_t fib;                /* encap table's index */
+	uint16_t ifx;
+	struct sl_tun_key key;
+	uint32_t table_id;
+	int32_t pos;                 /* its key's slot, freed after the grace period */
+};
+
+/* The tunnel of interface ifx (workers: while the interface is up). */
+extern struct sl_tun *sl_tun_by_if[SL_IF_MAX];
+/* ifx of the tunnel with key k, or UINT16_MAX. */
+uint16_t sl_tun_find(const struct sl_tun_key *k);
+/* How many tunnels of a kind there are; of all kinds. */
+uint32_t sl_tun_count(enum sl_tun_kind kind);
+uint32_t sl_tun_total(void);
+
+/* Control. Creates interface PREFIX<inst> (the first free instance when inst < 0) of type
+ * type for a tunnel t (its key, table_id, hdr from its kind's header on: hlen, eth, has_key
+ * filled; the IPv4 header is written here with protocol proto) with MAC 02:fe:m4:m5:instance
+ * and MTU mtu; answers its name, or an error (the tunnel is freed then). */
+int sl_tun_create(struct sl_out *o, struct sl_tun *t, uint8_t proto, enum sl_if_type type,
+		  const char *prefix, int64_t inst, const uint8_t mac45[2], uint16_t mtu);
+/* Control, the commands' common arguments: src A, dst B, instance N and the table keyword
+ * (encap-vrf-id, outer-table-id) T. Returns how many arguments it took (2), 0 when a is none
+ * of them, -1 after answering an error. */
+int sl_tun_arg(struct sl_out *o, const char *a, const char *val, uint32_t *src, uint32_t *dst,
+	       uint32_t *table_id, const char *table_kw, int64_t *inst);
+/* Checks src and dst (host order) and finds the table: fills k's addresses and fib, or
+ * answers an error (-1). */
+int sl_tun_key_make(struct sl_out *o, struct sl_tun_key *k, uint32_t src, uint32_t dst,
+		    uint32_t table_id);
+/* Control: deletes the tunnel with key k, or answers why not. */
+int sl_tun_delete(struct sl_out *o, const struct sl_tun_key *k);
+/* Control: the rows of show KIND tunnel: name, src, dst, table, MTU, state, and the kind's
+ * own columns (extra fills them: n strings). */
+void sl_tun_show(struct sl_out *o, enum sl_tun_kind kind, int nextra, const char *const *cols,
+		 void (*extra)(const struct sl_tun *t, char (*vals)[24]));
+
+/* Per worker: what the encap table's lookup of the last tunnel's remote gave, while no IPv4
+ * FIB has changed (sl_ip4_fib_gen). */
+struct sl_tun_cache {
+	uint32_t gen;
+	uint32_t adj;
+	uint16_t ifx;
+} __rte_cache_aligned;
+extern struct sl_tun_cache sl_tun_cache[SL_MAX_WORKERS];
+
+static inline uint32_t sl_tun_adj(struct sl_tun_cache *c, const struct sl_tun *t, uint32_t gen)
+{
+	if (likely(c->ifx == t->ifx && c->gen == gen))
+		return c->adj;
+	uint32_t ip = rte_be_to_cpu_32(t->key.remote);
+	uint64_t nh = SL_ADJ_ID_DROP;
+	struct rte_fib *f = __atomic_load_n(&sl_fibs[t->fib], __ATOMIC_ACQUIRE);
+	if (f)
+		rte_fib_lookup_bulk(f, &ip, &nh, 1);
+	c->ifx = t->ifx;
+	c->gen = gen;
+	c->adj = (uint32_t)nh;
+	return c->adj;
+}
+
+/* Encapsulates m (its data: the inner frame, Ethernet header first) in t's outer headers
+ * (hlen = t->hlen).
+ * With t->eth the frame is kept whole; else its Ethernet header's room is reused and the
+ * inner IP packet follows the outer headers. Returns where the kind's header begins (for
+ * the node to fill the per-packet fields), or NULL when there is no headroom. *out is set to
+ * the edge: with one resolved next hop in the encap table and an outer packet within its
+ * interface's MTU, the outer Ethernet header is written and *out is the underlay interface's
+ * output (tx0 + its slot); else (several paths, a neighbour being resolved, too long) the
+ * packet goes to ip4-lookup (edge lookup) in the encap table, with one more hop of TTL for
+ * ip4-rewrite to take off. */
+static inline uint8_t *sl_tun_encap(struct rte_mbuf *m, const struct sl_tun *t, unsigned hlen,
+				    struct sl_tun_cache *c, uint32_t gen, rte_edge_t tx0,
+				    uint16_t lookup, uint16_t *out)
+{
+	uint16_t grow = (uint16_t)(t->eth ? hlen + RTE_ETHER_HDR_LEN : hlen);
+	uint8_t *d = (uint8_t *)rte_pktmbuf_prepend(m, grow);
+	if (unlikely(!d))
+		return NULL;
+	uint32_t id = sl_tun_adj(c, t, gen);
+	const struct sl_adj *a = likely(!(id & SL_LB_FLAG)) ? sl_adj_get(id) : NULL;
+	uint16_t tl = (uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN);
+	bool fast = a && a->type == SL_ADJ_FORWARD && tl <= sl_ifaces[a->port].mtu;
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d + RTE_ETHER_HDR_LEN);
+	memcpy(ip, t->hdr, hlen); /* t->hlen: a constant where the kind fixes it */
+	ip->total_length = rte_cpu_to_be_16(tl);
+	/* the template's sum, the length, and one more hop of TTL for the routing path's way */
+	uint32_t s = t->hdr_sum + ip->total_length + (fast ? 0 : RTE_BE16(0x0100));
+	ip->time_to_live += !fast;
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	ip->hdr_checksum = (uint16_t)~s;
+	if (likely(fast)) {
+		memcpy(d, a->rewrite, RTE_ETHER_HDR_LEN);
+		sl_meta(m)->tx_if = a->port;
+		*out = (uint16_t)(tx0 + sl_ifaces[a->port].tx_slot);
+	} else {
+		rte_pktmbuf_adj(m, RTE_ETHER_HDR_LEN);
+		sl_meta2(m)->fib = t->fib;
+		m->ol_flags |= sl_flag_fib;
+		*out = lookup;
+	}
+	return (uint8_t *)ip + sizeof(*ip);
+}
+
+#endif
