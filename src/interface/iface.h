@@ -63,6 +63,8 @@ enum sl_if_type {
 	SL_IF_LOOP,     /* a loopback: loop-output receives what it sends */
 	SL_IF_PG,       /* a packet-generator interface: pg-output counts, frees or writes a pcap */
 	SL_IF_VXLAN,    /* a VXLAN tunnel: vxlan4-encap puts the outer headers on */
+	SL_IF_GRE,      /* a GRE tunnel: gre4-encap */
+	SL_IF_IPIP,     /* an IP-in-IP tunnel: ipip4-encap */
 	SL_IF_NB_TYPES
 };
 extern const char *const sl_if_type_names[SL_IF_NB_TYPES];

@@ -387,6 +387,9 @@ static struct sl_neigh *neigh_get(uint16_t port, uint32_t ip)
 		free(n);
 		return NULL;
 	}
+	/* a point-to-point link (an IP tunnel) reaches every neighbour as it is: no ARP */
+	if (sl_ifaces[port].p2p)
+		sl_ip4_neigh_set(port, ip, (const uint8_t[6]){0}, true);
 	return n;
 }
 
@@ -847,7 +850,7 @@ void sl_arp_request(uint16_t port, uint32_t ip)
 	uint32_t sip = connected_src(port, ip);
 	if (!sip)
 		sip = sl_ifaces[port].ip4;
-	if (!sip || !sl_ifaces[port].up)
+	if (!sip || !sl_ifaces[port].up || sl_ifaces[port].p2p)
 		return;
 	struct sl_neigh *n = sl_neigh_find(port, ip);
 	uint64_t now = rte_rdtsc();

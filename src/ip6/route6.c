@@ -445,6 +445,9 @@ static struct sl_neigh6 *neigh_get(uint16_t port, const uint8_t ip[16])
 		return NULL;
 	}
 	by_id[n->id] = n;
+	/* a point-to-point link (an IP tunnel) reaches every neighbour as it is: no ND */
+	if (sl_ifaces[port].p2p)
+		sl_ip6_neigh_set(port, ip, (const uint8_t[6]){0}, true);
 	return n;
 }
 
@@ -650,7 +653,7 @@ static void nd_send(uint16_t port, const uint8_t *dmac, const uint8_t src[16],
 static void ns_send(struct sl_neigh6 *n, bool unicast)
 {
 	const struct sl_iface *f = &sl_ifaces[n->port];
-	if (!f->up || sl_ip6_is_zero(f->ip6_ll))
+	if (!f->up || sl_ip6_is_zero(f->ip6_ll) || f->p2p)
 		return;
 	uint8_t dst[16];
 	if (unicast)

@@ -76,6 +76,18 @@ int sl_tun_key_make(struct sl_out *o, struct sl_tun_key *k, uint32_t src, uint32
 	return 0;
 }
 
+struct sl_tun *sl_tun_alloc(struct sl_out *o, const struct sl_tun_key *k, uint32_t table_id)
+{
+	struct sl_tun *t = calloc(1, sizeof(*t));
+	if (!t) {
+		sl_out_error(o, "cannot create a tunnel: out of memory");
+		return NULL;
+	}
+	t->key = *k;
+	t->table_id = table_id;
+	return t;
+}
+
 /* Deleting a tunnel's interface: its key leaves the table and encapsulation stops before
  * the grace period sl_iface_delete waits; the slot and the tunnel go after it. */
 static int tun_busy(const struct sl_iface *f, bool commit, char *why, size_t len)
@@ -109,7 +121,7 @@ int sl_tun_delete(struct sl_out *o, const struct sl_tun_key *k)
 	return 0;
 }
 
-int sl_tun_create(struct sl_out *o, struct sl_tun *t, uint8_t proto, enum sl_if_type type,
+int sl_tun_create(struct sl_out *o, struct sl_tun *t, enum sl_if_type type,
 		  const char *prefix, int64_t inst, const uint8_t mac45[2], uint16_t mtu)
 {
 	uint16_t other = sl_tun_find(&t->key);
@@ -130,7 +142,7 @@ int sl_tun_create(struct sl_out *o, struct sl_tun *t, uint8_t proto, enum sl_if_
 	 * and the outer packet is not fragmented on the way */
 	ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
 	ip->time_to_live = 64;
-	ip->next_proto_id = proto;
+	ip->next_proto_id = 0; /* sl_tun_encap writes it */
 	ip->src_addr = t->key.local;
 	ip->dst_addr = t->key.remote;
 	t->hdr_sum = rte_raw_cksum(ip, sizeof(*ip));
@@ -169,9 +181,11 @@ int sl_tun_create(struct sl_out *o, struct sl_tun *t, uint8_t proto, enum sl_if_
 	return 0;
 }
 
-void sl_tun_show(struct sl_out *o, enum sl_tun_kind kind, int nextra, const char *const *cols,
-		 void (*extra)(const struct sl_tun *t, char (*vals)[24]))
+int sl_tun_show(struct sl_out *o, int argc, const char *cmd, enum sl_tun_kind kind, int nextra,
+		const char *const *cols, void (*extra)(const struct sl_tun *t, char (*vals)[24]))
 {
+	if (argc)
+		return sl_out_error(o, "usage: %s", cmd);
 	const char *specs[16] = {"name", "src", "dst"};
 	int n = 3;
 	for (int i = 0; i < nextra; i++)
@@ -200,6 +214,7 @@ void sl_tun_show(struct sl_out *o, enum sl_tun_kind kind, int nextra, const char
 		sl_tbl_rowv(o, row);
 	}
 	sl_tbl_end(o);
+	return 0;
 }
 
 static int tun_init(const struct sl_config *c)

@@ -22,7 +22,7 @@ struct __rte_aligned(8) sl_tun_key {
 	uint32_t id;            /* VXLAN: the VNI; GRE: the key (0: none); IP-in-IP: 0 */
 	uint16_t fib;           /* the outer packet's table */
 	uint8_t kind;           /* enum sl_tun_kind */
-	uint8_t pad;
+	uint8_t keyed;          /* GRE: the key is present (key 0 and no key differ) */
 };
 
 struct sl_tun {
@@ -31,7 +31,7 @@ struct sl_tun {
 	bool eth;                    /* the inner packet keeps its Ethernet header (VXLAN, GRE
 				      * teb); else the inner IP packet replaces it */
 	bool has_key;                /* GRE: the key is in the header */
-	uint32_t hdr_sum;            /* rte_raw_cksum of hdr's IPv4 header */
+	uint32_t hdr_sum;            /* rte_raw_cksum of hdr's IPv4 header, protocol 0 */
 	uint16_t fib;                /* encap table's index */
 	uint16_t ifx;
 	struct sl_tun_key key;
@@ -49,9 +49,9 @@ uint32_t sl_tun_total(void);
 
 /* Control. Creates interface PREFIX<inst> (the first free instance when inst < 0) of type
  * type for a tunnel t (its key, table_id, hdr from its kind's header on: hlen, eth, has_key
- * filled; the IPv4 header is written here with protocol proto) with MAC 02:fe:m4:m5:instance
+ * filled; the IPv4 header is written here) with MAC 02:fe:m4:m5:instance
  * and MTU mtu; answers its name, or an error (the tunnel is freed then). */
-int sl_tun_create(struct sl_out *o, struct sl_tun *t, uint8_t proto, enum sl_if_type type,
+int sl_tun_create(struct sl_out *o, struct sl_tun *t, enum sl_if_type type,
 		  const char *prefix, int64_t inst, const uint8_t mac45[2], uint16_t mtu);
 /* Control, the commands' common arguments: src A, dst B, instance N and the table keyword
  * (encap-vrf-id, outer-table-id) T. Returns how many arguments it took (2), 0 when a is none
@@ -62,12 +62,15 @@ int sl_tun_arg(struct sl_out *o, const char *a, const char *val, uint32_t *src, 
  * answers an error (-1). */
 int sl_tun_key_make(struct sl_out *o, struct sl_tun_key *k, uint32_t src, uint32_t dst,
 		    uint32_t table_id);
+/* Control: a new tunnel with key k in table table_id (the user's id), or NULL after
+ * answering an error. */
+struct sl_tun *sl_tun_alloc(struct sl_out *o, const struct sl_tun_key *k, uint32_t table_id);
 /* Control: deletes the tunnel with key k, or answers why not. */
 int sl_tun_delete(struct sl_out *o, const struct sl_tun_key *k);
-/* Control: the rows of show KIND tunnel: name, src, dst, table, MTU, state, and the kind's
- * own columns (extra fills them: n strings). */
-void sl_tun_show(struct sl_out *o, enum sl_tun_kind kind, int nextra, const char *const *cols,
-		 void (*extra)(const struct sl_tun *t, char (*vals)[24]));
+/* Control: show KIND tunnel (cmd; no arguments): each tunnel's name, src, dst, the kind's
+ * own columns (extra fills them: nextra strings), table, MTU and state. */
+int sl_tun_show(struct sl_out *o, int argc, const char *cmd, enum sl_tun_kind kind, int nextra,
+		const char *const *cols, void (*extra)(const struct sl_tun *t, char (*vals)[24]));
 
 /* Per worker: what the encap table's lookup of the last tunnel's remote gave, while no IPv4
  * FIB has changed (sl_ip4_fib_gen). */
@@ -94,7 +97,7 @@ static inline uint32_t sl_tun_adj(struct sl_tun_cache *c, const struct sl_tun *t
 }
 
 /* Encapsulates m (its data: the inner frame, Ethernet header first) in t's outer headers
- * (hlen = t->hlen).
+ * (hlen = t->hlen), the outer IPv4 header's protocol proto.
  * With t->eth the frame is kept whole; else its Ethernet header's room is reused and the
  * inner IP packet follows the outer headers. Returns where the kind's header begins (for
  * the node to fill the per-packet fields), or NULL when there is no headroom. *out is set to
@@ -104,8 +107,8 @@ static inline uint32_t sl_tun_adj(struct sl_tun_cache *c, const struct sl_tun *t
  * packet goes to ip4-lookup (edge lookup) in the encap table, with one more hop of TTL for
  * ip4-rewrite to take off. */
 static inline uint8_t *sl_tun_encap(struct rte_mbuf *m, const struct sl_tun *t, unsigned hlen,
-				    struct sl_tun_cache *c, uint32_t gen, rte_edge_t tx0,
-				    uint16_t lookup, uint16_t *out)
+				    uint8_t proto, struct sl_tun_cache *c, uint32_t gen,
+				    rte_edge_t tx0, uint16_t lookup, uint16_t *out)
 {
 	uint16_t grow = (uint16_t)(t->eth ? hlen + RTE_ETHER_HDR_LEN : hlen);
 	uint8_t *d = (uint8_t *)rte_pktmbuf_prepend(m, grow);
@@ -118,8 +121,11 @@ static inline uint8_t *sl_tun_encap(struct rte_mbuf *m, const struct sl_tun *t, 
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d + RTE_ETHER_HDR_LEN);
 	memcpy(ip, t->hdr, hlen); /* t->hlen: a constant where the kind fixes it */
 	ip->total_length = rte_cpu_to_be_16(tl);
-	/* the template's sum, the length, and one more hop of TTL for the routing path's way */
-	uint32_t s = t->hdr_sum + ip->total_length + (fast ? 0 : RTE_BE16(0x0100));
+	ip->next_proto_id = proto;
+	/* the template's sum, the length, the protocol (the TTL's 16-bit word), and one more hop
+	 * of TTL for the routing path's way */
+	uint32_t s = t->hdr_sum + ip->total_length + rte_cpu_to_be_16(proto) +
+		     (fast ? 0 : RTE_BE16(0x0100));
 	ip->time_to_live += !fast;
 	s = (s & 0xffff) + (s >> 16);
 	s = (s & 0xffff) + (s >> 16);

@@ -166,7 +166,7 @@ static inline uint16_t vxo_one(struct sl_worker *w, struct rte_mbuf *m, struct s
 	w->ifc[ifx].tx_pkts++;
 	w->ifc[ifx].tx_bytes += m->pkt_len;
 	struct rte_udp_hdr *u = (struct rte_udp_hdr *)sl_tun_encap(
-		m, t, SL_VXLAN_ENCAP_LEN, c, gen, vxo_tx0, VXO_NEXT_LOOKUP, &next);
+		m, t, SL_VXLAN_ENCAP_LEN, IPPROTO_UDP, c, gen, vxo_tx0, VXO_NEXT_LOOKUP, &next);
 	if (unlikely(!u)) {
 		e = VXO_ERR_HEADROOM;
 		goto drop;

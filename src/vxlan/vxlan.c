@@ -44,11 +44,9 @@ static int cmd_create_vxlan(struct sl_out *o, int argc, char **argv)
 		return -1;
 	if (del)
 		return sl_tun_delete(o, &k);
-	struct sl_tun *t = calloc(1, sizeof(*t));
+	struct sl_tun *t = sl_tun_alloc(o, &k, table_id);
 	if (!t)
-		return sl_out_error(o, "cannot create a tunnel: out of memory");
-	t->key = k;
-	t->table_id = table_id;
+		return -1;
 	t->eth = true;
 	t->hlen = SL_VXLAN_ENCAP_LEN;
 	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(t->hdr + sizeof(struct rte_ipv4_hdr));
@@ -58,7 +56,7 @@ static int cmd_create_vxlan(struct sl_out *o, int argc, char **argv)
 	vx[4] = (uint8_t)(vni >> 16);
 	vx[5] = (uint8_t)(vni >> 8);
 	vx[6] = (uint8_t)vni;
-	return sl_tun_create(o, t, IPPROTO_UDP, SL_IF_VXLAN, "vxlan_tunnel", inst,
+	return sl_tun_create(o, t, SL_IF_VXLAN, "vxlan_tunnel", inst,
 			     (const uint8_t[]){0x76, 0x78}, 1500 - SL_VXLAN_OVERHEAD);
 }
 SL_CLI_COMMAND(create_vxlan, .path = "create vxlan tunnel",
@@ -77,10 +75,8 @@ static void vxlan_cols(const struct sl_tun *t, char (*v)[24])
 static int cmd_show_vxlan(struct sl_out *o, int argc, char **argv)
 {
 	(void)argv;
-	if (argc)
-		return sl_out_error(o, "usage: show vxlan tunnel");
-	sl_tun_show(o, SL_TUN_VXLAN, 2, (const char *[]){"vni:u", "dst-port:u"}, vxlan_cols);
-	return 0;
+	return sl_tun_show(o, argc, "show vxlan tunnel", SL_TUN_VXLAN, 2,
+			   (const char *[]){"vni:u", "dst-port:u"}, vxlan_cols);
 }
 SL_CLI_COMMAND(show_vxlan, .path = "show vxlan tunnel", .usage = "",
 	       .help = "VXLAN tunnels: addresses, VNI, UDP port, encap table, MTU, state",

@@ -22,6 +22,23 @@ PEER0 = "02:00:00:00:00:99"
 NH1 = "42:01:0a:0a:02:01"
 
 
+def pcap_ports(tmp_path, *ins):
+    """pcap ports port0, port1, ... (MACs MAC0, MAC1, MAC2) reading the frames of ins[i]
+    from in<i>.pcap and writing to out<i>.pcap (pcap_outs reads those)."""
+    from scapy.all import wrpcap
+    devs = []
+    for i, frames in enumerate(ins):
+        wrpcap(str(tmp_path / f"in{i}.pcap"), frames, linktype=1)
+        devs.append(f"net_pcap{i},rx_pcap={tmp_path}/in{i}.pcap,tx_pcap={tmp_path}/out{i}.pcap "
+                    f"{{ name port{i} mac-address {(MAC0, MAC1, MAC2)[i]} }}")
+    return devs
+
+
+def pcap_outs(tmp_path, n):
+    from scapy.all import rdpcap
+    return [list(rdpcap(str(tmp_path / f"out{i}.pcap"))) for i in range(n)]
+
+
 class Sluiced:
     """One sluiced process with its own file-prefix, socket and files."""
 
@@ -116,8 +133,11 @@ class Sluiced:
 def sluiced_factory(tmp_path):
     started = []
 
-    def make(devs, cli_lines, **kw):
-        s = Sluiced(tmp_path, devs, cli_lines, **kw)
+    def make(devs, cli_lines, sub=None, **kw):
+        """sub: a folder of its own under tmp_path, for a second sluiced in one test."""
+        tmp = tmp_path / sub if sub else tmp_path
+        tmp.mkdir(exist_ok=True)
+        s = Sluiced(tmp, devs, cli_lines, **kw)
         started.append(s)
         return s.start()
 

@@ -5,10 +5,10 @@ into routing and bridging, each malformed or unknown packet dropped under its na
 CLI's refusals. test_vxlan_netns has the kernel as the remote VTEP."""
 from pathlib import Path
 
-from scapy.all import ICMP, IP, UDP, Dot1Q, Ether, Raw, rdpcap, wrpcap, raw
+from scapy.all import ICMP, IP, UDP, Dot1Q, Ether, Raw, wrpcap, raw
 from scapy.layers.vxlan import VXLAN
 
-from conftest import MAC0, MAC1, NH1, PEER0
+from conftest import MAC0, MAC1, NH1, PEER0, pcap_ports, pcap_outs
 
 ROUTER = (Path(__file__).parents[1] / "common/router.cli").read_text().splitlines()
 TUN_MAC = "02:fe:76:78:00:00"     # vxlan_tunnel0's own
@@ -18,19 +18,13 @@ TUNNEL = ["create vxlan tunnel src 10.10.2.10 dst 10.10.2.1 vni 77",
 
 
 def run(factory, tmp_path, in0, in1, cli, **kw):
-    wrpcap(str(tmp_path / "in0.pcap"), in0, linktype=1)
-    wrpcap(str(tmp_path / "in1.pcap"), in1, linktype=1)
-    devs = [
-        f"net_pcap0,rx_pcap={tmp_path}/in0.pcap,tx_pcap={tmp_path}/out0.pcap {{ name port0 mac-address {MAC0} }}",
-        f"net_pcap1,rx_pcap={tmp_path}/in1.pcap,tx_pcap={tmp_path}/out1.pcap {{ name port1 mac-address {MAC1} }}",
-    ]
-    s = factory(devs, ROUTER + TUNNEL + cli, **kw)
+    s = factory(pcap_ports(tmp_path, in0, in1), ROUTER + TUNNEL + cli, **kw)
     s.wait_rx("port0", len(in0))
     s.wait_rx("port1", len(in1))
     errs = s.errors()
     ifs = {n: s.iface(n) for n in ("port0", "port1", "vxlan_tunnel0")}
     assert s.stop() == 0
-    return errs, ifs, list(rdpcap(str(tmp_path / "out0.pcap"))), list(rdpcap(str(tmp_path / "out1.pcap")))
+    return errs, ifs, *pcap_outs(tmp_path, 2)
 
 
 def vx(inner, vni=77, src="10.10.2.1", flags=0x08):

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer: arbitrary frames through the whole graph (ethernet, ARP, ip4 input, lookup,
  * local, ICMP errors, rewrite, fragmentation; IPv6 input, lookup with ECMP, local, ICMPv6,
- * neighbour discovery on the main lcore, ICMPv6 errors; VXLAN decapsulation into a bridge
- * domain or routing, and encapsulation of bridged and routed packets), or through an L2 mode (io, mac, macswap,
+ * neighbour discovery on the main lcore, ICMPv6 errors; VXLAN, GRE (keyed, teb) and IP-in-IP
+ * decapsulation into a bridge domain or routing, and encapsulation of bridged and routed
+ * packets), or through an L2 mode (io, mac, macswap,
  * 5tswap) chosen by the first byte, traced or not (its bit 7); 49.0.0.0/8 has two paths of
  * weights 1 and 3 (each packet's flow hash read from its header); no crash and no buffer leak,
  * and show trace formats whatever the nodes recorded. */
@@ -62,7 +63,21 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    env_cli("set interface state vxlan_tunnel1 up", false) ||
 	    env_cli("set interface ip address vxlan_tunnel1 172.16.0.1/30", false) ||
 	    env_cli("ip neighbor vxlan_tunnel1 172.16.0.2 02:00:00:00:77:02", false) ||
-	    env_cli("ip route add 50.0.0.0/8 via 172.16.0.2 vxlan_tunnel1", false))
+	    env_cli("ip route add 50.0.0.0/8 via 172.16.0.2 vxlan_tunnel1", false) ||
+	    /* GRE with a key (routed), GRE teb (bridged), IP-in-IP (routed, IPv4 and IPv6) */
+	    env_cli("create gre tunnel src 10.10.1.10 dst 10.10.1.2 key 3", false) ||
+	    env_cli("set interface state gre0 up", false) ||
+	    env_cli("set interface ip address gre0 172.16.3.1/30", false) ||
+	    env_cli("ip route add 53.0.0.0/8 via 172.16.3.2 gre0", false) ||
+	    env_cli("create gre tunnel src 10.10.1.10 dst 10.10.1.2 teb", false) ||
+	    env_cli("set interface state gre1 up", false) ||
+	    env_cli("set interface l2 bridge gre1 1", false) ||
+	    env_cli("create ipip tunnel src 10.10.1.10 dst 10.10.1.2", false) ||
+	    env_cli("set interface state ipip0 up", false) ||
+	    env_cli("set interface ip address ipip0 172.16.4.1/30", false) ||
+	    env_cli("set interface ip address ipip0 2001:db8:44::1/64", false) ||
+	    env_cli("ip route add 54.0.0.0/8 via 172.16.4.2 ipip0", false) ||
+	    env_cli("ip route add 2001:db8:54::/48 via 2001:db8:44::2 ipip0", false))
 		abort();
 	env_walk(2); /* what the set-up sent (a neighbour solicitation) leaves first */
 	drain_tx();

@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* gre4-input (ip4-local, protocol 47) and ipip4-input (protocols 4 and 41) decapsulate into
+ * their tunnel interface; gre4-encap and ipip4-encap are their types' output nodes. */
+#include "gre.h"
+
+/* the inner packet's next node when it is IP on an L3 tunnel, or a frame on a teb one (its
+ * mode's node, ethernet-input when routed) */
+#define TUN_NEXT_NODES "ip4-input", "ip6-input", SL_MODE_NODES
+enum { TUN_NEXT_DROP, TUN_NEXT_IP4, TUN_NEXT_IP6, TUN_NEXT_MODES, TUN_NB_NEXT = TUN_NEXT_MODES + SL_NB_MODES };
+
+struct tun_cache {
+	struct sl_tun_key key;
+	uint16_t ifx;
+};
+
+/* The tunnel of k (cached for runs of one tunnel), up, or UINT16_MAX. */
+static inline uint16_t tun_lookup(struct tun_cache *c, const struct sl_tun_key *k)
+{
+	if (unlikely(memcmp(k, &c->key, sizeof(*k)))) {
+		c->key = *k;
+		c->ifx = sl_tun_find(k);
+	}
+	return c->ifx;
+}
+
+/* m, its outer headers (off bytes) stripped, received on tunnel ifx. */
+static inline void tun_rx(struct sl_worker *w, struct rte_mbuf *m, uint16_t ifx, uint16_t off)
+{
+	rte_pktmbuf_adj(m, off);
+	m->port = ifx;
+	m->ol_flags &= ~sl_flag_fib;
+	w->ifc[ifx].rx_pkts++;
+	w->ifc[ifx].rx_bytes += m->pkt_len;
+}
+
+/* ---- gre4-input ---- */
+
+#define GI_ERRORS(X)                                                                \
+	X(GI_ERR_SHORT, "GRE packet truncated")                                     \
+	X(GI_ERR_FLAGS, "GRE flags or version not supported (RFC 2784, 2890)")      \
+	X(GI_ERR_CKSUM, "GRE checksum bad")                                         \
+	X(GI_ERR_NO_TUNNEL, "no tunnel for the addresses and key")                  \
+	X(GI_ERR_DOWN, "tunnel down")                                               \
+	X(GI_ERR_PROTO, "inner protocol not carried by the tunnel")
+enum { GI_ERRORS(SL_ERR_ENUM) GI_NB_ERR };
+static const char *const gi_reasons[] = {GI_ERRORS(SL_ERR_STR)};
+static uint16_t gi_err;
+
+static inline uint16_t gi_one(struct sl_worker *w, struct rte_mbuf *m, struct tun_cache *c)
+{
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
+	uint32_t hl = (ip->version_ihl & 0xf) * 4u, off = 4;
+	const uint8_t *g = (const uint8_t *)ip + hl;
+	uint16_t e;
+	if (unlikely(m->data_len < hl + 4)) {
+		e = GI_ERR_SHORT;
+		goto drop;
+	}
+	/* C, K and S may be set; routing, strict source route, recursion, flags and a version
+	 * other than 0 are RFC 1701's, not supported */
+	if (unlikely((g[0] & 0x4f) || g[1])) {
+		e = GI_ERR_FLAGS;
+		goto drop;
+	}
+	bool ck = g[0] & 0x80, keyed = g[0] & 0x20;
+	off += ck ? 4 : 0;
+	uint32_t key = 0;
+	if (keyed) {
+		if (unlikely(m->data_len < hl + off + 4)) {
+			e = GI_ERR_SHORT;
+			goto drop;
+		}
+		memcpy(&key, g + off, 4);
+		key = rte_be_to_cpu_32(key);
+		off += 4;
+	}
+	off += (g[0] & 0x10) ? 4 : 0;
+	if (unlikely(m->data_len < hl + off)) {
+		e = GI_ERR_SHORT;
+		goto drop;
+	}
+	/* RFC 2784 2.5: the checksum covers the GRE header and the payload */
+	if (unlikely(ck) && (m->nb_segs != 1 ||
+			     rte_raw_cksum(g, m->pkt_len - hl) != 0xffff)) {
+		e = GI_ERR_CKSUM;
+		goto drop;
+	}
+	struct sl_tun_key k = {.remote = ip->src_addr, .local = ip->dst_addr, .id = key,
+			       .fib = sl_pkt_fib(m), .kind = SL_TUN_GRE, .keyed = keyed};
+	uint16_t ifx = tun_lookup(c, &k);
+	if (unlikely(ifx == UINT16_MAX)) {
+		e = GI_ERR_NO_TUNNEL;
+		goto drop;
+	}
+	const struct sl_iface *f = &sl_ifaces[ifx];
+	if (unlikely(!f->up)) {
+		e = GI_ERR_DOWN;
+		goto drop;
+	}
+	uint16_t type;
+	memcpy(&type, g + 2, 2);
+	bool teb = !f->p2p;
+	if (teb && type == RTE_BE16(SL_ETHER_TYPE_TEB) &&
+	    m->data_len >= hl + off + RTE_ETHER_HDR_LEN) {
+		tun_rx(w, m, ifx, (uint16_t)(hl + off));
+		return (uint16_t)(TUN_NEXT_MODES + __atomic_load_n(&f->mode, __ATOMIC_ACQUIRE));
+	}
+	if (!teb && (type == RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
+		     type == RTE_BE16(RTE_ETHER_TYPE_IPV6))) {
+		tun_rx(w, m, ifx, (uint16_t)(hl + off));
+		return type == RTE_BE16(RTE_ETHER_TYPE_IPV4) ? TUN_NEXT_IP4 : TUN_NEXT_IP6;
+	}
+	e = GI_ERR_PROTO;
+drop:
+	sl_set_error(m, gi_err + e);
+	return TUN_NEXT_DROP;
+}
+
+static uint16_t gi_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct sl_worker *w = sl_node_worker(node);
+	uint16_t nexts[n];
+	struct tun_cache c = {.key = {.fib = UINT16_MAX}, .ifx = UINT16_MAX};
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = gi_one(w, objs[i], &c);
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register gi_node = {
+	.name = "gre4-input",
+	.process = gi_process,
+	.init = sl_node_init,
+	.nb_edges = TUN_NB_NEXT,
+	.next_nodes = {[TUN_NEXT_DROP] = "error-drop", TUN_NEXT_NODES},
+};
+SL_NODE_REGISTER(gi_node)
+
+/* ---- ipip4-input ---- */
+
+#define II_ERRORS(X)                                                  \
+	X(II_ERR_NO_TUNNEL, "no tunnel for the addresses")            \
+	X(II_ERR_DOWN, "tunnel down")
+enum { II_ERRORS(SL_ERR_ENUM) II_NB_ERR };
+static const char *const ii_reasons[] = {II_ERRORS(SL_ERR_STR)};
+static uint16_t ii_err;
+
+static inline uint16_t ii_one(struct sl_worker *w, struct rte_mbuf *m, struct tun_cache *c)
+{
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
+	uint32_t hl = (ip->version_ihl & 0xf) * 4u;
+	struct sl_tun_key k = {.remote = ip->src_addr, .local = ip->dst_addr,
+			       .fib = sl_pkt_fib(m), .kind = SL_TUN_IPIP};
+	uint16_t ifx = tun_lookup(c, &k), e;
+	if (unlikely(ifx == UINT16_MAX)) {
+		e = II_ERR_NO_TUNNEL;
+		goto drop;
+	}
+	if (unlikely(!sl_ifaces[ifx].up)) {
+		e = II_ERR_DOWN;
+		goto drop;
+	}
+	bool v4 = ip->next_proto_id == IPPROTO_IPIP;
+	tun_rx(w, m, ifx, (uint16_t)hl); /* ipN-input checks what is inside */
+	return v4 ? TUN_NEXT_IP4 : TUN_NEXT_IP6;
+drop:
+	sl_set_error(m, ii_err + e);
+	return TUN_NEXT_DROP;
+}
+
+static uint16_t ii_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct sl_worker *w = sl_node_worker(node);
+	uint16_t nexts[n];
+	struct tun_cache c = {.key = {.fib = UINT16_MAX}, .ifx = UINT16_MAX};
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = ii_one(w, objs[i], &c);
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register ii_node = {
+	.name = "ipip4-input",
+	.process = ii_process,
+	.init = sl_node_init,
+	.nb_edges = TUN_NB_NEXT,
+	.next_nodes = {[TUN_NEXT_DROP] = "error-drop", TUN_NEXT_NODES},
+};
+SL_NODE_REGISTER(ii_node)
+
+/* ---- gre4-encap, ipip4-encap ---- */
+
+#define TE_ERRORS(X)                                                            \
+	X(TE_ERR_DOWN, "tunnel down")                                           \
+	X(TE_ERR_MTU, "frame longer than the tunnel's MTU")                     \
+	X(TE_ERR_NOT_IP, "not IPv4 or IPv6 (a point-to-point tunnel carries IP)") \
+	X(TE_ERR_HEADROOM, "no headroom for the outer headers")
+enum { TE_ERRORS(SL_ERR_ENUM) TE_NB_ERR };
+static const char *const te_reasons[] = {TE_ERRORS(SL_ERR_STR)};
+static uint16_t ge_err, ie_err;
+
+enum { TE_NEXT_DROP, TE_NEXT_LOOKUP, TE_NB_STATIC };
+static rte_edge_t ge_tx0, ie_tx0; /* the underlay interface's output: + its tx_slot */
+
+static inline uint16_t te_one(struct sl_worker *w, struct rte_mbuf *m, struct sl_tun_cache *c,
+			      uint32_t gen, bool gre)
+{
+	uint16_t ifx = sl_meta(m)->tx_if, e, next;
+	const struct sl_iface *f = &sl_ifaces[ifx];
+	const struct sl_tun *t = sl_tun_by_if[ifx];
+	if (unlikely(!t || !f->up)) {
+		e = TE_ERR_DOWN;
+		goto drop;
+	}
+	uint16_t type = RTE_BE16(SL_ETHER_TYPE_TEB);
+	if (t->eth) {
+		/* routed packets were checked against the MTU by ipN-rewrite; frames here */
+		if (unlikely(m->pkt_len > f->mtu + (uint32_t)RTE_ETHER_HDR_LEN)) {
+			e = TE_ERR_MTU;
+			goto drop;
+		}
+	} else {
+		memcpy(&type, rte_pktmbuf_mtod_offset(m, const uint8_t *, 12), 2);
+		if (unlikely(type != RTE_BE16(RTE_ETHER_TYPE_IPV4) &&
+			     type != RTE_BE16(RTE_ETHER_TYPE_IPV6))) {
+			e = TE_ERR_NOT_IP;
+			goto drop;
+		}
+	}
+	w->ifc[ifx].tx_pkts++;
+	w->ifc[ifx].tx_bytes += m->pkt_len - (t->eth ? 0 : RTE_ETHER_HDR_LEN);
+	uint8_t proto = gre ? IPPROTO_GRE
+			    : type == RTE_BE16(RTE_ETHER_TYPE_IPV4) ? IPPROTO_IPIP : IPPROTO_IPV6;
+	uint8_t *h = sl_tun_encap(m, t, t->hlen, proto, c, gen, gre ? ge_tx0 : ie_tx0,
+				  TE_NEXT_LOOKUP, &next);
+	if (unlikely(!h)) {
+		e = TE_ERR_HEADROOM;
+		goto drop;
+	}
+	if (gre && !t->eth)
+		memcpy(h + 2, &type, 2);
+	return next;
+drop:
+	w->ifc[ifx].drops++;
+	sl_set_error(m, (gre ? ge_err : ie_err) + e);
+	return TE_NEXT_DROP;
+}
+
+static inline uint16_t te_vector(struct rte_graph *g, struct rte_node *node, void **objs,
+				 uint16_t n, bool gre)
+{
+	struct sl_worker *w = sl_node_worker(node);
+	struct sl_tun_cache *c = &sl_tun_cache[w->id];
+	uint32_t gen = __atomic_load_n(&sl_ip4_fib_gen, __ATOMIC_ACQUIRE);
+	uint16_t nexts[n];
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = te_one(w, objs[i], c, gen, gre);
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
+
+static uint16_t ge_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	return te_vector(g, node, objs, n, true);
+}
+
+static uint16_t ie_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	return te_vector(g, node, objs, n, false);
+}
+
+static struct rte_node_register ge_node = {
+	.name = "gre4-encap",
+	.process = ge_process,
+	.init = sl_node_init,
+	.nb_edges = TE_NB_STATIC,
+	.next_nodes = {[TE_NEXT_DROP] = "error-drop", [TE_NEXT_LOOKUP] = "ip4-lookup"},
+};
+SL_NODE_REGISTER(ge_node)
+
+static struct rte_node_register ie_node = {
+	.name = "ipip4-encap",
+	.process = ie_process,
+	.init = sl_node_init,
+	.nb_edges = TE_NB_STATIC,
+	.next_nodes = {[TE_NEXT_DROP] = "error-drop", [TE_NEXT_LOOKUP] = "ip4-lookup"},
+};
+SL_NODE_REGISTER(ie_node)
+
+RTE_INIT(gre_nodes_init)
+{
+	gi_err = sl_error_register("gre4-input", gi_reasons, GI_NB_ERR);
+	ii_err = sl_error_register("ipip4-input", ii_reasons, II_NB_ERR);
+	ge_err = sl_error_register("gre4-encap", te_reasons, TE_NB_ERR);
+	ie_err = sl_error_register("ipip4-encap", te_reasons, TE_NB_ERR);
+	sl_ip4_proto_register(IPPROTO_GRE, "gre4-input");
+	sl_ip4_proto_register(IPPROTO_IPIP, "ipip4-input");
+	sl_ip4_proto_register(IPPROTO_IPV6, "ipip4-input");
+	sl_iface_output_register(SL_IF_GRE, "gre4-encap");
+	sl_iface_output_register(SL_IF_IPIP, "ipip4-encap");
+	sl_iface_tx_user("gre4-encap", &ge_tx0);
+	sl_iface_tx_user("ipip4-encap", &ie_tx0);
+}
