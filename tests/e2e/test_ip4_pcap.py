@@ -122,8 +122,8 @@ def test_ping_router_and_arp(sluiced_factory, tmp_path):
     arp_req = Ether(dst="ff:ff:ff:ff:ff:ff", src="02:00:00:00:00:55") / ARP(
         op=1, hwsrc="02:00:00:00:00:55", psrc="10.10.1.5", pdst="10.10.1.10")
     udp_local = eth() / IP(src="10.10.1.2", dst="10.10.2.10") / UDP(sport=5, dport=9) / Raw(b"z")
-    gre_local = eth() / IP(src="10.10.1.2", dst="10.10.2.10", proto=47) / Raw(b"\0" * 8)
-    s, errs, ifs, out0, out1 = run(sluiced_factory, tmp_path, [echo, arp_req, udp_local, gre_local])
+    other_local = eth() / IP(src="10.10.1.2", dst="10.10.2.10", proto=253) / Raw(b"\0" * 8)  # experimental
+    s, errs, ifs, out0, out1 = run(sluiced_factory, tmp_path, [echo, arp_req, udp_local, other_local])
     replies = [p for p in out0 if ICMP in p and p[ICMP].type == 0]
     arps = [p for p in out0 if ARP in p]
     assert len(replies) == 1 and len(arps) == 1
@@ -140,7 +140,7 @@ def test_ping_router_and_arp(sluiced_factory, tmp_path):
     assert a[Ether].dst == "02:00:00:00:00:55" and a[Ether].src == MAC0
     assert a[ARP].op == 2 and a[ARP].psrc == "10.10.1.10" and a[ARP].hwsrc == MAC0
     assert a[ARP].pdst == "10.10.1.5" and a[ARP].hwdst == "02:00:00:00:00:55"
-    assert errs[("ip4-local", "protocol not handled locally")] == 1  # GRE
+    assert errs[("ip4-local", "protocol not handled locally")] == 1  # protocol 253
     assert errs[("ip4-udp-local", "port unreachable (ICMP follows)")] == 1
     assert errs[("ip4-icmp-input", "echo replies sent")] == 1
 
