@@ -316,9 +316,10 @@ static void test_edges(void)
 	check_edges("ip4-lookup", l, 4,
 		    (const char *const[]){"ip4-rewrite", "ip4-local", "ip4-glean", "icmp4-error"});
 
-	/* ip4-local: by IP protocol; a first fragment is not reassembled */
+	/* ip4-local: by IP protocol (253, for experiments, is handled by nothing); a first
+	 * fragment is not reassembled */
 	struct rte_mbuf *o[4] = {ip_pkt(0x0a0a010a, 1, 0), ip_pkt(0x0a0a010a, 17, 9),
-				 ip_pkt(0x0a0a010a, 47, 0), ip_pkt(0x0a0a010a, 17, 9)};
+				 ip_pkt(0x0a0a010a, 253, 0), ip_pkt(0x0a0a010a, 17, 9)};
 	rte_pktmbuf_mtod(o[3], struct rte_ipv4_hdr *)->fragment_offset =
 		RTE_BE16(RTE_IPV4_HDR_MF_FLAG);
 	check_edges("ip4-local", o, 4,
