@@ -65,6 +65,7 @@ enum sl_if_type {
 	SL_IF_VXLAN,    /* a VXLAN tunnel: vxlan4-encap puts the outer headers on */
 	SL_IF_GRE,      /* a GRE tunnel: gre4-encap */
 	SL_IF_IPIP,     /* an IP-in-IP tunnel: ipip4-encap */
+	SL_IF_MPLSUDP,  /* an MPLS-over-UDP tunnel: mplsudp4-encap */
 	SL_IF_NB_TYPES
 };
 extern const char *const sl_if_type_names[SL_IF_NB_TYPES];
@@ -108,6 +109,7 @@ struct sl_iface {
 	uint16_t port;                /* its index (for a port, its DPDK port id) */
 	uint32_t nb_subs;             /* a port's sub-interfaces */
 	uint16_t outer_fib;           /* a tunnel: the table its outer headers are routed in */
+	bool mpls;                    /* set interface mpls IF enable: MPLS frames taken in */
 	bool p2p;                     /* point to point (an IP tunnel): neighbours need no
 				       * resolution, each is reached by the one link */
 	char name[64];

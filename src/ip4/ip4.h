@@ -215,6 +215,9 @@ int sl_ip4_table_add(uint32_t id);
 int sl_ip4_table_del(uint32_t id, char *why, size_t len);
 int sl_ip4_table_set(uint16_t ifx, uint16_t fib, char *why, size_t len);
 int sl_ip4_table_find(uint32_t id);
+/* From a constructor, by a module whose entries name tables (MPLS labels): non-zero, and
+ * why, refuses the deletion of table index fib. */
+void sl_table_user_register(int (*fn)(uint16_t fib, char *why, size_t len));
 int sl_ip4_neigh_set(uint16_t port, uint32_t ip, const uint8_t mac[6], bool is_static);
 int sl_ip4_neigh_del(uint16_t port, uint32_t ip);
 /* Handles a punted packet (ARP, or a packet waiting for resolution); frees it. */

@@ -1049,6 +1049,18 @@ int sl_ip4_table_add(uint32_t id)
 	return t;
 }
 
+static int (*table_users[4])(uint16_t fib, char *why, size_t len);
+
+void sl_table_user_register(int (*fn)(uint16_t fib, char *why, size_t len))
+{
+	for (unsigned i = 0; i < RTE_DIM(table_users); i++)
+		if (!table_users[i]) {
+			table_users[i] = fn;
+			return;
+		}
+	RTE_VERIFY(0);
+}
+
 int sl_ip4_table_del(uint32_t id, char *why, size_t len)
 {
 	int t = sl_ip4_table_find(id);
@@ -1068,6 +1080,9 @@ int sl_ip4_table_del(uint32_t id, char *why, size_t len)
 			snprintf(why, len, "tunnel %s encapsulates in table %u", sl_ifaces[i].name, id);
 			return -EBUSY;
 		}
+	for (unsigned i = 0; i < RTE_DIM(table_users) && table_users[i]; i++)
+		if (table_users[i]((uint16_t)t, why, len))
+			return -EBUSY;
 	/* no interface is left in it, so only static routes are: they go with the table */
 	const void *k;
 	void *d;

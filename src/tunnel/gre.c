@@ -18,18 +18,16 @@ static int tun_cmd(struct sl_out *o, int argc, char **argv, bool gre)
 				  "[outer-table-id T] [teb] [key K] [del]"
 				: "usage: create ipip tunnel src A dst B [instance N] "
 				  "[outer-table-id T] [del]";
-	uint32_t src = 0, dst = 0, table_id = 0, key = 0;
-	int64_t inst = -1;
-	bool del = false, teb = false, has_key = false;
+	uint32_t key = 0;
+	struct sl_tun_args ta = SL_TUN_ARGS_INIT;
+	bool teb = false, has_key = false;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		int rc = sl_tun_arg(o, a, val, &src, &dst, &table_id, "outer-table-id", &inst);
+		int rc = sl_tun_arg(o, a, val, "outer-table-id", &ta);
 		if (rc < 0)
 			return -1;
 		if (rc > 0) {
 			i += rc - 1;
-		} else if (!strcmp(a, "del")) {
-			del = true;
 		} else if (gre && !strcmp(a, "teb")) {
 			teb = true;
 		} else if (gre && !strcmp(a, "key") && val) {
@@ -41,17 +39,14 @@ static int tun_cmd(struct sl_out *o, int argc, char **argv, bool gre)
 			return sl_out_error(o, "unknown option '%s'; %s", a, usage);
 		}
 	}
-	if (!src || !dst)
+	if (!ta.src || !ta.dst)
 		return sl_out_error(o, "src and dst are required; %s", usage);
 	struct sl_tun_key k = {.kind = gre ? SL_TUN_GRE : SL_TUN_IPIP, .id = key,
 			       .keyed = has_key};
-	if (sl_tun_key_make(o, &k, src, dst, table_id))
-		return -1;
-	if (del)
-		return sl_tun_delete(o, &k);
-	struct sl_tun *t = sl_tun_alloc(o, &k, table_id);
+	int rc;
+	struct sl_tun *t = sl_tun_begin(o, &k, &ta, &rc);
 	if (!t)
-		return -1;
+		return rc;
 	t->eth = teb;
 	t->has_key = has_key;
 	t->hlen = sizeof(struct rte_ipv4_hdr);
@@ -69,7 +64,7 @@ static int tun_cmd(struct sl_out *o, int argc, char **argv, bool gre)
 		t->hlen += has_key ? 8 : 4;
 	}
 	uint16_t mtu = (uint16_t)(1500 - t->hlen - (teb ? RTE_ETHER_HDR_LEN : 0));
-	return sl_tun_create(o, t, gre ? SL_IF_GRE : SL_IF_IPIP, gre ? "gre" : "ipip", inst,
+	return sl_tun_create(o, t, gre ? SL_IF_GRE : SL_IF_IPIP, gre ? "gre" : "ipip", ta.inst,
 			     gre ? (const uint8_t[]){0x67, 0x72} : (const uint8_t[]){0x69, 0x70},
 			     mtu);
 }

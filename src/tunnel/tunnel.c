@@ -40,26 +40,30 @@ uint16_t sl_tun_find(const struct sl_tun_key *k)
 	return (uint16_t)(uintptr_t)d;
 }
 
-int sl_tun_arg(struct sl_out *o, const char *a, const char *val, uint32_t *src, uint32_t *dst,
-	       uint32_t *table_id, const char *table_kw, int64_t *inst)
+int sl_tun_arg(struct sl_out *o, const char *a, const char *val, const char *table_kw,
+	       struct sl_tun_args *ta)
 {
 	uint32_t v;
+	if (!strcmp(a, "del")) {
+		ta->del = true;
+		return 1;
+	}
 	if (!val)
 		return 0;
 	if (!strcmp(a, "src") || !strcmp(a, "dst"))
-		return sl_arg_ip4(o, val, a[0] == 's' ? src : dst) ? -1 : 2;
+		return sl_arg_ip4(o, val, a[0] == 's' ? &ta->src : &ta->dst) ? -1 : 2;
 	if (!strcmp(a, table_kw))
-		return sl_arg_u32(o, table_kw, val, 0, UINT32_MAX, table_id) ? -1 : 2;
+		return sl_arg_u32(o, table_kw, val, 0, UINT32_MAX, &ta->table_id) ? -1 : 2;
 	if (!strcmp(a, "instance")) {
 		if (sl_arg_u32(o, "instance", val, 0, 9999, &v))
 			return -1;
-		*inst = v;
+		ta->inst = v;
 		return 2;
 	}
 	return 0;
 }
 
-int sl_tun_key_make(struct sl_out *o, struct sl_tun_key *k, uint32_t src, uint32_t dst,
+static int key_make(struct sl_out *o, struct sl_tun_key *k, uint32_t src, uint32_t dst,
 		    uint32_t table_id)
 {
 	if (src == dst)
@@ -76,7 +80,23 @@ int sl_tun_key_make(struct sl_out *o, struct sl_tun_key *k, uint32_t src, uint32
 	return 0;
 }
 
-struct sl_tun *sl_tun_alloc(struct sl_out *o, const struct sl_tun_key *k, uint32_t table_id)
+static struct sl_tun *tun_alloc(struct sl_out *o, const struct sl_tun_key *k, uint32_t table_id);
+static int tun_delete(struct sl_out *o, const struct sl_tun_key *k);
+
+struct sl_tun *sl_tun_begin(struct sl_out *o, struct sl_tun_key *k, const struct sl_tun_args *ta,
+			    int *rc)
+{
+	*rc = -1;
+	if (key_make(o, k, ta->src, ta->dst, ta->table_id))
+		return NULL;
+	if (ta->del) {
+		*rc = tun_delete(o, k);
+		return NULL;
+	}
+	return tun_alloc(o, k, ta->table_id);
+}
+
+static struct sl_tun *tun_alloc(struct sl_out *o, const struct sl_tun_key *k, uint32_t table_id)
 {
 	struct sl_tun *t = calloc(1, sizeof(*t));
 	if (!t) {
@@ -103,7 +123,7 @@ static int tun_busy(const struct sl_iface *f, bool commit, char *why, size_t len
 	return 0;
 }
 
-int sl_tun_delete(struct sl_out *o, const struct sl_tun_key *k)
+static int tun_delete(struct sl_out *o, const struct sl_tun_key *k)
 {
 	uint16_t ifx = sl_tun_find(k);
 	if (ifx == UINT16_MAX)

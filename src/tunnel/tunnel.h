@@ -9,17 +9,20 @@
 
 #include "../interface/iface.h"
 #include "../ip4/ip4.h"
+#include "../ip6/ip6.h"
 
 #include <rte_ip.h>
 
-#define SL_TUN_HDR_MAX 40 /* outer IPv4 (20) and the kind's header (VXLAN 16, GRE at most 8) */
+#define SL_TUN_HDR_MAX 40 /* outer IPv4 (20) and the kind's header (VXLAN 16, GRE at most 8,
+			   * MPLS over UDP 12) */
 
-enum sl_tun_kind { SL_TUN_VXLAN, SL_TUN_GRE, SL_TUN_IPIP, SL_TUN_NB_KINDS };
+enum sl_tun_kind { SL_TUN_VXLAN, SL_TUN_GRE, SL_TUN_IPIP, SL_TUN_MPLSUDP, SL_TUN_NB_KINDS };
 
 /* Decapsulation's key (8-byte aligned: rte_hash_crc reads it 8 bytes at a time). */
 struct __rte_aligned(8) sl_tun_key {
 	uint32_t remote, local; /* network order */
-	uint32_t id;            /* VXLAN: the VNI; GRE: the key (0: none); IP-in-IP: 0 */
+	uint32_t id;            /* VXLAN: the VNI; GRE: the key (0: none); IP-in-IP: 0;
+				 * MPLS over UDP: the label pushed */
 	uint16_t fib;           /* the outer packet's table */
 	uint8_t kind;           /* enum sl_tun_kind */
 	uint8_t keyed;          /* GRE: the key is present (key 0 and no key differ) */
@@ -53,20 +56,23 @@ uint32_t sl_tun_total(void);
  * and MTU mtu; answers its name, or an error (the tunnel is freed then). */
 int sl_tun_create(struct sl_out *o, struct sl_tun *t, enum sl_if_type type,
 		  const char *prefix, int64_t inst, const uint8_t mac45[2], uint16_t mtu);
-/* Control, the commands' common arguments: src A, dst B, instance N and the table keyword
- * (encap-vrf-id, outer-table-id) T. Returns how many arguments it took (2), 0 when a is none
- * of them, -1 after answering an error. */
-int sl_tun_arg(struct sl_out *o, const char *a, const char *val, uint32_t *src, uint32_t *dst,
-	       uint32_t *table_id, const char *table_kw, int64_t *inst);
-/* Checks src and dst (host order) and finds the table: fills k's addresses and fib, or
- * answers an error (-1). */
-int sl_tun_key_make(struct sl_out *o, struct sl_tun_key *k, uint32_t src, uint32_t dst,
-		    uint32_t table_id);
-/* Control: a new tunnel with key k in table table_id (the user's id), or NULL after
- * answering an error. */
-struct sl_tun *sl_tun_alloc(struct sl_out *o, const struct sl_tun_key *k, uint32_t table_id);
-/* Control: deletes the tunnel with key k, or answers why not. */
-int sl_tun_delete(struct sl_out *o, const struct sl_tun_key *k);
+/* Control, the create commands' common arguments: src A, dst B, instance N, the table
+ * keyword (encap-vrf-id, outer-table-id) T and del. */
+struct sl_tun_args {
+	uint32_t src, dst, table_id; /* host order; 0: not given */
+	int64_t inst;                /* -1: the first free */
+	bool del;
+};
+#define SL_TUN_ARGS_INIT {.inst = -1}
+/* Takes a (and its value val) when it is one of them: returns how many arguments it took
+ * (1 or 2), 0 when a is none of them, -1 after answering an error. */
+int sl_tun_arg(struct sl_out *o, const char *a, const char *val, const char *table_kw,
+	       struct sl_tun_args *ta);
+/* After the arguments (k's kind, id and keyed set): checks src and dst, finds the table and
+ * fills k; with del deletes the tunnel. Returns a new tunnel to fill and sl_tun_create, or
+ * NULL with *rc what the command returns (0 deleted, -1 after answering an error). */
+struct sl_tun *sl_tun_begin(struct sl_out *o, struct sl_tun_key *k, const struct sl_tun_args *ta,
+			    int *rc);
 /* Control: show KIND tunnel (cmd; no arguments): each tunnel's name, src, dst, the kind's
  * own columns (extra fills them: nextra strings), table, MTU and state. */
 int sl_tun_show(struct sl_out *o, int argc, const char *cmd, enum sl_tun_kind kind, int nextra,
@@ -94,6 +100,31 @@ static inline uint32_t sl_tun_adj(struct sl_tun_cache *c, const struct sl_tun *t
 	c->gen = gen;
 	c->adj = (uint32_t)nh;
 	return c->adj;
+}
+
+/* A UDP tunnel's source port from a hash of the inner frame, 49152-65535 (RFC 7348 5, RFC
+ * 7510 3), so that the underlay's ECMP spreads the tunnel's flows (a hash of the outer headers alone would put
+ * them all on one path). The port's RSS hash when it gave one. */
+static inline uint16_t sl_tun_sport(const struct rte_mbuf *m, const uint8_t *fr)
+{
+	uint32_t h;
+	uint16_t type;
+	memcpy(&type, fr + 12, 2);
+	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
+		h = m->hash.rss;
+	else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV4) &&
+		 m->data_len >= RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr))
+		h = sl_flow_hash4(m, (const struct rte_ipv4_hdr *)(fr + RTE_ETHER_HDR_LEN));
+	else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6) &&
+		 m->data_len >= RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr))
+		h = sl_flow_hash6(m, (const struct rte_ipv6_hdr *)(fr + RTE_ETHER_HDR_LEN));
+	else {
+		uint64_t a, b;
+		memcpy(&a, fr, 8);
+		memcpy(&b, fr + 4, 8);
+		h = sl_crc8(b, sl_crc8(a, 0));
+	}
+	return (uint16_t)(0xc000 | ((h ^ h >> 16) & 0x3fff));
 }
 
 /* Encapsulates m (its data: the inner frame, Ethernet header first) in t's outer headers

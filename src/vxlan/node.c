@@ -4,7 +4,6 @@
  * gets the outer headers and goes to ip4-lookup in the tunnel's encap table. */
 #include "vxlan.h"
 #include "../ip4/ip4.h"
-#include "../ip6/ip6.h"
 
 #include <rte_hash_crc.h>
 #include <rte_ip.h>
@@ -122,31 +121,6 @@ static uint16_t vxo_err;
 enum { VXO_NEXT_DROP, VXO_NEXT_LOOKUP, VXO_NB_STATIC };
 static rte_edge_t vxo_tx0; /* the underlay interface's output is vxo_tx0 + its tx_slot */
 
-/* RFC 7348 5: the source port from a hash of the inner frame, 49152-65535, so that the
- * underlay's ECMP spreads the tunnel's flows (a hash of the outer headers alone would put
- * them all on one path). The port's RSS hash when it gave one. */
-static inline uint16_t vxo_sport(const struct rte_mbuf *m, const uint8_t *fr)
-{
-	uint32_t h;
-	uint16_t type;
-	memcpy(&type, fr + 12, 2);
-	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
-		h = m->hash.rss;
-	else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV4) &&
-		 m->data_len >= RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr))
-		h = sl_flow_hash4(m, (const struct rte_ipv4_hdr *)(fr + RTE_ETHER_HDR_LEN));
-	else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6) &&
-		 m->data_len >= RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr))
-		h = sl_flow_hash6(m, (const struct rte_ipv6_hdr *)(fr + RTE_ETHER_HDR_LEN));
-	else {
-		uint64_t a, b;
-		memcpy(&a, fr, 8);
-		memcpy(&b, fr + 4, 8);
-		h = sl_crc8(b, sl_crc8(a, 0));
-	}
-	return (uint16_t)(0xc000 | ((h ^ h >> 16) & 0x3fff));
-}
-
 static inline uint16_t vxo_one(struct sl_worker *w, struct rte_mbuf *m, struct sl_tun_cache *c,
 			       uint32_t gen)
 {
@@ -162,7 +136,7 @@ static inline uint16_t vxo_one(struct sl_worker *w, struct rte_mbuf *m, struct s
 		e = VXO_ERR_MTU;
 		goto drop;
 	}
-	uint16_t sport = vxo_sport(m, rte_pktmbuf_mtod(m, const uint8_t *));
+	uint16_t sport = sl_tun_sport(m, rte_pktmbuf_mtod(m, const uint8_t *));
 	w->ifc[ifx].tx_pkts++;
 	w->ifc[ifx].tx_bytes += m->pkt_len;
 	struct rte_udp_hdr *u = (struct rte_udp_hdr *)sl_tun_encap(

@@ -15,18 +15,15 @@ static int cmd_create_vxlan(struct sl_out *o, int argc, char **argv)
 {
 	static const char usage[] = "usage: create vxlan tunnel src A dst B vni N [instance N] "
 				    "[encap-vrf-id T] [l3] [del]";
-	uint32_t src = 0, dst = 0, vni = UINT32_MAX, table_id = 0;
-	int64_t inst = -1;
-	bool del = false;
+	uint32_t vni = UINT32_MAX;
+	struct sl_tun_args ta = SL_TUN_ARGS_INIT;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		int rc = sl_tun_arg(o, a, val, &src, &dst, &table_id, "encap-vrf-id", &inst);
+		int rc = sl_tun_arg(o, a, val, "encap-vrf-id", &ta);
 		if (rc < 0)
 			return -1;
 		if (rc > 0) {
 			i += rc - 1;
-		} else if (!strcmp(a, "del")) {
-			del = true;
 		} else if (!strcmp(a, "l3")) {
 			/* routed is what a new interface is; a bridge domain makes it L2 */
 		} else if (!strcmp(a, "vni") && val) {
@@ -37,16 +34,13 @@ static int cmd_create_vxlan(struct sl_out *o, int argc, char **argv)
 			return sl_out_error(o, "unknown option '%s'; %s", a, usage);
 		}
 	}
-	if (!src || !dst || vni == UINT32_MAX)
+	if (!ta.src || !ta.dst || vni == UINT32_MAX)
 		return sl_out_error(o, "src, dst and vni are required; %s", usage);
 	struct sl_tun_key k = {.kind = SL_TUN_VXLAN, .id = vni};
-	if (sl_tun_key_make(o, &k, src, dst, table_id))
-		return -1;
-	if (del)
-		return sl_tun_delete(o, &k);
-	struct sl_tun *t = sl_tun_alloc(o, &k, table_id);
+	int rc;
+	struct sl_tun *t = sl_tun_begin(o, &k, &ta, &rc);
 	if (!t)
-		return -1;
+		return rc;
 	t->eth = true;
 	t->hlen = SL_VXLAN_ENCAP_LEN;
 	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(t->hdr + sizeof(struct rte_ipv4_hdr));
@@ -56,7 +50,7 @@ static int cmd_create_vxlan(struct sl_out *o, int argc, char **argv)
 	vx[4] = (uint8_t)(vni >> 16);
 	vx[5] = (uint8_t)(vni >> 8);
 	vx[6] = (uint8_t)vni;
-	return sl_tun_create(o, t, SL_IF_VXLAN, "vxlan_tunnel", inst,
+	return sl_tun_create(o, t, SL_IF_VXLAN, "vxlan_tunnel", ta.inst,
 			     (const uint8_t[]){0x76, 0x78}, 1500 - SL_VXLAN_OVERHEAD);
 }
 SL_CLI_COMMAND(create_vxlan, .path = "create vxlan tunnel",

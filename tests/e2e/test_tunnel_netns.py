@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Two sluiced joined by tunnels, end to end: host h1 -- sluiced A -- wire -- sluiced B -- host
 h2, the hosts and the wire veth pairs to network namespaces (af_packet). h1's and h2's
-subnets are routed over a GRE tunnel and an IP-in-IP tunnel between A and B (the kernel here
-has neither, so sluiced is its own peer); ping and 10 MiB of TCP both ways through each."""
+subnets are routed over a GRE tunnel, an IP-in-IP tunnel and an MPLS-over-UDP tunnel between A
+and B (the kernel here has none of them, so sluiced is its own peer); ping and 10 MiB of TCP
+through each."""
 import os
 import subprocess
 
@@ -77,11 +78,15 @@ def side(me, peer, host_net, far_net, host_if, wire_if):
            "set interface state gre0 up", "set interface state ipip0 up",
            f"set interface ip address gre0 172.16.0.{me}/30",
            f"set interface ip address ipip0 172.16.1.{me}/30",
-           f"ip route add {far_net}.0/24 via 172.16.0.{peer} gre0"]
+           f"ip route add {far_net}.0/24 via 172.16.0.{peer} gre0",
+           # MPLS over UDP: the peer pops label 100 into its table 0
+           "mpls table add 0", "mpls local-label add 100 eos via ip4-lookup-in-table 0",
+           f"create mpls-udp tunnel src 10.9.0.{me} dst 10.9.0.{peer} out-label 100",
+           "set interface state mplsudp0 up", f"set interface ip address mplsudp0 172.16.2.{me}/30"]
     return devs, cli
 
 
-def test_gre_ipip_two_sluiced(hosts, sluiced_factory):
+def test_gre_ipip_mpls_two_sluiced(hosts, sluiced_factory):
     da, ca = side(1, 2, "192.168.1", "192.168.2", f"{TAG}h1s", f"{TAG}wa")
     db, cb = side(2, 1, "192.168.2", "192.168.1", f"{TAG}h2s", f"{TAG}wb")
     a = sluiced_factory(da, ca, sub="a")
@@ -105,3 +110,16 @@ def test_gre_ipip_two_sluiced(hosts, sluiced_factory):
     for s in (a, b):
         e = s.errors()
         assert not [k for k in e if k[0].startswith(("gre4", "ipip4"))], e
+    # and onto MPLS over UDP
+    for s, peer in ((a, 2), (b, 1)):
+        far = "192.168.2" if s is a else "192.168.1"
+        s.cli(f"ip route add {far}.0/24 via 172.16.2.{peer} mplsudp0")
+        s.cli(f"ip route del {far}.0/24 via 172.16.1.{peer} ipip0")
+    r = ns("h1", "ping -c 3 -i 0.2 -W 2 192.168.2.2", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr + str(a.errors()) + str(b.errors())
+    tcp_10mib(f"{TAG}h1", f"{TAG}h2", "192.168.1.2")
+    ib = {i["name"]: i for i in b.js("show interface")["interfaces"]}
+    assert ib["mplsudp0"]["tx-packets"] > 7000
+    for s in (a, b):
+        e = s.errors()
+        assert not [k for k in e if k[0].startswith(("gre4", "ipip4", "mpls"))], e

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* MPLS control (main lcore): mpls table add|del 0, mpls local-label add|del LABEL eos via
+ * ip4-lookup-in-table T, show mpls fib, set interface mpls IF enable|disable, and
+ * MPLS-over-UDP tunnels: create mpls-udp tunnel src A dst B out-label L [instance N]
+ * [outer-table-id T] [del], show mpls-udp tunnel. The local labels are one lock-free
+ * rte_hash (label << 1 | eos -> action and table) that the workers read. */
+#include "mpls.h"
+#include "../cli/cli.h"
+#include "../runtime/runtime.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+#include <rte_udp.h>
+
+#define SL_MPLS_LABELS 65536
+
+static struct rte_hash *labels;
+static bool table0;
+static uint32_t nlabels;
+
+static inline uint32_t lkey(uint32_t label, bool eos)
+{
+	return label << 1 | eos;
+}
+
+uint64_t sl_mpls_find(uint32_t label, bool eos)
+{
+	void *d;
+	uint32_t k = lkey(label, eos);
+	return rte_hash_lookup_data(labels, &k, &d) < 0 ? 0 : (uint64_t)(uintptr_t)d;
+}
+
+uint32_t sl_mpls_count(void)
+{
+	return nlabels;
+}
+
+/* mpls table add|del 0 (VPP's: the only table, needed before local labels) */
+static int cmd_table(struct sl_out *o, int argc, char **argv)
+{
+	static const char usage[] = "usage: mpls table add|del 0";
+	uint32_t id;
+	if (argc != 2 || (strcmp(argv[0], "add") && strcmp(argv[0], "del")))
+		return sl_out_error(o, "%s", usage);
+	if (sl_arg_u32(o, "MPLS table", argv[1], 0, 0, &id))
+		return -1;
+	if (argv[0][0] == 'd' && nlabels)
+		return sl_out_error(o, "MPLS table 0 has %u local labels (mpls local-label del)",
+				    nlabels);
+	table0 = argv[0][0] == 'a';
+	return 0;
+}
+SL_CLI_COMMAND(mpls_table, .path = "mpls table", .usage = "add|del 0",
+	       .help = "the MPLS table (table 0 only), needed before local labels", .fn = cmd_table)
+
+/* mpls local-label add|del LABEL eos [via ip4-lookup-in-table T] */
+static int cmd_label(struct sl_out *o, int argc, char **argv)
+{
+	static const char usage[] = "usage: mpls local-label add|del LABEL eos via "
+				    "ip4-lookup-in-table T";
+	uint32_t label, tid;
+	if (argc < 3 || (strcmp(argv[0], "add") && strcmp(argv[0], "del")))
+		return sl_out_error(o, "%s", usage);
+	bool add = argv[0][0] == 'a';
+	if (sl_arg_u32(o, "label", argv[1], 16, SL_MPLS_LABEL_MAX, &label))
+		return -1;
+	if (!strcmp(argv[2], "non-eos"))
+		return sl_out_error(o, "non-eos labels are not supported (a label here pops the "
+				    "stack's last one into a table)");
+	if (strcmp(argv[2], "eos"))
+		return sl_out_error(o, "%s", usage);
+	uint32_t k = lkey(label, true);
+	if (!add) {
+		if (argc != 3)
+			return sl_out_error(o, "usage: mpls local-label del LABEL eos");
+		int32_t pos = rte_hash_del_key(labels, &k);
+		if (pos < 0)
+			return sl_out_error(o, "no local label %u eos", label);
+		sl_rcu_sync(); /* no worker holds the slot any more */
+		rte_hash_free_key_with_position(labels, pos);
+		nlabels--;
+		return 0;
+	}
+	if (argc != 6 || strcmp(argv[3], "via") ||
+	    (strcmp(argv[4], "ip4-lookup-in-table") && strcmp(argv[4], "ip6-lookup-in-table")))
+		return sl_out_error(o, "%s", usage);
+	if (!table0)
+		return sl_out_error(o, "no MPLS table (mpls table add 0)");
+	if (sl_arg_u32(o, "table", argv[5], 0, UINT32_MAX, &tid))
+		return -1;
+	int fib = sl_ip4_table_find(tid);
+	if (fib < 0)
+		return sl_out_error(o, "no table %u (ip table add %u)", tid, tid);
+	if (sl_mpls_find(label, true) == 0 && nlabels >= SL_MPLS_LABELS)
+		return sl_out_error(o, "MPLS table full (%u labels)", nlabels);
+	bool had = sl_mpls_find(label, true) != 0;
+	uint64_t d = sl_mpls_data(SL_MPLS_POP_LOOKUP, (uint16_t)fib);
+	if (rte_hash_add_key_data(labels, &k, (void *)(uintptr_t)d))
+		return sl_out_error(o, "MPLS table full");
+	nlabels += !had;
+	return 0;
+}
+SL_CLI_COMMAND(mpls_label, .path = "mpls local-label",
+	       .usage = "add|del LABEL eos via ip4-lookup-in-table T",
+	       .help = "a local label (16-1048575) at the bottom of the stack: popped, the IPv4 or "
+		       "IPv6 packet under it looked up in table T (ip6-lookup-in-table: the same)",
+	       .fn = cmd_label)
+
+static int cmd_show_fib(struct sl_out *o, int argc, char **argv)
+{
+	(void)argv;
+	if (argc)
+		return sl_out_error(o, "usage: show mpls fib");
+	sl_tbl_begin(o, "labels", 4, (const char *[]){"label:u", "eos", "action", "table:u"});
+	const void *k;
+	void *d;
+	uint32_t it = 0;
+	while (rte_hash_iterate(labels, &k, &d, &it) >= 0) {
+		uint32_t key = *(const uint32_t *)k;
+		uint64_t v = (uint64_t)(uintptr_t)d;
+		char l[12], t[12];
+		snprintf(l, sizeof(l), "%u", key >> 1);
+		snprintf(t, sizeof(t), "%u", sl_fib_ids[v & 0xffff]);
+		sl_tbl_row(o, l, key & 1 ? "eos" : "non-eos", "pop, look up", t);
+	}
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(show_mpls_fib, .path = "show mpls fib", .usage = "",
+	       .help = "the local labels and their actions", .fn = cmd_show_fib)
+
+static int cmd_if_mpls(struct sl_out *o, int argc, char **argv)
+{
+	if (argc != 2 || (strcmp(argv[1], "enable") && strcmp(argv[1], "disable")))
+		return sl_out_error(o, "usage: set interface mpls IFACE enable|disable");
+	struct sl_iface *f = sl_iface_by_name(argv[0]);
+	if (!f)
+		return sl_out_error(o, "unknown interface '%s'", argv[0]);
+	__atomic_store_n(&f->mpls, argv[1][0] == 'e', __ATOMIC_RELEASE);
+	return 0;
+}
+SL_CLI_COMMAND(if_mpls, .path = "set interface mpls", .usage = "IFACE enable|disable",
+	       .help = "take MPLS frames (ethertype 0x8847) in on IFACE", .fn = cmd_if_mpls)
+
+/* A table a label looks packets up in is not deleted. */
+static int labels_on(uint16_t fib, char *why, size_t len)
+{
+	const void *k;
+	void *d;
+	uint32_t it = 0;
+	while (rte_hash_iterate(labels, &k, &d, &it) >= 0)
+		if (((uint64_t)(uintptr_t)d & 0xffff) == fib) {
+			snprintf(why, len, "MPLS local label %u looks packets up in table %u",
+				 *(const uint32_t *)k >> 1, sl_fib_ids[fib]);
+			return 1;
+		}
+	return 0;
+}
+
+/* ---- MPLS-over-UDP tunnels ---- */
+
+static int cmd_create_tunnel(struct sl_out *o, int argc, char **argv)
+{
+	static const char usage[] = "usage: create mpls-udp tunnel src A dst B out-label L "
+				    "[instance N] [outer-table-id T] [del]";
+	uint32_t label = UINT32_MAX;
+	struct sl_tun_args ta = SL_TUN_ARGS_INIT;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		int rc = sl_tun_arg(o, a, val, "outer-table-id", &ta);
+		if (rc < 0)
+			return -1;
+		if (rc > 0) {
+			i += rc - 1;
+		} else if (!strcmp(a, "out-label") && val) {
+			if (sl_arg_u32(o, "out-label", val, 16, SL_MPLS_LABEL_MAX, &label))
+				return -1;
+			i++;
+		} else {
+			return sl_out_error(o, "unknown option '%s'; %s", a, usage);
+		}
+	}
+	if (!ta.src || !ta.dst || label == UINT32_MAX)
+		return sl_out_error(o, "src, dst and out-label are required; %s", usage);
+	struct sl_tun_key k = {.kind = SL_TUN_MPLSUDP, .id = label};
+	int rc;
+	struct sl_tun *t = sl_tun_begin(o, &k, &ta, &rc);
+	if (!t)
+		return rc;
+	t->hlen = SL_MPLSUDP_ENCAP_LEN;
+	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(t->hdr + sizeof(struct rte_ipv4_hdr));
+	u->dst_port = RTE_BE16(SL_MPLS_UDP_PORT); /* checksum 0 over IPv4 (RFC 7510 3.2) */
+	uint32_t lw = rte_cpu_to_be_32(label << 12 | 1u << 8); /* bottom of stack, TTL later */
+	memcpy(u + 1, &lw, 4);
+	return sl_tun_create(o, t, SL_IF_MPLSUDP, "mplsudp", ta.inst, (const uint8_t[]){0x6d, 0x75},
+			     1500 - SL_MPLSUDP_ENCAP_LEN);
+}
+SL_CLI_COMMAND(create_mplsudp, .path = "create mpls-udp tunnel",
+	       .usage = "src A dst B out-label L [instance N] [outer-table-id T] [del]",
+	       .help = "an MPLS-over-UDP tunnel interface mplsudpN (RFC 7510, UDP 6635) from local "
+		       "address A to B, point to point: IPv4 and IPv6 routed into it leave with "
+		       "label L (the remote's local label for the destination's table)",
+	       .fn = cmd_create_tunnel)
+
+static void tun_cols(const struct sl_tun *t, char (*v)[24])
+{
+	snprintf(v[0], sizeof(v[0]), "%u", t->key.id);
+}
+
+static int cmd_show_tunnel(struct sl_out *o, int argc, char **argv)
+{
+	(void)argv;
+	return sl_tun_show(o, argc, "show mpls-udp tunnel", SL_TUN_MPLSUDP, 1,
+			   (const char *[]){"out-label:u"}, tun_cols);
+}
+SL_CLI_COMMAND(show_mplsudp, .path = "show mpls-udp tunnel", .usage = "",
+	       .help = "MPLS-over-UDP tunnels: addresses, label, outer table, MTU, state",
+	       .fn = cmd_show_tunnel)
+
+static int mpls_init(const struct sl_config *c)
+{
+	(void)c;
+	struct rte_hash_parameters hp = {
+		.name = "sl_mpls", .entries = SL_MPLS_LABELS, .key_len = sizeof(uint32_t),
+		.hash_func = rte_hash_crc, .socket_id = SOCKET_ID_ANY,
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF |
+			      RTE_HASH_EXTRA_FLAGS_NO_FREE_ON_DEL,
+	};
+	return (labels = rte_hash_create(&hp)) ? 0 : -ENOMEM;
+}
+
+static void mpls_fini(void)
+{
+	rte_hash_free(labels);
+	labels = NULL;
+	table0 = false;
+	nlabels = 0;
+}
+
+SL_MODULE_REGISTER(mpls_module, .name = "mpls", .init = mpls_init, .fini = mpls_fini)
+
+RTE_INIT(mpls_ctl_init)
+{
+	sl_table_user_register(labels_on);
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* mpls-input (ethertype 0x8847) and mpls4-udp-input (UDP 6635, RFC 7510) pop a bottom-of-
+ * stack label into the table its local label names; mplsudp4-encap is the MPLS-over-UDP
+ * tunnels' output node (the label pushed, RFC 3032, then UDP and IPv4). */
+#include "mpls.h"
+#include "../ethernet/ethernet.h"
+
+#include <rte_udp.h>
+
+#define MI_ERRORS(X)                                                             \
+	X(MI_ERR_OFF, "MPLS not enabled on the interface")                       \
+	X(MI_ERR_SHORT, "MPLS packet truncated")                                 \
+	X(MI_ERR_LABEL, "no local label (or not the bottom of the stack)") \
+	X(MI_ERR_TTL, "MPLS TTL expired")                                        \
+	X(MI_ERR_NOT_IP, "not IPv4 or IPv6 under the bottom label")
+enum { MI_ERRORS(SL_ERR_ENUM) MI_NB_ERR };
+static const char *const mi_reasons[] = {MI_ERRORS(SL_ERR_STR)};
+static uint16_t mi_err, mu_err;
+
+enum { MI_NEXT_DROP, MI_NEXT_IP4, MI_NEXT_IP6, MI_NB_NEXT };
+
+struct label_cache {
+	uint32_t word; /* the last label stack entry's label and S bits */
+	uint64_t data;
+};
+
+/* m's data is a label stack entry: pop it into the table of its local label. */
+static inline uint16_t mpls_pop(struct rte_mbuf *m, struct label_cache *c, uint16_t err)
+{
+	uint16_t e;
+	if (unlikely(m->data_len < 5)) {
+		e = MI_ERR_SHORT;
+		goto drop;
+	}
+	uint32_t w;
+	memcpy(&w, rte_pktmbuf_mtod(m, const void *), 4);
+	w = rte_be_to_cpu_32(w);
+	if ((w & ~0xffu) != c->word) { /* runs of one label are the rule */
+		c->word = w & ~0xffu;
+		c->data = (w & 0x100) ? sl_mpls_find(w >> 12, true) : 0;
+	}
+	if (unlikely(!c->data)) {
+		e = MI_ERR_LABEL;
+		goto drop;
+	}
+	if (unlikely((w & 0xff) <= 1)) { /* RFC 3032 2.4.1: not forwarded with TTL 0 or 1 */
+		e = MI_ERR_TTL;
+		goto drop;
+	}
+	rte_pktmbuf_adj(m, 4);
+	uint8_t v = *rte_pktmbuf_mtod(m, const uint8_t *) >> 4;
+	if (unlikely(v != 4 && v != 6)) {
+		e = MI_ERR_NOT_IP;
+		goto drop;
+	}
+	sl_meta2(m)->fib = (uint16_t)c->data;
+	m->ol_flags |= sl_flag_fib;
+	return v == 4 ? MI_NEXT_IP4 : MI_NEXT_IP6;
+drop:
+	sl_set_error(m, err + e);
+	return MI_NEXT_DROP;
+}
+
+static inline uint16_t mi_one(struct rte_mbuf *m, struct label_cache *c)
+{
+	if (unlikely(!__atomic_load_n(&sl_ifaces[m->port].mpls, __ATOMIC_RELAXED))) {
+		sl_set_error(m, mi_err + MI_ERR_OFF);
+		return MI_NEXT_DROP;
+	}
+	return mpls_pop(m, c, mi_err);
+}
+
+static uint16_t mi_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	uint16_t nexts[n];
+	struct label_cache c = {.word = UINT32_MAX};
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = mi_one(objs[i], &c);
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register mi_node = {
+	.name = "mpls-input",
+	.process = mi_process,
+	.init = sl_node_init,
+	.nb_edges = MI_NB_NEXT,
+	.next_nodes = {[MI_NEXT_DROP] = "error-drop", [MI_NEXT_IP4] = "ip4-input",
+		       [MI_NEXT_IP6] = "ip6-input"},
+};
+SL_NODE_REGISTER(mi_node)
+
+/* ---- mpls4-udp-input: from any sender, as VPP's udp decap (the label decides) ---- */
+
+static inline uint16_t mu_one(struct rte_mbuf *m, struct label_cache *c)
+{
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
+	uint32_t off = (ip->version_ihl & 0xf) * 4u + sizeof(struct rte_udp_hdr);
+	if (unlikely(m->data_len < off)) { /* ip4-udp-local checked it; kept for the fuzzer */
+		sl_set_error(m, mu_err + MI_ERR_SHORT);
+		return MI_NEXT_DROP;
+	}
+	rte_pktmbuf_adj(m, (uint16_t)off);
+	return mpls_pop(m, c, mu_err);
+}
+
+static uint16_t mu_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	uint16_t nexts[n];
+	struct label_cache c = {.word = UINT32_MAX};
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = mu_one(objs[i], &c);
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register mu_node = {
+	.name = "mpls4-udp-input",
+	.process = mu_process,
+	.init = sl_node_init,
+	.nb_edges = MI_NB_NEXT,
+	.next_nodes = {[MI_NEXT_DROP] = "error-drop", [MI_NEXT_IP4] = "ip4-input",
+		       [MI_NEXT_IP6] = "ip6-input"},
+};
+SL_NODE_REGISTER(mu_node)
+
+/* ---- mplsudp4-encap ---- */
+
+#define ME_ERRORS(X)                                                              \
+	X(ME_ERR_DOWN, "tunnel down")                                             \
+	X(ME_ERR_NOT_IP, "not IPv4 or IPv6 (a point-to-point tunnel carries IP)") \
+	X(ME_ERR_HEADROOM, "no headroom for the outer headers")
+enum { ME_ERRORS(SL_ERR_ENUM) ME_NB_ERR };
+static const char *const me_reasons[] = {ME_ERRORS(SL_ERR_STR)};
+static uint16_t me_err;
+
+enum { ME_NEXT_DROP, ME_NEXT_LOOKUP, ME_NB_STATIC };
+static rte_edge_t me_tx0;
+
+static inline uint16_t me_one(struct sl_worker *w, struct rte_mbuf *m, struct sl_tun_cache *c,
+			      uint32_t gen)
+{
+	uint16_t ifx = sl_meta(m)->tx_if, e, next;
+	const struct sl_tun *t = sl_tun_by_if[ifx];
+	if (unlikely(!t || !sl_ifaces[ifx].up)) {
+		e = ME_ERR_DOWN;
+		goto drop;
+	}
+	const uint8_t *fr = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint16_t type;
+	memcpy(&type, fr + 12, 2);
+	if (unlikely(type != RTE_BE16(RTE_ETHER_TYPE_IPV4) && type != RTE_BE16(RTE_ETHER_TYPE_IPV6))) {
+		e = ME_ERR_NOT_IP;
+		goto drop;
+	}
+	/* RFC 3443 uniform model: the label's TTL is the IP packet's (ipN-rewrite took a hop
+	 * off it already) */
+	uint8_t ttl = fr[RTE_ETHER_HDR_LEN + (type == RTE_BE16(RTE_ETHER_TYPE_IPV4) ? 8 : 7)];
+	uint16_t sport = sl_tun_sport(m, fr);
+	w->ifc[ifx].tx_pkts++;
+	w->ifc[ifx].tx_bytes += m->pkt_len - RTE_ETHER_HDR_LEN;
+	struct rte_udp_hdr *u = (struct rte_udp_hdr *)sl_tun_encap(
+		m, t, SL_MPLSUDP_ENCAP_LEN, IPPROTO_UDP, c, gen, me_tx0, ME_NEXT_LOOKUP, &next);
+	if (unlikely(!u)) {
+		e = ME_ERR_HEADROOM;
+		goto drop;
+	}
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)u - 1;
+	u->src_port = rte_cpu_to_be_16(sport);
+	u->dgram_len = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(ip->total_length) -
+						   sizeof(*ip)));
+	((uint8_t *)(u + 1))[3] = ttl;
+	return next;
+drop:
+	w->ifc[ifx].drops++;
+	sl_set_error(m, me_err + e);
+	return ME_NEXT_DROP;
+}
+
+static uint16_t me_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct sl_worker *w = sl_node_worker(node);
+	struct sl_tun_cache *c = &sl_tun_cache[w->id];
+	uint32_t gen = __atomic_load_n(&sl_ip4_fib_gen, __ATOMIC_ACQUIRE);
+	uint16_t nexts[n];
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = me_one(w, objs[i], c, gen);
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register me_node = {
+	.name = "mplsudp4-encap",
+	.process = me_process,
+	.init = sl_node_init,
+	.nb_edges = ME_NB_STATIC,
+	.next_nodes = {[ME_NEXT_DROP] = "error-drop", [ME_NEXT_LOOKUP] = "ip4-lookup"},
+};
+SL_NODE_REGISTER(me_node)
+
+RTE_INIT(mpls_nodes_init)
+{
+	mi_err = sl_error_register("mpls-input", mi_reasons, MI_NB_ERR);
+	mu_err = sl_error_register("mpls4-udp-input", mi_reasons, MI_NB_ERR);
+	me_err = sl_error_register("mplsudp4-encap", me_reasons, ME_NB_ERR);
+	sl_eth_type_register(RTE_ETHER_TYPE_MPLS, "mpls-input");
+	sl_udp_port_register(SL_MPLS_UDP_PORT, "mpls4-udp-input");
+	sl_iface_output_register(SL_IF_MPLSUDP, "mplsudp4-encap");
+	sl_iface_tx_user("mplsudp4-encap", &me_tx0);
+}

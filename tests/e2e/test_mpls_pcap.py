@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""MPLS (RFC 3032) local labels and MPLS over UDP (RFC 7510), every byte checked with scapy's
+MPLS layer (the kernel here has no MPLS): a customer's table (5, on VLAN 100 of port0)
+reached through an MPLS-over-UDP tunnel that pushes the remote's label, and the local label
+100 popping MPLS-over-UDP and MPLS-over-Ethernet packets into table 5; every bad packet
+dropped by name; the CLI's refusals."""
+from pathlib import Path
+
+from scapy.all import IP, UDP, Dot1Q, Ether, Raw, raw
+from scapy.contrib.mpls import MPLS
+
+from conftest import MAC0, MAC1, NH1, PEER0, pcap_ports, pcap_outs
+
+ROUTER = (Path(__file__).parents[1] / "common/router.cli").read_text().splitlines()
+CUST = "02:00:00:00:0c:0c"
+VRF = ["ip table add 5", "create sub-interfaces port0 100", "set interface state port0.100 up",
+       "set interface ip table port0.100 5", "set interface ip address port0.100 192.168.1.1/24",
+       f"ip neighbor port0.100 192.168.1.2 {CUST}",
+       "mpls table add 0", "mpls local-label add 100 eos via ip4-lookup-in-table 5",
+       "set interface mpls port1 enable",
+       "create mpls-udp tunnel src 10.10.2.10 dst 10.10.2.1 out-label 200",
+       "set interface ip table mplsudp0 5", "set interface state mplsudp0 up",
+       "set interface ip address mplsudp0 172.16.0.1/30",
+       "ip route add table 5 49.0.0.0/8 via 172.16.0.2 mplsudp0"]
+
+
+def test_mpls_udp_exact(sluiced_factory, tmp_path):
+    inner = IP(src="49.0.0.1", dst="192.168.1.2", ttl=64) / UDP(sport=9, dport=9) / Raw(b"m" * 20)
+    ou = Ether(dst=MAC1, src=NH1) / IP(src="10.10.2.1", dst="10.10.2.10") / \
+        UDP(sport=50000, dport=6635, chksum=0)
+    oe = Ether(dst=MAC1, src=NH1, type=0x8847)
+    in1 = [ou / MPLS(label=100, s=1, ttl=64) / inner,          # over UDP into table 5
+           oe / MPLS(label=100, s=1, ttl=64) / inner,          # over Ethernet, the same
+           ou / MPLS(label=101, s=1, ttl=64) / inner,          # no such label
+           ou / MPLS(label=100, s=0, ttl=64) / MPLS(label=100, s=1, ttl=64) / inner,  # not bottom
+           ou / MPLS(label=100, s=1, ttl=1) / inner,           # TTL expired
+           ou / MPLS(label=100, s=1, ttl=64) / Raw(b"\x00" * 20),  # not IP under it
+           ou / Raw(b"\x00\x06")]                              # truncated
+    in0 = [Ether(dst=MAC0, src=CUST) / Dot1Q(vlan=100) / IP(src="192.168.1.2", dst="49.0.0.7", ttl=64) /
+           UDP(sport=9, dport=9) / Raw(b"c" * 20),
+           Ether(dst=MAC0, src=PEER0, type=0x8847) / MPLS(label=100, s=1, ttl=64) / inner]  # MPLS off
+    s = sluiced_factory(pcap_ports(tmp_path, in0, in1), ROUTER + VRF, memory=768)
+    s.wait_rx("port0", len(in0))
+    s.wait_rx("port1", len(in1))
+    errs = s.errors()
+    fib = s.js("show mpls fib")["labels"]
+    tun = s.js("show mpls-udp tunnel")["tunnels"]
+    assert s.stop() == 0
+    out0, out1 = pcap_outs(tmp_path, 2)
+    # popped into table 5: out of VLAN 100 to the customer, one hop less
+    assert len(out0) == 2
+    for x in out0:
+        assert x[Ether].dst == CUST and x[Dot1Q].vlan == 100
+        exp = inner.copy()
+        exp.ttl = 63
+        del exp.chksum
+        assert raw(x[IP]) == raw(IP(raw(exp)))
+    # into the tunnel: IPv4, UDP 6635, the remote's label 200 with the packet's TTL
+    assert len(out1) == 1
+    x = out1[0]
+    assert x[Ether].dst == NH1 and x[Ether].src == MAC1
+    ip = x[IP]
+    assert (ip.src, ip.dst, ip.ttl, ip.flags, ip.proto, ip.len) == ("10.10.2.10", "10.10.2.1", 64, "DF", 17,
+                                                                     len(raw(ip)))
+    fixed = IP(raw(ip))
+    del fixed.chksum
+    assert IP(raw(fixed)).chksum == ip.chksum
+    u = x[UDP]
+    assert u.dport == 6635 and u.sport >= 49152 and u.chksum == 0 and u.len == len(raw(u))
+    lab = MPLS(raw(u.payload))
+    assert (lab.label, lab.s, lab.ttl, lab.cos) == (200, 1, 63, 0)
+    sent = in0[0][IP].copy()
+    sent.ttl = 63
+    del sent.chksum
+    assert raw(lab.payload) == raw(IP(raw(sent)))
+    assert errs == {("mpls4-udp-input", "no local label (or not the bottom of the stack)"): 2,
+                    ("mpls4-udp-input", "MPLS TTL expired"): 1,
+                    ("mpls4-udp-input", "not IPv4 or IPv6 under the bottom label"): 1,
+                    ("mpls4-udp-input", "MPLS packet truncated"): 1,
+                    ("mpls-input", "MPLS not enabled on the interface"): 1}
+    assert fib == [{"label": 100, "eos": "eos", "action": "pop, look up", "table": 5}]
+    assert [(t["name"], t["out-label"], t["mtu"]) for t in tun] == [("mplsudp0", 200, 1468)]
+
+
+def test_mpls_cli(sluiced_factory, tmp_path):
+    s = sluiced_factory(pcap_ports(tmp_path, [], []), ["ip table add 5", "set interface ip address port1 10.0.0.1/24"],
+                        memory=768)
+    s.check_refused({"mpls local-label add 100 eos via ip4-lookup-in-table 5": "no MPLS table (mpls table add 0)",
+                     "mpls table add 1": "MPLS table must be a number from 0 to 0"})
+    s.cli("mpls table add 0")
+    s.cli("mpls local-label add 100 eos via ip4-lookup-in-table 5")
+    s.check_refused({"mpls local-label add 15 eos via ip4-lookup-in-table 5": "label must be a number from 16 to 1048575",
+                     "mpls local-label add 101 non-eos via ip4-lookup-in-table 5": "non-eos labels are not supported",
+                     "mpls local-label add 101 eos via ip4-lookup-in-table 6": "no table 6",
+                     "mpls local-label add 101 eos via mpls-lookup-in-table 0": "usage: mpls local-label",
+                     "mpls local-label del 102 eos": "no local label 102 eos",
+                     "mpls table del 0": "MPLS table 0 has 1 local labels",
+                     "ip table del 5": "MPLS local label 100 looks packets up in table 5",
+                     "set interface mpls nosuch enable": "unknown interface 'nosuch'",
+                     "create mpls-udp tunnel src 10.0.0.1 dst 10.0.0.2": "src, dst and out-label are required",
+                     "create mpls-udp tunnel src 10.0.0.1 dst 10.0.0.2 out-label 3": "out-label must be a number from 16"})
+    assert len(s.js("show mpls fib")["labels"]) == 1
+    s.cli("mpls local-label del 100 eos")
+    s.cli("ip table del 5")
+    s.cli("mpls table del 0")
+    assert s.js("show mpls fib")["labels"] == []
+    s.cli("create mpls-udp tunnel src 10.0.0.1 dst 10.0.0.2 out-label 300")
+    s.cli("create mpls-udp tunnel src 10.0.0.1 dst 10.0.0.2 out-label 300 del")
+    assert s.js("show mpls-udp tunnel")["tunnels"] == []
+
+
+def test_mpls_vrf_isolation(sluiced_factory, tmp_path):
+    """The same customer prefix in two tables (VLANs 100 and 200 of port0), one label and one
+    tunnel each: label 100 reaches only the first customer, 101 only the second, and each
+    customer's traffic leaves with its own table's out-label."""
+    cust2 = "02:00:00:00:0d:0d"
+    vrf2 = ["ip table add 6", "create sub-interfaces port0 200", "set interface state port0.200 up",
+            "set interface ip table port0.200 6", "set interface ip address port0.200 192.168.1.1/24",
+            f"ip neighbor port0.200 192.168.1.2 {cust2}",
+            "mpls local-label add 101 eos via ip4-lookup-in-table 6",
+            "create mpls-udp tunnel src 10.10.2.10 dst 10.10.2.1 out-label 201",
+            "set interface ip table mplsudp1 6", "set interface state mplsudp1 up",
+            "set interface ip address mplsudp1 172.16.0.1/30",
+            "ip route add table 6 49.0.0.0/8 via 172.16.0.2 mplsudp1"]
+    ou = Ether(dst=MAC1, src=NH1) / IP(src="10.10.2.1", dst="10.10.2.10") / UDP(sport=50000, dport=6635, chksum=0)
+    in1 = [ou / MPLS(label=lab, s=1, ttl=64) / IP(src="49.0.0.1", dst="192.168.1.2") / UDP(sport=lab, dport=9)
+           for lab in (100, 101, 101, 100, 101)]
+    in0 = [Ether(dst=MAC0, src=mac) / Dot1Q(vlan=vlan) / IP(src="192.168.1.2", dst="49.0.0.7") /
+           UDP(sport=vlan, dport=9) for mac, vlan in ((CUST, 100), (cust2, 200), (cust2, 200))]
+    s = sluiced_factory(pcap_ports(tmp_path, in0, in1), ROUTER + VRF + vrf2, memory=768)
+    s.wait_rx("port0", len(in0))
+    s.wait_rx("port1", len(in1))
+    errs = s.errors()
+    assert s.stop() == 0
+    out0, out1 = pcap_outs(tmp_path, 2)
+    got = sorted((x[Dot1Q].vlan, x[Ether].dst, x[UDP].sport) for x in out0)
+    assert got == [(100, CUST, 100)] * 2 + [(200, cust2, 101)] * 3
+    labs = []
+    for x in out1:
+        lab = MPLS(raw(x[UDP].payload))
+        labs.append((lab.label, IP(raw(lab.payload))[UDP].sport))
+    labs.sort()
+    assert labs == [(200, 100), (201, 200), (201, 200)]
+    assert errs == {}
