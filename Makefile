@@ -3,7 +3,7 @@
 BUILD ?= build
 PY := .venv/bin/python
 
-.PHONY: all setup build test unit e2e demo seed-000 seed-001 bench bench-graph bench-graph-ab bench-txonly bench-instr asan fuzz clean
+.PHONY: all setup build test unit e2e demo seed-000 seed-001 seed-004 bench bench-graph bench-graph-ab bench-txonly bench-instr asan fuzz clean
 
 all: build
 
@@ -53,6 +53,10 @@ seed-000: build
 # seed 001: NDR at 64/512/1500 B, L2 and L3, trial by trial against testpmd io and l3fwd
 seed-001: build
 	$(PY) scripts/seed001.py
+
+# seed 004: VM to VM across two servers over MPLS over UDP and VXLAN, against Linux bridges
+seed-004: build
+	$(PY) scripts/seed004.py
 
 bench-graph: build
 	$(PY) scripts/bench_graph.py

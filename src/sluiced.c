@@ -194,6 +194,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	sl_rx_vector = (uint16_t)cfg.rx_vector;
+	sl_poll_sleep_us = cfg.poll_sleep_us;
 	if (sl_runtime_init(ng, lcores) || sl_iface_init(&cfg, sl_pool, ng))
 		goto out;
 	const char *failed = "";

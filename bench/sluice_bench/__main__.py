@@ -27,14 +27,15 @@ IMIX_BYTES = (7 * 64 + 4 * 570 + 1518) / 12  # average frame, FCS included
 
 
 class Command:
-    """Any DUT started by a command line with {sock} (the memif socket it serves)."""
+    """Any DUT started by a command line with {sock} (the memif socket it serves) and {dir}
+    (its run folder, where the generator's vdevs find other sockets)."""
 
     def __init__(self, cmd, run, warmup):
         self.cmd, self.run, self.warmup = cmd, run, warmup
 
     def __enter__(self):
         self.log = open(self.run / "dut.log", "w")
-        cmd = self.cmd.format(sock=self.run / "memif.sock", main=MAIN_CORE, fwd=FWD_CORE,
+        cmd = self.cmd.format(sock=self.run / "memif.sock", dir=self.run, main=MAIN_CORE, fwd=FWD_CORE,
                               eal=" ".join(EAL_EXTRA))
         self.p = subprocess.Popen(cmd, shell=True,
                                   stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.PIPE,
@@ -197,8 +198,9 @@ def stats(v):
 
 
 def trial_log(ts):
-    return [{"offered_mpps": t.offered_pps / 1e6, "seconds": t.seconds, "loss_ratio": t.loss_ratio,
-             "refused": t.refused, "gen_busy_pct": t.gen_busy_pct} for t in ts]
+    return [{"offered_mpps": t.offered_pps / 1e6, "rx_mpps": t.rx_pps / 1e6, "seconds": t.seconds,
+             "loss_ratio": t.loss_ratio, "refused": t.refused, "gen_busy_pct": t.gen_busy_pct}
+            for t in ts]
 
 
 def run_topology(topo, out, log=print, repeat=1):

@@ -179,6 +179,8 @@ static int sec_unix(struct lexer *lx, struct sl_config *c, const char *key)
 		return copy_str(lx, key, c->log, sizeof(c->log));
 	if (!strcmp(key, "nodaemon") || !strcmp(key, "interactive"))
 		return 0;
+	if (!strcmp(key, "poll-sleep-usec"))
+		return expect_uint(lx, key, 0, 1000000, &c->poll_sleep_us);
 	return fail(lx, "unknown 'unix' option '%s'", key);
 }
 

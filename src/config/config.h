@@ -35,6 +35,7 @@ struct sl_config {
 	char eal_args[1024];
 	uint32_t buffers_per_numa;
 	uint32_t rx_vector;        /* most packets port-rx takes per graph walk */
+	uint32_t poll_sleep_us;    /* a worker sleeps this long after a walk with no packet */
 	uint32_t ip4_max_routes;
 	uint32_t ip4_tbl8s;
 	uint32_t ip6_max_routes; /* per IPv6 FIB (every table) */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_version.h>
@@ -25,6 +26,7 @@
 struct sl_worker sl_workers[SL_MAX_WORKERS + 1];
 struct sl_worker *sl_graph_creating;
 uint16_t sl_nb_workers;
+uint32_t sl_poll_sleep_us;
 struct rte_rcu_qsbr *sl_rcu;
 volatile bool sl_quit;
 
@@ -327,9 +329,11 @@ int sl_runtime_create_graphs(void)
 static void runtime_walk(struct sl_out *o, bool clear);
 
 /* rte_graph_walk (DPDK 22.11's, with its statistics), keeping each node's longest call as
- * well: a stall in show runtime has a node (VPP's "max clocks" per node). */
-static inline void graph_walk(struct rte_graph *graph, uint64_t *node_max)
+ * well: a stall in show runtime has a node (VPP's "max clocks" per node). Returns the
+ * objects the nodes' calls returned (0: the walk moved nothing). */
+static inline uint32_t graph_walk(struct rte_graph *graph, uint64_t *node_max)
 {
+	uint32_t moved = 0;
 	const rte_graph_off_t *cir_start = graph->cir_start;
 	const rte_node_t mask = graph->cir_mask;
 	uint32_t head = graph->head;
@@ -343,6 +347,7 @@ static inline void graph_walk(struct rte_graph *graph, uint64_t *node_max)
 		node->total_cycles += d;
 		node->total_calls++;
 		node->total_objs += rc;
+		moved += rc;
 		rte_node_t id = node->id & (SL_NODE_IDS - 1); /* checked at creation; never out */
 		if (unlikely(d > node_max[id]))
 			node_max[id] = d;
@@ -350,19 +355,25 @@ static inline void graph_walk(struct rte_graph *graph, uint64_t *node_max)
 		head = likely((int32_t)head > 0) ? head & mask : head;
 	}
 	graph->tail = 0;
+	return moved;
 }
 
-/* One loop turn of a worker: walk the graph, then report a quiescent state. */
+/* One loop turn of a worker: walk the graph, then report a quiescent state; with
+ * poll-sleep-usec, sleep after a walk that moved nothing. */
 static inline void worker_turn(struct sl_worker *wk)
 {
-	graph_walk(wk->graph, wk->turns.node_max);
+	uint32_t moved = graph_walk(wk->graph, wk->turns.node_max);
 	rte_rcu_qsbr_quiescent(sl_rcu, wk->rcu_id);
+	if (unlikely(sl_poll_sleep_us) && !moved)
+		rte_delay_us_sleep(sl_poll_sleep_us);
 }
 
 static int worker_main(void *arg)
 {
 	struct sl_worker *wk = arg;
 	rte_rcu_qsbr_thread_online(sl_rcu, wk->rcu_id);
+	if (sl_poll_sleep_us) /* sleep what was asked, not the default 50 us of slack more */
+		prctl(PR_SET_TIMERSLACK, 1000UL);
 	while (!wk->quit) {
 		worker_turn(wk);
 	}

@@ -66,6 +66,8 @@ void sl_runtime_fini(void);
  * The main lcore sets sl_main_asleep, then drains the rings once more, then sleeps: the
  * fences on both sides make sure that an enqueue is either drained or wakes it. */
 extern uint32_t sl_main_asleep;
+/* unix { poll-sleep-usec N }: a worker sleeps N us after a walk that moved no packet (0: never) */
+extern uint32_t sl_poll_sleep_us;
 extern int sl_main_efd;
 void sl_main_wake_slow(void);
 static inline void sl_main_wake(void)

@@ -4,10 +4,11 @@ traffic with no crash, no buffer leak and no packet to a wrong next hop."""
 import os
 import subprocess
 import time
+from pathlib import Path
 
 from scapy.all import IP, UDP, Ether, Raw, wrpcap
 
-from conftest import MAC0, PEER0, SLUICED, Sluiced
+from conftest import MAC0, MAC1, PEER0, SLUICED, Sluiced
 
 
 def test_bad_config_names_file_and_line(tmp_path):
@@ -134,3 +135,30 @@ def test_show_graph(sluiced_factory):
     assert rx["start"] == "ip4-input" and rx["end"] == "ip4-lookup"
     assert "ip4-source-check-via-rx" in nodes["ip4-input"]["next-nodes"].split()
     assert "ip4-rewrite" in s.cli("show graph")
+
+
+def test_poll_sleep_usec(tmp_path, sluiced_factory):
+    """unix { poll-sleep-usec N }: the worker still routes every packet, and sleeps while there
+    is nothing to do (a polling worker burns a whole core: about 1 s of CPU per second)."""
+    frames = [Ether(dst=MAC0, src=PEER0) / IP(src="10.10.1.2", dst=f"48.0.0.{i + 1}") / UDP() / Raw(b"p" * 18)
+              for i in range(200)]
+    wrpcap(str(tmp_path / "in0.pcap"), frames, linktype=1)
+    wrpcap(str(tmp_path / "in1.pcap"), [], linktype=1)
+    router = (Path(__file__).parents[1] / "common/router.cli").read_text().splitlines()
+    s = sluiced_factory([f"net_pcap{i},rx_pcap={tmp_path}/in{i}.pcap,tx_pcap={tmp_path}/out{i}.pcap "
+                         f"{{ name port{i} mac-address {m} }}" for i, m in enumerate((MAC0, MAC1))],
+                        router, extra="unix { poll-sleep-usec 1000 }\ncpu { workers 1 }\n")
+    s.wait_rx("port0", len(frames))
+    deadline = time.time() + 10
+    while s.iface("port1")["tx-packets"] < len(frames) and time.time() < deadline:
+        time.sleep(0.05)
+    assert s.iface("port1")["tx-packets"] == len(frames)
+
+    def cpu_s():
+        f = open(f"/proc/{s.proc.pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+    c0, t0 = cpu_s(), time.time()
+    time.sleep(2)
+    share = (cpu_s() - c0) / (time.time() - t0)
+    assert share < 0.5, f"an idle worker with poll-sleep-usec used {share:.2f} of a core"
+    assert s.errors() == {}

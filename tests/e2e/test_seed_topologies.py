@@ -42,3 +42,53 @@ def test_seed_topology_duts_forward(sluiced_factory, tmp_path, topo, dut):
         assert out[0][Ether].src == MAC1 and out[0][Ether].dst == "42:01:0a:0a:02:01" and out[0][IP].ttl == 63
     else:
         assert bytes(out[0]) == bytes(frame)
+
+
+@pytest.mark.parametrize("mode", ["mplsudp", "vxlan"])
+def test_seed004_servers_carry_vm1_to_vm2(sluiced_factory, tmp_path, mode):
+    """make seed-004's two servers (scripts/seed004_hosts.py's CLI) on pcap "VM" ports and a
+    memif wire: VM1's frame to 48.0.0.0/8 reaches VM2 through the overlay, routed by the
+    label's table (mplsudp: MAC of VM2, one hop less on each server) or bridged unchanged."""
+    import sys
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import seed004_hosts as h
+    frame = (Ether(src="02:00:00:00:00:01", dst=h.VM1_PORT_MAC) / IP(src="10.10.1.2", dst="48.0.0.9", ttl=64)
+             / UDP(sport=2123, dport=10000) / Raw(b"v" * 18))
+    wrpcap(str(tmp_path / "vm1.pcap"), [frame] * 5, linktype=1)
+    wrpcap(str(tmp_path / "empty.pcap"), [], linktype=1)
+    wire = tmp_path / "wire.sock"
+    cli = {"a": h.MPLSUDP_A if mode == "mplsudp" else h.vxlan(1, 2, "port0", "port1", h.B_MAC),
+           "b": h.MPLSUDP_B if mode == "mplsudp" else h.vxlan(2, 1, "port1", "port0", h.A_MAC)}
+    a = sluiced_factory([
+        f"net_pcap0,rx_pcap={tmp_path}/empty.pcap,tx_pcap={tmp_path}/a0.pcap {{ name port0 mac-address {h.VM1_PORT_MAC} }}",
+        f"net_memif0,role=server,id=0,socket={wire} {{ name port1 mac-address {h.A_MAC} }}",
+    ], cli["a"].splitlines(), sub="a")
+    b = sluiced_factory([
+        f"net_memif0,role=client,id=0,socket={wire} {{ name port0 mac-address {h.B_MAC} }}",
+        f"net_pcap1,rx_pcap={tmp_path}/empty.pcap,tx_pcap={tmp_path}/vm2.pcap {{ name port1 mac-address 02:00:00:00:00:11 }}",
+    ], cli["b"].splitlines(), sub="b")
+    # VM1's frames enter A's port0 (a pg stream of the pcap) once the memif wire is up
+    import time
+    deadline = time.time() + 20
+
+    def wire_up():
+        hw = a.js("show hardware")
+        rows = next(v for v in hw.values() if isinstance(v, list))
+        return [r for r in rows if r["name"] == "port1" and r["link"] == "up"]
+    while time.time() < deadline and not wire_up():
+        time.sleep(0.1)
+    a.cli(f"packet-generator new {{ name vm1 limit 5 interface port0 pcap {tmp_path}/vm1.pcap }}")
+    a.cli("packet-generator enable-stream vm1")
+    while b.iface("port1")["tx-packets"] < 5 and time.time() < deadline:
+        time.sleep(0.1)
+    sent = b.iface("port1")["tx-packets"]
+    errs_a, errs_b = a.errors(), b.errors()
+    assert b.stop() == 0 and a.stop() == 0
+    out = list(rdpcap(str(tmp_path / "vm2.pcap")))
+    assert sent == 5 and len(out) == 5, (errs_a, errs_b)
+    for x in out:
+        if mode == "mplsudp":
+            assert x[Ether].dst == h.VM2_MAC and x[IP].ttl == 62 and x[IP].dst == "48.0.0.9"
+        else:
+            assert bytes(x) == bytes(frame)
+    assert not [k for k in errs_b if k[0].startswith(("mpls", "vxlan"))], errs_b

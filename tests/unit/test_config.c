@@ -41,12 +41,13 @@ int main(void)
 	expect_error("unix cli-listen /x", "'unix' must be followed by '{'");
 	expect_error("unix { exec \"unterminated }", "unterminated string");
 	expect_error("buffers { buffers-per-numa 10 }", "from 1024 to");
+	expect_error("unix { poll-sleep-usec 2000000 }", "wants a number from 0 to 1000000");
 
 	struct sl_config c;
 	char err[256] = "";
 	const char *good =
 		"# comment\n"
-		"unix { cli-listen /run/x.sock exec /etc/setup.cli log /tmp/l }\n"
+		"unix { cli-listen /run/x.sock exec /etc/setup.cli log /tmp/l poll-sleep-usec 50 }\n"
 		"cpu { main-core 1 corelist-workers 2-3,5 }\n"
 		"dpdk {\n"
 		"  dev 0000:00:08.0 { name eth0 num-rx-queues 2 num-tx-queues 4 num-rx-desc 512 }\n"
@@ -59,6 +60,7 @@ int main(void)
 	CHECK(parse(good, &c, err) == 0);
 	CHECK(!strcmp(c.cli_listen, "/run/x.sock"));
 	CHECK(!strcmp(c.exec, "/etc/setup.cli"));
+	CHECK(c.poll_sleep_us == 50);
 	CHECK(c.main_core == 1);
 	int cores[8];
 	CHECK(sl_parse_corelist(c.corelist_workers, cores, 8) == 3 && cores[2] == 5);
