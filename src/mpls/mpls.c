@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MPLS control (main lcore): mpls table add|del 0, mpls local-label add|del LABEL eos via
  * ip4-lookup-in-table T, show mpls fib, set interface mpls IF enable|disable, and
- * MPLS-over-UDP tunnels: create mpls-udp tunnel src A dst B out-label L [instance N]
- * [outer-table-id T] [del], show mpls-udp tunnel. The local labels are one lock-free
- * rte_hash (label << 1 | eos -> action and table) that the workers read. */
+ * MPLS-over-UDP and MPLS-over-GRE tunnels: create mpls-udp|mpls-gre tunnel src A dst B
+ * out-label L [instance N] [outer-table-id T] [del], show mpls-udp|mpls-gre tunnel. The
+ * local labels are one lock-free rte_hash (label << 1 | eos -> action and table) that the
+ * workers read. */
 #include "mpls.h"
 #include "../cli/cli.h"
 #include "../runtime/runtime.h"
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <rte_hash.h>
 #include <rte_hash_crc.h>
+#include <rte_ether.h>
 #include <rte_udp.h>
 
 #define SL_MPLS_LABELS 65536
@@ -161,12 +163,14 @@ static int labels_on(uint16_t fib, char *why, size_t len)
 	return 0;
 }
 
-/* ---- MPLS-over-UDP tunnels ---- */
+/* ---- MPLS-over-UDP and MPLS-over-GRE tunnels ---- */
 
-static int cmd_create_tunnel(struct sl_out *o, int argc, char **argv)
+static int tunnel_cmd(struct sl_out *o, int argc, char **argv, bool gre)
 {
-	static const char usage[] = "usage: create mpls-udp tunnel src A dst B out-label L "
-				    "[instance N] [outer-table-id T] [del]";
+	const char *usage = gre ? "usage: create mpls-gre tunnel src A dst B out-label L "
+				  "[instance N] [outer-table-id T] [del]"
+				: "usage: create mpls-udp tunnel src A dst B out-label L "
+				  "[instance N] [outer-table-id T] [del]";
 	uint32_t label = UINT32_MAX;
 	struct sl_tun_args ta = SL_TUN_ARGS_INIT;
 	for (int i = 0; i < argc; i++) {
@@ -186,32 +190,59 @@ static int cmd_create_tunnel(struct sl_out *o, int argc, char **argv)
 	}
 	if (!ta.src || !ta.dst || label == UINT32_MAX)
 		return sl_out_error(o, "src, dst and out-label are required; %s", usage);
-	struct sl_tun_key k = {.kind = SL_TUN_MPLSUDP, .id = label};
+	struct sl_tun_key k = {.kind = gre ? SL_TUN_MPLSGRE : SL_TUN_MPLSUDP, .id = label};
 	int rc;
 	struct sl_tun *t = sl_tun_begin(o, &k, &ta, &rc);
 	if (!t)
 		return rc;
-	t->hlen = SL_MPLSUDP_ENCAP_LEN;
-	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(t->hdr + sizeof(struct rte_ipv4_hdr));
-	u->dst_port = RTE_BE16(SL_MPLS_UDP_PORT); /* checksum 0 over IPv4 (RFC 7510 3.2) */
+	t->mpls = true;
+	uint8_t *h = t->hdr + sizeof(struct rte_ipv4_hdr);
+	if (gre) {
+		t->hlen = SL_MPLSGRE_ENCAP_LEN;
+		h[2] = RTE_ETHER_TYPE_MPLS >> 8; /* no checksum, key or sequence; version 0 */
+		h[3] = RTE_ETHER_TYPE_MPLS & 0xff;
+		h += 4;
+	} else {
+		t->hlen = SL_MPLSUDP_ENCAP_LEN;
+		struct rte_udp_hdr *u = (struct rte_udp_hdr *)h;
+		u->dst_port = RTE_BE16(SL_MPLS_UDP_PORT); /* checksum 0 over IPv4 (RFC 7510 3.2) */
+		h += sizeof(*u);
+	}
 	uint32_t lw = rte_cpu_to_be_32(label << 12 | 1u << 8); /* bottom of stack, TTL later */
-	memcpy(u + 1, &lw, 4);
-	return sl_tun_create(o, t, SL_IF_MPLSUDP, "mplsudp", ta.inst, (const uint8_t[]){0x6d, 0x75},
-			     1500 - SL_MPLSUDP_ENCAP_LEN);
+	memcpy(h, &lw, 4);
+	return sl_tun_create(o, t, gre ? SL_IF_MPLSGRE : SL_IF_MPLSUDP, gre ? "mplsgre" : "mplsudp",
+			     ta.inst, gre ? (const uint8_t[]){0x6d, 0x67} : (const uint8_t[]){0x6d, 0x75},
+			     (uint16_t)(1500 - t->hlen));
+}
+
+static int cmd_create_udp(struct sl_out *o, int argc, char **argv)
+{
+	return tunnel_cmd(o, argc, argv, false);
 }
 SL_CLI_COMMAND(create_mplsudp, .path = "create mpls-udp tunnel",
 	       .usage = "src A dst B out-label L [instance N] [outer-table-id T] [del]",
 	       .help = "an MPLS-over-UDP tunnel interface mplsudpN (RFC 7510, UDP 6635) from local "
 		       "address A to B, point to point: IPv4 and IPv6 routed into it leave with "
 		       "label L (the remote's local label for the destination's table)",
-	       .fn = cmd_create_tunnel)
+	       .fn = cmd_create_udp)
+
+static int cmd_create_gre(struct sl_out *o, int argc, char **argv)
+{
+	return tunnel_cmd(o, argc, argv, true);
+}
+SL_CLI_COMMAND(create_mplsgre, .path = "create mpls-gre tunnel",
+	       .usage = "src A dst B out-label L [instance N] [outer-table-id T] [del]",
+	       .help = "an MPLS-over-GRE tunnel interface mplsgreN (RFC 4023, GRE protocol 0x8847) "
+		       "from local address A to B, point to point: IPv4 and IPv6 routed into it "
+		       "leave with label L",
+	       .fn = cmd_create_gre)
 
 static void tun_cols(const struct sl_tun *t, char (*v)[24])
 {
 	snprintf(v[0], sizeof(v[0]), "%u", t->key.id);
 }
 
-static int cmd_show_tunnel(struct sl_out *o, int argc, char **argv)
+static int cmd_show_udp(struct sl_out *o, int argc, char **argv)
 {
 	(void)argv;
 	return sl_tun_show(o, argc, "show mpls-udp tunnel", SL_TUN_MPLSUDP, 1,
@@ -219,7 +250,17 @@ static int cmd_show_tunnel(struct sl_out *o, int argc, char **argv)
 }
 SL_CLI_COMMAND(show_mplsudp, .path = "show mpls-udp tunnel", .usage = "",
 	       .help = "MPLS-over-UDP tunnels: addresses, label, outer table, MTU, state",
-	       .fn = cmd_show_tunnel)
+	       .fn = cmd_show_udp)
+
+static int cmd_show_gre(struct sl_out *o, int argc, char **argv)
+{
+	(void)argv;
+	return sl_tun_show(o, argc, "show mpls-gre tunnel", SL_TUN_MPLSGRE, 1,
+			   (const char *[]){"out-label:u"}, tun_cols);
+}
+SL_CLI_COMMAND(show_mplsgre, .path = "show mpls-gre tunnel", .usage = "",
+	       .help = "MPLS-over-GRE tunnels: addresses, label, outer table, MTU, state",
+	       .fn = cmd_show_gre)
 
 static int mpls_init(const struct sl_config *c)
 {

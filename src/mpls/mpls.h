@@ -10,6 +10,7 @@
 #define SL_MPLS_UDP_PORT 6635
 #define SL_MPLS_LABEL_MAX ((1u << 20) - 1)
 #define SL_MPLSUDP_ENCAP_LEN 32 /* outer IPv4, UDP and one label */
+#define SL_MPLSGRE_ENCAP_LEN 28 /* outer IPv4, GRE and one label */
 
 /* A local label's action, the data of its entry (the key: label << 1 | eos). */
 enum sl_mpls_action {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* mpls-input (ethertype 0x8847) and mpls4-udp-input (UDP 6635, RFC 7510) pop a bottom-of-
- * stack label into the table its local label names; mplsudp4-encap is the MPLS-over-UDP
+/* mpls-input (ethertype 0x8847), mpls4-udp-input (UDP 6635, RFC 7510) and mpls-gre-input
+ * (GRE protocol 0x8847, RFC 4023) pop a bottom-of-stack label into the table its local label
+ * names; mplsudp4-encap is the MPLS-over-UDP
  * tunnels' output node (the label pushed, RFC 3032, then UDP and IPv4). */
 #include "mpls.h"
 #include "../ethernet/ethernet.h"
@@ -124,6 +125,30 @@ static struct rte_node_register mu_node = {
 };
 SL_NODE_REGISTER(mu_node)
 
+/* ---- mpls-gre-input: gre4-input has stripped the GRE header (RFC 4023) ---- */
+
+static uint16_t mg_err;
+
+static uint16_t mg_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	uint16_t nexts[n];
+	struct label_cache c = {.word = UINT32_MAX};
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = mpls_pop(objs[i], &c, mg_err);
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register mg_node = {
+	.name = "mpls-gre-input",
+	.process = mg_process,
+	.init = sl_node_init,
+	.nb_edges = MI_NB_NEXT,
+	.next_nodes = {[MI_NEXT_DROP] = "error-drop", [MI_NEXT_IP4] = "ip4-input",
+		       [MI_NEXT_IP6] = "ip6-input"},
+};
+SL_NODE_REGISTER(mg_node)
+
 /* ---- mplsudp4-encap ---- */
 
 #define ME_ERRORS(X)                                                              \
@@ -202,6 +227,7 @@ RTE_INIT(mpls_nodes_init)
 {
 	mi_err = sl_error_register("mpls-input", mi_reasons, MI_NB_ERR);
 	mu_err = sl_error_register("mpls4-udp-input", mi_reasons, MI_NB_ERR);
+	mg_err = sl_error_register("mpls-gre-input", mi_reasons, MI_NB_ERR);
 	me_err = sl_error_register("mplsudp4-encap", me_reasons, ME_NB_ERR);
 	sl_eth_type_register(RTE_ETHER_TYPE_MPLS, "mpls-input");
 	sl_udp_port_register(SL_MPLS_UDP_PORT, "mpls4-udp-input");

@@ -7,6 +7,9 @@
  * mode's node, ethernet-input when routed) */
 #define TUN_NEXT_NODES "ip4-input", "ip6-input", SL_MODE_NODES
 enum { TUN_NEXT_DROP, TUN_NEXT_IP4, TUN_NEXT_IP6, TUN_NEXT_MODES, TUN_NB_NEXT = TUN_NEXT_MODES + SL_NB_MODES };
+/* gre4-input's one more: MPLS (RFC 4023), popped by its label from any sender, as MPLS over
+ * UDP */
+#define GI_NEXT_MPLS TUN_NB_NEXT
 
 struct tun_cache {
 	struct sl_tun_key key;
@@ -85,6 +88,12 @@ static inline uint16_t gi_one(struct sl_worker *w, struct rte_mbuf *m, struct tu
 		e = GI_ERR_CKSUM;
 		goto drop;
 	}
+	uint16_t type;
+	memcpy(&type, g + 2, 2);
+	if (type == RTE_BE16(RTE_ETHER_TYPE_MPLS)) {
+		rte_pktmbuf_adj(m, (uint16_t)(hl + off));
+		return GI_NEXT_MPLS;
+	}
 	struct sl_tun_key k = {.remote = ip->src_addr, .local = ip->dst_addr, .id = key,
 			       .fib = sl_pkt_fib(m), .kind = SL_TUN_GRE, .keyed = keyed};
 	uint16_t ifx = tun_lookup(c, &k);
@@ -97,8 +106,6 @@ static inline uint16_t gi_one(struct sl_worker *w, struct rte_mbuf *m, struct tu
 		e = GI_ERR_DOWN;
 		goto drop;
 	}
-	uint16_t type;
-	memcpy(&type, g + 2, 2);
 	bool teb = !f->p2p;
 	if (teb && type == RTE_BE16(SL_ETHER_TYPE_TEB) &&
 	    m->data_len >= hl + off + RTE_ETHER_HDR_LEN) {
@@ -131,8 +138,9 @@ static struct rte_node_register gi_node = {
 	.name = "gre4-input",
 	.process = gi_process,
 	.init = sl_node_init,
-	.nb_edges = TUN_NB_NEXT,
-	.next_nodes = {[TUN_NEXT_DROP] = "error-drop", TUN_NEXT_NODES},
+	.nb_edges = TUN_NB_NEXT + 1,
+	.next_nodes = {[TUN_NEXT_DROP] = "error-drop", TUN_NEXT_NODES,
+		       [GI_NEXT_MPLS] = "mpls-gre-input"},
 };
 SL_NODE_REGISTER(gi_node)
 
@@ -227,6 +235,10 @@ static inline uint16_t te_one(struct sl_worker *w, struct rte_mbuf *m, struct sl
 			goto drop;
 		}
 	}
+	/* MPLS over GRE (RFC 4023): the label's TTL is the IP packet's, after ipN-rewrite's hop
+	 * (RFC 3443 uniform) */
+	uint8_t ttl = t->mpls ? rte_pktmbuf_mtod(m, const uint8_t *)[
+		RTE_ETHER_HDR_LEN + (type == RTE_BE16(RTE_ETHER_TYPE_IPV4) ? 8 : 7)] : 0;
 	w->ifc[ifx].tx_pkts++;
 	w->ifc[ifx].tx_bytes += m->pkt_len - (t->eth ? 0 : RTE_ETHER_HDR_LEN);
 	uint8_t proto = gre ? IPPROTO_GRE
@@ -237,7 +249,9 @@ static inline uint16_t te_one(struct sl_worker *w, struct rte_mbuf *m, struct sl
 		e = TE_ERR_HEADROOM;
 		goto drop;
 	}
-	if (gre && !t->eth)
+	if (unlikely(t->mpls)) /* the template's protocol is 0x8847; the label is last */
+		h[t->hlen - sizeof(struct rte_ipv4_hdr) - 1] = ttl;
+	else if (gre && !t->eth)
 		memcpy(h + 2, &type, 2);
 	return next;
 drop:
@@ -297,6 +311,7 @@ RTE_INIT(gre_nodes_init)
 	sl_ip4_proto_register(IPPROTO_IPIP, "ipip4-input");
 	sl_ip4_proto_register(IPPROTO_IPV6, "ipip4-input");
 	sl_iface_output_register(SL_IF_GRE, "gre4-encap");
+	sl_iface_output_register(SL_IF_MPLSGRE, "gre4-encap");
 	sl_iface_output_register(SL_IF_IPIP, "ipip4-encap");
 	sl_iface_tx_user("gre4-encap", &ge_tx0);
 	sl_iface_tx_user("ipip4-encap", &ie_tx0);

@@ -16,13 +16,20 @@
 #define SL_TUN_HDR_MAX 40 /* outer IPv4 (20) and the kind's header (VXLAN 16, GRE at most 8,
 			   * MPLS over UDP 12) */
 
-enum sl_tun_kind { SL_TUN_VXLAN, SL_TUN_GRE, SL_TUN_IPIP, SL_TUN_MPLSUDP, SL_TUN_NB_KINDS };
+enum sl_tun_kind {
+	SL_TUN_VXLAN,
+	SL_TUN_GRE,
+	SL_TUN_IPIP,
+	SL_TUN_MPLSUDP,
+	SL_TUN_MPLSGRE,
+	SL_TUN_NB_KINDS
+};
 
 /* Decapsulation's key (8-byte aligned: rte_hash_crc reads it 8 bytes at a time). */
 struct __rte_aligned(8) sl_tun_key {
 	uint32_t remote, local; /* network order */
 	uint32_t id;            /* VXLAN: the VNI; GRE: the key (0: none); IP-in-IP: 0;
-				 * MPLS over UDP: the label pushed */
+				 * MPLS over UDP or GRE: the label pushed */
 	uint16_t fib;           /* the outer packet's table */
 	uint8_t kind;           /* enum sl_tun_kind */
 	uint8_t keyed;          /* GRE: the key is present (key 0 and no key differ) */
@@ -34,6 +41,8 @@ struct sl_tun {
 	bool eth;                    /* the inner packet keeps its Ethernet header (VXLAN, GRE
 				      * teb); else the inner IP packet replaces it */
 	bool has_key;                /* GRE: the key is in the header */
+	bool mpls;                   /* the header ends with a label whose TTL is the inner
+				      * packet's (MPLS over UDP or GRE) */
 	uint32_t hdr_sum;            /* rte_raw_cksum of hdr's IPv4 header, protocol 0 */
 	uint16_t fib;                /* encap table's index */
 	uint16_t ifx;

@@ -142,3 +142,46 @@ def test_mpls_vrf_isolation(sluiced_factory, tmp_path):
     labs.sort()
     assert labs == [(200, 100), (201, 200), (201, 200)]
     assert errs == {}
+
+
+def test_mpls_gre_exact(sluiced_factory, tmp_path):
+    """MPLS over GRE (RFC 4023): GRE protocol 0x8847 from any sender popped by its label into
+    table 5; an MPLS-over-GRE tunnel pushes the remote's label under a plain GRE header."""
+    from scapy.layers.l2 import GRE
+    inner = IP(src="49.0.0.1", dst="192.168.1.2", ttl=64) / UDP(sport=9, dport=9) / Raw(b"g" * 20)
+    og = Ether(dst=MAC1, src=NH1) / IP(src="10.10.2.1", dst="10.10.2.10")
+    in1 = [og / GRE(proto=0x8847) / MPLS(label=100, s=1, ttl=64) / inner,
+           og / GRE(proto=0x8847, key_present=1, key=7) / MPLS(label=100, s=1, ttl=64) / inner,  # keys too
+           og / GRE(proto=0x8847) / MPLS(label=102, s=1, ttl=64) / inner,                        # no label
+           og / GRE(proto=0x8847) / Raw(b"\x00\x06")]                                              # truncated
+    in0 = [Ether(dst=MAC0, src=CUST) / Dot1Q(vlan=100) / IP(src="192.168.1.2", dst="50.0.0.7", ttl=64) /
+           UDP(sport=9, dport=9) / Raw(b"c" * 20)]
+    gre = ["create mpls-gre tunnel src 10.10.2.10 dst 10.10.2.1 out-label 300",
+           "set interface ip table mplsgre0 5", "set interface state mplsgre0 up",
+           "set interface ip address mplsgre0 172.16.1.1/30",
+           "ip route add table 5 50.0.0.0/8 via 172.16.1.2 mplsgre0"]
+    s = sluiced_factory(pcap_ports(tmp_path, in0, in1), ROUTER + VRF + gre, memory=768)
+    s.wait_rx("port0", len(in0))
+    s.wait_rx("port1", len(in1))
+    errs = s.errors()
+    tun = s.js("show mpls-gre tunnel")["tunnels"]
+    assert s.stop() == 0
+    out0, out1 = pcap_outs(tmp_path, 2)
+    assert len(out0) == 2
+    for x in out0:
+        assert x[Ether].dst == CUST and x[Dot1Q].vlan == 100 and x[IP].ttl == 63 and x[IP].dst == "192.168.1.2"
+    assert len(out1) == 1
+    ip = out1[0][IP]
+    assert (ip.src, ip.dst, ip.ttl, ip.flags, ip.proto, ip.len) == ("10.10.2.10", "10.10.2.1", 64, "DF", 47,
+                                                                     len(raw(ip)))
+    g = GRE(raw(ip.payload))
+    assert (g.chksum_present, g.key_present, g.seqnum_present, g.proto) == (0, 0, 0, 0x8847)
+    lab = MPLS(raw(g.payload))
+    assert (lab.label, lab.s, lab.ttl) == (300, 1, 63)
+    sent = in0[0][IP].copy()
+    sent.ttl = 63
+    del sent.chksum
+    assert raw(lab.payload) == raw(IP(raw(sent)))
+    assert errs == {("mpls-gre-input", "no local label (or not the bottom of the stack)"): 1,
+                    ("mpls-gre-input", "MPLS packet truncated"): 1}
+    assert [(t["name"], t["out-label"], t["mtu"]) for t in tun] == [("mplsgre0", 300, 1472)]

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Two sluiced joined by tunnels, end to end: host h1 -- sluiced A -- wire -- sluiced B -- host
 h2, the hosts and the wire veth pairs to network namespaces (af_packet). h1's and h2's
-subnets are routed over a GRE tunnel, an IP-in-IP tunnel and an MPLS-over-UDP tunnel between A
-and B (the kernel here has none of them, so sluiced is its own peer); ping and 10 MiB of TCP
-through each."""
+subnets are routed over a GRE tunnel, an IP-in-IP tunnel, an MPLS-over-UDP tunnel and an
+MPLS-over-GRE tunnel between A and B (the kernel here has none of them, so sluiced is its own
+peer); ping and 10 MiB of TCP through each."""
 import os
 import subprocess
 
@@ -82,7 +82,9 @@ def side(me, peer, host_net, far_net, host_if, wire_if):
            # MPLS over UDP: the peer pops label 100 into its table 0
            "mpls table add 0", "mpls local-label add 100 eos via ip4-lookup-in-table 0",
            f"create mpls-udp tunnel src 10.9.0.{me} dst 10.9.0.{peer} out-label 100",
-           "set interface state mplsudp0 up", f"set interface ip address mplsudp0 172.16.2.{me}/30"]
+           "set interface state mplsudp0 up", f"set interface ip address mplsudp0 172.16.2.{me}/30",
+           f"create mpls-gre tunnel src 10.9.0.{me} dst 10.9.0.{peer} out-label 100",
+           "set interface state mplsgre0 up", f"set interface ip address mplsgre0 172.16.3.{me}/30"]
     return devs, cli
 
 
@@ -97,29 +99,19 @@ def test_gre_ipip_mpls_two_sluiced(hosts, sluiced_factory):
     tcp_10mib(f"{TAG}h1", f"{TAG}h2", "192.168.1.2")
     ga = {i["name"]: i for i in a.js("show interface")["interfaces"]}
     assert ga["gre0"]["tx-packets"] > 7000 and ga["gre0"]["rx-packets"] > 7000
-    # the same subnets moved onto the IP-in-IP tunnel, under no traffic
-    for s, peer in ((a, 2), (b, 1)):
-        far = "192.168.2" if s is a else "192.168.1"
-        s.cli(f"ip route add {far}.0/24 via 172.16.1.{peer} ipip0")
-        s.cli(f"ip route del {far}.0/24 via 172.16.0.{peer} gre0")
-    r = ns("h2", "ping -c 3 -i 0.2 -W 2 192.168.1.2", check=False)
-    assert r.returncode == 0, r.stdout + r.stderr
-    tcp_10mib(f"{TAG}h2", f"{TAG}h1", "192.168.2.2")
-    ia = {i["name"]: i for i in a.js("show interface")["interfaces"]}
-    assert ia["ipip0"]["tx-packets"] > 7000 and ia["ipip0"]["rx-packets"] > 1000  # data out, ACKs in
-    for s in (a, b):
-        e = s.errors()
-        assert not [k for k in e if k[0].startswith(("gre4", "ipip4"))], e
-    # and onto MPLS over UDP
-    for s, peer in ((a, 2), (b, 1)):
-        far = "192.168.2" if s is a else "192.168.1"
-        s.cli(f"ip route add {far}.0/24 via 172.16.2.{peer} mplsudp0")
-        s.cli(f"ip route del {far}.0/24 via 172.16.1.{peer} ipip0")
-    r = ns("h1", "ping -c 3 -i 0.2 -W 2 192.168.2.2", check=False)
-    assert r.returncode == 0, r.stdout + r.stderr + str(a.errors()) + str(b.errors())
-    tcp_10mib(f"{TAG}h1", f"{TAG}h2", "192.168.1.2")
-    ib = {i["name"]: i for i in b.js("show interface")["interfaces"]}
-    assert ib["mplsudp0"]["tx-packets"] > 7000
-    for s in (a, b):
-        e = s.errors()
-        assert not [k for k in e if k[0].startswith(("gre4", "ipip4", "mpls"))], e
+    # the same subnets moved from one tunnel onto the next, under no traffic: ping one way,
+    # 10 MiB of TCP the other, the sender's tunnel counting the data
+    tunnels = [("gre0", 0), ("ipip0", 1), ("mplsudp0", 2), ("mplsgre0", 3)]
+    for (old, on), (new, nn) in zip(tunnels, tunnels[1:]):
+        for s, peer in ((a, 2), (b, 1)):
+            far = "192.168.2" if s is a else "192.168.1"
+            s.cli(f"ip route add {far}.0/24 via 172.16.{nn}.{peer} {new}")
+            s.cli(f"ip route del {far}.0/24 via 172.16.{on}.{peer} {old}")
+        r = ns("h2", "ping -c 3 -i 0.2 -W 2 192.168.1.2", check=False)
+        assert r.returncode == 0, new + r.stdout + r.stderr + str(a.errors()) + str(b.errors())
+        tcp_10mib(f"{TAG}h2", f"{TAG}h1", "192.168.2.2")
+        ia = {i["name"]: i for i in a.js("show interface")["interfaces"]}
+        assert ia[new]["tx-packets"] > 7000, new
+        for s in (a, b):
+            e = s.errors()
+            assert not [k for k in e if k[0].startswith(("gre4", "ipip4", "mpls"))], (new, e)

@@ -2,7 +2,7 @@
 /* libFuzzer: arbitrary frames through the whole graph (ethernet, ARP, ip4 input, lookup,
  * local, ICMP errors, rewrite, fragmentation; IPv6 input, lookup with ECMP, local, ICMPv6,
  * neighbour discovery on the main lcore, ICMPv6 errors; VXLAN, GRE (keyed, teb), IP-in-IP and
- * MPLS (over Ethernet and UDP) decapsulation into a bridge domain or routing, and encapsulation of bridged and routed
+ * MPLS (over Ethernet, UDP and GRE) decapsulation into a bridge domain or routing, and encapsulation of bridged and routed
  * packets), or through an L2 mode (io, mac, macswap,
  * 5tswap) chosen by the first byte, traced or not (its bit 7); 49.0.0.0/8 has two paths of
  * weights 1 and 3 (each packet's flow hash read from its header); no crash and no buffer leak,
@@ -78,15 +78,19 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    env_cli("set interface ip address ipip0 2001:db8:44::1/64", false) ||
 	    env_cli("ip route add 54.0.0.0/8 via 172.16.4.2 ipip0", false) ||
 	    env_cli("ip route add 2001:db8:54::/48 via 2001:db8:44::2 ipip0", false) ||
-	    /* MPLS: label 100 pops into table 0, from Ethernet on port0 or UDP; 55/8 leaves by
-	     * an MPLS-over-UDP tunnel with label 200 */
+	    /* MPLS: label 100 pops into table 0, from Ethernet on port0, UDP or GRE; 55/8 leaves
+	     * by an MPLS-over-UDP tunnel with label 200, 56/8 by an MPLS-over-GRE one with 300 */
 	    env_cli("mpls table add 0", false) ||
 	    env_cli("mpls local-label add 100 eos via ip4-lookup-in-table 0", false) ||
 	    env_cli("set interface mpls port0 enable", false) ||
 	    env_cli("create mpls-udp tunnel src 10.10.1.10 dst 10.10.1.2 out-label 200", false) ||
 	    env_cli("set interface state mplsudp0 up", false) ||
 	    env_cli("set interface ip address mplsudp0 172.16.5.1/30", false) ||
-	    env_cli("ip route add 55.0.0.0/8 via 172.16.5.2 mplsudp0", false))
+	    env_cli("ip route add 55.0.0.0/8 via 172.16.5.2 mplsudp0", false) ||
+	    env_cli("create mpls-gre tunnel src 10.10.1.10 dst 10.10.1.2 out-label 300", false) ||
+	    env_cli("set interface state mplsgre0 up", false) ||
+	    env_cli("set interface ip address mplsgre0 172.16.6.1/30", false) ||
+	    env_cli("ip route add 56.0.0.0/8 via 172.16.6.2 mplsgre0", false))
 		abort();
 	env_walk(2); /* what the set-up sent (a neighbour solicitation) leaves first */
 	drain_tx();
