@@ -7,9 +7,10 @@ worker. Reports clocks/packet per node from `show runtime` (median of trials), w
 and with ROUTES routes (IPv4 /24s, IPv6 /48s, DESTS destinations spread over them; the IPv6
 routes' load time too), and instructions/packet per node from a run under callgrind that counts only
 the nodes' own functions (N packets minus a run with none), for one path and for 4 (ECMP).
-VXLAN (VXLAN=0 leaves it out): the same route through a tunnel, encapsulated (48.0.0.0/8 via the
-tunnel, its outer headers routed to pg1) and decapsulated (VXLAN packets in on pg0, the inner
-packet routed to pg1), against the plain routed path, in clocks and instructions per packet."""
+Tunnels (TUNNELS=0 leaves them out): the same route through a VXLAN tunnel and through an
+MPLS-over-UDP tunnel, encapsulated (48.0.0.0/8 via the tunnel, its outer headers routed to pg1)
+and decapsulated (tunnelled packets in on pg0, the inner packet routed to pg1), against the
+plain routed path, in clocks and instructions per packet."""
 import json
 import os
 import random
@@ -33,8 +34,8 @@ ROUTES = int(os.environ.get("ROUTES", str(1 << 20)))
 NODE_FUNCS = ["pg_stream_run", "eth_process", "in_process", "lk_process", "rw_process",
               "out_process", "tx_process", "po_process", "drop_process", "arp_process", "lo_process",
               "ie_process", "fr_process", "punt_process", "ic_process", "gl_process",
-              "ul_process", "vxi_process", "vxo_process"]
-VXLAN = os.environ.get("VXLAN", "1") != "0"
+              "ul_process", "vxi_process", "vxo_process", "mu_process", "me_process"]
+TUNNELS = os.environ.get("TUNNELS", os.environ.get("VXLAN", "1")) != "0"
 
 SETUP = """create packet-generator interface pg0
 create packet-generator interface pg1
@@ -85,6 +86,27 @@ def vxlan_wrap(p):
     return (Ether(dst="02:fe:00:00:00:00", src="02:00:00:00:00:01") /
             IP(src="10.10.1.2", dst="10.10.1.10") / UDP(sport=49152, dport=4789, chksum=0) /
             VXLAN(vni=42) / Ether(dst=TUN_MAC, src="02:00:00:00:77:02") / p[IP])
+
+
+# MPLS over UDP: the same, the encap tunnel pushing label 100, the decap side popping label 100
+# into table 0
+MU_ENCAP_SETUP = SETUP.replace("ip route add 48.0.0.0/8 via 10.10.2.1\n", "") + """create mpls-udp tunnel src 10.10.2.10 dst 10.10.2.1 out-label 100
+set interface state mplsudp0 up
+set interface ip address mplsudp0 172.16.0.1/30
+ip route add 48.0.0.0/8 via 172.16.0.2 mplsudp0
+"""
+MU_DECAP_SETUP = SETUP + """mpls table add 0
+mpls local-label add 100 eos via ip4-lookup-in-table 0
+"""
+
+
+def mpls_wrap(p):
+    """p (a routed test frame) as a remote sends it to pg0 over UDP with label 100."""
+    from scapy.all import IP, UDP, Ether
+    from scapy.contrib.mpls import MPLS
+    return (Ether(dst="02:fe:00:00:00:00", src="02:00:00:00:00:01") /
+            IP(src="10.10.1.2", dst="10.10.1.10") / UDP(sport=49152, dport=6635, chksum=0) /
+            MPLS(label=100, s=1, ttl=64) / p[IP])
 
 
 def stream(limit, pcap):
@@ -298,15 +320,23 @@ def callgrind_one(tmp, setup, tag, wrap=None):
             (t1 - t0) / CG_PACKETS)
 
 
-VX_RUNS = (("routed", SETUP, None), ("encap", VX_ENCAP_SETUP, None),
-           ("decap", VX_DECAP_SETUP, vxlan_wrap))
+VX_RUNS = (("routed", SETUP, None), ("vxlan-encap", VX_ENCAP_SETUP, None),
+           ("vxlan-decap", VX_DECAP_SETUP, vxlan_wrap), ("mpls-encap", MU_ENCAP_SETUP, None),
+           ("mpls-decap", MU_DECAP_SETUP, mpls_wrap))
 
 
-def vx_added(v, unit):
-    """What encapsulation and decapsulation add to the routed path (v: per run)."""
-    r = v["routed"]
-    print(f"   added ({unit}): encapsulation {v['encap'] - r:+.1f}, decapsulation "
-          f"{v['decap'] - r:+.1f}, both {v['encap'] + v['decap'] - 2 * r:+.1f}")
+def vx_added(v, unit, gen=None):
+    """What encapsulation and decapsulation add to the routed path (v: per run), per kind;
+    with gen (per run: what the packet generator's own part cost), also without it (the
+    decapsulation runs' frames are longer to build: the generator's cost, not the path's)."""
+    for label, w in (("", v),) + ((("; the data plane's nodes alone (pg-input left out)",
+                                    {t: v[t] - gen[t] for t in v}),) if gen else ()):
+        r = w["routed"]
+        print(f"   added ({unit}){label}:")
+        for k in ("vxlan", "mpls"):
+            e, d = w[f"{k}-encap"], w[f"{k}-decap"]
+            print(f"     {k:5s} encapsulation {e - r:+.1f}, decapsulation {d - r:+.1f}, "
+                  f"both {e + d - 2 * r:+.1f}")
 
 
 def vxlan_clocks(tmp):
@@ -378,8 +408,8 @@ def main():
                 for k, v in nodes.items():
                     print(f"   {k:16s} {v:8.1f}")
                 print(f"   whole path: {sum(nodes.values()):.1f}; pg1 sent {tx}")
-        if VXLAN and PACKETS:
-            print(f"== VXLAN, {PACKETS} packets (64-byte inner frames), {TRIALS} trials "
+        if TUNNELS and PACKETS:
+            print(f"== tunnels, {PACKETS} packets (64-byte inner frames), {TRIALS} trials "
                   "(clocks/packet, median): " + " | ".join(t for t, _, _ in VX_RUNS), flush=True)
             vx = vxlan_clocks(tmp)
             names = []
@@ -389,11 +419,11 @@ def main():
                 print(f"   {k:16s} " + " | ".join(f"{vx[t][0].get(k, 0):8.1f}" for t in vx))
             med = {t: statistics.median(v[1]) for t, v in vx.items()}
             for t, v in vx.items():
-                print(f"   {t:6s} whole path per trial: " + ", ".join(f"{x:.1f}" for x in v[1]) +
+                print(f"   {t:11s} whole path per trial: " + ", ".join(f"{x:.1f}" for x in v[1]) +
                       f"; median {med[t]:.1f}; pg1 sent {v[2]}")
-            vx_added(med, "clocks/packet")
-        if shutil.which("valgrind") and CG_PACKETS and VXLAN:
-            print(f"== callgrind, VXLAN: instructions/packet ({CG_PACKETS} packets minus 0), "
+            vx_added(med, "clocks/packet", {t: vx[t][0].get("pg-input", 0) for t in vx})
+        if shutil.which("valgrind") and CG_PACKETS and TUNNELS:
+            print(f"== callgrind, tunnels: instructions/packet ({CG_PACKETS} packets minus 0), "
                   + " | ".join(t for t, _, _ in VX_RUNS), flush=True)
             cg = {t: callgrind_one(tmp, setup, f"vx-{t}", wrap) for t, setup, wrap in VX_RUNS}
             for f in NODE_FUNCS:
@@ -401,7 +431,7 @@ def main():
                     print(f"   {f:16s} " + " | ".join(f"{cg[t][0].get(f, 0):8.1f}" for t in cg))
             tot = {t: v[1] for t, v in cg.items()}
             print("   all counted functions: " + " | ".join(f"{v:.1f}" for v in tot.values()))
-            vx_added(tot, "instructions/packet")
+            vx_added(tot, "instructions/packet", {t: v[0].get("pg_stream_run", 0) for t, v in cg.items()})
         if shutil.which("valgrind") and CG_PACKETS:
             totals = {}
             for fam, setup, ecmp in ((4, SETUP, ECMP_SETUP), (6, SETUP6, ECMP_SETUP6)):
