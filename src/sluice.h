@@ -231,6 +231,11 @@ struct sl_dispatch {
 };
 /* From a constructor: packets with this key go to node `to`. */
 void sl_dispatch_register(struct sl_dispatch *d, uint32_t key, const char *to);
+/* Main lcore, graphs made: packets with key go where those with `like` (registered) go, until
+ * sl_dispatch_unalias; -EEXIST when key is registered or aliased already (a tunnel's own UDP
+ * port). Workers see the change at once (one 16-bit store). */
+int sl_dispatch_alias(struct sl_dispatch *d, uint32_t key, uint32_t like);
+void sl_dispatch_unalias(struct sl_dispatch *d, uint32_t key);
 /* The registered node of a key, or NULL (show graph, tests). */
 const char *sl_dispatch_name(const struct sl_dispatch *d, uint32_t key);
 

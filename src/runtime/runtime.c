@@ -248,6 +248,20 @@ void sl_dispatch_register(struct sl_dispatch *d, uint32_t key, const char *to)
 	d->reg[d->n++].to = to;
 }
 
+int sl_dispatch_alias(struct sl_dispatch *d, uint32_t key, uint32_t like)
+{
+	if (key >= d->nkeys || sl_dispatch_name(d, key) || d->next[key] != 0)
+		return -EEXIST;
+	__atomic_store_n(&d->next[key], d->next[like], __ATOMIC_RELEASE);
+	return 0;
+}
+
+void sl_dispatch_unalias(struct sl_dispatch *d, uint32_t key)
+{
+	if (key < d->nkeys && !sl_dispatch_name(d, key))
+		__atomic_store_n(&d->next[key], 0, __ATOMIC_RELEASE);
+}
+
 const char *sl_dispatch_name(const struct sl_dispatch *d, uint32_t key)
 {
 	for (uint16_t i = d->n; i-- > 0;)

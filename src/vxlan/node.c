@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* vxlan4-input: decapsulates VXLAN packets for the router's addresses (ip4-udp-local, UDP
- * 4789) into their tunnel interface; vxlan4-encap: what is sent out of a tunnel interface
+ * 4789 and the tunnels' own dst_ports) into their tunnel interface; vxlan4-encap: what is sent out of a tunnel interface
  * gets the outer headers and goes to ip4-lookup in the tunnel's encap table. */
 #include "vxlan.h"
 #include "../ip4/ip4.h"
@@ -28,6 +28,8 @@ enum { VXI_NEXT_DROP, VXI_NEXT_MODES, VXI_NEXT_IP4 = VXI_NEXT_MODES + SL_NB_MODE
 struct vxi_cache {
 	struct sl_tun_key key;
 	uint16_t ifx;
+	uint16_t port;   /* the last UDP destination port (network order) */
+	uint32_t pidx;   /* its index, shifted to the key id's top 8 bits */
 };
 
 static inline uint16_t vxi_one(struct sl_worker *w, struct rte_mbuf *m, struct vxi_cache *c)
@@ -47,8 +49,13 @@ static inline uint16_t vxi_one(struct sl_worker *w, struct rte_mbuf *m, struct v
 	}
 	uint32_t vni;
 	memcpy(&vni, vx + 4, 4);
+	uint16_t port = ((const struct rte_udp_hdr *)(vx - sizeof(struct rte_udp_hdr)))->dst_port;
+	if (unlikely(port != c->port)) { /* a tunnel is found on the port it was created with */
+		c->port = port;
+		c->pidx = (uint32_t)sl_vx_port_idx[rte_be_to_cpu_16(port)] << 24;
+	}
 	struct sl_tun_key k = {.remote = ip->src_addr, .local = ip->dst_addr,
-			       .id = rte_be_to_cpu_32(vni) >> 8, .fib = sl_pkt_fib(m),
+			       .id = rte_be_to_cpu_32(vni) >> 8 | c->pidx, .fib = sl_pkt_fib(m),
 			       .kind = SL_TUN_VXLAN};
 	if (unlikely(memcmp(&k, &c->key, sizeof(k)))) { /* runs of one tunnel are the rule */
 		c->key = k;
@@ -91,7 +98,8 @@ static uint16_t vxi_process(struct rte_graph *g, struct rte_node *node, void **o
 {
 	struct sl_worker *w = sl_node_worker(node);
 	uint16_t nexts[n];
-	struct vxi_cache c = {.key = {.fib = UINT16_MAX}, .ifx = UINT16_MAX};
+	struct vxi_cache c = {.key = {.fib = UINT16_MAX}, .ifx = UINT16_MAX,
+			      .port = RTE_BE16(SL_VXLAN_PORT), .pidx = 0};
 	for (uint16_t i = 0; i < n; i++)
 		nexts[i] = vxi_one(w, objs[i], &c);
 	sl_enqueue_nexts(g, node, objs, nexts, n);

@@ -5,17 +5,58 @@
  * any other. */
 #include "vxlan.h"
 #include "../cli/cli.h"
+#include "../runtime/runtime.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <rte_udp.h>
 
+uint8_t sl_vx_port_idx[1 << 16];
+static uint16_t vx_ports[SL_VX_PORTS] = {SL_VXLAN_PORT}; /* host order; 0: a free slot */
+static uint32_t vx_port_users[SL_VX_PORTS];
+
+/* The index of port (host order), a free slot for a new one, or -1 after answering why not. */
+static int port_slot(struct sl_out *o, uint16_t port)
+{
+	int free_slot = -1;
+	for (int i = 0; i < SL_VX_PORTS; i++) {
+		if (vx_ports[i] == port)
+			return i;
+		if (free_slot < 0 && (!vx_ports[i] || !vx_port_users[i]) && i)
+			free_slot = i;
+	}
+	if (free_slot < 0)
+		return sl_out_error(o, "%d VXLAN UDP ports in use already, the most tunnels listen on",
+				    SL_VX_PORTS);
+	const char *to = sl_dispatch_name(&sl_udp_ports, rte_cpu_to_be_16(port));
+	if (to || sl_udp_ports.next[rte_cpu_to_be_16(port)])
+		return sl_out_error(o, "UDP port %u is taken%s%s", port, to ? " by " : "",
+				    to ? to : "");
+	return free_slot;
+}
+
+/* A tunnel on port slot i was created (+1) or deleted (-1): the first listens on the port
+ * (the index published before the dispatch that leads to it), the last stops. */
+static void port_use(int i, uint16_t port, int delta)
+{
+	if (delta > 0 && vx_port_users[i]++ == 0 && i) {
+		if (vx_ports[i] && vx_ports[i] != port)
+			sl_vx_port_idx[vx_ports[i]] = SL_VX_NO_PORT;
+		vx_ports[i] = port;
+		__atomic_store_n(&sl_vx_port_idx[port], (uint8_t)i, __ATOMIC_RELEASE);
+		RTE_VERIFY(sl_dispatch_alias(&sl_udp_ports, rte_cpu_to_be_16(port),
+					     RTE_BE16(SL_VXLAN_PORT)) == 0);
+	} else if (delta < 0 && --vx_port_users[i] == 0 && i) {
+		sl_dispatch_unalias(&sl_udp_ports, rte_cpu_to_be_16(port));
+	}
+}
+
 static int cmd_create_vxlan(struct sl_out *o, int argc, char **argv)
 {
 	static const char usage[] = "usage: create vxlan tunnel src A dst B vni N [instance N] "
-				    "[encap-vrf-id T] [l3] [del]";
-	uint32_t vni = UINT32_MAX;
+				    "[encap-vrf-id T] [dst_port P] [l3] [del]";
+	uint32_t vni = UINT32_MAX, port = SL_VXLAN_PORT;
 	struct sl_tun_args ta = SL_TUN_ARGS_INIT;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -26,6 +67,10 @@ static int cmd_create_vxlan(struct sl_out *o, int argc, char **argv)
 			i += rc - 1;
 		} else if (!strcmp(a, "l3")) {
 			/* routed is what a new interface is; a bridge domain makes it L2 */
+		} else if ((!strcmp(a, "dst_port") || !strcmp(a, "dst-port")) && val) {
+			if (sl_arg_u32(o, "dst_port", val, 1, 65535, &port))
+				return -1;
+			i++;
 		} else if (!strcmp(a, "vni") && val) {
 			if (sl_arg_u32(o, "vni", val, 0, (1u << 24) - 1, &vni))
 				return -1;
@@ -36,34 +81,44 @@ static int cmd_create_vxlan(struct sl_out *o, int argc, char **argv)
 	}
 	if (!ta.src || !ta.dst || vni == UINT32_MAX)
 		return sl_out_error(o, "src, dst and vni are required; %s", usage);
-	struct sl_tun_key k = {.kind = SL_TUN_VXLAN, .id = vni};
+	int slot = port_slot(o, (uint16_t)port);
+	if (slot < 0)
+		return -1;
+	struct sl_tun_key k = {.kind = SL_TUN_VXLAN, .id = vni | (uint32_t)slot << 24};
 	int rc;
 	struct sl_tun *t = sl_tun_begin(o, &k, &ta, &rc);
-	if (!t)
+	if (!t) {
+		if (ta.del && rc == 0)
+			port_use(slot, (uint16_t)port, -1);
 		return rc;
+	}
 	t->eth = true;
 	t->hlen = SL_VXLAN_ENCAP_LEN;
 	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(t->hdr + sizeof(struct rte_ipv4_hdr));
 	uint8_t *vx = (uint8_t *)(u + 1);
-	u->dst_port = RTE_BE16(SL_VXLAN_PORT); /* checksum 0: RFC 7348 5 allows it over IPv4 */
+	u->dst_port = rte_cpu_to_be_16((uint16_t)port); /* checksum 0: RFC 7348 5 allows it */
 	vx[0] = 0x08;
 	vx[4] = (uint8_t)(vni >> 16);
 	vx[5] = (uint8_t)(vni >> 8);
 	vx[6] = (uint8_t)vni;
-	return sl_tun_create(o, t, SL_IF_VXLAN, "vxlan_tunnel", ta.inst,
-			     (const uint8_t[]){0x76, 0x78}, 1500 - SL_VXLAN_OVERHEAD);
+	rc = sl_tun_create(o, t, SL_IF_VXLAN, "vxlan_tunnel", ta.inst,
+			   (const uint8_t[]){0x76, 0x78}, 1500 - SL_VXLAN_OVERHEAD);
+	if (rc >= 0)
+		port_use(slot, (uint16_t)port, +1);
+	return rc;
 }
 SL_CLI_COMMAND(create_vxlan, .path = "create vxlan tunnel",
-	       .usage = "src A dst B vni N [instance N] [encap-vrf-id T] [l3] [del]",
-	       .help = "a VXLAN tunnel interface vxlan_tunnelN (RFC 7348, UDP 4789) from local "
+	       .usage = "src A dst B vni N [instance N] [encap-vrf-id T] [dst_port P] [l3] [del]",
+	       .help = "a VXLAN tunnel interface vxlan_tunnelN (RFC 7348, UDP 4789 or P) from local "
 		       "address A to remote VTEP B, its outer headers routed in table T: routed "
 		       "(l3, the default) or put in a bridge domain; del deletes it",
 	       .fn = cmd_create_vxlan)
 
 static void vxlan_cols(const struct sl_tun *t, char (*v)[24])
 {
-	snprintf(v[0], sizeof(v[0]), "%u", t->key.id);
-	snprintf(v[1], sizeof(v[1]), "%u", SL_VXLAN_PORT);
+	const struct rte_udp_hdr *u = (const struct rte_udp_hdr *)(t->hdr + sizeof(struct rte_ipv4_hdr));
+	snprintf(v[0], sizeof(v[0]), "%u", t->key.id & 0xffffff);
+	snprintf(v[1], sizeof(v[1]), "%u", rte_be_to_cpu_16(u->dst_port));
 }
 
 static int cmd_show_vxlan(struct sl_out *o, int argc, char **argv)
@@ -75,3 +130,25 @@ static int cmd_show_vxlan(struct sl_out *o, int argc, char **argv)
 SL_CLI_COMMAND(show_vxlan, .path = "show vxlan tunnel", .usage = "",
 	       .help = "VXLAN tunnels: addresses, VNI, UDP port, encap table, MTU, state",
 	       .fn = cmd_show_vxlan)
+
+/* Every tunnel is gone at fini (src/tunnel): the ports with it. */
+static void vx_ports_reset(void)
+{
+	for (int i = 1; i < SL_VX_PORTS; i++)
+		if (vx_ports[i] && vx_port_users[i])
+			sl_dispatch_unalias(&sl_udp_ports, rte_cpu_to_be_16(vx_ports[i]));
+	memset(vx_ports, 0, sizeof(vx_ports));
+	memset(vx_port_users, 0, sizeof(vx_port_users));
+	vx_ports[0] = SL_VXLAN_PORT;
+	memset(sl_vx_port_idx, SL_VX_NO_PORT, sizeof(sl_vx_port_idx));
+	sl_vx_port_idx[SL_VXLAN_PORT] = 0;
+}
+
+static int vxlan_init(const struct sl_config *c)
+{
+	(void)c;
+	vx_ports_reset();
+	return 0;
+}
+
+SL_MODULE_REGISTER(vxlan_module, .name = "vxlan", .init = vxlan_init, .fini = vx_ports_reset)

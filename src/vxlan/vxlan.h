@@ -10,6 +10,12 @@
 #include "../tunnel/tunnel.h"
 
 #define SL_VXLAN_PORT 4789
+/* The UDP ports tunnels listen on (dst_port): 4789 and up to 7 more, each an index in the top
+ * 8 bits of the tunnels' key id (VNI below); sl_vx_port_idx[port] (host order) is the index
+ * of a port in use, SL_VX_NO_PORT for any other. */
+#define SL_VX_PORTS 8
+#define SL_VX_NO_PORT 0xff
+extern uint8_t sl_vx_port_idx[1 << 16];
 #define SL_VXLAN_ENCAP_LEN 36 /* outer IPv4, UDP and VXLAN headers, before the inner frame */
 #define SL_VXLAN_OVERHEAD (SL_VXLAN_ENCAP_LEN + RTE_ETHER_HDR_LEN) /* 50: inner Ethernet too */
 

@@ -37,7 +37,7 @@ def veth(a, a_ns, b, b_ns):
 
 
 @pytest.fixture
-def overlay():
+def overlay(request):
     """Namespaces vt (kernel VTEP 10.10.0.2 on the wire u1), h1 (on h1a, to sluiced's
     port1), h2 (on h2a, to vt's h2b); sluiced's port0 is the wire's other end u0."""
     made = []
@@ -50,11 +50,12 @@ def overlay():
         veth(f"{TAG}p1", None, f"{TAG}h1a", "h1")
         veth(f"{TAG}h2b", "vt", f"{TAG}h2a", "h2")
         ns("vt", f"ip addr add 10.10.0.2/24 dev {TAG}u1")
+        port = getattr(request, "param", 4789)  # the kernel's, and sluiced's tunnel's dst_port
         ns("vt", f"ip link add {TAG}vx type vxlan id {VNI} local 10.10.0.2 remote 10.10.0.1 "
-                 f"dstport 4789 dev {TAG}u1")
+                 f"dstport {port} dev {TAG}u1")
         ns("vt", f"ethtool -K {TAG}vx tx off rx off tso off gso off gro off", check=False)
         ns("vt", f"ip link set {TAG}vx up")
-        yield
+        yield port
     finally:
         sh(f"ip link del {TAG}u0", check=False)
         sh(f"ip link del {TAG}p1", check=False)
@@ -105,7 +106,9 @@ def test_vxlan_l2_kernel_vtep(overlay, sluiced_factory):
     assert not [k for k in e if k[0].startswith("vxlan4")], e
 
 
+@pytest.mark.parametrize("overlay", [4789, 8472], indirect=True, ids=["port4789", "port8472"])
 def test_vxlan_l3_kernel_vtep(overlay, sluiced_factory):
+    """8472: the kernel's and sluiced's VXLAN both on Linux's historical port (dst_port)."""
     # the kernel's side routes: 172.16.0.2 on its vxlan device, h2's subnet behind it
     ns("vt", f"ip addr add 172.16.0.2/30 dev {TAG}vx")
     ns("vt", f"ip addr add 192.168.2.1/24 dev {TAG}h2b")
@@ -116,7 +119,8 @@ def test_vxlan_l3_kernel_vtep(overlay, sluiced_factory):
     ns("h2", f"ip addr add 192.168.2.2/24 dev {TAG}h2a")
     ns("h2", "ip route add default via 192.168.2.1")
     ns("h2", f"ip link set {TAG}h2a mtu 1450")
-    s = sluiced_factory(DEVS, UNDERLAY + ["set interface ip address port1 192.168.1.1/24",
+    underlay = UNDERLAY[:-1] + [UNDERLAY[-1] + ("" if overlay == 4789 else f" dst_port {overlay}")]
+    s = sluiced_factory(DEVS, underlay + ["set interface ip address port1 192.168.1.1/24",
                                           "set interface ip address vxlan_tunnel0 172.16.0.1/30",
                                           "set interface state vxlan_tunnel0 up",
                                           "ip route add 192.168.2.0/24 via 172.16.0.2 vxlan_tunnel0"])
@@ -129,6 +133,7 @@ def test_vxlan_l3_kernel_vtep(overlay, sluiced_factory):
     # sluiced's tunnel MAC
     nb = {(n["interface"], n["address"]) for n in s.js("show ip neighbors")["neighbors"]}
     assert ("vxlan_tunnel0", "172.16.0.2") in nb, nb
+    assert s.js("show vxlan tunnel")["tunnels"][0]["dst-port"] == overlay
     kn = ns("vt", f"ip neigh show dev {TAG}vx").stdout
     assert "172.16.0.1 lladdr 02:fe:76:78:00:00" in kn, kn
     e = s.errors()

@@ -232,3 +232,63 @@ def test_vxlan_underlay_ecmp(sluiced_factory, tmp_path):
         by_flow.setdefault(p[UDP].sport, set()).add((o[Ether].dst, o[UDP].sport))
     assert all(len(v) == 1 for v in by_flow.values())
     assert {next(iter(v))[0] for v in by_flow.values()} == {NH1, NH2}
+
+
+def test_vxlan_dst_port(sluiced_factory, tmp_path):
+    """dst_port P: a tunnel sends to UDP P and is found only by packets to P (a second tunnel
+    with the same addresses and VNI on 4789 is another tunnel); the port stops listening with
+    its last tunnel; ports another node listens on are refused."""
+    def vxp(port, inner):
+        p = vx(inner)
+        p[UDP].dport = port
+        return p
+    back = Ether(dst=TUN_MAC, src=FAR) / IP(src="49.0.0.9", dst="10.10.1.2") / UDP(sport=53, dport=1000)
+    back1 = back.copy()
+    back1[Ether].dst = "02:fe:76:78:00:01"  # vxlan_tunnel1's MAC
+    in1 = [vxp(8472, back1)] * 3 + [vxp(4789, back)] * 2 + [vxp(8473, back)]
+    in0 = [Ether(dst=MAC0, src=PEER0) / IP(src="10.10.1.2", dst="49.0.0.9") / UDP(sport=1, dport=53)]
+    s = sluiced_factory(pcap_ports(tmp_path, in0, in1), ROUTER + TUNNEL + [
+        "set interface ip address vxlan_tunnel0 172.16.0.1/30",
+        "create vxlan tunnel src 10.10.2.10 dst 10.10.2.1 vni 77 dst_port 8472",
+        "set interface state vxlan_tunnel1 up", "set interface ip address vxlan_tunnel1 172.16.1.1/30",
+        f"ip neighbor vxlan_tunnel1 172.16.1.2 {FAR}",
+        "ip route add 49.0.0.0/8 via 172.16.1.2 vxlan_tunnel1"])
+    s.wait_rx("port0", len(in0))
+    s.wait_rx("port1", len(in1))
+    t = {x["name"]: x for x in s.js("show vxlan tunnel")["tunnels"]}
+    assert (t["vxlan_tunnel0"]["dst-port"], t["vxlan_tunnel1"]["dst-port"]) == (4789, 8472)
+    assert (t["vxlan_tunnel0"]["vni"], t["vxlan_tunnel1"]["vni"]) == (77, 77)
+    assert s.iface("vxlan_tunnel1")["rx-packets"] == 3 and s.iface("vxlan_tunnel0")["rx-packets"] == 2
+    assert s.errors() == {("ip4-udp-local", "port unreachable (ICMP follows)"): 1,
+                          ("icmp4-error", "destination unreachable sent"): 1}
+    s.check_refused({
+        "create vxlan tunnel src 10.10.2.10 dst 10.10.2.1 vni 78 dst_port 6635":
+            "UDP port 6635 is taken by mpls4-udp-input",
+        "create vxlan tunnel src 10.10.2.10 dst 10.10.2.1 vni 78 dst_port 0": "dst_port must be a number from 1",
+        "create vxlan tunnel src 10.10.2.10 dst 10.10.2.1 vni 77 dst_port 8472":
+            "a tunnel with these addresses and VNI exists (vxlan_tunnel1)"})
+    for p in range(9000, 9006):  # six more ports: eight with 4789 and 8472
+        s.cli(f"create vxlan tunnel src 10.10.2.10 dst 10.10.2.1 vni 5 dst_port {p}")
+    s.check_refused({"create vxlan tunnel src 10.10.2.10 dst 10.10.2.1 vni 5 dst_port 9006":
+                     "8 VXLAN UDP ports in use already"})
+    for p in range(9000, 9006):
+        s.cli(f"create vxlan tunnel src 10.10.2.10 dst 10.10.2.1 vni 5 dst_port {p} del")
+    # the last tunnel on 8472 goes: the port answers port unreachable again
+    s.cli("ip route del 49.0.0.0/8 via 172.16.1.2 vxlan_tunnel1")
+    s.cli(f"ip neighbor del vxlan_tunnel1 172.16.1.2 {FAR}")
+    s.cli("set interface ip address del vxlan_tunnel1 172.16.1.1/30")
+    s.cli("create vxlan tunnel src 10.10.2.10 dst 10.10.2.1 vni 77 dst_port 8472 del")
+    from scapy.all import wrpcap as wr
+    wr(str(tmp_path / "late.pcap"), [vxp(8472, back1)], linktype=1)
+    s.cli(f"packet-generator new {{ name late limit 1 interface port1 pcap {tmp_path}/late.pcap }}")
+    s.cli("packet-generator enable-stream late")
+    import time
+    deadline = time.time() + 10
+    while s.errors().get(("ip4-udp-local", "port unreachable (ICMP follows)"), 0) < 2 and time.time() < deadline:
+        time.sleep(0.05)
+    assert s.errors()[("ip4-udp-local", "port unreachable (ICMP follows)")] == 2
+    assert s.stop() == 0
+    out0, out1 = pcap_outs(tmp_path, 2)
+    enc = [o for o in out1 if o[IP].proto == 17]  # the rest: ICMP port unreachable
+    assert len(enc) == 1 and enc[0][UDP].dport == 8472 and enc[0][VXLAN].vni == 77
+    assert len(out0) == 5  # what both tunnels decapsulated, routed to port0
