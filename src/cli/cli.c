@@ -109,6 +109,8 @@ int sl_out_error(struct sl_out *o, const char *fmt, ...)
 
 void sl_tbl_begin(struct sl_out *o, const char *name, int ncols, const char *const *specs)
 {
+	if (ncols > SL_TBL_MAX_COLS) /* a command with more columns is a bug: stop at once */
+		abort();
 	o->tname = name;
 	o->ncols = ncols;
 	o->nrows = 0;

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #define SL_CLI_MAX_ARGS 512
-#define SL_TBL_MAX_COLS 16
+#define SL_TBL_MAX_COLS 24
 
 struct sl_buf {
 	char *p;

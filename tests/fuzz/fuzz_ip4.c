@@ -2,11 +2,11 @@
 /* libFuzzer: arbitrary frames through the whole graph (ethernet, ARP, ip4 input, lookup,
  * local, ICMP errors, rewrite, fragmentation; IPv6 input, lookup with ECMP, local, ICMPv6,
  * neighbour discovery on the main lcore, ICMPv6 errors; VXLAN, GRE (keyed, teb), IP-in-IP and
- * MPLS (over Ethernet, UDP and GRE) decapsulation into a bridge domain or routing, and encapsulation of bridged and routed
- * packets), or through an L2 mode (io, mac, macswap,
- * 5tswap) chosen by the first byte, traced or not (its bit 7); 49.0.0.0/8 has two paths of
- * weights 1 and 3 (each packet's flow hash read from its header); no crash and no buffer leak,
- * and show trace formats whatever the nodes recorded. */
+ * MPLS (over Ethernet, UDP and GRE) decapsulation into a bridge domain or routing, and
+ * encapsulation of bridged and routed packets; a policer on port0's input that marks), or
+ * through an L2 mode (io, mac, macswap, 5tswap) chosen by the first byte, traced or not (its
+ * bit 7); 49.0.0.0/8 has two paths of weights 1 and 3 (each packet's flow hash read from its
+ * header); no crash and no buffer leak, and show trace formats whatever the nodes recorded. */
 #include "fuzz.h"
 #include "../common/ring_env.h"
 #include "../../src/sluice.h"
@@ -90,7 +90,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    env_cli("create mpls-gre tunnel src 10.10.1.10 dst 10.10.1.2 out-label 300", false) ||
 	    env_cli("set interface state mplsgre0 up", false) ||
 	    env_cli("set interface ip address mplsgre0 172.16.6.1/30", false) ||
-	    env_cli("ip route add 56.0.0.0/8 via 172.16.6.2 mplsgre0", false))
+	    env_cli("ip route add 56.0.0.0/8 via 172.16.6.2 mplsgre0", false) ||
+	    /* a policer on port0 that marks what exceeds and violates (nothing dropped) */
+	    env_cli("policer add name fz type 1r3c cir 8 cb 1000 eb 500 exceed-action "
+		    "mark-and-transmit AF11 violate-action mark-and-transmit 46", false) ||
+	    env_cli("policer input name fz port0", false))
 		abort();
 	env_walk(2); /* what the set-up sent (a neighbour solicitation) leaves first */
 	drain_tx();

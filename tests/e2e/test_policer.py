@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Policers (rte_meter) on pcap ports: each colour's count against RFC 2697, 2698 and 4115's
+arithmetic on a burst far shorter than a token's refill (the buckets start full: the first
+CB bytes conform, the next EB exceed, the rest violate), the actions (transmit, drop by name,
+DSCP marked with the IPv4 checksum right), input and output, and the CLI's refusals."""
+from pathlib import Path
+
+import pytest
+
+from scapy.all import IP, UDP, Ether, Raw, raw
+
+from conftest import MAC0, PEER0, pcap_ports, pcap_outs
+
+ROUTER = (Path(__file__).parents[1] / "common/router.cli").read_text().splitlines()
+N = 30
+
+
+def frames():
+    # 100-byte frames (without FCS): 14 Ethernet + 20 IPv4 + 8 UDP + 58
+    return [Ether(dst=MAC0, src=PEER0) / IP(src="10.10.1.2", dst="48.0.0.1", tos=0) /
+            UDP(sport=i, dport=9) / Raw(b"p" * 58) for i in range(N)]
+
+
+# cir 8 kbps is 1,000 bytes/s: 30 frames arrive in well under a millisecond, less than one
+# byte of refill, so the counts are exact
+CASES = {
+    "1r3c": "type 1r3c cir 8 cb 1000 eb 500",
+    "2r3c-2698": "type 2r3c-2698 cir 8 cb 1000 eir 16 eb 1500",  # peak bucket 1500: 10 + 5
+    "2r3c-4115": "type 2r3c-4115 cir 8 cb 1000 eir 8 eb 500",
+}
+
+
+def run(factory, tmp_path, cli):
+    """N frames routed from port0 to port1 with the policer lines: the policer, the errors,
+    what port1 sent."""
+    s = factory(pcap_ports(tmp_path, frames(), []), ROUTER + cli)
+    s.wait_rx("port0", N)
+    pol = s.js("show policer")["policers"][0]
+    errs = s.errors()
+    assert s.stop() == 0
+    return pol, errs, pcap_outs(tmp_path, 2)[1]
+
+
+@pytest.mark.parametrize("kind", list(CASES))
+def test_policer_colours_input(sluiced_factory, tmp_path, kind):
+    pol, errs, out = run(sluiced_factory, tmp_path, [
+        f"policer add name p1 {CASES[kind]} conform-action transmit "
+        "exceed-action mark-and-transmit AF11 violate-action drop",
+        "policer input name p1 port0"])
+    assert (pol["conform-packets"], pol["exceed-packets"], pol["violate-packets"]) == (10, 5, 15), pol
+    assert (pol["conform-bytes"], pol["exceed-bytes"], pol["violate-bytes"]) == (1000, 500, 1500)
+    assert pol["type"] == kind and pol["applied"] == 1
+    assert errs == {("policer-input", "policer violate-action drop"): 15}
+    assert [o[UDP].sport for o in out] == list(range(15))  # in order, the first 15
+    for o in out:
+        ip = o[IP]
+        assert ip.tos == (0 if o[UDP].sport < 10 else 10 << 2)  # AF11 is DSCP 10
+        fixed = IP(raw(ip))
+        del fixed.chksum
+        assert IP(raw(fixed)).chksum == ip.chksum  # the checksum follows the mark
+
+
+def test_policer_1r2c_pps_output(sluiced_factory, tmp_path):
+    """1r2c in packets: 7 packets conform, the rest violate, on what port1 sends."""
+    pol, errs, out = run(sluiced_factory, tmp_path, ["policer add name out1 type 1r2c cir 1 cb 7 rate pps",
+                                                     "policer output name out1 port1"])
+    assert (pol["conform-packets"], pol["exceed-packets"], pol["violate-packets"]) == (7, 0, 23)
+    assert pol["rate"] == "pps" and pol["exceed-action"] == "drop"
+    assert errs == {("policer-output", "policer violate-action drop"): 23}
+    assert len(out) == 7
+
+
+def test_policer_cli(sluiced_factory, tmp_path):
+    s = sluiced_factory(pcap_ports(tmp_path, [], []), ROUTER)
+    s.check_refused({
+        "policer add name a cir 100": "name, cir and cb are required",
+        "policer add name a cir 100 cb 1000 type 3r": "type '3r': 1r2c, 1r3c",
+        "policer add name a cir 100 cb 1000 type 2r3c-2698": "type 2r3c-2698 needs eir and eb",
+        "policer add name a cir 100 cb 1000 type 2r3c-2698 eir 50 eb 100": "eir (the peak rate) must be at least cir",
+        "policer add name a cir 100 cb 1000 eir 200": "type 1r2c has one rate",
+        "policer add name a cir 100 cb 1000 eb 200": "type 1r2c has one bucket",
+        "policer add name a cir 100 cb 1000 rate bps": "rate 'bps': kbps or pps",
+        "policer add name a cir 100 cb 1000 violate-action mark-and-transmit XX": "wants a DSCP",
+        "policer add name a cir 100 cb 1000 exceed-action shout": "exceed-action 'shout'",
+        "policer add name a cir -5 cb 1000": "cir must be a number",
+        "policer add name a cir 100 cb 0": "rte_meter refused",
+        "policer input name nosuch port0": "no policer nosuch",
+        "policer del name nosuch": "no policer nosuch",
+        "set interface feature port0 policer-input arc device-input": "turned on by policer input name N port0",
+    })
+    s.cli("policer add name a cir 100 cb 1000")
+    s.cli("policer add name b cir 100 cb 1000 type 1r3c eb 10 exceed-action mark-and-transmit EF")
+    s.cli("policer input name a port0")
+    s.check_refused({
+        "policer add name a cir 5 cb 100": "policer a exists",
+        "policer input name b port0": "port0 has policer a on input",
+        "policer input name a nosuch": "unknown interface 'nosuch'",
+        "policer output name a port0 unapply": "policer a is not applied to port0 output",
+        "policer del name a": "policer a is applied to 1 interface direction(s)",
+    })
+    p = {x["name"]: x for x in s.js("show policer")["policers"]}
+    assert p["b"]["exceed-action"] == "mark-and-transmit 46" and p["a"]["applied"] == 1
+    # off by the feature command as well as by unapply: either lets the policer go
+    s.cli("set interface feature port0 policer-input arc device-input disable")
+    assert s.js("show policer name a")["policers"][0]["applied"] == 0
+    s.cli("policer input name a port0")
+    s.cli("policer input name a port0 unapply")
+    s.cli("policer del name a")
+    s.cli("policer del name b")
+    assert s.js("show policer")["policers"] == []
