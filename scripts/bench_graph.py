@@ -10,7 +10,8 @@ the nodes' own functions (N packets minus a run with none), for one path and for
 Tunnels (TUNNELS=0 leaves them out): the same route through a VXLAN tunnel and through an
 MPLS-over-UDP tunnel, encapsulated (48.0.0.0/8 via the tunnel, its outer headers routed to pg1)
 and decapsulated (tunnelled packets in on pg0, the inner packet routed to pg1), against the
-plain routed path, in clocks and instructions per packet."""
+plain routed path, in clocks and instructions per packet; and the same routed path with an
+input policer that every packet conforms to."""
 import json
 import os
 import random
@@ -34,7 +35,8 @@ ROUTES = int(os.environ.get("ROUTES", str(1 << 20)))
 NODE_FUNCS = ["pg_stream_run", "eth_process", "in_process", "lk_process", "rw_process",
               "out_process", "tx_process", "po_process", "drop_process", "arp_process", "lo_process",
               "ie_process", "fr_process", "punt_process", "ic_process", "gl_process",
-              "ul_process", "vxi_process", "vxo_process", "mu_process", "me_process"]
+              "ul_process", "vxi_process", "vxo_process", "mu_process", "me_process",
+              "pi_process"]
 TUNNELS = os.environ.get("TUNNELS", os.environ.get("VXLAN", "1")) != "0"
 
 SETUP = """create packet-generator interface pg0
@@ -97,6 +99,13 @@ ip route add 48.0.0.0/8 via 172.16.0.2 mplsudp0
 """
 MU_DECAP_SETUP = SETUP + """mpls table add 0
 mpls local-label add 100 eos via ip4-lookup-in-table 0
+"""
+
+
+# a policer on pg0's input that every packet conforms to (100 Gb/s, 100 MB of burst): the
+# metering's cost on the routed path
+POLICER_SETUP = SETUP + """policer add name p cir 100000000 cb 100000000
+policer input name p pg0
 """
 
 
@@ -322,7 +331,7 @@ def callgrind_one(tmp, setup, tag, wrap=None):
 
 VX_RUNS = (("routed", SETUP, None), ("vxlan-encap", VX_ENCAP_SETUP, None),
            ("vxlan-decap", VX_DECAP_SETUP, vxlan_wrap), ("mpls-encap", MU_ENCAP_SETUP, None),
-           ("mpls-decap", MU_DECAP_SETUP, mpls_wrap))
+           ("mpls-decap", MU_DECAP_SETUP, mpls_wrap), ("policer", POLICER_SETUP, None))
 
 
 def vx_added(v, unit, gen=None):
@@ -337,6 +346,7 @@ def vx_added(v, unit, gen=None):
             e, d = w[f"{k}-encap"], w[f"{k}-decap"]
             print(f"     {k:5s} encapsulation {e - r:+.1f}, decapsulation {d - r:+.1f}, "
                   f"both {e + d - 2 * r:+.1f}")
+        print(f"     an input policer {w['policer'] - r:+.1f}")
 
 
 def vxlan_clocks(tmp):

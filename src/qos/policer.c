@@ -14,6 +14,7 @@
  * worker carries an interface's traffic; with its traffic spread over W workers up to W
  * times the rate and burst pass. */
 #include "policer.h"
+#include "meter.h"
 #include "../cli/cli.h"
 #include "../runtime/feature.h"
 #include "../runtime/runtime.h"
@@ -27,21 +28,23 @@
 #include <rte_cycles.h>
 #include <rte_ip.h>
 #include <rte_malloc.h>
-#include <rte_meter.h>
 
 #define SL_POLICERS 256
 
-enum pol_type { POL_1R2C, POL_1R3C, POL_2698, POL_4115, POL_NB_TYPES };
+enum pol_type {
+	POL_1R2C = SL_METER_1R2C,
+	POL_1R3C = SL_METER_1R3C,
+	POL_2698 = SL_METER_2698,
+	POL_4115 = SL_METER_4115,
+	POL_NB_TYPES
+};
 static const char *const type_names[POL_NB_TYPES] = {"1r2c", "1r3c", "2r3c-2698", "2r3c-4115"};
 enum pol_act { ACT_TRANSMIT, ACT_DROP, ACT_MARK };
 static const char *const colour_names[3] = {"conform", "exceed", "violate"};
 
 struct pol_worker {
-	union {
-		struct rte_meter_srtcm sr;
-		struct rte_meter_trtcm tr;
-		struct rte_meter_trtcm_rfc4115 t4;
-	} m;
+	union sl_meter m;
+	uint64_t refilled; /* the TSC reading of its last bucket update */
 	uint64_t pkts[3], bytes[3];
 } __rte_cache_aligned;
 
@@ -52,11 +55,7 @@ struct policer {
 	uint8_t act[3], dscp[3];  /* by colour: green (conform), yellow (exceed), red (violate) */
 	uint64_t cir, cb, eir, eb; /* as given: kbps and bytes, or pps and packets */
 	uint32_t users;            /* interfaces and directions it is applied to */
-	union {
-		struct rte_meter_srtcm_profile sr;
-		struct rte_meter_trtcm_profile tr;
-		struct rte_meter_trtcm_rfc4115_profile t4;
-	} prof;
+	union sl_meter_profile prof;
 	struct pol_worker w[SL_MAX_WORKERS];
 };
 
@@ -74,6 +73,8 @@ static uint8_t feat_in, feat_out;
 enum { PO_ERRORS(SL_ERR_ENUM) PO_NB_ERR };
 static const char *const po_reasons[] = {PO_ERRORS(SL_ERR_STR)};
 static uint16_t pi_err, po_err;
+
+enum { PN_NEXT_DROP }; /* then the arc's edges, added by name */
 
 /* DSCP into an IPv4 or IPv6 header at l3 (the checksum kept right). */
 static inline void mark(uint8_t *l3, uint16_t type, uint8_t dscp)
@@ -98,82 +99,81 @@ static inline void mark(uint8_t *l3, uint16_t type, uint8_t dscp)
 	}
 }
 
-/* m's colour by policer p on worker wid, its counters and action: true to drop. */
-static inline bool police(struct policer *p, unsigned wid, struct rte_mbuf *m, uint64_t now,
-			  uint16_t err, uint16_t *errp)
+/* m's colour by policer p (w: the worker's buckets, refilled for this vector), its counters
+ * and action: the edge to take (next unless it drops; the error set then). */
+static inline uint16_t police(const struct policer *p, struct pol_worker *w, struct rte_mbuf *m,
+			      uint16_t next, uint16_t err)
 {
-	struct pol_worker *w = &p->w[wid];
-	uint32_t len = p->pps ? 1 : m->pkt_len;
-	enum rte_color c;
-	switch (p->type) {
-	case POL_2698:
-		c = rte_meter_trtcm_color_blind_check(&w->m.tr, &p->prof.tr, now, len);
-		break;
-	case POL_4115:
-		c = rte_meter_trtcm_rfc4115_color_blind_check(&w->m.t4, &p->prof.t4, now, len);
-		break;
-	default:
-		c = rte_meter_srtcm_color_blind_check(&w->m.sr, &p->prof.sr, now, len);
-	}
+	enum rte_color c = sl_meter_colour(p->type, &w->m, p->pps ? 1 : m->pkt_len);
 	w->pkts[c]++;
 	w->bytes[c] += m->pkt_len;
-	if (p->act[c] == ACT_DROP) {
-		*errp = err + (c == RTE_COLOR_GREEN ? PO_ERR_CONFORM
-						    : c == RTE_COLOR_YELLOW ? PO_ERR_EXCEED : PO_ERR_VIOLATE);
-		return true;
+	uint8_t act = p->act[c];
+	if (likely(act == ACT_TRANSMIT))
+		return next;
+	if (act == ACT_DROP) {
+		sl_set_error(m, err + (c == RTE_COLOR_GREEN ? PO_ERR_CONFORM
+				       : c == RTE_COLOR_YELLOW ? PO_ERR_EXCEED : PO_ERR_VIOLATE));
+		return PN_NEXT_DROP;
 	}
-	if (p->act[c] == ACT_MARK && m->data_len >= RTE_ETHER_HDR_LEN + 20) {
+	if (m->data_len >= RTE_ETHER_HDR_LEN + 20) {
 		uint8_t *fr = rte_pktmbuf_mtod(m, uint8_t *);
 		uint16_t type;
 		memcpy(&type, fr + 12, 2);
 		mark(fr + RTE_ETHER_HDR_LEN, type, p->dscp[c]);
 	}
-	return false;
+	return next;
 }
 
-enum { PN_NEXT_DROP }; /* then the arc's edges, added by name */
+/* What a run of packets of one interface shares: its policer and the worker's buckets
+ * (refilled once per vector: its packets share one TSC reading) and the next feature. */
+struct run {
+	uint16_t ifx, next;
+	const struct policer *p;
+	struct pol_worker *w;
+};
 
-static uint16_t pi_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+static inline void run_start(struct run *r, uint16_t ifx, int dir, unsigned wid, uint64_t now)
 {
-	struct sl_worker *w = sl_node_worker(node);
+	r->ifx = ifx;
+	uint16_t idx = __atomic_load_n(&if_policer[ifx][dir], __ATOMIC_ACQUIRE);
+	r->p = idx ? policers[idx - 1] : NULL;
+	r->next = dir ? sl_feature_next(SL_ARC_INTERFACE_OUTPUT, feat_out, ifx, 0)
+		      : sl_feature_next(SL_ARC_DEVICE_INPUT, feat_in, ifx, sl_ifaces[ifx].mode);
+	if (!r->p)
+		return;
+	r->w = &((struct policer *)r->p)->w[wid];
+	if (r->w->refilled != now) {
+		r->w->refilled = now;
+		sl_meter_refill(r->p->type, &r->p->prof, &r->w->m, now);
+	}
+}
+
+static inline uint16_t pol_vector(struct rte_graph *g, struct rte_node *node, void **objs,
+				  uint16_t n, int dir)
+{
+	unsigned wid = sl_node_worker(node)->id;
 	uint64_t now = rte_rdtsc();
-	uint16_t nexts[n];
+	uint16_t nexts[n], err = dir ? po_err : pi_err;
+	struct run r = {.ifx = UINT16_MAX};
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
-		uint16_t ifx = m->port, idx = __atomic_load_n(&if_policer[ifx][0], __ATOMIC_ACQUIRE);
-		struct policer *p = idx ? policers[idx - 1] : NULL;
-		uint16_t e;
-		if (p && police(p, w->id, m, now, pi_err, &e)) {
-			sl_set_error(m, e);
-			nexts[i] = PN_NEXT_DROP;
-		} else {
-			nexts[i] = sl_feature_next(SL_ARC_DEVICE_INPUT, feat_in, ifx, sl_ifaces[ifx].mode);
-		}
+		uint16_t ifx = dir ? sl_meta(m)->tx_if : m->port;
+		if (unlikely(ifx != r.ifx)) /* runs of one interface are the rule */
+			run_start(&r, ifx, dir, wid, now);
+		nexts[i] = r.p ? police(r.p, r.w, m, r.next, err) : r.next;
 	}
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
+}
+
+static uint16_t pi_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	return pol_vector(g, node, objs, n, 0);
 }
 
 static uint16_t po_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
-	struct sl_worker *w = sl_node_worker(node);
-	uint64_t now = rte_rdtsc();
-	uint16_t nexts[n];
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = objs[i];
-		uint16_t ifx = sl_meta(m)->tx_if;
-		uint16_t idx = __atomic_load_n(&if_policer[ifx][1], __ATOMIC_ACQUIRE);
-		struct policer *p = idx ? policers[idx - 1] : NULL;
-		uint16_t e;
-		if (p && police(p, w->id, m, now, po_err, &e)) {
-			sl_set_error(m, e);
-			nexts[i] = PN_NEXT_DROP;
-		} else {
-			nexts[i] = sl_feature_next(SL_ARC_INTERFACE_OUTPUT, feat_out, ifx, 0);
-		}
-	}
-	sl_enqueue_nexts(g, node, objs, nexts, n);
-	return n;
+	return pol_vector(g, node, objs, n, 1);
 }
 
 static struct rte_node_register pi_node = {

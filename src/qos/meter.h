@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The policers' metering: DPDK's rte_meter profiles (rte_meter_*_profile_config) and state
+ * (rte_meter_*_config), its bucket update and colour-blind logic taken apart, so that the
+ * update runs once per vector: the packets of a vector share one TSC reading, and a
+ * per-packet rte_meter check would compute the same buckets at the price of one or two
+ * 64-bit divisions per packet (BENCHMARKS.md, "A policer in memory"; tests/unit/test_meter.c
+ * checks the colours against rte_meter's own checks, packet by packet). */
+#ifndef SL_METER_H
+#define SL_METER_H
+
+#include <rte_common.h>
+#include <rte_meter.h>
+
+enum sl_meter_type { SL_METER_1R2C, SL_METER_1R3C, SL_METER_2698, SL_METER_4115 };
+
+union sl_meter_profile {
+	struct rte_meter_srtcm_profile sr; /* 1r2c (no excess bucket) and 1r3c: RFC 2697 */
+	struct rte_meter_trtcm_profile tr; /* RFC 2698 */
+	struct rte_meter_trtcm_rfc4115_profile t4;
+};
+
+union sl_meter {
+	struct rte_meter_srtcm sr;
+	struct rte_meter_trtcm tr;
+	struct rte_meter_trtcm_rfc4115 t4;
+};
+
+/* One bucket of a two-rate meter at time now: whole periods since its time added. */
+static inline void sl_meter_bucket(uint64_t *time, uint64_t *tokens, uint64_t period,
+				   uint64_t bytes_per_period, uint64_t size, uint64_t now)
+{
+	uint64_t n = (now - *time) / period;
+	*time += n * period;
+	*tokens = RTE_MIN(*tokens + n * bytes_per_period, size);
+}
+
+/* The buckets at time now (TSC cycles), as rte_meter's checks update them. */
+static inline void sl_meter_refill(uint8_t type, const union sl_meter_profile *p,
+				   union sl_meter *m, uint64_t now)
+{
+	switch (type) {
+	case SL_METER_2698:
+		sl_meter_bucket(&m->tr.time_tc, &m->tr.tc, p->tr.cir_period,
+				p->tr.cir_bytes_per_period, p->tr.cbs, now);
+		sl_meter_bucket(&m->tr.time_tp, &m->tr.tp, p->tr.pir_period,
+				p->tr.pir_bytes_per_period, p->tr.pbs, now);
+		break;
+	case SL_METER_4115:
+		sl_meter_bucket(&m->t4.time_tc, &m->t4.tc, p->t4.cir_period,
+				p->t4.cir_bytes_per_period, p->t4.cbs, now);
+		sl_meter_bucket(&m->t4.time_te, &m->t4.te, p->t4.eir_period,
+				p->t4.eir_bytes_per_period, p->t4.ebs, now);
+		break;
+	default: {
+		const struct rte_meter_srtcm_profile *q = &p->sr;
+		uint64_t n = (now - m->sr.time) / q->cir_period;
+		m->sr.time += n * q->cir_period;
+		uint64_t tc = m->sr.tc + n * q->cir_bytes_per_period, te = m->sr.te;
+		if (tc > q->cbs) { /* RFC 2697: what overflows C fills E */
+			te = RTE_MIN(te + (tc - q->cbs), q->ebs);
+			tc = q->cbs;
+		}
+		m->sr.tc = tc;
+		m->sr.te = te;
+	}
+	}
+}
+
+/* A packet of len bytes (or units) against the refilled buckets: its colour, the buckets
+ * debited as rte_meter's colour-blind checks do. */
+static inline enum rte_color sl_meter_colour(uint8_t type, union sl_meter *m, uint32_t len)
+{
+	uint64_t *c, *e;
+	if (type == SL_METER_2698) { /* RFC 2698: over P red, over C yellow */
+		if (m->tr.tp < len)
+			return RTE_COLOR_RED;
+		m->tr.tp -= len;
+		if (m->tr.tc < len)
+			return RTE_COLOR_YELLOW;
+		m->tr.tc -= len;
+		return RTE_COLOR_GREEN;
+	}
+	if (type == SL_METER_4115) {
+		c = &m->t4.tc;
+		e = &m->t4.te;
+	} else {
+		c = &m->sr.tc;
+		e = &m->sr.te;
+	}
+	if (*c >= len) { /* RFC 2697 and 4115: C first, then E */
+		*c -= len;
+		return RTE_COLOR_GREEN;
+	}
+	if (*e >= len) {
+		*e -= len;
+		return RTE_COLOR_YELLOW;
+	}
+	return RTE_COLOR_RED;
+}
+
+#endif
