@@ -59,57 +59,60 @@ static int cmd_table(struct sl_out *o, int argc, char **argv)
 SL_CLI_COMMAND(mpls_table, .path = "mpls table", .usage = "add|del 0",
 	       .help = "the MPLS table (table 0 only), needed before local labels", .fn = cmd_table)
 
-/* mpls local-label add|del LABEL eos [via ip4-lookup-in-table T] */
+/* mpls local-label add|del LABEL eos via ip4-lookup-in-table T, or LABEL non-eos via
+ * mpls-lookup-in-table 0 */
 static int cmd_label(struct sl_out *o, int argc, char **argv)
 {
 	static const char usage[] = "usage: mpls local-label add|del LABEL eos via "
-				    "ip4-lookup-in-table T";
+				    "ip4-lookup-in-table T | LABEL non-eos via mpls-lookup-in-table 0";
 	uint32_t label, tid;
 	if (argc < 3 || (strcmp(argv[0], "add") && strcmp(argv[0], "del")))
 		return sl_out_error(o, "%s", usage);
 	bool add = argv[0][0] == 'a';
 	if (sl_arg_u32(o, "label", argv[1], 16, SL_MPLS_LABEL_MAX, &label))
 		return -1;
-	if (!strcmp(argv[2], "non-eos"))
-		return sl_out_error(o, "non-eos labels are not supported (a label here pops the "
-				    "stack's last one into a table)");
-	if (strcmp(argv[2], "eos"))
+	if (strcmp(argv[2], "eos") && strcmp(argv[2], "non-eos"))
 		return sl_out_error(o, "%s", usage);
-	uint32_t k = lkey(label, true);
+	bool eos = argv[2][0] == 'e';
+	uint32_t k = lkey(label, eos);
 	if (!add) {
 		if (argc != 3)
-			return sl_out_error(o, "usage: mpls local-label del LABEL eos");
+			return sl_out_error(o, "usage: mpls local-label del LABEL eos|non-eos");
 		int32_t pos = rte_hash_del_key(labels, &k);
 		if (pos < 0)
-			return sl_out_error(o, "no local label %u eos", label);
+			return sl_out_error(o, "no local label %u %s", label, argv[2]);
 		sl_rcu_sync(); /* no worker holds the slot any more */
 		rte_hash_free_key_with_position(labels, pos);
 		nlabels--;
 		return 0;
 	}
 	if (argc != 6 || strcmp(argv[3], "via") ||
-	    (strcmp(argv[4], "ip4-lookup-in-table") && strcmp(argv[4], "ip6-lookup-in-table")))
+	    (eos && strcmp(argv[4], "ip4-lookup-in-table") && strcmp(argv[4], "ip6-lookup-in-table")) ||
+	    (!eos && strcmp(argv[4], "mpls-lookup-in-table")))
 		return sl_out_error(o, "%s", usage);
 	if (!table0)
 		return sl_out_error(o, "no MPLS table (mpls table add 0)");
-	if (sl_arg_u32(o, "table", argv[5], 0, UINT32_MAX, &tid))
+	if (sl_arg_u32(o, "table", argv[5], 0, eos ? UINT32_MAX : 0, &tid))
 		return -1;
-	int fib = sl_ip4_table_find(tid);
+	int fib = eos ? sl_ip4_table_find(tid) : 0;
 	if (fib < 0)
 		return sl_out_error(o, "no table %u (ip table add %u)", tid, tid);
-	if (sl_mpls_find(label, true) == 0 && nlabels >= SL_MPLS_LABELS)
+	bool had = sl_mpls_find(label, eos) != 0;
+	if (!had && nlabels >= SL_MPLS_LABELS)
 		return sl_out_error(o, "MPLS table full (%u labels)", nlabels);
-	bool had = sl_mpls_find(label, true) != 0;
-	uint64_t d = sl_mpls_data(SL_MPLS_POP_LOOKUP, (uint16_t)fib);
+	uint64_t d = eos ? sl_mpls_data(SL_MPLS_POP_LOOKUP, (uint16_t)fib)
+			 : sl_mpls_data(SL_MPLS_POP_MPLS, 0);
 	if (rte_hash_add_key_data(labels, &k, (void *)(uintptr_t)d))
 		return sl_out_error(o, "MPLS table full");
 	nlabels += !had;
 	return 0;
 }
 SL_CLI_COMMAND(mpls_label, .path = "mpls local-label",
-	       .usage = "add|del LABEL eos via ip4-lookup-in-table T",
-	       .help = "a local label (16-1048575) at the bottom of the stack: popped, the IPv4 or "
-		       "IPv6 packet under it looked up in table T (ip6-lookup-in-table: the same)",
+	       .usage = "add|del LABEL eos via ip4-lookup-in-table T | LABEL non-eos via "
+			"mpls-lookup-in-table 0",
+	       .help = "a local label (16-1048575): at the bottom of the stack (eos) popped and the "
+		       "IPv4 or IPv6 packet under it looked up in table T (ip6-lookup-in-table: "
+		       "the same); above it (non-eos) popped and the next label looked up",
 	       .fn = cmd_label)
 
 static int cmd_show_fib(struct sl_out *o, int argc, char **argv)
@@ -126,8 +129,10 @@ static int cmd_show_fib(struct sl_out *o, int argc, char **argv)
 		uint64_t v = (uint64_t)(uintptr_t)d;
 		char l[12], t[12];
 		snprintf(l, sizeof(l), "%u", key >> 1);
-		snprintf(t, sizeof(t), "%u", sl_fib_ids[v & 0xffff]);
-		sl_tbl_row(o, l, key & 1 ? "eos" : "non-eos", "pop, look up", t);
+		bool ip = v >> 32 == SL_MPLS_POP_LOOKUP;
+		snprintf(t, sizeof(t), "%u", ip ? sl_fib_ids[v & 0xffff] : 0);
+		sl_tbl_row(o, l, key & 1 ? "eos" : "non-eos",
+			   ip ? "pop, look up" : "pop, look up the next label", t);
 	}
 	sl_tbl_end(o);
 	return 0;
@@ -154,12 +159,14 @@ static int labels_on(uint16_t fib, char *why, size_t len)
 	const void *k;
 	void *d;
 	uint32_t it = 0;
-	while (rte_hash_iterate(labels, &k, &d, &it) >= 0)
-		if (((uint64_t)(uintptr_t)d & 0xffff) == fib) {
+	while (rte_hash_iterate(labels, &k, &d, &it) >= 0) {
+		uint64_t v = (uint64_t)(uintptr_t)d;
+		if (v >> 32 == SL_MPLS_POP_LOOKUP && (v & 0xffff) == fib) {
 			snprintf(why, len, "MPLS local label %u looks packets up in table %u",
 				 *(const uint32_t *)k >> 1, sl_fib_ids[fib]);
 			return 1;
 		}
+	}
 	return 0;
 }
 

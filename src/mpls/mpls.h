@@ -15,6 +15,7 @@
 /* A local label's action, the data of its entry (the key: label << 1 | eos). */
 enum sl_mpls_action {
 	SL_MPLS_POP_LOOKUP = 1, /* eos: pop, look the inner IP packet up in a table */
+	SL_MPLS_POP_MPLS,       /* non-eos: pop, look the next label up */
 };
 static inline uint64_t sl_mpls_data(enum sl_mpls_action a, uint16_t fib)
 {

@@ -11,7 +11,8 @@
 #define MI_ERRORS(X)                                                             \
 	X(MI_ERR_OFF, "MPLS not enabled on the interface")                       \
 	X(MI_ERR_SHORT, "MPLS packet truncated")                                 \
-	X(MI_ERR_LABEL, "no local label (or not the bottom of the stack)") \
+	X(MI_ERR_LABEL, "no local label for the label and its S bit")        \
+	X(MI_ERR_DEEP, "label stack deeper than 4 labels")                  \
 	X(MI_ERR_TTL, "MPLS TTL expired")                                        \
 	X(MI_ERR_NOT_IP, "not IPv4 or IPv6 under the bottom label")
 enum { MI_ERRORS(SL_ERR_ENUM) MI_NB_ERR };
@@ -25,38 +26,61 @@ struct label_cache {
 	uint64_t data;
 };
 
-/* m's data is a label stack entry: pop it into the table of its local label. */
+#define MPLS_DEPTH_MAX 4
+
+/* The local label of a stack entry w (host order): its label and S bit. */
+static inline uint64_t entry_find(uint32_t w)
+{
+	return sl_mpls_find(w >> 12, w & 0x100);
+}
+
+/* m's data is a label stack: pop its labels (non-eos ones look the next label up) until the
+ * bottom one, whose local label names the table the IP packet under it is looked up in. */
 static inline uint16_t mpls_pop(struct rte_mbuf *m, struct label_cache *c, uint16_t err)
 {
 	uint16_t e;
-	if (unlikely(m->data_len < 5)) {
-		e = MI_ERR_SHORT;
-		goto drop;
+	for (unsigned depth = 0;; depth++) {
+		if (unlikely(m->data_len < 5)) {
+			e = MI_ERR_SHORT;
+			goto drop;
+		}
+		if (unlikely(depth == MPLS_DEPTH_MAX)) {
+			e = MI_ERR_DEEP;
+			goto drop;
+		}
+		uint32_t w;
+		memcpy(&w, rte_pktmbuf_mtod(m, const void *), 4);
+		w = rte_be_to_cpu_32(w);
+		uint64_t data;
+		if (depth == 0) { /* runs of one outer label are the rule */
+			if ((w & ~0xffu) != c->word) {
+				c->word = w & ~0xffu;
+				c->data = entry_find(w);
+			}
+			data = c->data;
+		} else {
+			data = entry_find(w);
+		}
+		if (unlikely(!data)) {
+			e = MI_ERR_LABEL;
+			goto drop;
+		}
+		if (unlikely((w & 0xff) <= 1)) { /* RFC 3032 2.4.1: not forwarded with TTL 0 or 1 */
+			e = MI_ERR_TTL;
+			goto drop;
+		}
+		rte_pktmbuf_adj(m, 4);
+		if (data >> 32 == SL_MPLS_POP_MPLS) /* only non-eos entries have it */
+			continue;
+		uint8_t v = *rte_pktmbuf_mtod(m, const uint8_t *) >> 4;
+		if (unlikely(v != 4 && v != 6)) {
+			e = MI_ERR_NOT_IP;
+			goto drop;
+		}
+		sl_meta2(m)->fib = (uint16_t)data;
+		m->ol_flags |= sl_flag_fib;
+		return v == 4 ? MI_NEXT_IP4 : MI_NEXT_IP6;
 	}
-	uint32_t w;
-	memcpy(&w, rte_pktmbuf_mtod(m, const void *), 4);
-	w = rte_be_to_cpu_32(w);
-	if ((w & ~0xffu) != c->word) { /* runs of one label are the rule */
-		c->word = w & ~0xffu;
-		c->data = (w & 0x100) ? sl_mpls_find(w >> 12, true) : 0;
-	}
-	if (unlikely(!c->data)) {
-		e = MI_ERR_LABEL;
-		goto drop;
-	}
-	if (unlikely((w & 0xff) <= 1)) { /* RFC 3032 2.4.1: not forwarded with TTL 0 or 1 */
-		e = MI_ERR_TTL;
-		goto drop;
-	}
-	rte_pktmbuf_adj(m, 4);
-	uint8_t v = *rte_pktmbuf_mtod(m, const uint8_t *) >> 4;
-	if (unlikely(v != 4 && v != 6)) {
-		e = MI_ERR_NOT_IP;
-		goto drop;
-	}
-	sl_meta2(m)->fib = (uint16_t)c->data;
-	m->ol_flags |= sl_flag_fib;
-	return v == 4 ? MI_NEXT_IP4 : MI_NEXT_IP6;
 drop:
 	sl_set_error(m, err + e);
 	return MI_NEXT_DROP;

@@ -73,7 +73,7 @@ def test_mpls_udp_exact(sluiced_factory, tmp_path):
     sent.ttl = 63
     del sent.chksum
     assert raw(lab.payload) == raw(IP(raw(sent)))
-    assert errs == {("mpls4-udp-input", "no local label (or not the bottom of the stack)"): 2,
+    assert errs == {("mpls4-udp-input", "no local label for the label and its S bit"): 2,
                     ("mpls4-udp-input", "MPLS TTL expired"): 1,
                     ("mpls4-udp-input", "not IPv4 or IPv6 under the bottom label"): 1,
                     ("mpls4-udp-input", "MPLS packet truncated"): 1,
@@ -90,10 +90,13 @@ def test_mpls_cli(sluiced_factory, tmp_path):
     s.cli("mpls table add 0")
     s.cli("mpls local-label add 100 eos via ip4-lookup-in-table 5")
     s.check_refused({"mpls local-label add 15 eos via ip4-lookup-in-table 5": "label must be a number from 16 to 1048575",
-                     "mpls local-label add 101 non-eos via ip4-lookup-in-table 5": "non-eos labels are not supported",
+                     "mpls local-label add 101 non-eos via ip4-lookup-in-table 5": "usage: mpls local-label",
+                     "mpls local-label add 101 eos via mpls-lookup-in-table 0": "usage: mpls local-label",
+                     "mpls local-label add 101 non-eos via mpls-lookup-in-table 1": "table must be a number from 0 to 0",
                      "mpls local-label add 101 eos via ip4-lookup-in-table 6": "no table 6",
                      "mpls local-label add 101 eos via mpls-lookup-in-table 0": "usage: mpls local-label",
                      "mpls local-label del 102 eos": "no local label 102 eos",
+                     "mpls local-label del 102 non-eos": "no local label 102 non-eos",
                      "mpls table del 0": "MPLS table 0 has 1 local labels",
                      "ip table del 5": "MPLS local label 100 looks packets up in table 5",
                      "set interface mpls nosuch enable": "unknown interface 'nosuch'",
@@ -182,6 +185,38 @@ def test_mpls_gre_exact(sluiced_factory, tmp_path):
     sent.ttl = 63
     del sent.chksum
     assert raw(lab.payload) == raw(IP(raw(sent)))
-    assert errs == {("mpls-gre-input", "no local label (or not the bottom of the stack)"): 1,
+    assert errs == {("mpls-gre-input", "no local label for the label and its S bit"): 1,
                     ("mpls-gre-input", "MPLS packet truncated"): 1}
     assert [(t["name"], t["out-label"], t["mtu"]) for t in tun] == [("mplsgre0", 300, 1472)]
+
+
+def test_mpls_label_stack(sluiced_factory, tmp_path):
+    """A non-eos label (300, via mpls-lookup-in-table 0) popped and the next one looked up: a
+    stack of 300 over 100 reaches table 5; 300 at the bottom, 100 above the bottom, and a
+    stack deeper than 4 labels are dropped by name."""
+    inner = IP(src="49.0.0.1", dst="192.168.1.2", ttl=64) / UDP(sport=9, dport=9) / Raw(b"s" * 20)
+    ou = Ether(dst=MAC1, src=NH1) / IP(src="10.10.2.1", dst="10.10.2.10") / UDP(sport=50000, dport=6635, chksum=0)
+    in1 = [ou / MPLS(label=300, s=0, ttl=64) / MPLS(label=100, s=1, ttl=64) / inner,
+           ou / MPLS(label=300, s=0, ttl=64) / MPLS(label=300, s=0, ttl=64) / MPLS(label=100, s=1, ttl=64) / inner,
+           ou / MPLS(label=300, s=1, ttl=64) / inner,                                  # 300 eos: none
+           ou / MPLS(label=300, s=0, ttl=64) / MPLS(label=100, s=0, ttl=64) / inner,   # 100 non-eos: none
+           ou / MPLS(label=300, s=0, ttl=1) / MPLS(label=100, s=1, ttl=64) / inner,    # outer TTL 1
+           ou / MPLS(label=300, s=0, ttl=64) / MPLS(label=100, s=1, ttl=1) / inner,    # inner TTL 1
+           ou / MPLS(label=300, s=0, ttl=64) / MPLS(label=300, s=0, ttl=64) / MPLS(label=300, s=0, ttl=64) /
+           MPLS(label=300, s=0, ttl=64) / MPLS(label=100, s=1, ttl=64) / inner,        # 5 labels
+           ou / MPLS(label=300, s=0, ttl=64) / Raw(b"\x00\x00")]                    # nothing under it
+    s = sluiced_factory(pcap_ports(tmp_path, [], in1), ROUTER + VRF + [
+        "mpls local-label add 300 non-eos via mpls-lookup-in-table 0"], memory=768)
+    s.wait_rx("port1", len(in1))
+    errs = s.errors()
+    fib = sorted((x["label"], x["eos"], x["action"], x["table"]) for x in s.js("show mpls fib")["labels"])
+    assert s.stop() == 0
+    out0 = pcap_outs(tmp_path, 2)[0]
+    assert len(out0) == 2
+    for x in out0:
+        assert x[Dot1Q].vlan == 100 and x[IP].dst == "192.168.1.2" and x[IP].ttl == 63
+    assert errs == {("mpls4-udp-input", "no local label for the label and its S bit"): 2,
+                    ("mpls4-udp-input", "MPLS TTL expired"): 2,
+                    ("mpls4-udp-input", "label stack deeper than 4 labels"): 1,
+                    ("mpls4-udp-input", "MPLS packet truncated"): 1}
+    assert fib == [(100, "eos", "pop, look up", 5), (300, "non-eos", "pop, look up the next label", 0)]

@@ -78,10 +78,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    env_cli("set interface ip address ipip0 2001:db8:44::1/64", false) ||
 	    env_cli("ip route add 54.0.0.0/8 via 172.16.4.2 ipip0", false) ||
 	    env_cli("ip route add 2001:db8:54::/48 via 2001:db8:44::2 ipip0", false) ||
-	    /* MPLS: label 100 pops into table 0, from Ethernet on port0, UDP or GRE; 55/8 leaves
-	     * by an MPLS-over-UDP tunnel with label 200, 56/8 by an MPLS-over-GRE one with 300 */
+	    /* MPLS: label 100 pops into table 0 (also under 300, non-eos), from Ethernet on
+	     * port0, UDP or GRE; 55/8 leaves by an MPLS-over-UDP tunnel with label 200, 56/8 by an
+	     * MPLS-over-GRE one with 300 */
 	    env_cli("mpls table add 0", false) ||
 	    env_cli("mpls local-label add 100 eos via ip4-lookup-in-table 0", false) ||
+	    env_cli("mpls local-label add 300 non-eos via mpls-lookup-in-table 0", false) ||
 	    env_cli("set interface mpls port0 enable", false) ||
 	    env_cli("create mpls-udp tunnel src 10.10.1.10 dst 10.10.1.2 out-label 200", false) ||
 	    env_cli("set interface state mplsudp0 up", false) ||
