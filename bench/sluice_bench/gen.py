@@ -61,14 +61,20 @@ class GenSession:
         self.log = open(self.run_dir / "gen.log", "a")
         self.p = subprocess.Popen(self.args, stdout=self.log, stderr=subprocess.STDOUT)
         try:
-            for _ in range(300):
-                if self.ctl.exists() or self.p.poll() is not None:
-                    break
-                time.sleep(0.05)
-            if self.p.poll() is not None:
-                raise RuntimeError("sluice-gen exited: " + (self.run_dir / "gen.log").read_text()[-2000:])
+            # the socket's file appears at bind(), before listen(): a connect between the two
+            # is refused, so retry until the generator listens (or exits, or 30 s pass)
             self.s = socket.socket(socket.AF_UNIX)
-            self.s.connect(str(self.ctl))
+            for attempt in range(600):
+                if self.p.poll() is not None:
+                    raise RuntimeError("sluice-gen exited: " +
+                                       (self.run_dir / "gen.log").read_text()[-2000:])
+                try:
+                    self.s.connect(str(self.ctl))
+                    break
+                except (FileNotFoundError, ConnectionRefusedError):
+                    if attempt == 599:
+                        raise
+                    time.sleep(0.05)
             self.f = self.s.makefile("rw")
             for _ in range(100):  # memif connects asynchronously
                 if all(p["link"] for p in self.request(cmd="stats")["ports"]):

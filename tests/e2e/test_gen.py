@@ -232,12 +232,14 @@ def test_control_socket(tmp_path):
                           "--dst-mac", "02:00:00:00:00:02", "--control", str(ctl)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        for _ in range(100):
-            if ctl.exists():
-                break
-            time.sleep(0.1)
         s = socket.socket(socket.AF_UNIX)
-        s.connect(str(ctl))
+        for attempt in range(200):  # the file appears at bind(), before listen()
+            try:
+                s.connect(str(ctl))
+                break
+            except (FileNotFoundError, ConnectionRefusedError):
+                assert attempt < 199 and p.poll() is None, "sluice-gen's control socket never listened"
+                time.sleep(0.1)
         f = s.makefile("rw")
 
         def req(o):
