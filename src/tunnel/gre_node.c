@@ -260,28 +260,20 @@ drop:
 	return TE_NEXT_DROP;
 }
 
-static inline uint16_t te_vector(struct rte_graph *g, struct rte_node *node, void **objs,
-				 uint16_t n, bool gre)
+static inline uint16_t ge_one(struct sl_worker *w, struct rte_mbuf *m, struct sl_tun_cache *c,
+			      uint32_t gen)
 {
-	struct sl_worker *w = sl_node_worker(node);
-	struct sl_tun_cache *c = &sl_tun_cache[w->id];
-	uint32_t gen = __atomic_load_n(&sl_ip4_fib_gen, __ATOMIC_ACQUIRE);
-	uint16_t nexts[n];
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = te_one(w, objs[i], c, gen, gre);
-	sl_enqueue_nexts(g, node, objs, nexts, n);
-	return n;
+	return te_one(w, m, c, gen, true);
 }
 
-static uint16_t ge_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+static inline uint16_t ie_one(struct sl_worker *w, struct rte_mbuf *m, struct sl_tun_cache *c,
+			      uint32_t gen)
 {
-	return te_vector(g, node, objs, n, true);
+	return te_one(w, m, c, gen, false);
 }
 
-static uint16_t ie_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
-{
-	return te_vector(g, node, objs, n, false);
-}
+SL_TUN_ENCAP_PROCESS(ge_process, ge_one)
+SL_TUN_ENCAP_PROCESS(ie_process, ie_one)
 
 static struct rte_node_register ge_node = {
 	.name = "gre4-encap",

@@ -136,6 +136,22 @@ static inline uint16_t sl_tun_sport(const struct rte_mbuf *m, const uint8_t *fr)
 	return (uint16_t)(0xc000 | ((h ^ h >> 16) & 0x3fff));
 }
 
+/* An encapsulation node's process function `name`: one_fn(worker, mbuf, the worker's cache,
+ * the IPv4 FIB generation read once per vector) gives each packet's edge. */
+#define SL_TUN_ENCAP_PROCESS(name, one_fn)                                                  \
+	static uint16_t name(struct rte_graph *g, struct rte_node *node, void **objs,       \
+			     uint16_t n)                                                    \
+	{                                                                                   \
+		struct sl_worker *w = sl_node_worker(node);                                 \
+		struct sl_tun_cache *c = &sl_tun_cache[w->id];                              \
+		uint32_t gen = __atomic_load_n(&sl_ip4_fib_gen, __ATOMIC_ACQUIRE);          \
+		uint16_t nexts[n];                                                          \
+		for (uint16_t i = 0; i < n; i++)                                            \
+			nexts[i] = one_fn(w, objs[i], c, gen);                              \
+		sl_enqueue_nexts(g, node, objs, nexts, n);                                  \
+		return n;                                                                   \
+	}
+
 /* Encapsulates m (its data: the inner frame, Ethernet header first) in t's outer headers
  * (hlen = t->hlen), the outer IPv4 header's protocol proto.
  * With t->eth the frame is kept whole; else its Ethernet header's room is reused and the

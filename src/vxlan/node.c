@@ -164,17 +164,7 @@ drop:
 	return VXO_NEXT_DROP;
 }
 
-static uint16_t vxo_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
-{
-	struct sl_worker *w = sl_node_worker(node);
-	struct sl_tun_cache *c = &sl_tun_cache[w->id];
-	uint32_t gen = __atomic_load_n(&sl_ip4_fib_gen, __ATOMIC_ACQUIRE);
-	uint16_t nexts[n];
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = vxo_one(w, objs[i], c, gen);
-	sl_enqueue_nexts(g, node, objs, nexts, n);
-	return n;
-}
+SL_TUN_ENCAP_PROCESS(vxo_process, vxo_one)
 
 static struct rte_node_register vxo_node = {
 	.name = "vxlan4-encap",
