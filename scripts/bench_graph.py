@@ -11,7 +11,8 @@ Tunnels (TUNNELS=0 leaves them out): the same route through a VXLAN tunnel and t
 MPLS-over-UDP tunnel, encapsulated (48.0.0.0/8 via the tunnel, its outer headers routed to pg1)
 and decapsulated (tunnelled packets in on pg0, the inner packet routed to pg1), against the
 plain routed path, in clocks and instructions per packet; and the same routed path with an
-input policer that every packet conforms to."""
+input policer that every packet conforms to, and with an input ACL of one rule and of 1,000
+(ACL_RULES) rules that every packet passes by the last."""
 import json
 import os
 import random
@@ -36,7 +37,7 @@ NODE_FUNCS = ["pg_stream_run", "eth_process", "in_process", "lk_process", "rw_pr
               "out_process", "tx_process", "po_process", "drop_process", "arp_process", "lo_process",
               "ie_process", "fr_process", "punt_process", "ic_process", "gl_process",
               "ul_process", "vxi_process", "vxo_process", "mu_process", "me_process",
-              "pi_process"]
+              "pi_process", "ai_process"]
 TUNNELS = os.environ.get("TUNNELS", os.environ.get("VXLAN", "1")) != "0"
 
 SETUP = """create packet-generator interface pg0
@@ -107,6 +108,27 @@ mpls local-label add 100 eos via ip4-lookup-in-table 0
 POLICER_SETUP = SETUP + """policer add name p cir 100000000 cb 100000000
 policer input name p pg0
 """
+
+
+ACL_RULES = int(os.environ.get("ACL_RULES", "1000"))
+
+
+def acl_setup(n):
+    """The routed path with an input ACL on pg0 of n rules: n - 1 that the stream's packets
+    (UDP 10.10.1.2:2123 -> 48.0.0.1:10000) miss, of random /16-/32 sources and destinations,
+    protocols and port ranges (the same rules in every run), then the one that permits them."""
+    rnd = random.Random(16)
+    rules = []
+    while len(rules) < n - 1:
+        src = f"10.{rnd.randrange(11, 250)}.{rnd.randrange(256)}.{rnd.randrange(256)}"
+        dst = f"48.{rnd.randrange(256)}.{rnd.randrange(256)}.0"
+        lo = rnd.randrange(65536)
+        hi = min(65535, lo + rnd.choice((0, 0, 15, 1023)))
+        rules.append(f"{rnd.choice(('deny', 'permit'))} src {src}/{rnd.choice((16, 24, 32))} "
+                     f"dst {dst}/{rnd.choice((16, 24))} proto {rnd.choice((6, 17))} "
+                     f"dport {lo}-{hi}")
+    rules.append("permit src 10.10.1.0/24 dst 48.0.0.0/8 proto 17")
+    return SETUP + "set acl-plugin acl " + ", ".join(rules) + "\nset acl-plugin interface pg0 input acl 0\n"
 
 
 def mpls_wrap(p):
@@ -331,7 +353,8 @@ def callgrind_one(tmp, setup, tag, wrap=None):
 
 VX_RUNS = (("routed", SETUP, None), ("vxlan-encap", VX_ENCAP_SETUP, None),
            ("vxlan-decap", VX_DECAP_SETUP, vxlan_wrap), ("mpls-encap", MU_ENCAP_SETUP, None),
-           ("mpls-decap", MU_DECAP_SETUP, mpls_wrap), ("policer", POLICER_SETUP, None))
+           ("mpls-decap", MU_DECAP_SETUP, mpls_wrap), ("policer", POLICER_SETUP, None),
+           ("acl-1", acl_setup(1), None), (f"acl-{ACL_RULES}", acl_setup(ACL_RULES), None))
 
 
 def vx_added(v, unit, gen=None):
@@ -347,6 +370,8 @@ def vx_added(v, unit, gen=None):
             print(f"     {k:5s} encapsulation {e - r:+.1f}, decapsulation {d - r:+.1f}, "
                   f"both {e + d - 2 * r:+.1f}")
         print(f"     an input policer {w['policer'] - r:+.1f}")
+        for t in (t for t in w if t.startswith("acl-")):
+            print(f"     an input ACL of {t[4:]} rule(s) {w[t] - r:+.1f}")
 
 
 def vxlan_clocks(tmp):

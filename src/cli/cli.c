@@ -329,16 +329,23 @@ static int dispatch(struct sl_out *o, int argc, char **argv)
 
 int sl_cli_exec(struct sl_out *o, const char *line)
 {
+	/* as many words as the line can hold (an ACL's rules are one line): one and a space
+	 * each */
+	size_t max = strlen(line) / 2 + 2;
 	char *copy = strdup(line);
-	char *argv[SL_CLI_MAX_ARGS];
-	if (!copy)
-		return sl_out_error(o, "out of memory");
-	int argc = sl_cli_tokenize(copy, argv, SL_CLI_MAX_ARGS);
+	char **argv = malloc(max * sizeof(*argv));
 	int rc;
+	if (!copy || !argv) {
+		rc = sl_out_error(o, "out of memory");
+		goto out;
+	}
+	int argc = sl_cli_tokenize(copy, argv, (int)(max < INT32_MAX ? max : INT32_MAX));
 	if (argc < 0)
-		rc = sl_out_error(o, "cannot parse line (unbalanced quote or too many words)");
+		rc = sl_out_error(o, "cannot parse line (unbalanced quote)");
 	else
 		rc = dispatch(o, argc, argv);
+out:
+	free(argv);
 	free(copy);
 	return rc;
 }

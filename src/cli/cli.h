@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SL_CLI_MAX_ARGS 512
+#define SL_CLI_MAX_ARGS 512 /* words of a pg or generator stream (sl_cli_exec has no limit) */
 #define SL_TBL_MAX_COLS 24
 
 struct sl_buf {

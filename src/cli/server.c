@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #define MAX_CLIENTS 16
-#define MAX_LINE 65536
+#define MAX_LINE (1 << 20) /* an ACL of thousands of rules is one line */
 
 struct client {
 	int fd;

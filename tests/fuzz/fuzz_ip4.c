@@ -5,7 +5,8 @@
  * MPLS (over Ethernet, UDP and GRE) decapsulation into a bridge domain or routing, and
  * encapsulation of bridged and routed packets; a policer on port0's input that marks), or
  * through an L2 mode (io, mac, macswap, 5tswap) chosen by the first byte, traced or not (its
- * bit 7); 49.0.0.0/8 has two paths of weights 1 and 3 (each packet's flow hash read from its
+ * bit 7); ACLs on port0's input (deny UDP to port 7, TCP SYN+FIN, ICMPv6 type 1, then
+ * permit) and on port1's output; 49.0.0.0/8 has two paths of weights 1 and 3 (each packet's flow hash read from its
  * header); no crash and no buffer leak, and show trace formats whatever the nodes recorded. */
 #include "fuzz.h"
 #include "../common/ring_env.h"
@@ -96,7 +97,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    /* a policer on port0 that marks what exceeds and violates (nothing dropped) */
 	    env_cli("policer add name fz type 1r3c cir 8 cb 1000 eb 500 exceed-action "
 		    "mark-and-transmit AF11 violate-action mark-and-transmit 46", false) ||
-	    env_cli("policer input name fz port0", false))
+	    env_cli("policer input name fz port0", false) ||
+	    env_cli("set acl-plugin acl deny proto 17 dport 7, deny proto 6 tcpflags 3 mask 3, "
+		    "deny src ::/0 proto 58 sport 1, permit src 10.0.0.0/8 dst 48.0.0.0/8 sport "
+		    "1-1000, permit", false) ||
+	    env_cli("set acl-plugin acl deny dst 2001:db8:48:1::/64, permit", false) ||
+	    env_cli("set acl-plugin interface port0 input acl 0", false) ||
+	    env_cli("set acl-plugin interface port0 input acl 1", false) ||
+	    env_cli("set acl-plugin interface port1 output acl 1", false))
 		abort();
 	env_walk(2); /* what the set-up sent (a neighbour solicitation) leaves first */
 	drain_tx();

@@ -12,6 +12,7 @@
 #include "../../src/runtime/runtime.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <rte_eal.h>
@@ -637,6 +638,63 @@ static void retired(void *p, uintptr_t x)
 	*(uintptr_t *)p += x;
 }
 
+/* ---- acl-input on frames it must not misread: truncated IPv4 and IPv6 headers, an IPv6
+ * extension header cut short, a non-first fragment, ARP, a runt; no buffer lost ---- */
+
+/* An IPv6 frame from 2001:db8::1: a hop-by-hop header (8 bytes), then TCP. */
+static struct rte_mbuf *ip6_hbh_tcp(void)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(sl_pool);
+	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, 14 + 40 + 8 + 20);
+	if (!p)
+		abort();
+	memset(p, 0, 14 + 40 + 8 + 20);
+	memcpy(p, mac0, 6);
+	memcpy(p + 6, peer, 6);
+	p[12] = 0x86;
+	p[13] = 0xdd;
+	p[14] = 0x60;
+	p[14 + 5] = 28;  /* payload length */
+	p[14 + 6] = 0;   /* hop-by-hop */
+	p[14 + 7] = 64;
+	p[14 + 8] = 0x20, p[14 + 9] = 0x01, p[14 + 10] = 0x0d, p[14 + 11] = 0xb8, p[14 + 23] = 1;
+	p[14 + 24] = 0x20, p[14 + 25] = 0x01, p[14 + 26] = 0x0d, p[14 + 27] = 0xb8, p[14 + 39] = 2;
+	p[54] = 6;       /* then TCP, length (0 + 1) * 8 */
+	p[62 + 2] = 0, p[62 + 3] = 80;
+	m->port = 0;
+	return m;
+}
+
+static void test_acl_input(void)
+{
+	unsigned in_use = rte_mempool_in_use_count(sl_pool);
+	walk(4);
+	cli("set acl-plugin acl permit src 10.10.1.2/32 proto 17 dport 9, "
+	    "permit src 2001:db8::1/128 proto 6 dport 80");
+	cli("set acl-plugin interface port0 input acl 0");
+	struct rte_mbuf *pk[7];
+	for (int i = 0; i < 7; i++) {
+		pk[i] = i == 2 || i == 3 ? ip6_hbh_tcp() : udp_pkt(0x30000001, 64, 1);
+		if (i != 2 && i != 3) {
+			struct rte_udp_hdr *u = rte_pktmbuf_mtod_offset(pk[i], struct rte_udp_hdr *, 34);
+			u->dst_port = RTE_BE16(9);
+		}
+	}
+	rte_pktmbuf_trim(pk[1], pk[1]->data_len - (14 + 19)); /* IPv4 header cut */
+	rte_pktmbuf_trim(pk[3], pk[3]->data_len - (14 + 40 + 5)); /* hop-by-hop header cut */
+	rte_pktmbuf_mtod(pk[4], uint8_t *)[13] = 0x06;       /* ARP */
+	rte_pktmbuf_trim(pk[5], pk[5]->data_len - 10);       /* a runt */
+	rte_pktmbuf_mtod(pk[6], uint8_t *)[14 + 7] = 8;      /* fragment offset 64: no ports */
+	static const char *const want[7] = {"ethernet-input", "error-drop", "ethernet-input",
+					    "error-drop", "ethernet-input", "ethernet-input",
+					    "error-drop"};
+	check_edges("acl-input", pk, 7, want);
+	cli("set acl-plugin interface port0 input acl 0 del");
+	cli("delete acl-plugin acl index 0");
+	walk(4);
+	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
+}
+
 static void test_rcu_retire(void)
 {
 	uintptr_t ran = 0;
@@ -708,6 +766,7 @@ int main(int argc, char **argv)
 	test_device_input_and_output_arcs();
 	test_pg_output_free();
 	test_turns();
+	test_acl_input();
 	test_rcu_retire();
 	test_tables_in_one_vector();
 	env_fini();

@@ -1,0 +1,998 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ACLs: stateless access lists over IPv4 and IPv6 5-tuples on DPDK's rte_acl, in VPP's
+ * acl-plugin grammar:
+ *   set acl-plugin acl [index N] RULE, RULE, ... [tag T]
+ *     RULE: permit|deny [src PREFIX] [dst PREFIX] [proto P] [sport A[-B]] [dport A[-B]]
+ *           [tcpflags V mask M]
+ *   delete acl-plugin acl index N
+ *   set acl-plugin interface IFACE input|output acl N [del]
+ *   show acl-plugin acl [index N]
+ *   show acl-plugin interface [IFACE]
+ * A rule's family is its addresses' (a rule with neither src nor dst matches both); for ICMP
+ * and ICMPv6 sport and dport are the type and the code, as in VPP; a non-first fragment has
+ * ports, type, code and flags 0; tcpflags match (flags & M) == V on TCP only.
+ *
+ * An interface direction's ACLs, in the order applied, are one classifier (struct acl_cls):
+ * every rule of every ACL in one rte_acl context per family, each rule's priority its place,
+ * so the first match wins across the ACLs; a packet that matches no rule is denied. The
+ * classifier is built on the main lcore and published with one pointer store; replacing an
+ * ACL builds every classifier that uses it anew and retires the old ones by RCU, so a
+ * worker classifies a whole vector with one classifier, old or new, never a mix.
+ *
+ * acl-input is a feature of the device-input arc (frames as received, before the
+ * interface's mode: routed and L2 interfaces alike), acl-output of interface-output (frames
+ * as sent). Frames that are not IP (ARP), and ICMPv6 neighbour discovery, pass: in VPP the
+ * ACLs sit on the IP unicast arcs, where neither goes. Hit counters are per rule and per
+ * worker (no atomics); replacing an ACL starts its counters again. */
+#include "acl.h"
+#include "../cli/cli.h"
+#include "../runtime/feature.h"
+#include "../runtime/runtime.h"
+#include "../interface/iface.h"
+
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rte_acl.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+
+#define SL_ACLS 1024         /* ACL indexes 0..1023 */
+#define SL_ACL_RULES 65536   /* rules of one ACL, and of one interface direction's ACLs */
+#define SL_ACL_PER_IF 8      /* ACLs on one interface direction */
+
+struct acl_rule {
+	uint8_t permit;
+	uint8_t family;          /* 4, 6, or 0: no address given, both */
+	uint8_t proto;           /* 0: any */
+	uint8_t src_len, dst_len;
+	uint8_t flags, fmask;
+	uint8_t src[16], dst[16]; /* network order, host bits clear; IPv4 in the first 4 */
+	uint16_t sport[2], dport[2];
+};
+
+struct acl {
+	uint32_t n;
+	char tag[64];
+	uint64_t *hits;          /* [SL_MAX_WORKERS][n]: row w is worker w's */
+	struct acl_rule r[];
+};
+
+static struct acl *acls[SL_ACLS];
+static uint32_t acl_users[SL_ACLS]; /* interface directions it is applied to */
+
+struct acl_ent {
+	uint8_t permit;
+	uint32_t stride;         /* its ACL's rule count: worker w's counter is hits[w * stride] */
+	uint64_t *hits;
+};
+
+struct acl_cls {
+	struct rte_acl_ctx *ctx[2]; /* IPv4, IPv6; NULL when no rule is of that family */
+	uint8_t nacl;
+	uint16_t acl[SL_ACL_PER_IF]; /* the ACLs, in the order applied */
+	uint32_t n;
+	struct acl_ent ent[];    /* rule i of the whole list: result i + 1 */
+};
+
+/* per interface and direction (0 input, 1 output) */
+static struct acl_cls *if_cls[SL_IF_MAX][2];
+static uint8_t feat_in, feat_out;
+static uint32_t ctx_gen; /* rte_acl context names are unique */
+
+/* The classifier's key: what rte_acl reads (addresses and ports in network order). */
+struct acl_key {
+	uint8_t proto, pad[3];
+	union {
+		struct {
+			uint32_t src, dst;
+			uint16_t sport, dport;
+			uint32_t flags;
+		} v4;
+		struct {
+			uint8_t src[16], dst[16];
+			uint16_t sport, dport;
+			uint32_t flags;
+		} v6;
+	};
+};
+
+/* rte_acl's fields. rte_acl reads its input 4 bytes at a time, but for the first field (one
+ * byte): proto alone, then the addresses, the ports together, and the TCP flags as a 32-bit
+ * field, last, so that a classifier without a tcpflags rule leaves it out (4 transitions
+ * fewer a packet). */
+enum { F4_PROTO, F4_SRC, F4_DST, F4_SPORT, F4_DPORT, F4_FLAGS, F4_NB };
+enum { F6_PROTO, F6_SRC, F6_DST = F6_SRC + 4, F6_SPORT = F6_DST + 4, F6_DPORT, F6_FLAGS,
+       F6_NB };
+_Static_assert(F4_FLAGS == 3 + 2 * 1 && F6_FLAGS == 3 + 2 * 4, "rule_fill's order");
+RTE_ACL_RULE_DEF(acl6_rule, F6_NB);
+
+#define KOFF(f) ((uint32_t)offsetof(struct acl_key, f))
+static const struct rte_acl_field_def defs4[F4_NB] = {
+	{RTE_ACL_FIELD_TYPE_BITMASK, 1, F4_PROTO, 0, KOFF(proto)},
+	{RTE_ACL_FIELD_TYPE_MASK, 4, F4_SRC, 1, KOFF(v4.src)},
+	{RTE_ACL_FIELD_TYPE_MASK, 4, F4_DST, 2, KOFF(v4.dst)},
+	{RTE_ACL_FIELD_TYPE_RANGE, 2, F4_SPORT, 3, KOFF(v4.sport)},
+	{RTE_ACL_FIELD_TYPE_RANGE, 2, F4_DPORT, 3, KOFF(v4.dport)},
+	{RTE_ACL_FIELD_TYPE_BITMASK, 4, F4_FLAGS, 4, KOFF(v4.flags)},
+};
+#define D6(k, f, i, off) {RTE_ACL_FIELD_TYPE_MASK, 4, f + k, i + k, off + 4 * k}
+static const struct rte_acl_field_def defs6[F6_NB] = {
+	{RTE_ACL_FIELD_TYPE_BITMASK, 1, F6_PROTO, 0, KOFF(proto)},
+	D6(0, F6_SRC, 1, KOFF(v6.src)), D6(1, F6_SRC, 1, KOFF(v6.src)),
+	D6(2, F6_SRC, 1, KOFF(v6.src)), D6(3, F6_SRC, 1, KOFF(v6.src)),
+	D6(0, F6_DST, 5, KOFF(v6.dst)), D6(1, F6_DST, 5, KOFF(v6.dst)),
+	D6(2, F6_DST, 5, KOFF(v6.dst)), D6(3, F6_DST, 5, KOFF(v6.dst)),
+	{RTE_ACL_FIELD_TYPE_RANGE, 2, F6_SPORT, 9, KOFF(v6.sport)},
+	{RTE_ACL_FIELD_TYPE_RANGE, 2, F6_DPORT, 9, KOFF(v6.dport)},
+	{RTE_ACL_FIELD_TYPE_BITMASK, 4, F6_FLAGS, 10, KOFF(v6.flags)},
+};
+
+/* ---- the nodes ---- */
+
+#define AC_ERRORS(X)                                            \
+	X(AC_ERR_DENY, "acl deny")                              \
+	X(AC_ERR_NOMATCH, "acl no rule matched (default deny)")
+enum { AC_ERRORS(SL_ERR_ENUM) AC_NB_ERR };
+static const char *const ac_reasons[] = {AC_ERRORS(SL_ERR_STR)};
+static uint16_t ai_err, ao_err;
+
+enum { AN_NEXT_DROP }; /* then the arc's edges, added by name */
+
+/* The L4 part of the key from the header at p (len bytes there). */
+static inline void key_l4(struct acl_key *k, const uint8_t *p, uint32_t len, uint16_t *ports,
+			  uint32_t *flags)
+{
+	switch (k->proto) {
+	case IPPROTO_TCP:
+		if (len >= 14)
+			*flags = rte_cpu_to_be_32(p[13]);
+		/* fall through */
+	case IPPROTO_UDP:
+	case IPPROTO_SCTP:
+		if (len >= 4)
+			memcpy(ports, p, 4);
+		break;
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
+		if (len >= 2) { /* type and code, as 16-bit numbers in network order */
+			ports[0] = rte_cpu_to_be_16(p[0]);
+			ports[1] = rte_cpu_to_be_16(p[1]);
+		}
+		break;
+	}
+}
+
+/* Frame m's key: 4 or 6 by its IP version, or 0 when it passes unclassified (not IP, or
+ * neighbour discovery). What the frame is too short to hold stays 0. */
+static inline int acl_key(const struct rte_mbuf *m, struct acl_key *k)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = m->data_len, off = 12;
+	memset(k, 0, sizeof(*k));
+	if (unlikely(len < 14))
+		return 0;
+	uint16_t type = (uint16_t)(p[12] << 8 | p[13]);
+	for (int tags = 0; (type == RTE_ETHER_TYPE_VLAN || type == RTE_ETHER_TYPE_QINQ) &&
+			   tags < 2 && off + 6 <= len; tags++) {
+		off += 4;
+		type = (uint16_t)(p[off] << 8 | p[off + 1]);
+	}
+	off += 2;
+	if (type == RTE_ETHER_TYPE_IPV4) {
+		if (unlikely(off + 20 > len))
+			return 4;
+		const uint8_t *ip = p + off;
+		k->proto = ip[9];
+		memcpy(&k->v4.src, ip + 12, 8);
+		uint32_t l4 = off + (ip[0] & 0xf) * 4u;
+		bool first = !((ip[6] & 0x1f) | ip[7]); /* fragment offset 0 */
+		if (likely(first && l4 <= len))
+			key_l4(k, p + l4, len - l4, &k->v4.sport, &k->v4.flags);
+		return 4;
+	}
+	if (type != RTE_ETHER_TYPE_IPV6)
+		return 0;
+	if (unlikely(off + 40 > len))
+		return 6;
+	const uint8_t *ip = p + off;
+	uint8_t nh = ip[6];
+	memcpy(k->v6.src, ip + 8, 32);
+	uint32_t l4 = off + 40;
+	bool first = true;
+	/* hop-by-hop, routing, fragment and destination options: up to 4 walked */
+	for (int h = 0; h < 4 && (nh == 0 || nh == 43 || nh == 44 || nh == 60); h++) {
+		if (l4 + 8 > len) {
+			nh = 59; /* the upper layer is not in the frame: no L4 fields */
+			break;
+		}
+		if (nh == 44) {
+			first = first && !((p[l4 + 2] << 8 | p[l4 + 3]) & 0xfff8);
+			nh = p[l4];
+			l4 += 8;
+		} else {
+			nh = p[l4];
+			l4 += (p[l4 + 1] + 1u) * 8;
+		}
+	}
+	k->proto = nh;
+	if (first && l4 <= len) {
+		key_l4(k, p + l4, len - l4, &k->v6.sport, &k->v6.flags);
+		/* RS, RA, NS, NA and redirect */
+		if (nh == IPPROTO_ICMPV6 && l4 < len && p[l4] >= 133 && p[l4] <= 137)
+			return 0;
+	}
+	return 6;
+}
+
+static inline uint16_t acl_ifx(struct rte_mbuf *m, int dir)
+{
+	return dir ? sl_meta(m)->tx_if : m->port;
+}
+
+static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, void **objs,
+				  uint16_t n, int dir)
+{
+	unsigned wid = sl_node_worker(node)->id;
+	uint16_t nexts[n ? n : 1], err = dir ? ao_err : ai_err;
+	struct acl_key keys[n ? n : 1];
+	const uint8_t *data[2][n ? n : 1];
+	uint32_t res[2][n ? n : 1];
+	uint16_t at[2][n ? n : 1];
+	for (uint16_t s = 0; s < n;) {
+		/* a run of one interface's packets (the rule): one classifier, one call per family */
+		uint16_t ifx = acl_ifx(objs[s], dir), e = s + 1;
+		while (e < n && acl_ifx(objs[e], dir) == ifx)
+			e++;
+		uint16_t next = dir ? sl_feature_next(SL_ARC_INTERFACE_OUTPUT, feat_out, ifx, 0)
+				    : sl_feature_next(SL_ARC_DEVICE_INPUT, feat_in, ifx,
+						      sl_ifaces[ifx].mode);
+		const struct acl_cls *c = __atomic_load_n(&if_cls[ifx][dir], __ATOMIC_ACQUIRE);
+		uint16_t cnt[2] = {0, 0};
+		for (uint16_t i = s; i < e; i++) {
+			nexts[i] = next;
+			int f = c ? acl_key(objs[i], &keys[i]) : 0;
+			if (!f)
+				continue;
+			f = f == 6;
+			data[f][cnt[f]] = (const uint8_t *)&keys[i];
+			at[f][cnt[f]++] = i;
+		}
+		for (int f = 0; f < 2; f++) {
+			if (!cnt[f])
+				continue;
+			if (c->ctx[f])
+				rte_acl_classify(c->ctx[f], data[f], res[f], cnt[f], 1);
+			else
+				memset(res[f], 0, cnt[f] * sizeof(res[f][0]));
+			for (uint16_t j = 0; j < cnt[f]; j++) {
+				uint16_t i = at[f][j];
+				uint32_t r = res[f][j];
+				if (unlikely(!r)) {
+					sl_set_error(objs[i], err + AC_ERR_NOMATCH);
+					nexts[i] = AN_NEXT_DROP;
+					continue;
+				}
+				const struct acl_ent *en = &c->ent[r - 1];
+				en->hits[wid * en->stride]++;
+				if (!en->permit) {
+					sl_set_error(objs[i], err + AC_ERR_DENY);
+					nexts[i] = AN_NEXT_DROP;
+				}
+			}
+		}
+		s = e;
+	}
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
+
+static uint16_t ai_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	return acl_vector(g, node, objs, n, 0);
+}
+
+static uint16_t ao_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	return acl_vector(g, node, objs, n, 1);
+}
+
+static struct rte_node_register ai_node = {
+	.name = "acl-input",
+	.process = ai_process,
+	.init = sl_node_init,
+	.nb_edges = 1,
+	.next_nodes = {[AN_NEXT_DROP] = "error-drop"},
+};
+SL_NODE_REGISTER(ai_node)
+
+static struct rte_node_register ao_node = {
+	.name = "acl-output",
+	.process = ao_process,
+	.init = sl_node_init,
+	.nb_edges = 1,
+	.next_nodes = {[AN_NEXT_DROP] = "error-drop"},
+};
+SL_NODE_REGISTER(ao_node)
+
+/* ---- classifiers ---- */
+
+static void cls_free(struct acl_cls *c)
+{
+	if (!c)
+		return;
+	rte_acl_free(c->ctx[0]);
+	rte_acl_free(c->ctx[1]);
+	rte_free(c);
+}
+
+static void cls_retire(void *p, uintptr_t x)
+{
+	(void)x;
+	cls_free(p);
+}
+
+static void acl_free(struct acl *a)
+{
+	if (!a)
+		return;
+	rte_free(a->hits);
+	rte_free(a);
+}
+
+static void acl_retire(void *p, uintptr_t x)
+{
+	(void)x;
+	acl_free(p);
+}
+
+static uint32_t mask_bits(int len)
+{
+	return (uint32_t)(len <= 0 ? 0 : len >= 32 ? 32 : len);
+}
+
+/* Rule r at place pos as rte_acl's rule of family fam, into d (an IPv4 rule is a prefix of
+ * the IPv6 one: both are proto, the source's and the destination's 32-bit words, the ports
+ * and the flags, in that order). */
+static void rule_fill(struct acl6_rule *d, const struct acl_rule *r, uint32_t pos, int fam)
+{
+	int nw = fam == 4 ? 1 : 4;
+	struct rte_acl_field *f = d->field;
+	memset(d, 0, sizeof(*d));
+	d->data.category_mask = 1;
+	d->data.priority = (int32_t)(RTE_ACL_MAX_PRIORITY - pos);
+	d->data.userdata = pos + 1;
+	f[0].value.u8 = r->proto;
+	f[0].mask_range.u8 = r->proto ? 0xff : 0;
+	for (int k = 0; k < nw; k++) {
+		uint32_t a;
+		memcpy(&a, r->src + 4 * k, 4);
+		f[1 + k].value.u32 = ntohl(a);
+		f[1 + k].mask_range.u32 = mask_bits(r->src_len - 32 * k);
+		memcpy(&a, r->dst + 4 * k, 4);
+		f[1 + nw + k].value.u32 = ntohl(a);
+		f[1 + nw + k].mask_range.u32 = mask_bits(r->dst_len - 32 * k);
+	}
+	f[1 + 2 * nw].value.u16 = r->sport[0];
+	f[1 + 2 * nw].mask_range.u16 = r->sport[1];
+	f[2 + 2 * nw].value.u16 = r->dport[0];
+	f[2 + 2 * nw].mask_range.u16 = r->dport[1];
+	f[3 + 2 * nw].value.u32 = r->flags;
+	f[3 + 2 * nw].mask_range.u32 = r->fmask;
+}
+
+/* One family's rte_acl context over nr rules of nf fields at rules, or NULL (why set). */
+static struct rte_acl_ctx *ctx_build(const void *rules, uint32_t nr, int fam, int nf,
+				     char *why, size_t wlen)
+{
+	char name[RTE_ACL_NAMESIZE];
+	snprintf(name, sizeof(name), "sl-acl%d-%u", fam, ctx_gen++);
+	struct rte_acl_param prm = {.name = name, .socket_id = SOCKET_ID_ANY,
+				    .rule_size = RTE_ACL_RULE_SZ(nf), .max_rule_num = nr};
+	struct rte_acl_ctx *ctx = rte_acl_create(&prm);
+	if (!ctx) {
+		snprintf(why, wlen, "rte_acl_create: %s", rte_strerror(rte_errno));
+		return NULL;
+	}
+	struct rte_acl_config cfg = {.num_categories = 1, .num_fields = (uint32_t)nf};
+	memcpy(cfg.defs, fam == 4 ? defs4 : defs6, nf * sizeof(cfg.defs[0]));
+	int rc = rte_acl_add_rules(ctx, rules, nr);
+	if (!rc)
+		rc = rte_acl_build(ctx, &cfg);
+	if (rc) {
+		snprintf(why, wlen, "rte_acl could not build the classifier: %s", strerror(-rc));
+		rte_acl_free(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+/* The classifier of ACLs list[0..nacl) (each exists), or NULL with the reason in o. */
+static struct acl_cls *cls_build(struct sl_out *o, const uint16_t *list, uint8_t nacl)
+{
+	uint32_t n = 0;
+	for (int k = 0; k < nacl; k++)
+		n += acls[list[k]]->n;
+	if (n > SL_ACL_RULES) {
+		sl_out_error(o, "%u rules on one interface direction: %u at most", n, SL_ACL_RULES);
+		return NULL;
+	}
+	struct acl_cls *c = rte_zmalloc("sl_acl_cls", sizeof(*c) + n * sizeof(c->ent[0]),
+					RTE_CACHE_LINE_SIZE);
+	/* the flags field only where a rule has tcpflags: rules are then of nf fields */
+	bool fl = false;
+	for (int k = 0; k < nacl; k++)
+		for (uint32_t i = 0; i < acls[list[k]]->n; i++)
+			fl |= acls[list[k]]->r[i].fmask != 0;
+	int nf4 = fl ? F4_NB : F4_NB - 1, nf6 = fl ? F6_NB : F6_NB - 1;
+	size_t sz4 = RTE_ACL_RULE_SZ(nf4), sz6 = RTE_ACL_RULE_SZ(nf6);
+	uint8_t *r4 = malloc(n * sz4 + 1), *r6 = malloc(n * sz6 + 1);
+	struct acl6_rule t;
+	uint32_t n4 = 0, n6 = 0, pos = 0;
+	char why[160] = "out of memory";
+	if (!c || !r4 || !r6)
+		goto fail;
+	c->nacl = nacl;
+	memcpy(c->acl, list, nacl * sizeof(list[0]));
+	c->n = n;
+	for (int k = 0; k < nacl; k++) {
+		struct acl *a = acls[list[k]];
+		for (uint32_t i = 0; i < a->n; i++, pos++) {
+			const struct acl_rule *r = &a->r[i];
+			c->ent[pos] = (struct acl_ent){r->permit, a->n, a->hits + i};
+			if (r->family != 6) {
+				rule_fill(&t, r, pos, 4);
+				memcpy(r4 + sz4 * n4++, &t, sz4);
+			}
+			if (r->family != 4) {
+				rule_fill(&t, r, pos, 6);
+				memcpy(r6 + sz6 * n6++, &t, sz6);
+			}
+		}
+	}
+	if (n4 && !(c->ctx[0] = ctx_build(r4, n4, 4, nf4, why, sizeof(why))))
+		goto fail;
+	if (n6 && !(c->ctx[1] = ctx_build(r6, n6, 6, nf6, why, sizeof(why))))
+		goto fail;
+	free(r4);
+	free(r6);
+	return c;
+fail:
+	free(r4);
+	free(r6);
+	cls_free(c);
+	sl_out_error(o, "%s", why);
+	return NULL;
+}
+
+/* Publishes c for (ifx, dir) and retires what was there. */
+static void cls_publish(uint16_t ifx, int dir, struct acl_cls *c)
+{
+	struct acl_cls *old = if_cls[ifx][dir];
+	__atomic_store_n(&if_cls[ifx][dir], c, __ATOMIC_RELEASE);
+	if (old)
+		sl_rcu_retire(cls_retire, old, 0);
+}
+
+/* ---- control ---- */
+
+uint32_t sl_acl_count(void)
+{
+	uint32_t n = 0;
+	for (int i = 0; i < SL_ACLS; i++)
+		n += acls[i] != NULL;
+	return n;
+}
+
+uint32_t sl_acl_applied(void)
+{
+	uint32_t n = 0;
+	for (int i = 0; i < SL_ACLS; i++)
+		n += acl_users[i];
+	return n;
+}
+
+/* "A" or "A-B" into r[0..1] */
+static int parse_range(struct sl_out *o, const char *what, const char *s, uint16_t r[2])
+{
+	char *end;
+	if (!s)
+		return sl_out_error(o, "%s needs a port (or ICMP type/code) or a range A-B", what);
+	unsigned long a = strtoul(s, &end, 10), b = a;
+	if (end != s && *end == '-') {
+		const char *t = end + 1;
+		b = strtoul(t, &end, 10);
+		if (end == t)
+			end = (char *)s; /* "A-" */
+	}
+	if (end == s || *end || s[0] == '-' || a > 65535 || b > 65535 || a > b)
+		return sl_out_error(o, "%s '%s': a number 0-65535 or a range A-B with A <= B", what,
+				    s);
+	r[0] = (uint16_t)a;
+	r[1] = (uint16_t)b;
+	return 0;
+}
+
+static int parse_prefix(struct sl_out *o, const char *what, const char *s, uint8_t ip[16],
+			uint8_t *len, uint8_t *fam)
+{
+	if (!s)
+		return sl_out_error(o, "%s needs a prefix", what);
+	memset(ip, 0, 16);
+	if (strchr(s, ':')) {
+		if (sl_arg_prefix6(o, s, ip, len))
+			return -1;
+		*fam = 6;
+	} else {
+		uint32_t a;
+		if (sl_arg_prefix4(o, s, &a, len))
+			return -1;
+		a = *len ? a & (uint32_t)(~0ull << (32 - *len)) : 0;
+		a = htonl(a);
+		memcpy(ip, &a, 4);
+		*fam = 4;
+		return 0;
+	}
+	for (int b = *len; b < 128; b++) /* host bits clear */
+		ip[b / 8] &= (uint8_t)~(0x80 >> (b % 8));
+	return 0;
+}
+
+/* One rule from argv[0..argc) (argv[0]: its action). */
+static int parse_rule(struct sl_out *o, int argc, char **argv, struct acl_rule *r, int no)
+{
+	memset(r, 0, sizeof(*r));
+	r->sport[1] = r->dport[1] = 65535;
+	if (!argc)
+		return sl_out_error(o, "rule %d is empty (rules are separated by commas)", no);
+	const char *act = argv[0];
+	int i = 1;
+	if (!strcmp(act, "permit")) {
+		r->permit = 1;
+	} else if (!strcmp(act, "deny")) {
+		r->permit = 0;
+	} else if (!strcmp(act, "action") && argc > 1 &&
+		   (!strcmp(argv[1], "0") || !strcmp(argv[1], "1"))) {
+		r->permit = argv[1][0] == '1';
+		i = 2;
+	} else if (!strcmp(act, "permit+reflect") || !strcmp(act, "action")) {
+		return sl_out_error(o, "rule %d: '%s%s%s': Sluice's ACLs are stateless: permit "
+				    "(action 1) or deny (action 0)", no, act, argc > 1 ? " " : "",
+				    argc > 1 && !strcmp(act, "action") ? argv[1] : "");
+	} else {
+		return sl_out_error(o, "rule %d starts with '%s': permit or deny first", no, act);
+	}
+	uint8_t sfam = 0, dfam = 0;
+	bool has[6] = {0};
+	for (; i < argc; i += 2) {
+		const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		static const char *const keys[] = {"src", "dst", "proto", "sport", "dport",
+						   "tcpflags"};
+		int key = 0;
+		while (key < 6 && strcmp(k, keys[key]))
+			key++;
+		if (key == 6)
+			return sl_out_error(o, "rule %d: unknown word '%s' (src, dst, proto, sport, "
+					    "dport, tcpflags V mask M)", no, k);
+		if (has[key])
+			return sl_out_error(o, "rule %d: %s given twice", no, k);
+		has[key] = true;
+		uint32_t u;
+		switch (key) {
+		case 0:
+			if (parse_prefix(o, "src", v, r->src, &r->src_len, &sfam))
+				return -1;
+			break;
+		case 1:
+			if (parse_prefix(o, "dst", v, r->dst, &r->dst_len, &dfam))
+				return -1;
+			break;
+		case 2:
+			if (sl_arg_u32(o, "proto", v, 0, 255, &u))
+				return -1;
+			r->proto = (uint8_t)u;
+			break;
+		case 3:
+			if (parse_range(o, "sport", v, r->sport))
+				return -1;
+			break;
+		case 4:
+			if (parse_range(o, "dport", v, r->dport))
+				return -1;
+			break;
+		case 5:
+			if (sl_arg_u32(o, "tcpflags", v, 0, 255, &u))
+				return -1;
+			r->flags = (uint8_t)u;
+			if (i + 3 >= argc || strcmp(argv[i + 2], "mask"))
+				return sl_out_error(o, "rule %d: tcpflags V mask M", no);
+			if (sl_arg_u32(o, "tcpflags mask", argv[i + 3], 0, 255, &u))
+				return -1;
+			r->fmask = (uint8_t)u;
+			if (r->flags & ~r->fmask)
+				return sl_out_error(o, "rule %d: tcpflags %u has bits outside its mask "
+						    "%u: no packet could match", no, r->flags,
+						    r->fmask);
+			i += 2;
+			break;
+		}
+	}
+	if (sfam && dfam && sfam != dfam)
+		return sl_out_error(o, "rule %d: src and dst of different families", no);
+	r->family = sfam ? sfam : dfam;
+	return 0;
+}
+
+/* argv[0..argc) split at commas (a word of its own or the end of one) into rules. */
+static struct acl *parse_acl(struct sl_out *o, int argc, char **argv)
+{
+	uint32_t cap = 1;
+	for (int i = 0; i < argc; i++)
+		cap += strchr(argv[i], ',') != NULL;
+	if (cap > SL_ACL_RULES)
+		return sl_out_error(o, "%u rules: %u at most", cap, SL_ACL_RULES), NULL;
+	struct acl *a = rte_zmalloc("sl_acl", sizeof(*a) + cap * sizeof(a->r[0]),
+				    RTE_CACHE_LINE_SIZE);
+	if (!a)
+		return sl_out_error(o, "out of memory"), NULL;
+	int start = 0;
+	for (int i = 0; i <= argc; i++) {
+		bool end = i == argc;
+		if (!end) {
+			char *comma = strchr(argv[i], ',');
+			if (!comma)
+				continue;
+			if (comma[1]) {
+				sl_out_error(o, "'%s': a comma ends a rule (\"..., deny ...\")",
+					     argv[i]);
+				goto fail;
+			}
+			*comma = 0;
+		}
+		/* the rule is argv[start..i], argv[i] included unless it was only "," or the end */
+		int len = i - start + (!end && argv[i][0] ? 1 : 0);
+		if (end && len == 0 && a->n)
+			break; /* a trailing comma */
+		if (parse_rule(o, len, argv + start, &a->r[a->n], (int)a->n + 1))
+			goto fail;
+		a->n++;
+		start = i + 1;
+	}
+	a->hits = rte_zmalloc("sl_acl_hits", (size_t)SL_MAX_WORKERS * a->n * sizeof(uint64_t),
+			      RTE_CACHE_LINE_SIZE);
+	if (!a->hits) {
+		sl_out_error(o, "out of memory");
+		goto fail;
+	}
+	return a;
+fail:
+	acl_free(a);
+	return NULL;
+}
+
+static bool cls_uses(const struct acl_cls *c, uint32_t idx)
+{
+	for (int k = 0; c && k < c->nacl; k++)
+		if (c->acl[k] == idx)
+			return true;
+	return false;
+}
+
+static int cmd_set_acl(struct sl_out *o, int argc, char **argv)
+{
+	static const char usage[] = "usage: set acl-plugin acl [index N] permit|deny [src PREFIX] "
+				    "[dst PREFIX] [proto P] [sport A-B] [dport A-B] [tcpflags V "
+				    "mask M], ... [tag T]";
+	uint32_t idx = UINT32_MAX;
+	const char *tag = NULL;
+	int first = 0;
+	if (argc >= 2 && !strcmp(argv[0], "index")) {
+		if (sl_arg_u32(o, "index", argv[1], 0, SL_ACLS - 1, &idx))
+			return -1;
+		first = 2;
+	}
+	/* tag T: last, as VPP prints it */
+	if (argc - first >= 2 && !strcmp(argv[argc - 2], "tag")) {
+		tag = argv[argc - 1];
+		if (strlen(tag) >= sizeof(((struct acl *)0)->tag))
+			return sl_out_error(o, "tag too long (63 characters at most)");
+		argc -= 2;
+	}
+	if (argc == first)
+		return sl_out_error(o, "%s", usage);
+	struct acl *a = parse_acl(o, argc - first, argv + first);
+	if (!a)
+		return -1;
+	if (tag)
+		snprintf(a->tag, sizeof(a->tag), "%s", tag);
+	if (idx == UINT32_MAX) { /* a new ACL: the lowest free index */
+		for (idx = 0; idx < SL_ACLS && acls[idx]; idx++)
+			;
+		if (idx == SL_ACLS) {
+			acl_free(a);
+			return sl_out_error(o, "%d ACLs already, the most there are", SL_ACLS);
+		}
+	}
+	struct acl *old = acls[idx];
+	acls[idx] = a; /* workers read classifiers only: none sees it before they are built */
+	/* every classifier that uses it, built anew before any is published */
+	struct acl_cls **built = NULL;
+	uint32_t nb = 0, cap = 0;
+	int rc = 0;
+	for (uint32_t x = 0; old && acl_users[idx] && x < SL_IF_MAX * 2 && nb < acl_users[idx];
+	     x++) {
+		const struct acl_cls *c = if_cls[x / 2][x % 2];
+		if (!cls_uses(c, idx))
+			continue;
+		if (nb == cap) {
+			cap = cap ? 2 * cap : 8;
+			struct acl_cls **nbuilt = realloc(built, cap * sizeof(*built));
+			if (!nbuilt) {
+				rc = sl_out_error(o, "out of memory");
+				break;
+			}
+			built = nbuilt;
+		}
+		if (!(built[nb] = cls_build(o, c->acl, c->nacl))) {
+			rc = -1;
+			break;
+		}
+		nb++;
+	}
+	if (rc) { /* nothing published: put the old ACL back */
+		for (uint32_t k = 0; k < nb; k++)
+			cls_free(built[k]);
+		free(built);
+		acls[idx] = old;
+		acl_free(a);
+		return -1;
+	}
+	for (uint32_t x = 0, k = 0; k < nb; x++)
+		if (cls_uses(if_cls[x / 2][x % 2], idx))
+			cls_publish((uint16_t)(x / 2), x % 2, built[k++]);
+	free(built);
+	if (old)
+		sl_rcu_retire(acl_retire, old, 0); /* after the classifiers that counted into it */
+	sl_out_msg(o, "ACL index: %u", idx);
+	return 0;
+}
+SL_CLI_COMMAND(acl_set, .path = "set acl-plugin acl",
+	       .usage = "[index N] permit|deny [src PREFIX] [dst PREFIX] [proto P] [sport A-B] "
+			"[dport A-B] [tcpflags V mask M], ... [tag T]",
+	       .help = "an ACL (stateless; rules separated by commas, the first match wins); "
+		       "with the index of an ACL it replaces it (on every interface at once)",
+	       .fn = cmd_set_acl)
+
+static int cmd_delete_acl(struct sl_out *o, int argc, char **argv)
+{
+	uint32_t idx;
+	if (argc != 2 || strcmp(argv[0], "index"))
+		return sl_out_error(o, "usage: delete acl-plugin acl index N");
+	if (sl_arg_u32(o, "index", argv[1], 0, SL_ACLS - 1, &idx))
+		return -1;
+	if (!acls[idx])
+		return sl_out_error(o, "no ACL %u", idx);
+	if (acl_users[idx])
+		return sl_out_error(o, "ACL %u is applied to %u interface direction(s) (set "
+				    "acl-plugin interface IFACE input|output acl %u del)", idx,
+				    acl_users[idx], idx);
+	struct acl *a = acls[idx];
+	acls[idx] = NULL;
+	sl_rcu_retire(acl_retire, a, 0); /* a classifier retired just now may still count */
+	return 0;
+}
+SL_CLI_COMMAND(acl_delete, .path = "delete acl-plugin acl", .usage = "index N",
+	       .help = "deletes an ACL that no interface uses", .fn = cmd_delete_acl)
+
+static int cmd_set_if(struct sl_out *o, int argc, char **argv)
+{
+	static const char usage[] = "usage: set acl-plugin interface IFACE input|output acl N "
+				    "[del]";
+	if ((argc != 4 && argc != 5) || (strcmp(argv[1], "input") && strcmp(argv[1], "output")) ||
+	    strcmp(argv[2], "acl") || (argc == 5 && strcmp(argv[4], "del")))
+		return sl_out_error(o, "%s", usage);
+	struct sl_iface *f = sl_iface_by_name(argv[0]);
+	if (!f)
+		return sl_out_error(o, "unknown interface '%s'", argv[0]);
+	uint32_t idx;
+	if (sl_arg_u32(o, "acl", argv[3], 0, SL_ACLS - 1, &idx))
+		return -1;
+	if (!acls[idx])
+		return sl_out_error(o, "no ACL %u", idx);
+	int dir = argv[1][0] == 'o';
+	const char *dname = dir ? "output" : "input";
+	enum sl_arc_id arc = dir ? SL_ARC_INTERFACE_OUTPUT : SL_ARC_DEVICE_INPUT;
+	const char *feat = dir ? "acl-output" : "acl-input";
+	uint16_t ifx = f->port, list[SL_ACL_PER_IF];
+	const struct acl_cls *cur = if_cls[ifx][dir];
+	uint8_t n = 0;
+	bool there = cls_uses(cur, idx);
+	for (int k = 0; cur && k < cur->nacl; k++)
+		if (cur->acl[k] != idx)
+			list[n++] = cur->acl[k];
+	char why[160] = "";
+	if (argc == 5) {
+		if (!there)
+			return sl_out_error(o, "ACL %u is not applied to %s %s", idx, f->name, dname);
+		if (!n) { /* the last one: the feature goes off, and its hook lets go */
+			sl_feature_set(ifx, arc, feat, false, why, sizeof(why));
+			return 0;
+		}
+		struct acl_cls *c = cls_build(o, list, n);
+		if (!c)
+			return -1;
+		cls_publish(ifx, dir, c);
+		acl_users[idx]--;
+		return 0;
+	}
+	if (there)
+		return sl_out_error(o, "ACL %u is already applied to %s %s", idx, f->name, dname);
+	if (n == SL_ACL_PER_IF)
+		return sl_out_error(o, "%s %s has %d ACLs, the most there are", f->name, dname,
+				    SL_ACL_PER_IF);
+	list[n++] = (uint16_t)idx;
+	struct acl_cls *c = cls_build(o, list, n);
+	if (!c)
+		return -1;
+	bool was_on = cur != NULL;
+	cls_publish(ifx, dir, c);
+	acl_users[idx]++;
+	if (!was_on && sl_feature_set(ifx, arc, feat, true, why, sizeof(why))) {
+		acl_users[idx]--;
+		cls_publish(ifx, dir, NULL);
+		return sl_out_error(o, "cannot filter %s: %s", f->name, why);
+	}
+	return 0;
+}
+SL_CLI_COMMAND(acl_set_if, .path = "set acl-plugin interface",
+	       .usage = "IFACE input|output acl N [del]",
+	       .help = "applies an ACL to what IFACE receives (before its mode) or sends, after "
+		       "the ACLs already there (first match wins; no match: denied)",
+	       .fn = cmd_set_if)
+
+static void fmt_prefix(char *buf, size_t len, const struct acl_rule *r, int dst)
+{
+	const uint8_t *ip = dst ? r->dst : r->src;
+	uint8_t plen = dst ? r->dst_len : r->src_len;
+	char a[INET6_ADDRSTRLEN];
+	if (r->family == 0) {
+		snprintf(buf, len, "any");
+		return;
+	}
+	inet_ntop(r->family == 4 ? AF_INET : AF_INET6, ip, a, sizeof(a));
+	snprintf(buf, len, "%s/%u", a, plen);
+}
+
+static int cmd_show_acl(struct sl_out *o, int argc, char **argv)
+{
+	uint32_t only = UINT32_MAX;
+	if (argc != 0 && (argc != 2 || strcmp(argv[0], "index")))
+		return sl_out_error(o, "usage: show acl-plugin acl [index N]");
+	if (argc == 2) {
+		if (sl_arg_u32(o, "index", argv[1], 0, SL_ACLS - 1, &only))
+			return -1;
+		if (!acls[only])
+			return sl_out_error(o, "no ACL %u", only);
+	}
+	sl_tbl_begin(o, "acl-rules", 12,
+		     (const char *[]){"acl:u", "tag", "rule:u", "action", "src", "dst", "proto:u",
+				      "sport", "dport", "tcpflags:u", "tcpflags-mask:u", "hits:u"});
+	for (uint32_t i = 0; i < SL_ACLS; i++) {
+		const struct acl *a = acls[i];
+		if (!a || (only != UINT32_MAX && i != only))
+			continue;
+		for (uint32_t j = 0; j < a->n; j++) {
+			const struct acl_rule *r = &a->r[j];
+			char v[10][64];
+			uint64_t hits = 0;
+			for (unsigned w = 0; w < SL_MAX_WORKERS; w++)
+				hits += a->hits[(size_t)w * a->n + j];
+			snprintf(v[0], 64, "%u", i);
+			snprintf(v[1], 64, "%u", j);
+			fmt_prefix(v[2], 64, r, 0);
+			fmt_prefix(v[3], 64, r, 1);
+			snprintf(v[4], 64, "%u", r->proto);
+			snprintf(v[5], 64, "%u-%u", r->sport[0], r->sport[1]);
+			snprintf(v[6], 64, "%u-%u", r->dport[0], r->dport[1]);
+			snprintf(v[7], 64, "%u", r->flags);
+			snprintf(v[8], 64, "%u", r->fmask);
+			snprintf(v[9], 64, "%" PRIu64, hits);
+			sl_tbl_row(o, v[0], a->tag, v[1], r->permit ? "permit" : "deny", v[2], v[3],
+				   v[4], v[5], v[6], v[7], v[8], v[9]);
+		}
+	}
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(acl_show, .path = "show acl-plugin acl", .usage = "[index N]",
+	       .help = "ACLs: each rule and its hits (src/dst 'any': a rule of both families)",
+	       .fn = cmd_show_acl)
+
+static int cmd_show_if(struct sl_out *o, int argc, char **argv)
+{
+	const struct sl_iface *only = NULL;
+	if (argc > 1)
+		return sl_out_error(o, "usage: show acl-plugin interface [IFACE]");
+	if (argc == 1 && !(only = sl_iface_by_name(argv[0])))
+		return sl_out_error(o, "unknown interface '%s'", argv[0]);
+	sl_tbl_begin(o, "acl-interfaces", 4,
+		     (const char *[]){"interface", "direction", "acls", "rules:u"});
+	for (uint32_t x = 0; x < SL_IF_MAX * 2; x++) {
+		const struct acl_cls *c = if_cls[x / 2][x % 2];
+		if (!c || (only && only->port != x / 2))
+			continue;
+		char list[SL_ACL_PER_IF * 6 + 1] = "", n[16];
+		for (int k = 0; k < c->nacl; k++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%u",
+				 k ? "," : "", c->acl[k]);
+		snprintf(n, sizeof(n), "%u", c->n);
+		sl_tbl_row(o, sl_ifaces[x / 2].name, x % 2 ? "output" : "input", list, n);
+	}
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(acl_show_if, .path = "show acl-plugin interface", .usage = "[IFACE]",
+	       .help = "the ACLs applied to each interface direction, in order", .fn = cmd_show_if)
+
+/* The features' hook: on only through set acl-plugin interface (the classifier is published
+ * first); off, however it goes (the last ACL's del, set interface feature ... disable, the
+ * interface deleted), the interface lets go of its ACLs. */
+static int acl_hook(uint16_t ifx, bool on, char *why, size_t len, int dir)
+{
+	struct acl_cls *c = if_cls[ifx][dir];
+	if (on) {
+		if (c)
+			return 0;
+		snprintf(why, len, "acl-%s is turned on by set acl-plugin interface %s %s acl N",
+			 dir ? "output" : "input", sl_ifaces[ifx].name, dir ? "output" : "input");
+		return -1;
+	}
+	for (int k = 0; c && k < c->nacl; k++)
+		acl_users[c->acl[k]]--;
+	if (c)
+		cls_publish(ifx, dir, NULL);
+	return 0;
+}
+
+static int hook_in(uint16_t ifx, bool on, char *why, size_t len)
+{
+	return acl_hook(ifx, on, why, len, 0);
+}
+
+static int hook_out(uint16_t ifx, bool on, char *why, size_t len)
+{
+	return acl_hook(ifx, on, why, len, 1);
+}
+
+static void acl_fini(void)
+{
+	for (uint32_t x = 0; x < SL_IF_MAX * 2; x++) {
+		cls_free(if_cls[x / 2][x % 2]);
+		if_cls[x / 2][x % 2] = NULL;
+	}
+	for (int i = 0; i < SL_ACLS; i++) {
+		acl_free(acls[i]);
+		acls[i] = NULL;
+		acl_users[i] = 0;
+	}
+}
+
+static int acl_init(const struct sl_config *c)
+{
+	(void)c;
+	return 0;
+}
+
+SL_MODULE_REGISTER(acl_module, .name = "acl", .init = acl_init, .fini = acl_fini)
+
+RTE_INIT(acl_ctor)
+{
+	ai_err = sl_error_register("acl-input", ac_reasons, AC_NB_ERR);
+	ao_err = sl_error_register("acl-output", ac_reasons, AC_NB_ERR);
+	feat_in = sl_feature_register(SL_ARC_DEVICE_INPUT, "acl-input", "acl-input");
+	feat_out = sl_feature_register(SL_ARC_INTERFACE_OUTPUT, "acl-output", "acl-output");
+	sl_feature_hook(SL_ARC_DEVICE_INPUT, feat_in, hook_in);
+	sl_feature_hook(SL_ARC_INTERFACE_OUTPUT, feat_out, hook_out);
+}
