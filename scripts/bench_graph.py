@@ -12,7 +12,8 @@ MPLS-over-UDP tunnel, encapsulated (48.0.0.0/8 via the tunnel, its outer headers
 and decapsulated (tunnelled packets in on pg0, the inner packet routed to pg1), against the
 plain routed path, in clocks and instructions per packet; and the same routed path with an
 input policer that every packet conforms to, and with an input ACL of one rule and of 1,000
-(ACL_RULES) rules that every packet passes by the last."""
+(ACL_RULES) rules that every packet passes by the last. RUNS=routed,acl-1,acl-1000 runs only
+those of the tunnel runs, and nothing else."""
 import json
 import os
 import random
@@ -355,6 +356,11 @@ VX_RUNS = (("routed", SETUP, None), ("vxlan-encap", VX_ENCAP_SETUP, None),
            ("vxlan-decap", VX_DECAP_SETUP, vxlan_wrap), ("mpls-encap", MU_ENCAP_SETUP, None),
            ("mpls-decap", MU_DECAP_SETUP, mpls_wrap), ("policer", POLICER_SETUP, None),
            ("acl-1", acl_setup(1), None), (f"acl-{ACL_RULES}", acl_setup(ACL_RULES), None))
+# RUNS=routed,acl-1,acl-1000: only those (the routed one is what the others are compared with),
+# and neither the routing tables' runs nor bridging nor ECMP
+ONLY = bool(os.environ.get("RUNS"))
+if ONLY:
+    VX_RUNS = tuple(r for r in VX_RUNS if r[0] in os.environ["RUNS"].split(","))
 
 
 def vx_added(v, unit, gen=None):
@@ -366,10 +372,13 @@ def vx_added(v, unit, gen=None):
         r = w["routed"]
         print(f"   added ({unit}){label}:")
         for k in ("vxlan", "mpls"):
+            if f"{k}-encap" not in w or f"{k}-decap" not in w:
+                continue
             e, d = w[f"{k}-encap"], w[f"{k}-decap"]
             print(f"     {k:5s} encapsulation {e - r:+.1f}, decapsulation {d - r:+.1f}, "
                   f"both {e + d - 2 * r:+.1f}")
-        print(f"     an input policer {w['policer'] - r:+.1f}")
+        if "policer" in w:
+            print(f"     an input policer {w['policer'] - r:+.1f}")
         for t in (t for t in w if t.startswith("acl-")):
             print(f"     an input ACL of {t[4:]} rule(s) {w[t] - r:+.1f}")
 
@@ -412,7 +421,7 @@ def main():
     tmp = Path(tempfile.mkdtemp(prefix="sluice-bench-graph-"))
     try:
         results = {}
-        for fam in (4, 6) if PACKETS else ():
+        for fam in (4, 6) if PACKETS and not ONLY else ():
             for routes in sorted({1, ROUTES}):
                 print(f"== IPv{fam}, {routes} route(s), {PACKETS} packets of "
                       f"{64 if fam == 4 else 62} bytes, {TRIALS} trials (clocks/packet, median)",
@@ -426,7 +435,7 @@ def main():
                       f"({' + '.join(vpp_set(fam))}): {sum(nodes.get(k, 0) for k in vpp_set(fam)):.1f}; "
                       f"whole path: {sum(nodes.values()):.1f}; pg1 sent {tx}")
                 print_sums(sums)
-        if PACKETS:
+        if PACKETS and not ONLY:
             print("== routing nodes, medians of the per-trial sums (clocks/packet): "
                   + "; ".join(f"IPv{f} {r} route(s) {v:.1f}" for (f, r), v in results.items()))
             for r in sorted({1, ROUTES}):
@@ -435,7 +444,7 @@ def main():
                 for f in (4, 6):
                     print(f"   IPv{f} rate with {ROUTES} routes / with one (clocks ratio inverted): "
                           f"{results[f, 1] / results[f, ROUTES]:.2f}")
-        if BRIDGE_MACS and PACKETS:
+        if BRIDGE_MACS and PACKETS and not ONLY:
             for nm in (10, BRIDGE_MACS):
                 nodes, tx, macs = bridge(tmp, nm)
                 print(f"== bridging, {macs} MACs in the table, {PACKETS} packets of 64 bytes "
@@ -467,7 +476,7 @@ def main():
             tot = {t: v[1] for t, v in cg.items()}
             print("   all counted functions: " + " | ".join(f"{v:.1f}" for v in tot.values()))
             vx_added(tot, "instructions/packet", {t: v[0].get("pg_stream_run", 0) for t, v in cg.items()})
-        if shutil.which("valgrind") and CG_PACKETS:
+        if shutil.which("valgrind") and CG_PACKETS and not ONLY:
             totals = {}
             for fam, setup, ecmp in ((4, SETUP, ECMP_SETUP), (6, SETUP6, ECMP_SETUP6)):
                 print(f"== callgrind, IPv{fam}: instructions/packet ({CG_PACKETS} packets minus 0), "
