@@ -71,6 +71,7 @@ struct acl_ent {
 
 struct acl_cls {
 	struct rte_acl_ctx *ctx[2]; /* IPv4, IPv6; NULL when no rule is of that family */
+	bool fl;                 /* a rule has tcpflags: the contexts read the flags */
 	uint8_t nacl;
 	uint16_t acl[SL_ACL_PER_IF]; /* the ACLs, in the order applied */
 	uint32_t n;
@@ -83,21 +84,26 @@ static uint8_t feat_in, feat_out;
 static uint32_t ctx_gen; /* rte_acl context names are unique */
 
 /* The classifier's key: what rte_acl reads (addresses and ports in network order). */
-struct acl_key {
-	uint8_t proto, pad[3];
-	union {
-		struct {
-			uint32_t src, dst;
-			uint16_t sport, dport;
-			uint32_t flags;
-		} v4;
-		struct {
-			uint8_t src[16], dst[16];
-			uint16_t sport, dport;
-			uint32_t flags;
-		} v6;
-	};
+union acl_key {
+	/* IPv4: laid out as the IPv4 header from its protocol byte on (the TCP flags the last
+	 * byte of a 32-bit word), so that rte_acl reads an option-less first fragment of TCP,
+	 * UDP or SCTP in place, and builds a key only for the others */
+	struct __rte_packed {
+		uint8_t proto, cksum[2];
+		uint8_t src[4], dst[4];
+		uint8_t ports[4];
+		uint8_t tcp[6];    /* TCP's bytes 4-9 */
+		uint8_t flags[4];  /* TCP's bytes 10-13 */
+	} v4;
+	struct {
+		uint8_t proto, pad[3];
+		uint8_t src[16], dst[16];
+		uint8_t ports[4];
+		uint8_t flags[4];
+	} v6;
 };
+_Static_assert(offsetof(union acl_key, v4.ports) == 20 - 9, "the IPv4 header's layout");
+_Static_assert(offsetof(union acl_key, v4.flags) + 3 == 20 + 13 - 9, "TCP's flags byte");
 
 /* rte_acl's fields. rte_acl reads its input 4 bytes at a time, but for the first field (one
  * byte): proto alone, then the addresses, the ports together, and the TCP flags as a 32-bit
@@ -109,24 +115,24 @@ enum { F6_PROTO, F6_SRC, F6_DST = F6_SRC + 4, F6_SPORT = F6_DST + 4, F6_DPORT, F
 _Static_assert(F4_FLAGS == 3 + 2 * 1 && F6_FLAGS == 3 + 2 * 4, "rule_fill's order");
 RTE_ACL_RULE_DEF(acl6_rule, F6_NB);
 
-#define KOFF(f) ((uint32_t)offsetof(struct acl_key, f))
+#define KOFF(f) ((uint32_t)offsetof(union acl_key, f))
 static const struct rte_acl_field_def defs4[F4_NB] = {
-	{RTE_ACL_FIELD_TYPE_BITMASK, 1, F4_PROTO, 0, KOFF(proto)},
+	{RTE_ACL_FIELD_TYPE_BITMASK, 1, F4_PROTO, 0, KOFF(v4.proto)},
 	{RTE_ACL_FIELD_TYPE_MASK, 4, F4_SRC, 1, KOFF(v4.src)},
 	{RTE_ACL_FIELD_TYPE_MASK, 4, F4_DST, 2, KOFF(v4.dst)},
-	{RTE_ACL_FIELD_TYPE_RANGE, 2, F4_SPORT, 3, KOFF(v4.sport)},
-	{RTE_ACL_FIELD_TYPE_RANGE, 2, F4_DPORT, 3, KOFF(v4.dport)},
+	{RTE_ACL_FIELD_TYPE_RANGE, 2, F4_SPORT, 3, KOFF(v4.ports)},
+	{RTE_ACL_FIELD_TYPE_RANGE, 2, F4_DPORT, 3, KOFF(v4.ports) + 2},
 	{RTE_ACL_FIELD_TYPE_BITMASK, 4, F4_FLAGS, 4, KOFF(v4.flags)},
 };
 #define D6(k, f, i, off) {RTE_ACL_FIELD_TYPE_MASK, 4, f + k, i + k, off + 4 * k}
 static const struct rte_acl_field_def defs6[F6_NB] = {
-	{RTE_ACL_FIELD_TYPE_BITMASK, 1, F6_PROTO, 0, KOFF(proto)},
+	{RTE_ACL_FIELD_TYPE_BITMASK, 1, F6_PROTO, 0, KOFF(v6.proto)},
 	D6(0, F6_SRC, 1, KOFF(v6.src)), D6(1, F6_SRC, 1, KOFF(v6.src)),
 	D6(2, F6_SRC, 1, KOFF(v6.src)), D6(3, F6_SRC, 1, KOFF(v6.src)),
 	D6(0, F6_DST, 5, KOFF(v6.dst)), D6(1, F6_DST, 5, KOFF(v6.dst)),
 	D6(2, F6_DST, 5, KOFF(v6.dst)), D6(3, F6_DST, 5, KOFF(v6.dst)),
-	{RTE_ACL_FIELD_TYPE_RANGE, 2, F6_SPORT, 9, KOFF(v6.sport)},
-	{RTE_ACL_FIELD_TYPE_RANGE, 2, F6_DPORT, 9, KOFF(v6.dport)},
+	{RTE_ACL_FIELD_TYPE_RANGE, 2, F6_SPORT, 9, KOFF(v6.ports)},
+	{RTE_ACL_FIELD_TYPE_RANGE, 2, F6_DPORT, 9, KOFF(v6.ports) + 2},
 	{RTE_ACL_FIELD_TYPE_BITMASK, 4, F6_FLAGS, 10, KOFF(v6.flags)},
 };
 
@@ -141,14 +147,14 @@ static uint16_t ai_err, ao_err;
 
 enum { AN_NEXT_DROP }; /* then the arc's edges, added by name */
 
-/* The L4 part of the key from the header at p (len bytes there). */
-static inline void key_l4(struct acl_key *k, const uint8_t *p, uint32_t len, uint16_t *ports,
-			  uint32_t *flags)
+/* The L4 part of the key (protocol proto) from the header at p, len bytes there. */
+static inline void key_l4(uint8_t proto, const uint8_t *p, uint32_t len, uint8_t ports[4],
+			  uint8_t flags[4])
 {
-	switch (k->proto) {
+	switch (proto) {
 	case IPPROTO_TCP:
 		if (len >= 14)
-			*flags = rte_cpu_to_be_32(p[13]);
+			flags[3] = p[13];
 		/* fall through */
 	case IPPROTO_UDP:
 	case IPPROTO_SCTP:
@@ -158,23 +164,37 @@ static inline void key_l4(struct acl_key *k, const uint8_t *p, uint32_t len, uin
 	case IPPROTO_ICMP:
 	case IPPROTO_ICMPV6:
 		if (len >= 2) { /* type and code, as 16-bit numbers in network order */
-			ports[0] = rte_cpu_to_be_16(p[0]);
-			ports[1] = rte_cpu_to_be_16(p[1]);
+			ports[1] = p[0];
+			ports[3] = p[1];
 		}
 		break;
 	}
 }
 
-/* Frame m's key: 4 or 6 by its IP version, or 0 when it passes unclassified (not IP, or
- * neighbour discovery). What the frame is too short to hold stays 0. */
-static inline int acl_key(const struct rte_mbuf *m, struct acl_key *k)
+/* Frame m's classifier input in *d: 4 or 6 by its IP version, or 0 when it passes
+ * unclassified (not IP, or neighbour discovery). An option-less, untagged first fragment of
+ * TCP, UDP or SCTP (of TCP only when the classifier reads the flags, fl) is read in place;
+ * the others get their key built in k (what the frame is too short to hold left 0). */
+static inline int acl_key(const struct rte_mbuf *m, union acl_key *k, bool fl,
+			  const uint8_t **d)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = m->data_len, off = 12;
-	memset(k, 0, sizeof(*k));
 	if (unlikely(len < 14))
 		return 0;
 	uint16_t type = (uint16_t)(p[12] << 8 | p[13]);
+	if (likely(type == RTE_ETHER_TYPE_IPV4 && len >= 14 + 34)) {
+		const uint8_t *ip = p + 14;
+		uint8_t pr = ip[9];
+		if (likely(ip[0] == 0x45 && !((ip[6] & 0x1f) | ip[7]) &&
+			   (pr == IPPROTO_TCP ||
+			    (!fl && (pr == IPPROTO_UDP || pr == IPPROTO_SCTP))))) {
+			*d = ip + 9;
+			return 4;
+		}
+	}
+	*d = (const uint8_t *)k;
+	memset(k, 0, sizeof(*k));
 	for (int tags = 0; (type == RTE_ETHER_TYPE_VLAN || type == RTE_ETHER_TYPE_QINQ) &&
 			   tags < 2 && off + 6 <= len; tags++) {
 		off += 4;
@@ -185,12 +205,12 @@ static inline int acl_key(const struct rte_mbuf *m, struct acl_key *k)
 		if (unlikely(off + 20 > len))
 			return 4;
 		const uint8_t *ip = p + off;
-		k->proto = ip[9];
-		memcpy(&k->v4.src, ip + 12, 8);
+		k->v4.proto = ip[9];
+		memcpy(k->v4.src, ip + 12, 8);
 		uint32_t l4 = off + (ip[0] & 0xf) * 4u;
 		bool first = !((ip[6] & 0x1f) | ip[7]); /* fragment offset 0 */
 		if (likely(first && l4 <= len))
-			key_l4(k, p + l4, len - l4, &k->v4.sport, &k->v4.flags);
+			key_l4(ip[9], p + l4, len - l4, k->v4.ports, k->v4.flags);
 		return 4;
 	}
 	if (type != RTE_ETHER_TYPE_IPV6)
@@ -217,9 +237,9 @@ static inline int acl_key(const struct rte_mbuf *m, struct acl_key *k)
 			l4 += (p[l4 + 1] + 1u) * 8;
 		}
 	}
-	k->proto = nh;
+	k->v6.proto = nh;
 	if (first && l4 <= len) {
-		key_l4(k, p + l4, len - l4, &k->v6.sport, &k->v6.flags);
+		key_l4(nh, p + l4, len - l4, k->v6.ports, k->v6.flags);
 		/* RS, RA, NS, NA and redirect */
 		if (nh == IPPROTO_ICMPV6 && l4 < len && p[l4] >= 133 && p[l4] <= 137)
 			return 0;
@@ -237,7 +257,7 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 {
 	unsigned wid = sl_node_worker(node)->id;
 	uint16_t nexts[n ? n : 1], err = dir ? ao_err : ai_err;
-	struct acl_key keys[n ? n : 1];
+	union acl_key keys[n ? n : 1];
 	const uint8_t *data[2][n ? n : 1];
 	uint32_t res[2][n ? n : 1];
 	uint16_t at[2][n ? n : 1];
@@ -253,11 +273,12 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 		uint16_t cnt[2] = {0, 0};
 		for (uint16_t i = s; i < e; i++) {
 			nexts[i] = next;
-			int f = c ? acl_key(objs[i], &keys[i]) : 0;
+			const uint8_t *d;
+			int f = c ? acl_key(objs[i], &keys[i], c->fl, &d) : 0;
 			if (!f)
 				continue;
 			f = f == 6;
-			data[f][cnt[f]] = (const uint8_t *)&keys[i];
+			data[f][cnt[f]] = d;
 			at[f][cnt[f]++] = i;
 		}
 		for (int f = 0; f < 2; f++) {
@@ -434,6 +455,7 @@ static struct acl_cls *cls_build(struct sl_out *o, const uint16_t *list, uint8_t
 	char why[160] = "out of memory";
 	if (!c || !r4 || !r6)
 		goto fail;
+	c->fl = fl;
 	c->nacl = nacl;
 	memcpy(c->acl, list, nacl * sizeof(list[0]));
 	c->n = n;

@@ -126,11 +126,13 @@ def test_acl_both_families_and_output(sluiced_factory, tmp_path):
               e / IPv6(src="2001:db8::1", dst="2001:db8::2") / UDP(dport=9),
               e / IP(src="1.1.1.1", dst="2.2.2.2") / UDP(dport=10),
               e / IPv6(src="2001:db8::1", dst="2001:db8::2") / UDP(dport=10),
-              e / IP(src="1.1.1.1", dst="2.2.2.3") / UDP(dport=10)]
+              e / IP(src="1.1.1.1", dst="2.2.2.3") / UDP(dport=10),
+              e / IP(src="1.1.1.1", dst="2.2.2.2") / TCP(sport=7, dport=10),  # read in place
+              e / IP(src="1.1.1.1", dst="2.2.2.2") / TCP(sport=8, dport=10)]
     s = sluiced_factory(pcap_ports(tmp_path, frames, []), [
         "set interface state port0 up", "set interface state port1 up",
         "set interface l2 xconnect port0 port1",
-        "set acl-plugin acl deny proto 17 dport 9, permit",
+        "set acl-plugin acl deny proto 17 dport 9, deny proto 6 sport 7, permit",
         "set acl-plugin acl deny dst 2.2.2.3/32, permit",
         "set acl-plugin interface port0 input acl 0",
         "set acl-plugin interface port1 output acl 1"])
@@ -139,10 +141,10 @@ def test_acl_both_families_and_output(sluiced_factory, tmp_path):
     errs = s.errors()
     assert s.stop() == 0
     out = pcap_outs(tmp_path, 2)[1]
-    assert [bytes(o) for o in out] == [bytes(f) for f in frames[2:4]]
-    assert [r["hits"] for r in rules] == [2, 3, 1, 2]
-    assert rules[1]["src"] == "any" and rules[1]["dst"] == "any"
-    assert errs == {("acl-input", "acl deny"): 2, ("acl-output", "acl deny"): 1}
+    assert [bytes(o) for o in out] == [bytes(f) for f in frames[2:4] + frames[6:]]
+    assert [r["hits"] for r in rules] == [2, 1, 4, 1, 3]
+    assert rules[2]["src"] == "any" and rules[2]["dst"] == "any"
+    assert errs == {("acl-input", "acl deny"): 3, ("acl-output", "acl deny"): 1}
 
 
 def test_acl_replaced_under_traffic(sluiced_factory, tmp_path):
