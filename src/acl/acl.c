@@ -56,16 +56,22 @@ struct acl_rule {
 struct acl {
 	uint32_t n;
 	char tag[64];
-	uint64_t *hits;          /* [SL_MAX_WORKERS][n]: row w is worker w's */
+	uint64_t *hits;          /* [SL_MAX_WORKERS][hits_row(n)]: row w is worker w's */
 	struct acl_rule r[];
 };
+
+/* A worker's row of hit counters: whole cache lines, so that no two workers write one. */
+static inline uint32_t hits_row(uint32_t n)
+{
+	return RTE_ALIGN_CEIL(n, RTE_CACHE_LINE_SIZE / sizeof(uint64_t));
+}
 
 static struct acl *acls[SL_ACLS];
 static uint32_t acl_users[SL_ACLS]; /* interface directions it is applied to */
 
 struct acl_ent {
 	uint8_t permit;
-	uint32_t stride;         /* its ACL's rule count: worker w's counter is hits[w * stride] */
+	uint32_t stride;         /* hits_row of its ACL: worker w's counter is hits[w * stride] */
 	uint64_t *hits;
 };
 
@@ -463,7 +469,7 @@ static struct acl_cls *cls_build(struct sl_out *o, const uint16_t *list, uint8_t
 		struct acl *a = acls[list[k]];
 		for (uint32_t i = 0; i < a->n; i++, pos++) {
 			const struct acl_rule *r = &a->r[i];
-			c->ent[pos] = (struct acl_ent){r->permit, a->n, a->hits + i};
+			c->ent[pos] = (struct acl_ent){r->permit, hits_row(a->n), a->hits + i};
 			if (r->family != 6) {
 				rule_fill(&t, r, pos, 4);
 				memcpy(r4 + sz4 * n4++, &t, sz4);
@@ -682,7 +688,8 @@ static struct acl *parse_acl(struct sl_out *o, int argc, char **argv)
 		a->n++;
 		start = i + 1;
 	}
-	a->hits = rte_zmalloc("sl_acl_hits", (size_t)SL_MAX_WORKERS * a->n * sizeof(uint64_t),
+	a->hits = rte_zmalloc("sl_acl_hits",
+			      (size_t)SL_MAX_WORKERS * hits_row(a->n) * sizeof(uint64_t),
 			      RTE_CACHE_LINE_SIZE);
 	if (!a->hits) {
 		sl_out_error(o, "out of memory");
@@ -910,7 +917,7 @@ static int cmd_show_acl(struct sl_out *o, int argc, char **argv)
 			char v[10][64];
 			uint64_t hits = 0;
 			for (unsigned w = 0; w < SL_MAX_WORKERS; w++)
-				hits += a->hits[(size_t)w * a->n + j];
+				hits += a->hits[(size_t)w * hits_row(a->n) + j];
 			snprintf(v[0], 64, "%u", i);
 			snprintf(v[1], 64, "%u", j);
 			fmt_prefix(v[2], 64, r, 0);
