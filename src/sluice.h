@@ -39,6 +39,7 @@
  * Flags, in ol_flags (dynamic flags, so every receive clears them):
  *   sl_flag_trace    the packet is traced (show trace)
  *   sl_flag_fib      sl_meta2.fib chose the table, not the ingress interface
+ *   sl_flag_qos      sl_meta2.qos_subport/qos_pipe chose the packet's QoS pipe
  * In the private area (after struct rte_mbuf) the metadata was a third line per packet and
  * a vector of 256 no longer fitted in L1 (make bench-graph: BENCHMARKS.md). */
 struct sl_meta {
@@ -63,7 +64,8 @@ struct sl_meta2 {
 	uint16_t mtu;     /* the egress MTU, for ICMP fragmentation needed */
 	uint16_t punt;    /* why the packet goes to the main lcore (SL_PUNT_*) */
 	uint16_t fib;     /* FIB table index, when sl_flag_fib is set */
-	uint8_t spare[4]; /* for the next features (QoS pipe, session) */
+	uint16_t qos_subport, qos_pipe; /* hierarchical QoS: the packet's subport and pipe,
+					 * when sl_flag_qos is set (a subscriber, a VLAN) */
 	uint16_t trace;   /* a traced packet's number (with sl_flag_trace) */
 };
 /* Registered at this offset (sl_meta_register), the end of the dynamic field area, so that
@@ -77,7 +79,7 @@ static inline struct sl_meta2 *sl_meta2(struct rte_mbuf *m)
 	return (struct sl_meta2 *)((uint8_t *)m + SL_META2_OFF);
 }
 
-extern uint64_t sl_flag_trace, sl_flag_fib; /* ol_flags masks */
+extern uint64_t sl_flag_trace, sl_flag_fib, sl_flag_qos; /* ol_flags masks */
 
 /* Why a packet goes to the main lcore (sl_meta2.punt); each reason's handler registers from
  * a constructor (sl_punt_register) and the main lcore calls sl_punt on what it drains. */
@@ -126,8 +128,8 @@ struct sl_if_counters {
 };
 
 /* Source nodes, which time their own busy calls (sl_source_busy). */
-enum sl_source { SL_SRC_PORT_RX, SL_SRC_PG, SL_SRC_NOISY_FIFO, SL_NB_SOURCES };
-#define SL_SOURCE_NAMES "port-rx", "pg-input", "noisy-fifo"
+enum sl_source { SL_SRC_PORT_RX, SL_SRC_PG, SL_SRC_NOISY_FIFO, SL_SRC_QOS, SL_NB_SOURCES };
+#define SL_SOURCE_NAMES "port-rx", "pg-input", "noisy-fifo", "qos-sched"
 
 /* Turns timed by port-rx: how many, the longest, and how many fell in each bucket: bucket
  * 0 under 2^SL_TURN_SHIFT0 cycles, bucket b in [2^(SHIFT0+b-1), 2^(SHIFT0+b)), the last

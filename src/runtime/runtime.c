@@ -38,7 +38,7 @@ int sl_node_init(const struct rte_graph *graph, struct rte_node *node)
 }
 
 
-uint64_t sl_flag_trace, sl_flag_fib;
+uint64_t sl_flag_trace, sl_flag_fib, sl_flag_qos;
 
 int sl_meta_register(void)
 {
@@ -46,14 +46,17 @@ int sl_meta_register(void)
 		.name = "sluice_meta2", .size = sizeof(struct sl_meta2), .align = 8};
 	static const struct rte_mbuf_dynflag trace = {.name = "sluice_trace"};
 	static const struct rte_mbuf_dynflag fib = {.name = "sluice_fib"};
+	static const struct rte_mbuf_dynflag qos = {.name = "sluice_qos"};
 	if (rte_mbuf_dynfield_register_offset(&f, SL_META2_OFF) != (int)SL_META2_OFF) {
 		fprintf(stderr, "sluiced: mbuf dynamic field at %zu taken: %s\n", SL_META2_OFF,
 			rte_strerror(rte_errno));
 		return -EBUSY;
 	}
 	int t = rte_mbuf_dynflag_register(&trace), b = rte_mbuf_dynflag_register(&fib);
-	if (t < 0 || b < 0)
+	int q = rte_mbuf_dynflag_register(&qos);
+	if (t < 0 || b < 0 || q < 0)
 		return -ENOSPC;
+	sl_flag_qos = 1ull << q;
 	sl_flag_trace = 1ull << t;
 	sl_flag_fib = 1ull << b;
 	return 0;
@@ -395,11 +398,14 @@ static int worker_main(void *arg)
 	return 0;
 }
 
+volatile bool sl_workers_running;
+
 int sl_runtime_start(bool main_forwards)
 {
 	for (uint16_t w = main_forwards ? 1 : 0; w < sl_nb_workers; w++)
 		if (rte_eal_remote_launch(worker_main, &sl_workers[w], sl_workers[w].lcore))
 			return -EBUSY;
+	sl_workers_running = true;
 	return 0;
 }
 
@@ -408,6 +414,7 @@ void sl_runtime_stop(void)
 	for (uint16_t w = 0; w < sl_nb_workers; w++)
 		sl_workers[w].quit = true;
 	rte_eal_mp_wait_lcore();
+	sl_workers_running = false;
 }
 
 void sl_runtime_main_turn(void)
@@ -505,7 +512,8 @@ static int rt_cb(bool first, bool last, void *cookie,
 			 * millions of empty polls to the packets) */
 			calls = w->busy[i].calls;
 			cyc = w->busy[i].cycles;
-			source = i != SL_SRC_NOISY_FIFO; /* its packets were received once already */
+			/* noisy-fifo's and qos-sched's packets were received once already */
+			source = i != SL_SRC_NOISY_FIFO && i != SL_SRC_QOS;
 		}
 	if (b && c->clear) {
 		b->calls = calls;

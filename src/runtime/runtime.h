@@ -55,6 +55,8 @@ int sl_runtime_create_graphs(void);
 rte_edge_t sl_edge_to(rte_node_t from, const char *to);
 /* Launches the workers; when main_forwards, graph 0 runs on the main lcore. */
 int sl_runtime_start(bool main_forwards);
+/* Between sl_runtime_start and sl_runtime_stop: workers may be in their graphs. */
+extern volatile bool sl_workers_running;
 void sl_runtime_main_turn(void);
 unsigned sl_runtime_drain_punts(void (*fn)(struct rte_mbuf *m));
 void sl_runtime_stop(void);

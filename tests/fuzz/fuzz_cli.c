@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer: arbitrary CLI lines against a live router; a failed command must change
- * nothing (the IPv4 and IPv6 route counts and the tunnel, MPLS label, policer and ACL counts
- * and the ACLs' interface directions are the witnesses). */
+ * nothing (the IPv4 and IPv6 route counts, the tunnel, MPLS label, policer, ACL and QoS profile
+ * counts, the ACLs' interface directions and the interfaces with QoS are the witnesses). */
 #include "fuzz.h"
 #include "../common/ring_env.h"
 #include "../../src/ip4/ip4.h"
@@ -10,6 +10,7 @@
 #include "../../src/mpls/mpls.h"
 #include "../../src/qos/policer.h"
 #include "../../src/acl/acl.h"
+#include "../../src/qos/hqos.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -34,11 +35,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	uint32_t before = sl_ip4_route_count(), before6 = sl_ip6_route_count(),
 		 tunnels = sl_tun_total(), labels = sl_mpls_count(), pols = sl_policer_count(),
-		 acls = sl_acl_count(), applied = sl_acl_applied();
+		 acls = sl_acl_count(), applied = sl_acl_applied(),
+		 qprof = sl_qos_profile_count(), qos = sl_qos_applied();
 	if (env_cli(line, true) != 0 &&
 	    (sl_ip4_route_count() != before || sl_ip6_route_count() != before6 ||
 	     sl_tun_total() != tunnels || sl_mpls_count() != labels ||
-	     sl_policer_count() != pols || sl_acl_count() != acls || sl_acl_applied() != applied))
+	     sl_policer_count() != pols || sl_acl_count() != acls || sl_acl_applied() != applied ||
+	     sl_qos_profile_count() != qprof || sl_qos_applied() != qos))
 		abort();
 	return 0;
 }

@@ -6,8 +6,9 @@
  * encapsulation of bridged and routed packets; a policer on port0's input that marks), or
  * through an L2 mode (io, mac, macswap, 5tswap) chosen by the first byte, traced or not (its
  * bit 7); ACLs on port0's input (deny UDP to port 7, TCP SYN+FIN, ICMPv6 type 1, then
- * permit) and on port1's output; 49.0.0.0/8 has two paths of weights 1 and 3 (each packet's flow hash read from its
- * header); no crash and no buffer leak, and show trace formats whatever the nodes recorded. */
+ * permit) and on port1's output; 49.0.0.0/8 has two paths of weights 1 and 3 (each packet's flow
+ * hash read from its header); hierarchical QoS on port1's output (pipes by VLAN IDs, TCs by
+ * DSCP); no crash and no buffer leak, and show trace formats whatever the nodes recorded. */
 #include "fuzz.h"
 #include "../common/ring_env.h"
 #include "../../src/sluice.h"
@@ -104,7 +105,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    env_cli("set acl-plugin acl deny dst 2001:db8:48:1::/64, permit", false) ||
 	    env_cli("set acl-plugin interface port0 input acl 0", false) ||
 	    env_cli("set acl-plugin interface port0 input acl 1", false) ||
-	    env_cli("set acl-plugin interface port1 output acl 1", false))
+	    env_cli("set acl-plugin interface port1 output acl 1", false) ||
+	    /* hierarchical QoS on port1: pipes by VLAN IDs, TCs by DSCP, some remapped */
+	    env_cli("qos profile fz rate 10g tc-rates 5g 5g", false) ||
+	    env_cli("set interface qos port1 rate 10g profile fz subports 2 pipes 16 "
+		    "pipe-from vlan queue-size 64", false) ||
+	    env_cli("set qos map port1 dscp 46 tc 0", false) ||
+	    env_cli("set qos map port1 dscp 2 tc 12 queue 2", false))
 		abort();
 	env_walk(2); /* what the set-up sent (a neighbour solicitation) leaves first */
 	drain_tx();

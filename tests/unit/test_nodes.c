@@ -21,6 +21,7 @@
 #include <rte_ip.h>
 #include <rte_lcore.h>
 #include <rte_ring.h>
+#include <rte_sched.h>
 #include <rte_udp.h>
 
 
@@ -695,6 +696,144 @@ static void test_acl_input(void)
 	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
 }
 
+/* qos-output's classification: the queue id, traffic class and colour it writes must be what
+ * rte_sched_port_pkt_write writes on a port of the same shape; frames from another worker
+ * reach the owner's scheduler through its ring; tail drops and a scheduler turned off with
+ * frames queued are counted by name and leak nothing. */
+static void qos_run(int w, struct rte_mbuf **pk, uint16_t n)
+{
+	char gname[16];
+	snprintf(gname, sizeof(gname), "worker%d", w);
+	struct rte_graph *g = sl_workers[w].graph;
+	struct rte_node *node = rte_graph_node_get_by_name(gname, "qos-output");
+	CHECK(node != NULL);
+	if (node)
+		CHECK(node->process(g, node, (void **)pk, n) == n);
+}
+
+static void test_qos_output(void)
+{
+	unsigned in_use = rte_mempool_in_use_count(sl_pool);
+	walk(4);
+	cli("qos profile u rate 1g");
+	cli("set interface qos port1 rate 10g profile u subports 2 pipes 8 pipe-from ip-dst "
+	    "queue-size 4");
+	cli("set qos map port1 dscp 46 tc 0");
+	cli("set qos map port1 dscp 2 tc 12 queue 3");
+	/* the reference: a port of 2 subports of 8 pipes */
+	struct rte_sched_subport_profile_params spp = {.tb_rate = 1250000000, .tb_size = 1000000,
+						       .tc_period = 10};
+	for (int t = 0; t < RTE_SCHED_TRAFFIC_CLASSES_PER_PIPE; t++)
+		spp.tc_rate[t] = 1250000000;
+	struct rte_sched_port_params pp = {.name = "ref", .rate = 1250000000, .mtu = 1522,
+					   .frame_overhead = 24, .n_subports_per_port = 2,
+					   .subport_profiles = &spp, .n_subport_profiles = 1,
+					   .n_max_subport_profiles = 1, .n_pipes_per_subport = 8};
+	struct rte_sched_port *ref = rte_sched_port_config(&pp);
+	CHECK(ref != NULL);
+	struct rte_sched_pipe_params pipe = {.tb_rate = 125000000, .tb_size = 1000000,
+					     .tc_period = 10, .tc_ov_weight = 1,
+					     .wrr_weights = {1, 1, 1, 1}};
+	struct rte_sched_subport_params sp = {.n_pipes_per_subport_enabled = 8,
+					      .pipe_profiles = &pipe, .n_pipe_profiles = 1,
+					      .n_max_pipe_profiles = 1};
+	for (int t = 0; t < RTE_SCHED_TRAFFIC_CLASSES_PER_PIPE; t++) {
+		pipe.tc_rate[t] = 125000000;
+		sp.qsize[t] = 4;
+	}
+	for (uint32_t k = 0; ref && k < 2; k++)
+		if (rte_sched_subport_config(ref, k, &sp, 0)) {
+			CHECK(0);
+			ref = NULL; /* freed by rte_sched */
+		}
+	/* subport, pipe, tc, queue of each frame */
+	static const uint32_t want[7][4] = {{0, 3, 12, 0}, {1, 3, 0, 0}, {0, 5, 12, 3}, {0, 5, 9, 0},
+					    {1, 6, 12, 0}, {0, 2, 0, 0},  {0, 0, 12, 0}};
+	struct rte_mbuf *pk[7];
+	static const uint32_t dst[7] = {0x30000003, 0x3000000b, 0x30000005, 0x30000005, 0x30000001,
+					0x30000002, 0};
+	static const uint8_t tos[7] = {0, 46 << 2, 2 << 2, 24 << 2, 0, 46 << 2, 0};
+	for (int i = 0; i < 7; i++) {
+		pk[i] = udp_pkt(dst[i], 64, (uint16_t)i);
+		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(pk[i], struct rte_ipv4_hdr *, 14);
+		ip->type_of_service = tos[i];
+		sl_meta(pk[i])->tx_if = 1;
+	}
+	pk[4]->ol_flags |= sl_flag_qos; /* a feature chose subport 1, pipe 6 */
+	sl_meta2(pk[4])->qos_subport = 1;
+	sl_meta2(pk[4])->qos_pipe = 6;
+	/* frame 5 tagged: VLAN 7, priority 5 (not read: classify dscp) */
+	static const uint8_t tag[4] = {0x81, 0x00, 0xa0, 0x07};
+	uint8_t *d = (uint8_t *)rte_pktmbuf_prepend(pk[5], 4);
+	CHECK(d != NULL);
+	if (d) {
+		memmove(d, d + 4, 12);
+		memcpy(d + 12, tag, 4);
+	}
+	rte_pktmbuf_trim(pk[6], pk[6]->data_len - 10); /* a runt: TC12, pipe 0 */
+	qos_run(0, pk, 4);
+	qos_run(1, pk + 4, 3); /* worker 1's, through the ring to worker 0 */
+	env_walk_worker(1, 2);
+	env_walk_worker(0, 4);
+	struct rte_mbuf *out[64];
+	unsigned n = drain(1, out, 64);
+	CHECK(n == 7);
+	for (unsigned k = 0; k < n; k++) {
+		int i = 0;
+		while (i < 7 && out[k] != pk[i])
+			i++;
+		CHECK(i < 7);
+		if (i == 7 || !ref)
+			continue;
+		struct rte_mbuf m;
+		memset(&m, 0, sizeof(m));
+		rte_sched_port_pkt_write(ref, &m, want[i][0], want[i][1], want[i][2], want[i][3],
+					 RTE_COLOR_GREEN);
+		if (m.hash.sched.queue_id != out[k]->hash.sched.queue_id ||
+		    m.hash.sched.traffic_class != out[k]->hash.sched.traffic_class ||
+		    m.hash.sched.color != out[k]->hash.sched.color) {
+			fprintf(stderr, "qos: frame %d queue %u tc %u, not %u %u\n", i,
+				out[k]->hash.sched.queue_id, out[k]->hash.sched.traffic_class,
+				m.hash.sched.queue_id, m.hash.sched.traffic_class);
+			CHECK(0);
+		}
+	}
+	rte_pktmbuf_free_bulk(out, n);
+	rte_sched_port_free(ref);
+	/* ten frames for one queue of four: six tail drops */
+	struct rte_mbuf *q[10];
+	for (int i = 0; i < 10; i++) {
+		q[i] = udp_pkt(0x30000003, 64, (uint16_t)i);
+		sl_meta(q[i])->tx_if = 1;
+	}
+	uint64_t full0 = err_count("qos-output", "qos queue full (tail drop)");
+	qos_run(0, q, 10);
+	CHECK(err_count("qos-output", "qos queue full (tail drop)") - full0 == 6);
+	env_walk_worker(0, 4);
+	n = drain(1, out, 64);
+	CHECK(n == 4);
+	rte_pktmbuf_free_bulk(out, n);
+	/* turned off with three frames queued: dropped by name, none leaked */
+	for (int i = 0; i < 3; i++) {
+		q[i] = udp_pkt(0x30000004, 64, (uint16_t)i);
+		sl_meta(q[i])->tx_if = 1;
+	}
+	qos_run(0, q, 3);
+	uint16_t off = UINT16_MAX;
+	for (uint16_t e = 0; e < sl_nb_errors; e++)
+		if (!strcmp(sl_errors[e].node, "qos-output") &&
+		    !strcmp(sl_errors[e].reason, "qos turned off with the frame queued"))
+			off = e;
+	CHECK(off != UINT16_MAX);
+	uint64_t off0 = off != UINT16_MAX ? sl_main_ctx->errors[off] : 0;
+	cli("set interface qos port1 disable");
+	CHECK(off != UINT16_MAX && sl_main_ctx->errors[off] - off0 == 3);
+	CHECK(sl_ifaces[1].tx_slot == sl_ifaces[1].out_slot);
+	cli("qos profile u del");
+	walk(4);
+	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
+}
+
 static void test_rcu_retire(void)
 {
 	uintptr_t ran = 0;
@@ -767,6 +906,7 @@ int main(int argc, char **argv)
 	test_pg_output_free();
 	test_turns();
 	test_acl_input();
+	test_qos_output();
 	test_rcu_retire();
 	test_tables_in_one_vector();
 	env_fini();

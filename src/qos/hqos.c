@@ -1,0 +1,1085 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Hierarchical QoS on an interface's output, on DPDK's rte_sched: port -> subports -> pipes ->
+ * 13 traffic classes (TC0 first, strict priority; TC12 best effort) -> 16 queues (one per TC,
+ * four for TC12, served by weighted round robin).
+ *   qos profile NAME rate R [burst B] [tc-rates R0 .. R12] [weights W0 W1 W2 W3] [tc-period MS]
+ *   qos profile NAME del
+ *   set interface qos IFACE rate R profile NAME [subports N] [pipes N] [queue-size Q]
+ *       [classify dscp|vlan-prio] [pipe-from none|vlan|ip-dst] [overhead B] [worker W]
+ *   set interface qos IFACE disable
+ *   set qos pipe IFACE subport S pipe P profile NAME
+ *   set qos map IFACE dscp D|vlan-prio P tc T [queue Q]
+ *   show qos IFACE [subport S [pipe P]]
+ *   show qos profile [NAME]
+ * Rates are bits per second (k, m, g: 10^3, 10^6, 10^9), bursts bytes.
+ *
+ * qos-output, the last feature of the interface-output arc, classifies each frame (traffic
+ * class and queue by DSCP or VLAN priority through a map; subport and pipe from the metadata
+ * when a feature set them, sl_flag_qos, else from the VLAN IDs or the IP destination) and
+ * enqueues it: into rte_sched on the interface's owner worker, through a multi-producer ring
+ * to it from the others. qos-sched, a source node, runs on the owner only: it takes the ring
+ * into rte_sched and dequeues what the port's rate allows (a token bucket of its own: rte_sched
+ * shapes subports and pipes on the port's clock, which it advances by every byte it hands out,
+ * so it expects the caller to hand no more to the port than the line takes), on to the rest of
+ * the arc. rte_sched is single-threaded: everything that touches it after set-up (a pipe's
+ * profile, reading its statistics) is a request the owner runs between two walks. */
+#include "hqos.h"
+#include "../cli/cli.h"
+#include "../runtime/feature.h"
+#include "../runtime/runtime.h"
+#include "../interface/iface.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+#include <rte_ring.h>
+#include <rte_sched.h>
+
+#define QOS_TCS RTE_SCHED_TRAFFIC_CLASSES_PER_PIPE
+#define QOS_BE RTE_SCHED_TRAFFIC_CLASS_BE
+#define QOS_QUEUES RTE_SCHED_QUEUES_PER_PIPE
+#define QOS_PROFILES 64
+#define QOS_MAX_SUBPORTS 64
+#define QOS_MAX_PIPES 65536 /* per subport, and subports x pipes in all */
+#define QOS_PER_WORKER 16
+#define QOS_RING 4096
+
+struct qos_profile {
+	char name[32];
+	uint64_t rate, tc_rate[QOS_TCS]; /* bits per second, as given */
+	struct rte_sched_pipe_params p;  /* rte_sched's: bytes per second */
+	uint32_t users;                  /* interfaces with a pipe of this profile */
+};
+static struct qos_profile *profiles[QOS_PROFILES];
+
+enum { CLS_DSCP, CLS_PCP };
+enum { PF_NONE, PF_VLAN, PF_IP_DST };
+static const char *const cls_names[] = {"dscp", "vlan-prio"};
+static const char *const pf_names[] = {"none", "vlan", "ip-dst"};
+enum { OP_PIPE = 1, OP_STATS };
+
+struct hqos {
+	/* read by every worker sending on the interface */
+	struct rte_sched_port *port;
+	struct rte_ring *handoff; /* the other workers' frames, to the owner */
+	uint32_t sp_mask, pipe_mask, pipes_log2;
+	uint16_t ifx, owner;
+	uint8_t classify, pipe_from;
+	uint8_t dscp_map[64], pcp_map[8]; /* tc << 2 | queue */
+	/* the owner's */
+	struct {
+		double bytes_per_tsc, credits, credit_max;
+		uint64_t last;
+		uint32_t avg_len, overhead;
+		uint64_t queued; /* in rte_sched now */
+		uint64_t pkts, bytes;
+	} o __rte_cache_aligned;
+	uint64_t *deq_tc; /* the owner's: dequeued per [subport * QOS_TCS + tc] */
+	/* a request to the owner: main writes it, then seq; the owner runs it, then done */
+	struct {
+		uint32_t seq, done;
+		int op, rc;
+		uint32_t subport, pipe, stats_pipe; /* stats_pipe: UINT32_MAX, none */
+		int32_t add;                        /* OP_PIPE: a profile to add first, or -1 */
+		uint32_t id;                        /* OP_PIPE: the rte_sched profile id */
+		uint16_t qlen[QOS_QUEUES];
+	} mb __rte_cache_aligned;
+	/* control */
+	uint64_t rate;        /* bits per second */
+	uint32_t subports, pipes;
+	uint16_t qsize;
+	int16_t prof_id[QOS_PROFILES]; /* our profile i's rte_sched id (every subport), or -1 */
+	uint32_t nb_ids;
+	uint8_t *pipe_prof;   /* [subport * pipes + pipe]: our profile index */
+	struct rte_sched_subport_stats *sp_acc;  /* [subports], from OP_STATS */
+	struct rte_sched_queue_stats *q_acc;     /* [subports * pipes * 16], from OP_STATS */
+};
+
+static struct hqos *if_qos[SL_IF_MAX];
+static struct hqos *owned[SL_MAX_WORKERS][QOS_PER_WORKER];
+static uint32_t nb_owned[SL_MAX_WORKERS];
+static uint8_t feat;
+
+#define QO_ERRORS(X)                                                  \
+	X(QO_ERR_FULL, "qos queue full (tail drop)")                  \
+	X(QO_ERR_RING, "qos hand-off ring to the owner worker full") \
+	X(QO_ERR_OFF, "qos turned off with the frame queued")
+enum { QO_ERRORS(SL_ERR_ENUM) QO_NB_ERR };
+static const char *const qo_reasons[] = {QO_ERRORS(SL_ERR_STR)};
+static uint16_t qo_err;
+
+enum { QO_NEXT_DROP }; /* then the arc's edges */
+
+/* ---- the data path ---- */
+
+static inline uint16_t be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* m's place in the hierarchy, written where rte_sched reads it (rte_mbuf_sched_set, with the
+ * queue id as rte_sched_port_pkt_write computes it). */
+static inline void qos_classify(const struct hqos *h, struct rte_mbuf *m)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = m->data_len, l3 = 14, outer = 0, inner = 0, dst = 0;
+	uint8_t pcp = 0, dscp = 0, tags = 0;
+	uint16_t type = len >= 14 ? be16(d + 12) : 0;
+	if ((type == RTE_ETHER_TYPE_VLAN || type == RTE_ETHER_TYPE_QINQ) && len >= 18) {
+		pcp = d[14] >> 5;
+		outer = be16(d + 14) & 0xfff;
+		type = be16(d + 16);
+		l3 = 18;
+		tags = 1;
+		if (type == RTE_ETHER_TYPE_VLAN && len >= 22) {
+			inner = be16(d + 18) & 0xfff;
+			type = be16(d + 20);
+			l3 = 22;
+			tags = 2;
+		}
+	}
+	if (type == RTE_ETHER_TYPE_IPV4 && len >= l3 + 20) {
+		dscp = d[l3 + 1] >> 2;
+		dst = (uint32_t)be16(d + l3 + 16) << 16 | be16(d + l3 + 18);
+	} else if (type == RTE_ETHER_TYPE_IPV6 && len >= l3 + 40) {
+		dscp = (uint8_t)((be16(d + l3) >> 6) & 0x3f);
+		dst = (uint32_t)be16(d + l3 + 36) << 16 | be16(d + l3 + 38);
+	}
+	uint8_t tq = h->classify == CLS_DSCP ? h->dscp_map[dscp] : h->pcp_map[pcp];
+	uint32_t sp, pipe;
+	if (m->ol_flags & sl_flag_qos) {
+		sp = sl_meta2(m)->qos_subport;
+		pipe = sl_meta2(m)->qos_pipe;
+	} else if (h->pipe_from == PF_IP_DST) {
+		sp = dst >> h->pipes_log2;
+		pipe = dst;
+	} else if (h->pipe_from == PF_VLAN) {
+		sp = tags == 2 ? outer : 0;
+		pipe = tags == 2 ? inner : outer;
+	} else {
+		sp = pipe = 0;
+	}
+	uint32_t tc = tq >> 2, queue = tc + (tq & 3); /* TC12's four queues are 12-15 */
+	uint32_t qid = (sp & h->sp_mask) << (h->pipes_log2 + 4) | (pipe & h->pipe_mask) << 4 | queue;
+	rte_mbuf_sched_set(m, qid, (uint8_t)tc, RTE_COLOR_GREEN);
+}
+
+/* Frames of h from this worker: into rte_sched on its owner, else to the owner's ring. */
+static inline void qos_put(struct rte_graph *g, struct rte_node *node, struct sl_worker *w,
+			   struct hqos *h, struct rte_mbuf **b, uint16_t n)
+{
+	if (!n)
+		return;
+	if (h->owner == w->id) {
+		int k = rte_sched_port_enqueue(h->port, b, n); /* frees what it drops */
+		h->o.queued += (uint64_t)k;
+		if (unlikely(k < n)) {
+			w->errors[qo_err + QO_ERR_FULL] += (uint64_t)(n - k);
+			w->ifc[h->ifx].drops += (uint64_t)(n - k);
+		}
+		return;
+	}
+	unsigned k = rte_ring_mp_enqueue_burst(h->handoff, (void **)b, n, NULL);
+	for (unsigned i = k; i < n; i++) {
+		sl_set_error(b[i], qo_err + QO_ERR_RING);
+		w->ifc[h->ifx].drops++;
+		rte_node_enqueue_x1(g, node, QO_NEXT_DROP, b[i]);
+	}
+}
+
+static uint16_t qo_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct sl_worker *w = sl_node_worker(node);
+	struct rte_mbuf *b[n];
+	void *pass[n];
+	uint16_t nexts[n], nb = 0, np = 0, cur = UINT16_MAX, next = 0;
+	struct hqos *h = NULL;
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
+		uint16_t ifx = sl_meta(m)->tx_if;
+		if (unlikely(ifx != cur)) { /* runs of one interface are the rule */
+			if (h)
+				qos_put(g, node, w, h, b, nb);
+			nb = 0;
+			cur = ifx;
+			h = __atomic_load_n(&if_qos[ifx], __ATOMIC_ACQUIRE);
+			next = sl_feature_next(SL_ARC_INTERFACE_OUTPUT, feat, ifx, 0);
+		}
+		if (unlikely(!h)) { /* turned off since its sender chose the arc */
+			pass[np] = m;
+			nexts[np++] = next;
+			continue;
+		}
+		qos_classify(h, m);
+		b[nb++] = m;
+	}
+	if (h)
+		qos_put(g, node, w, h, b, nb);
+	sl_enqueue_nexts(g, node, pass, nexts, np);
+	return n;
+}
+
+static struct rte_node_register qo_node = {
+	.name = "qos-output",
+	.process = qo_process,
+	.init = sl_node_init,
+	.nb_edges = 1,
+	.next_nodes = {[QO_NEXT_DROP] = "error-drop"},
+};
+SL_NODE_REGISTER(qo_node)
+
+static void mailbox_run(struct hqos *h);
+
+/* One owned interface: the ring into rte_sched, then what the port's rate allows out, up to
+ * room frames. */
+static uint16_t sched_one(struct rte_graph *g, struct rte_node *node, struct sl_worker *w,
+			  struct hqos *h, uint64_t now, uint16_t room)
+{
+	if (unlikely(__atomic_load_n(&h->mb.seq, __ATOMIC_ACQUIRE) != h->mb.done))
+		mailbox_run(h);
+	if (unlikely(!rte_ring_empty(h->handoff))) {
+		struct rte_mbuf *in[RTE_GRAPH_BURST_SIZE];
+		unsigned k = rte_ring_sc_dequeue_burst(h->handoff, (void **)in, RTE_DIM(in), NULL);
+		int e = rte_sched_port_enqueue(h->port, in, k);
+		h->o.queued += (uint64_t)e;
+		w->errors[qo_err + QO_ERR_FULL] += k - (unsigned)e;
+		w->ifc[h->ifx].drops += k - (unsigned)e;
+	}
+	double c = h->o.credits + (double)(now - h->o.last) * h->o.bytes_per_tsc;
+	h->o.credits = c < h->o.credit_max ? c : h->o.credit_max;
+	h->o.last = now;
+	if (!h->o.queued || h->o.credits <= 0)
+		return 0;
+	double can = 1 + h->o.credits / h->o.avg_len;
+	uint16_t want = can < room ? (uint16_t)can : room;
+	rte_edge_t next = sl_feature_next(SL_ARC_INTERFACE_OUTPUT, feat, h->ifx, 0);
+	struct rte_mbuf **to = (struct rte_mbuf **)rte_node_next_stream_get(g, node, next, want);
+	int got = rte_sched_port_dequeue(h->port, to, want);
+	uint64_t bytes = 0;
+	uint32_t shift = h->pipes_log2 + 4;
+	for (int i = 0; i < got; i++) {
+		bytes += to[i]->pkt_len;
+		uint32_t sp = rte_mbuf_sched_queue_get(to[i]) >> shift;
+		h->deq_tc[sp * QOS_TCS + rte_mbuf_sched_traffic_class_get(to[i])]++;
+	}
+	rte_node_next_stream_put(g, node, next, (uint16_t)got);
+	if (got) {
+		bytes += (uint64_t)got * h->o.overhead;
+		h->o.credits -= (double)bytes;
+		h->o.queued -= (uint64_t)got;
+		h->o.avg_len = (uint32_t)(bytes / (uint64_t)got);
+		h->o.pkts += (uint64_t)got;
+		h->o.bytes += bytes;
+	}
+	return (uint16_t)got;
+}
+
+static uint16_t qs_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t nb)
+{
+	(void)objs;
+	(void)nb;
+	struct sl_worker *w = sl_node_worker(node);
+	uint32_t n = __atomic_load_n(&nb_owned[w->id], __ATOMIC_ACQUIRE);
+	if (likely(!n))
+		return 0;
+	uint64_t now = rte_rdtsc();
+	uint16_t total = 0;
+	for (uint32_t i = 0; i < n && total < RTE_GRAPH_BURST_SIZE; i++) {
+		struct hqos *h = __atomic_load_n(&owned[w->id][i], __ATOMIC_ACQUIRE);
+		if (h)
+			total = (uint16_t)(total + sched_one(g, node, w, h, now,
+							     RTE_GRAPH_BURST_SIZE - total));
+	}
+	sl_source_busy(w, SL_SRC_QOS, total, now);
+	return total;
+}
+
+static struct rte_node_register qs_node = {
+	.name = "qos-sched",
+	.flags = RTE_NODE_SOURCE_F,
+	.process = qs_process,
+	.init = sl_node_init,
+	.nb_edges = 1,
+	.next_nodes = {[QO_NEXT_DROP] = "error-drop"},
+};
+SL_NODE_REGISTER(qs_node)
+
+/* ---- requests to the owner ---- */
+
+static void add_stats(struct rte_sched_queue_stats *a, const struct rte_sched_queue_stats *s)
+{
+	a->n_pkts += s->n_pkts;
+	a->n_pkts_dropped += s->n_pkts_dropped;
+	a->n_bytes += s->n_bytes;
+	a->n_bytes_dropped += s->n_bytes_dropped;
+}
+
+/* On the owner between two walks (or on the main lcore while no worker runs). */
+static void mailbox_run(struct hqos *h)
+{
+	int rc = 0;
+	if (h->mb.op == OP_PIPE) {
+		if (h->mb.add >= 0) {
+			for (uint32_t s = 0; !rc && s < h->subports; s++)
+				rc = rte_sched_subport_pipe_profile_add(h->port, s,
+									&profiles[h->mb.add]->p,
+									&h->mb.id);
+		}
+		if (!rc)
+			rc = rte_sched_pipe_config(h->port, h->mb.subport, h->mb.pipe,
+						   (int32_t)h->mb.id);
+	} else if (h->mb.op == OP_STATS) {
+		for (uint32_t s = 0; s < h->subports; s++) {
+			struct rte_sched_subport_stats st;
+			uint32_t ov[QOS_TCS];
+			if (rte_sched_subport_read_stats(h->port, s, &st, ov)) /* read and cleared */
+				continue;
+			struct rte_sched_subport_stats *a = &h->sp_acc[s];
+			for (int t = 0; t < QOS_TCS; t++) {
+				a->n_pkts_tc[t] += st.n_pkts_tc[t];
+				a->n_pkts_tc_dropped[t] += st.n_pkts_tc_dropped[t];
+				a->n_bytes_tc[t] += st.n_bytes_tc[t];
+				a->n_bytes_tc_dropped[t] += st.n_bytes_tc_dropped[t];
+			}
+		}
+		if (h->mb.stats_pipe != UINT32_MAX) {
+			uint32_t base = (h->mb.subport * h->pipes + h->mb.stats_pipe) * QOS_QUEUES;
+			for (uint32_t q = 0; q < QOS_QUEUES; q++) {
+				struct rte_sched_queue_stats st;
+				uint32_t qid = h->mb.subport << (h->pipes_log2 + 4) |
+					       h->mb.stats_pipe << 4 | q;
+				if (!rte_sched_queue_read_stats(h->port, qid, &st, &h->mb.qlen[q]))
+					add_stats(&h->q_acc[base + q], &st);
+			}
+		}
+	}
+	h->mb.rc = rc;
+	__atomic_store_n(&h->mb.done, h->mb.seq, __ATOMIC_RELEASE);
+}
+
+/* Runs the request set in h->mb on the owner and waits for it. */
+static int mailbox_call(struct hqos *h)
+{
+	uint32_t s = h->mb.seq + 1;
+	if (!sl_workers_running || sl_workers[h->owner].lcore == rte_lcore_id()) {
+		h->mb.seq = s;
+		mailbox_run(h);
+		return h->mb.rc;
+	}
+	__atomic_store_n(&h->mb.seq, s, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&h->mb.done, __ATOMIC_ACQUIRE) != s)
+		rte_delay_us_sleep(20);
+	return h->mb.rc;
+}
+
+/* ---- control ---- */
+
+uint32_t sl_qos_profile_count(void)
+{
+	uint32_t n = 0;
+	for (int i = 0; i < QOS_PROFILES; i++)
+		n += profiles[i] != NULL;
+	return n;
+}
+
+uint32_t sl_qos_applied(void)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < sl_if_hwm; i++)
+		n += if_qos[i] != NULL;
+	return n;
+}
+
+static int prof_find(const char *name)
+{
+	for (int i = 0; i < QOS_PROFILES; i++)
+		if (profiles[i] && !strcmp(profiles[i]->name, name))
+			return i;
+	return -1;
+}
+
+/* A rate in bits per second: digits with an optional k, m or g (10^3, 10^6, 10^9). */
+static int parse_rate(const char *s, uint64_t *out)
+{
+	char *end;
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	uint64_t v = strtoull(s, &end, 10), mul = 1;
+	if (*end == 'k' || *end == 'K')
+		mul = 1000, end++;
+	else if (*end == 'm' || *end == 'M')
+		mul = 1000000, end++;
+	else if (*end == 'g' || *end == 'G')
+		mul = 1000000000, end++;
+	if (*end || v > 1000000000000ull / mul) /* 1 Tbit/s */
+		return -1;
+	*out = v * mul;
+	return *out >= 8 ? 0 : -1;
+}
+
+static int parse_u32(const char *s, uint32_t max, uint32_t *out)
+{
+	char *end;
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (*end || v > max)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* A TC period (ms) in which rate (bytes/s) earns 64 full frames (1,538 bytes and 24 of
+ * framing): 10 ms, longer for lower rates (at most a second). rte_sched gives each TC its
+ * credit per period anew, and what is left of it, less than a frame, is lost: with 10 ms at
+ * 4 Mbit/s (5,000 bytes: four 1,024-byte frames) a pipe sent 3.29 Mbit/s; with 64 frames'
+ * worth the loss is under 1/64 of the rate. */
+#define QOS_FULL_FRAME (1538 + 24)
+static uint64_t tc_period_for(uint64_t rate)
+{
+	uint64_t ms = (64ull * QOS_FULL_FRAME * 1000 + rate - 1) / rate;
+	return RTE_MIN(RTE_MAX(ms, 10ull), 1000ull);
+}
+
+static bool same_params(const struct rte_sched_pipe_params *a, const struct rte_sched_pipe_params *b)
+{
+	return a->tb_rate == b->tb_rate && a->tb_size == b->tb_size &&
+	       !memcmp(a->tc_rate, b->tc_rate, sizeof(a->tc_rate)) && a->tc_period == b->tc_period &&
+	       !memcmp(a->wrr_weights, b->wrr_weights, sizeof(a->wrr_weights));
+}
+
+static int cmd_profile(struct sl_out *o, int argc, char **argv)
+{
+	static const char usage[] = "usage: qos profile NAME rate R [burst B] [tc-rates R0 .. R12] "
+				    "[weights W0 W1 W2 W3] [tc-period MS] | qos profile NAME del";
+	if (argc < 2)
+		return sl_out_error(o, "%s", usage);
+	const char *name = argv[0];
+	int idx = prof_find(name);
+	if (argc == 2 && !strcmp(argv[1], "del")) {
+		if (idx < 0)
+			return sl_out_error(o, "no QoS profile %s", name);
+		if (profiles[idx]->users)
+			return sl_out_error(o, "QoS profile %s is used by %u interface(s)", name,
+					    profiles[idx]->users);
+		rte_free(profiles[idx]); /* workers never read profiles: rte_sched has its copy */
+		profiles[idx] = NULL;
+		return 0;
+	}
+	if (strlen(name) >= sizeof(profiles[0]->name))
+		return sl_out_error(o, "QoS profile name too long (at most 31 characters)");
+	if (idx >= 0)
+		return sl_out_error(o, "QoS profile %s exists (qos profile %s del first)", name, name);
+	struct qos_profile p = {0};
+	snprintf(p.name, sizeof(p.name), "%s", name);
+	int ntc = 0;
+	uint64_t burst = 0;
+	uint32_t period = 0;
+	uint8_t wrr[4] = {1, 1, 1, 1};
+	for (int i = 1; i < argc;) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!v)
+			return sl_out_error(o, "'%s' needs a value; %s", a, usage);
+		if (!strcmp(a, "rate")) {
+			if (parse_rate(v, &p.rate))
+				return sl_out_error(o, "rate '%s': bits per second from 8 to 1t, with "
+						    "k, m or g", v);
+			i += 2;
+		} else if (!strcmp(a, "burst")) {
+			uint32_t b;
+			if (parse_u32(v, 1u << 30, &b) || b < 64)
+				return sl_out_error(o, "burst '%s': bytes, 64 to %u", v, 1u << 30);
+			burst = b;
+			i += 2;
+		} else if (!strcmp(a, "tc-period")) {
+			if (parse_u32(v, 1000, &period) || !period)
+				return sl_out_error(o, "tc-period '%s': milliseconds, 1 to 1000", v);
+			i += 2;
+		} else if (!strcmp(a, "tc-rates")) {
+			i++;
+			ntc = 0;
+			while (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9') {
+				if (ntc == QOS_TCS)
+					return sl_out_error(o, "tc-rates takes at most %d rates", QOS_TCS);
+				if (parse_rate(argv[i], &p.tc_rate[ntc]))
+					return sl_out_error(o, "tc-rates: '%s' is not a rate", argv[i]);
+				ntc++, i++;
+			}
+			if (!ntc)
+				return sl_out_error(o, "tc-rates wants 1 to %d rates, TC0 first", QOS_TCS);
+		} else if (!strcmp(a, "weights")) {
+			if (i + 4 >= argc)
+				return sl_out_error(o, "weights wants 4 numbers (1-255), the best-effort "
+						    "TC's queues 0 to 3");
+			for (int q = 0; q < 4; q++) {
+				uint32_t x;
+				if (parse_u32(argv[i + 1 + q], 255, &x) || !x)
+					return sl_out_error(o, "weight '%s': 1 to 255", argv[i + 1 + q]);
+				wrr[q] = (uint8_t)x;
+			}
+			i += 5;
+		} else {
+			return sl_out_error(o, "unknown option '%s'; %s", a, usage);
+		}
+	}
+	if (!p.rate)
+		return sl_out_error(o, "rate is required; %s", usage);
+	for (int t = 0; t < QOS_TCS; t++) {
+		if (t >= ntc)
+			p.tc_rate[t] = p.rate;
+		if (p.tc_rate[t] > p.rate)
+			return sl_out_error(o, "TC%d's rate is above the pipe's rate", t);
+	}
+	p.p.tb_rate = p.rate / 8;
+	/* the default burst: 10 ms at the rate, at least two full frames */
+	p.p.tb_size = burst ? burst : RTE_MAX(p.p.tb_rate / 100, 2 * 1538ull);
+	for (int t = 0; t < QOS_TCS; t++)
+		p.p.tc_rate[t] = RTE_MAX(p.tc_rate[t] / 8, 1ull);
+	uint64_t lowest = p.p.tb_rate;
+	for (int t = 0; t < QOS_TCS; t++)
+		lowest = RTE_MIN(lowest, p.p.tc_rate[t]);
+	if (!period)
+		period = (uint32_t)tc_period_for(lowest);
+	if (period > 1000 || lowest * period / 1000 < QOS_FULL_FRAME)
+		return sl_out_error(o, "a TC's rate earns less than a full frame (%d bytes) per "
+				    "tc-period (%u ms): a longer tc-period, or higher rates",
+				    QOS_FULL_FRAME, period);
+	p.p.tc_period = period;
+	p.p.tc_ov_weight = 1;
+	memcpy(p.p.wrr_weights, wrr, sizeof(wrr));
+	int slot = 0;
+	while (slot < QOS_PROFILES && profiles[slot])
+		slot++;
+	if (slot == QOS_PROFILES)
+		return sl_out_error(o, "%d QoS profiles already, the most there are", QOS_PROFILES);
+	profiles[slot] = rte_malloc("sl_qos_profile", sizeof(p), 0);
+	if (!profiles[slot])
+		return sl_out_error(o, "out of memory");
+	*profiles[slot] = p;
+	return 0;
+}
+SL_CLI_COMMAND(qos_profile, .path = "qos profile",
+	       .usage = "NAME rate R [burst B] [tc-rates R0 .. R12] [weights W0 W1 W2 W3] "
+			"[tc-period MS] | NAME del",
+	       .help = "a pipe profile for hierarchical QoS: the pipe's rate and burst, its "
+		       "traffic classes' rates (TC0 first; those not given: the pipe's rate), the "
+		       "weights of the best-effort TC's 4 queues, the TC rates' period (10 ms); "
+		       "rates in bits/s with k, m or g",
+	       .fn = cmd_profile)
+
+static void hqos_free(struct hqos *h)
+{
+	if (!h)
+		return;
+	rte_sched_port_free(h->port); /* frees the frames still queued */
+	rte_ring_free(h->handoff);
+	rte_free(h->pipe_prof);
+	rte_free(h->sp_acc);
+	rte_free(h->q_acc);
+	rte_free(h->deq_tc);
+	rte_free(h);
+}
+
+/* The rte_sched port of h, every pipe of profile idx (id 0 in every subport). */
+static int hqos_build(struct sl_out *o, struct hqos *h, int idx, uint32_t mtu)
+{
+	struct rte_sched_subport_profile_params spp = {
+		.tb_rate = h->rate / 8, .tb_size = RTE_MAX(h->rate / 800, 2 * 1538ull),
+		.tc_period = tc_period_for(h->rate / 8)};
+	for (int t = 0; t < QOS_TCS; t++)
+		spp.tc_rate[t] = h->rate / 8;
+	char name[40];
+	snprintf(name, sizeof(name), "sl_qos_%u", h->ifx);
+	int sock = (int)rte_socket_id();
+	if (sock < 0)
+		sock = 0;
+	struct rte_sched_port_params pp = {
+		.name = name, .socket = sock,
+		.rate = h->rate / 8, .mtu = mtu, .frame_overhead = h->o.overhead,
+		.n_subports_per_port = h->subports, .subport_profiles = &spp,
+		.n_subport_profiles = 1, .n_max_subport_profiles = 1,
+		.n_pipes_per_subport = h->pipes};
+	h->port = rte_sched_port_config(&pp);
+	if (!h->port)
+		return sl_out_error(o, "rte_sched refused the port (rate, subports)");
+	struct rte_sched_subport_params sp = {
+		.n_pipes_per_subport_enabled = h->pipes, .pipe_profiles = &profiles[idx]->p,
+		.n_pipe_profiles = 1, .n_max_pipe_profiles = QOS_PROFILES};
+	for (int t = 0; t < QOS_TCS; t++)
+		sp.qsize[t] = h->qsize;
+	for (uint32_t s = 0; s < h->subports; s++) {
+		if (rte_sched_subport_config(h->port, s, &sp, 0)) {
+			h->port = NULL; /* rte_sched freed it */
+			return sl_out_error(o, "rte_sched refused subport %u (out of memory, or "
+					    "profile %s above the port's rate)", s, profiles[idx]->name);
+		}
+		for (uint32_t p = 0; p < h->pipes; p++)
+			if (rte_sched_pipe_config(h->port, s, p, 0)) {
+				h->port = NULL;
+				return sl_out_error(o, "rte_sched refused pipe %u", p);
+			}
+	}
+	return 0;
+}
+
+/* The feature's hook: on only through set interface qos (if_qos set first); off, however
+ * it goes, the scheduler goes with the frames it holds (counted as dropped). */
+static int qos_hook(uint16_t ifx, bool on, char *why, size_t len)
+{
+	struct hqos *h = if_qos[ifx];
+	if (on) {
+		if (h)
+			return 0;
+		snprintf(why, len, "qos-output is turned on by set interface qos %s rate R profile "
+			 "NAME", sl_ifaces[ifx].name);
+		return -1;
+	}
+	if (!h)
+		return 0;
+	__atomic_store_n(&if_qos[ifx], NULL, __ATOMIC_RELEASE);
+	sl_rcu_sync(); /* no qos-output holds it now */
+	uint16_t w = h->owner;
+	for (uint32_t i = 0; i < nb_owned[w]; i++)
+		if (owned[w][i] == h) {
+			uint32_t last = nb_owned[w] - 1;
+			__atomic_store_n(&owned[w][i], owned[w][last], __ATOMIC_RELEASE);
+			__atomic_store_n(&nb_owned[w], last, __ATOMIC_RELEASE);
+			owned[w][last] = NULL;
+			break;
+		}
+	sl_rcu_sync(); /* nor does qos-sched */
+	void *m;
+	uint64_t n = h->o.queued;
+	while (rte_ring_sc_dequeue(h->handoff, &m) == 0) {
+		rte_pktmbuf_free(m);
+		n++;
+	}
+	sl_main_ctx->errors[qo_err + QO_ERR_OFF] += n;
+	for (int i = 0; i < QOS_PROFILES; i++)
+		if (h->prof_id[i] >= 0 && profiles[i])
+			profiles[i]->users--;
+	hqos_free(h);
+	return 0;
+}
+
+static int qos_disable(struct sl_out *o, struct sl_iface *f)
+{
+	char why[160] = "";
+	if (!if_qos[f->port])
+		return sl_out_error(o, "%s has no QoS", f->name);
+	sl_feature_set(f->port, SL_ARC_INTERFACE_OUTPUT, "qos-output", false, why, sizeof(why));
+	return 0;
+}
+
+static bool pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static int cmd_set_if_qos(struct sl_out *o, int argc, char **argv)
+{
+	static const char usage[] =
+		"usage: set interface qos IFACE rate R profile NAME [subports N] [pipes N] "
+		"[queue-size Q] [classify dscp|vlan-prio] [pipe-from none|vlan|ip-dst] "
+		"[overhead B] [worker W] | set interface qos IFACE disable";
+	if (argc < 2)
+		return sl_out_error(o, "%s", usage);
+	struct sl_iface *f = sl_iface_by_name(argv[0]);
+	if (!f)
+		return sl_out_error(o, "unknown interface '%s'", argv[0]);
+	if (argc == 2 && !strcmp(argv[1], "disable"))
+		return qos_disable(o, f);
+	if (f->type != SL_IF_PORT && f->type != SL_IF_PG)
+		return sl_out_error(o, "QoS is for ports and pg interfaces; %s is not one", f->name);
+	if (if_qos[f->port])
+		return sl_out_error(o, "%s has QoS (set interface qos %s disable first)", f->name,
+				    f->name);
+	uint64_t rate = 0;
+	uint32_t subports = 1, pipes = 1, qsize = 64, overhead = RTE_SCHED_FRAME_OVERHEAD_DEFAULT;
+	uint32_t worker = 0;
+	int idx = -1;
+	uint8_t cls = CLS_DSCP, pf = PF_NONE;
+	for (int i = 1; i < argc; i += 2) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!v)
+			return sl_out_error(o, "'%s' needs a value; %s", a, usage);
+		if (!strcmp(a, "rate")) {
+			if (parse_rate(v, &rate))
+				return sl_out_error(o, "rate '%s': bits per second with k, m or g", v);
+		} else if (!strcmp(a, "profile")) {
+			if ((idx = prof_find(v)) < 0)
+				return sl_out_error(o, "no QoS profile %s (qos profile %s rate R ...)",
+						    v, v);
+		} else if (!strcmp(a, "subports")) {
+			if (parse_u32(v, QOS_MAX_SUBPORTS, &subports) || !pow2(subports))
+				return sl_out_error(o, "subports '%s': a power of 2 up to %d", v,
+						    QOS_MAX_SUBPORTS);
+		} else if (!strcmp(a, "pipes")) {
+			if (parse_u32(v, QOS_MAX_PIPES, &pipes) || !pow2(pipes))
+				return sl_out_error(o, "pipes '%s': a power of 2 up to %d", v,
+						    QOS_MAX_PIPES);
+		} else if (!strcmp(a, "queue-size")) {
+			if (parse_u32(v, 4096, &qsize) || !pow2(qsize) || qsize < 4)
+				return sl_out_error(o, "queue-size '%s': a power of 2, 4 to 4096", v);
+		} else if (!strcmp(a, "overhead")) {
+			if (parse_u32(v, 64, &overhead))
+				return sl_out_error(o, "overhead '%s': bytes per frame, 0 to 64", v);
+		} else if (!strcmp(a, "worker")) {
+			if (parse_u32(v, SL_MAX_WORKERS, &worker) || worker >= sl_nb_workers)
+				return sl_out_error(o, "worker '%s': 0 to %u", v, sl_nb_workers - 1);
+		} else if (!strcmp(a, "classify")) {
+			if (!strcmp(v, "dscp"))
+				cls = CLS_DSCP;
+			else if (!strcmp(v, "vlan-prio"))
+				cls = CLS_PCP;
+			else
+				return sl_out_error(o, "classify '%s': dscp or vlan-prio", v);
+		} else if (!strcmp(a, "pipe-from")) {
+			int k = 0;
+			while (k < 3 && strcmp(v, pf_names[k]))
+				k++;
+			if (k == 3)
+				return sl_out_error(o, "pipe-from '%s': none, vlan or ip-dst", v);
+			pf = (uint8_t)k;
+		} else {
+			return sl_out_error(o, "unknown option '%s'; %s", a, usage);
+		}
+	}
+	if (!rate || idx < 0)
+		return sl_out_error(o, "rate and profile are required; %s", usage);
+	if (profiles[idx]->rate > rate)
+		return sl_out_error(o, "profile %s's rate is above the port's", profiles[idx]->name);
+	if ((uint64_t)subports * pipes > QOS_MAX_PIPES)
+		return sl_out_error(o, "subports x pipes: at most %d", QOS_MAX_PIPES);
+	if (nb_owned[worker] == QOS_PER_WORKER)
+		return sl_out_error(o, "worker %u schedules %d interfaces already", worker,
+				    QOS_PER_WORKER);
+	struct hqos *h = rte_zmalloc("sl_hqos", sizeof(*h), RTE_CACHE_LINE_SIZE);
+	if (!h)
+		return sl_out_error(o, "out of memory");
+	h->ifx = f->port;
+	h->owner = (uint16_t)worker;
+	h->rate = rate;
+	h->subports = subports;
+	h->pipes = pipes;
+	h->qsize = (uint16_t)qsize;
+	h->sp_mask = subports - 1;
+	h->pipe_mask = pipes - 1;
+	h->pipes_log2 = (uint32_t)__builtin_ctz(pipes);
+	h->classify = cls;
+	h->pipe_from = pf;
+	for (int d = 0; d < 64; d++) /* class selector c (DSCP >> 3) to TC 12 - c */
+		h->dscp_map[d] = (uint8_t)((QOS_BE - (d >> 3)) << 2);
+	for (int p = 0; p < 8; p++)
+		h->pcp_map[p] = (uint8_t)((QOS_BE - p) << 2);
+	h->o.overhead = overhead;
+	h->o.bytes_per_tsc = (double)rate / 8 / (double)rte_get_tsc_hz();
+	/* the port's own bucket: 1 ms at the rate, at least two full frames */
+	h->o.credit_max = RTE_MAX((double)rate / 8000, 2.0 * (f->mtu + 18 + overhead));
+	h->o.credits = h->o.credit_max;
+	h->o.last = rte_rdtsc();
+	h->o.avg_len = 64 + overhead;
+	h->mb.stats_pipe = UINT32_MAX;
+	for (int i = 0; i < QOS_PROFILES; i++)
+		h->prof_id[i] = -1;
+	h->prof_id[idx] = 0;
+	h->nb_ids = 1;
+	char rname[40];
+	snprintf(rname, sizeof(rname), "sl_qos_ring_%u", f->port);
+	h->handoff = rte_ring_create(rname, QOS_RING, SOCKET_ID_ANY, RING_F_SC_DEQ);
+	h->pipe_prof = rte_zmalloc("sl_qos", (size_t)subports * pipes, 0);
+	h->sp_acc = rte_zmalloc("sl_qos", subports * sizeof(*h->sp_acc), 0);
+	h->q_acc = rte_zmalloc("sl_qos", (size_t)subports * pipes * QOS_QUEUES * sizeof(*h->q_acc), 0);
+	h->deq_tc = rte_zmalloc("sl_qos", subports * QOS_TCS * sizeof(uint64_t), RTE_CACHE_LINE_SIZE);
+	if (!h->handoff || !h->pipe_prof || !h->sp_acc || !h->q_acc || !h->deq_tc) {
+		hqos_free(h);
+		return sl_out_error(o, "out of memory for %u x %u pipes", subports, pipes);
+	}
+	memset(h->pipe_prof, idx, (size_t)subports * pipes);
+	if (hqos_build(o, h, idx, (uint32_t)f->mtu + 18)) {
+		hqos_free(h);
+		return -1;
+	}
+	/* the owner schedules it before any frame can reach it */
+	owned[worker][nb_owned[worker]] = h;
+	__atomic_store_n(&nb_owned[worker], nb_owned[worker] + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&if_qos[f->port], h, __ATOMIC_RELEASE);
+	profiles[idx]->users++;
+	char why[160] = "";
+	if (sl_feature_set(f->port, SL_ARC_INTERFACE_OUTPUT, "qos-output", true, why, sizeof(why))) {
+		qos_hook(f->port, false, why, sizeof(why));
+		return sl_out_error(o, "cannot turn QoS on for %s: %s", f->name, why);
+	}
+	return 0;
+}
+SL_CLI_COMMAND(set_if_qos, .path = "set interface qos",
+	       .usage = "IFACE rate R profile NAME [subports N] [pipes N] [queue-size Q] "
+			"[classify dscp|vlan-prio] [pipe-from none|vlan|ip-dst] [overhead B] "
+			"[worker W] | IFACE disable",
+	       .help = "hierarchical QoS (rte_sched) on what IFACE sends: the port's rate in "
+		       "bits/s, N subports of N pipes (powers of 2), every pipe of the profile, "
+		       "Q frames per queue (64), the TC by DSCP or VLAN priority, the pipe from "
+		       "the metadata or else the VLAN IDs or the IP destination's low bits; "
+		       "worker W (0) schedules it",
+	       .fn = cmd_set_if_qos)
+
+static struct hqos *qos_of(struct sl_out *o, const char *name)
+{
+	struct sl_iface *f = sl_iface_by_name(name);
+	if (!f) {
+		sl_out_error(o, "unknown interface '%s'", name);
+		return NULL;
+	}
+	if (!if_qos[f->port])
+		sl_out_error(o, "%s has no QoS (set interface qos %s rate R profile NAME)", f->name,
+			     f->name);
+	return if_qos[f->port];
+}
+
+static int cmd_set_pipe(struct sl_out *o, int argc, char **argv)
+{
+	static const char usage[] = "usage: set qos pipe IFACE subport S pipe P profile NAME";
+	if (argc != 7 || strcmp(argv[1], "subport") || strcmp(argv[3], "pipe") ||
+	    strcmp(argv[5], "profile"))
+		return sl_out_error(o, "%s", usage);
+	struct hqos *h = qos_of(o, argv[0]);
+	if (!h)
+		return -1;
+	uint32_t s, p;
+	if (parse_u32(argv[2], UINT32_MAX, &s) || s >= h->subports)
+		return sl_out_error(o, "subport '%s': 0 to %u", argv[2], h->subports - 1);
+	if (parse_u32(argv[4], UINT32_MAX, &p) || p >= h->pipes)
+		return sl_out_error(o, "pipe '%s': 0 to %u", argv[4], h->pipes - 1);
+	int idx = prof_find(argv[6]);
+	if (idx < 0)
+		return sl_out_error(o, "no QoS profile %s", argv[6]);
+	if (profiles[idx]->rate > h->rate)
+		return sl_out_error(o, "profile %s's rate is above the port's", argv[6]);
+	/* the profile's id in rte_sched's tables: added on first use to every subport's;
+	 * rte_sched refuses a second profile of the same parameters, so that one shares an id */
+	int add = -1, id = h->prof_id[idx];
+	for (int j = 0; id < 0 && j < QOS_PROFILES; j++)
+		if (h->prof_id[j] >= 0 && profiles[j] && same_params(&profiles[j]->p, &profiles[idx]->p))
+			id = h->prof_id[j];
+	if (id < 0) {
+		if (h->nb_ids == QOS_PROFILES)
+			return sl_out_error(o, "%d profiles on %s already", QOS_PROFILES, argv[0]);
+		add = idx;
+	}
+	h->mb.op = OP_PIPE;
+	h->mb.subport = s;
+	h->mb.pipe = p;
+	h->mb.add = add;
+	h->mb.id = id < 0 ? 0 : (uint32_t)id;
+	int rc = mailbox_call(h);
+	if (rc)
+		return sl_out_error(o, "rte_sched refused: %s", strerror(-rc));
+	if (h->prof_id[idx] < 0) {
+		h->prof_id[idx] = (int16_t)h->mb.id;
+		h->nb_ids += add >= 0;
+		profiles[idx]->users++;
+	}
+	h->pipe_prof[s * h->pipes + p] = (uint8_t)idx;
+	return 0;
+}
+SL_CLI_COMMAND(set_qos_pipe, .path = "set qos pipe",
+	       .usage = "IFACE subport S pipe P profile NAME",
+	       .help = "gives one pipe of IFACE's scheduler a profile", .fn = cmd_set_pipe)
+
+static int cmd_set_map(struct sl_out *o, int argc, char **argv)
+{
+	static const char usage[] = "usage: set qos map IFACE dscp D|vlan-prio P tc T [queue Q]";
+	if ((argc != 5 && argc != 7) || strcmp(argv[3], "tc") ||
+	    (argc == 7 && strcmp(argv[5], "queue")))
+		return sl_out_error(o, "%s", usage);
+	struct hqos *h = qos_of(o, argv[0]);
+	if (!h)
+		return -1;
+	uint32_t v, tc, q = 0;
+	bool dscp = !strcmp(argv[1], "dscp");
+	if (!dscp && strcmp(argv[1], "vlan-prio"))
+		return sl_out_error(o, "%s", usage);
+	if (parse_u32(argv[2], dscp ? 63 : 7, &v))
+		return sl_out_error(o, "%s '%s': 0 to %d", argv[1], argv[2], dscp ? 63 : 7);
+	if (parse_u32(argv[4], QOS_BE, &tc))
+		return sl_out_error(o, "tc '%s': 0 (the highest priority) to %d (best effort)",
+				    argv[4], QOS_BE);
+	if (argc == 7 && (parse_u32(argv[6], 3, &q) || (q && tc != QOS_BE)))
+		return sl_out_error(o, "queue '%s': 0 to 3, for TC%d only (the others have one)",
+				    argv[6], QOS_BE);
+	uint8_t *slot = dscp ? &h->dscp_map[v] : &h->pcp_map[v];
+	__atomic_store_n(slot, (uint8_t)(tc << 2 | q), __ATOMIC_RELAXED);
+	return 0;
+}
+SL_CLI_COMMAND(set_qos_map, .path = "set qos map",
+	       .usage = "IFACE dscp D|vlan-prio P tc T [queue Q]",
+	       .help = "which traffic class (and best-effort queue) a DSCP or VLAN priority "
+		       "goes to (default: DSCP class selector c to TC 12 - c, priority p to TC "
+		       "12 - p)",
+	       .fn = cmd_set_map)
+
+static void u64s(char *b, uint64_t v)
+{
+	snprintf(b, 24, "%" PRIu64, v);
+}
+
+static int cmd_show(struct sl_out *o, int argc, char **argv)
+{
+	static const char usage[] = "usage: show qos IFACE [subport S [pipe P]]";
+	if (argc != 1 && argc != 3 && argc != 5)
+		return sl_out_error(o, "%s", usage);
+	struct hqos *h = qos_of(o, argv[0]);
+	if (!h)
+		return -1;
+	uint32_t s = UINT32_MAX, p = UINT32_MAX;
+	if (argc >= 3 && (strcmp(argv[1], "subport") || parse_u32(argv[2], UINT32_MAX, &s) ||
+			  s >= h->subports))
+		return sl_out_error(o, "subport: 0 to %u; %s", h->subports - 1, usage);
+	if (argc == 5 && (strcmp(argv[3], "pipe") || parse_u32(argv[4], UINT32_MAX, &p) ||
+			  p >= h->pipes))
+		return sl_out_error(o, "pipe: 0 to %u; %s", h->pipes - 1, usage);
+	h->mb.op = OP_STATS;
+	h->mb.subport = s == UINT32_MAX ? 0 : s;
+	h->mb.stats_pipe = p;
+	mailbox_call(h);
+	char v[12][24];
+	sl_tbl_begin(o, "qos", 12,
+		     (const char *[]){"interface", "rate-bps:u", "subports:u", "pipes:u",
+				      "queue-size:u", "overhead:u", "classify", "pipe-from",
+				      "worker:u", "queued:u", "sent-packets:u", "sent-bytes:u"});
+	u64s(v[0], h->rate);
+	u64s(v[1], h->subports);
+	u64s(v[2], h->pipes);
+	u64s(v[3], h->qsize);
+	u64s(v[4], h->o.overhead);
+	u64s(v[5], h->owner);
+	u64s(v[6], __atomic_load_n(&h->o.queued, __ATOMIC_RELAXED));
+	u64s(v[7], __atomic_load_n(&h->o.pkts, __ATOMIC_RELAXED));
+	u64s(v[8], __atomic_load_n(&h->o.bytes, __ATOMIC_RELAXED));
+	sl_tbl_row(o, sl_ifaces[h->ifx].name, v[0], v[1], v[2], v[3], v[4], cls_names[h->classify],
+		   pf_names[h->pipe_from], v[5], v[6], v[7], v[8]);
+	sl_tbl_end(o);
+	if (p != UINT32_MAX) {
+		uint32_t base = (s * h->pipes + p) * QOS_QUEUES;
+		sl_tbl_begin(o, "qos-queues", 8,
+			     (const char *[]){"queue:u", "tc:u", "profile", "packets:u", "bytes:u",
+					      "dropped-packets:u", "dropped-bytes:u", "depth:u"});
+		const struct qos_profile *pr = profiles[h->pipe_prof[s * h->pipes + p]];
+		for (uint32_t q = 0; q < QOS_QUEUES; q++) {
+			const struct rte_sched_queue_stats *a = &h->q_acc[base + q];
+			u64s(v[0], q);
+			u64s(v[1], q < QOS_BE ? q : QOS_BE);
+			u64s(v[2], a->n_pkts);
+			u64s(v[3], a->n_bytes);
+			u64s(v[4], a->n_pkts_dropped);
+			u64s(v[5], a->n_bytes_dropped);
+			u64s(v[6], h->mb.qlen[q]);
+			sl_tbl_row(o, v[0], v[1], pr ? pr->name : "-", v[2], v[3], v[4], v[5], v[6]);
+		}
+		sl_tbl_end(o);
+		return 0;
+	}
+	/* per traffic class: one subport's, or the sum of all */
+	sl_tbl_begin(o, "qos-tcs", 7,
+		     (const char *[]){"tc:u", "packets:u", "bytes:u", "dropped-packets:u",
+				      "dropped-bytes:u", "sent-packets:u", "depth:u"});
+	for (int t = 0; t < QOS_TCS; t++) {
+		uint64_t x[5] = {0};
+		for (uint32_t k = 0; k < h->subports; k++) {
+			if (s != UINT32_MAX && k != s)
+				continue;
+			const struct rte_sched_subport_stats *a = &h->sp_acc[k];
+			x[0] += a->n_pkts_tc[t];
+			x[1] += a->n_bytes_tc[t];
+			x[2] += a->n_pkts_tc_dropped[t];
+			x[3] += a->n_bytes_tc_dropped[t];
+			x[4] += __atomic_load_n(&h->deq_tc[k * QOS_TCS + (uint32_t)t], __ATOMIC_RELAXED);
+		}
+		u64s(v[0], (uint64_t)t);
+		for (int i = 0; i < 5; i++)
+			u64s(v[1 + i], x[i]);
+		/* enqueued (counted when read above) less sent: sent may run ahead of the read */
+		u64s(v[6], x[0] > x[4] ? x[0] - x[4] : 0);
+		sl_tbl_row(o, v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
+	}
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(show_qos, .path = "show qos", .usage = "IFACE [subport S [pipe P]]",
+	       .help = "an interface's scheduler: per traffic class (all subports, or one) frames "
+		       "queued, dropped (queue full), sent and waiting; per queue of one pipe",
+	       .fn = cmd_show)
+
+static int cmd_show_profile(struct sl_out *o, int argc, char **argv)
+{
+	if (argc > 1)
+		return sl_out_error(o, "usage: show qos profile [NAME]");
+	if (argc == 1 && prof_find(argv[0]) < 0)
+		return sl_out_error(o, "no QoS profile %s", argv[0]);
+	const char *cols[19] = {"name", "rate-bps:u", "burst:u", "tc-period-ms:u", "weights",
+				"users:u"};
+	static char tcn[QOS_TCS][24];
+	for (int t = 0; t < QOS_TCS; t++) {
+		snprintf(tcn[t], sizeof(tcn[t]), "tc%d-bps:u", t);
+		cols[6 + t] = tcn[t];
+	}
+	sl_tbl_begin(o, "qos-profiles", 19, cols);
+	for (int i = 0; i < QOS_PROFILES; i++) {
+		const struct qos_profile *p = profiles[i];
+		if (!p || (argc == 1 && strcmp(p->name, argv[0])))
+			continue;
+		char b[19][32];
+		char *row[19];
+		snprintf(b[0], 32, "%s", p->name);
+		u64s(b[1], p->rate);
+		u64s(b[2], p->p.tb_size);
+		u64s(b[3], p->p.tc_period);
+		snprintf(b[4], 32, "%u:%u:%u:%u", p->p.wrr_weights[0], p->p.wrr_weights[1],
+			 p->p.wrr_weights[2], p->p.wrr_weights[3]);
+		u64s(b[5], p->users);
+		for (int t = 0; t < QOS_TCS; t++)
+			u64s(b[6 + t], p->tc_rate[t]);
+		for (int k = 0; k < 19; k++)
+			row[k] = b[k];
+		sl_tbl_rowv(o, row);
+	}
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(show_qos_profile, .path = "show qos profile", .usage = "[NAME]",
+	       .help = "QoS pipe profiles", .fn = cmd_show_profile)
+
+static void qos_fini(void)
+{
+	for (uint32_t i = 0; i < SL_IF_MAX; i++)
+		if (if_qos[i]) {
+			hqos_free(if_qos[i]);
+			if_qos[i] = NULL;
+		}
+	memset(owned, 0, sizeof(owned));
+	memset(nb_owned, 0, sizeof(nb_owned));
+	for (int i = 0; i < QOS_PROFILES; i++) {
+		rte_free(profiles[i]);
+		profiles[i] = NULL;
+	}
+}
+
+static int qos_init(const struct sl_config *c)
+{
+	(void)c;
+	return 0;
+}
+
+SL_MODULE_REGISTER(qos_module, .name = "qos", .init = qos_init, .fini = qos_fini)
+
+RTE_INIT(qos_ctor)
+{
+	qo_err = sl_error_register("qos-output", qo_reasons, QO_NB_ERR);
+	feat = sl_feature_register(SL_ARC_INTERFACE_OUTPUT, "qos-output", "qos-output");
+	sl_feature_hook(SL_ARC_INTERFACE_OUTPUT, feat, qos_hook);
+	sl_feature_also(SL_ARC_INTERFACE_OUTPUT, feat, "qos-sched");
+}

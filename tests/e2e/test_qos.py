@@ -1,0 +1,178 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Hierarchical QoS (rte_sched) on port1's output, fed by pg streams routed from port0: a pipe
+shaped to R sends R, two pipes of rates 1:3 share a congested port 1:3, the best-effort TC's
+WRR weights 1:3 split it 1:3, TC0 goes before TC12, every drop named; and the CLI's refusals.
+Rates come from the output pcap's own timestamps (the frames and their 24 bytes of framing
+while the stream lasts, its first and last half second left out), so a loaded machine makes them noisier but
+not wrong."""
+import time
+from pathlib import Path
+
+from scapy.all import IP, UDP, Ether, Raw, wrpcap
+
+from conftest import MAC0, PEER0, pcap_ports, pcap_outs
+
+ROUTER = (Path(__file__).parents[1] / "common/router.cli").read_text().splitlines()
+SIZE = 1000  # frame bytes, without FCS
+
+
+def frame(dst="48.0.0.1", tos=0, sport=1):
+    p = Ether(dst=MAC0, src=PEER0) / IP(src="10.10.1.2", dst=dst, tos=tos) / UDP(sport=sport, dport=9)
+    return p / Raw(b"q" * (SIZE - len(p)))
+
+
+def run(factory, tmp_path, qos, frames, pps, seconds):
+    """port1 with the QoS lines; a stream of frames (cycled) at pps into port0 for seconds;
+    port1's frames, show qos and the errors."""
+    wrpcap(str(tmp_path / "stream.pcap"), frames)
+    n = int(pps * seconds)
+    s = factory(pcap_ports(tmp_path, [], []), ROUTER + qos + [
+        f"packet-generator new {{ name s limit {n} rate {pps} interface port0 worker 0 "
+        f"pcap {tmp_path}/stream.pcap }}"])
+    s.cli("packet-generator enable-stream s")
+    deadline = time.time() + seconds + 20
+    while s.js("show packet-generator")["streams"][0]["sent"] < n and time.time() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    show = s.js("show qos port1")
+    errs = s.errors()
+    assert s.stop() == 0
+    return pcap_outs(tmp_path, 2)[1], show, errs, n
+
+
+def window(out, skip=0.5):
+    """The frames sent from skip seconds after the first to skip seconds before the last (the
+    start's burst and the queues draining after the stream left out), and the seconds between
+    the first and the last of them."""
+    t0, t1 = float(out[0].time) + skip, float(out[-1].time) - skip
+    w = [o for o in out if t0 <= float(o.time) <= t1]
+    return w, float(w[-1].time) - float(w[0].time)
+
+
+def rate_bps(frames, secs):
+    return sum(len(f) + 24 for f in frames[1:]) * 8 / secs
+
+
+def test_qos_pipe_shaped(sluiced_factory, tmp_path):
+    """A pipe of 4 Mbit/s on a 10 Mbit/s port, offered 8: it sends 4 within 5%, the rest
+    dropped by name (queue full)."""
+    out, show, errs, n = run(sluiced_factory, tmp_path, [
+        "qos profile p4 rate 4m", "set interface qos port1 rate 10m profile p4"],
+        [frame()], 1000, 3.0)
+    w, secs = window(out)
+    r = rate_bps(w, secs)
+    assert abs(r - 4e6) / 4e6 < 0.05, r
+    q = show["qos"][0]
+    assert q["interface"] == "port1" and q["rate-bps"] == 10_000_000 and q["pipes"] == 1
+    drops = errs[("qos-output", "qos queue full (tail drop)")]
+    assert len(out) + drops == n, (len(out), drops, n)
+    tc12 = show["qos-tcs"][12]
+    assert tc12["sent-packets"] == len(out) and tc12["dropped-packets"] == drops
+    assert tc12["packets"] == len(out) and tc12["depth"] == 0
+
+
+def test_qos_two_pipes_share_1_3(sluiced_factory, tmp_path):
+    """Pipes 0 and 1 (by the destination's low bits) of 2 and 6 Mbit/s on an 8 Mbit/s port,
+    each offered 8: they share it 1:3 within 5%."""
+    out, show, errs, n = run(sluiced_factory, tmp_path, [
+        "qos profile a rate 2m", "qos profile b rate 6m",
+        "set interface qos port1 rate 8m profile a pipes 4 pipe-from ip-dst",
+        "set qos pipe port1 subport 0 pipe 1 profile b"],
+        [frame("48.0.0.0"), frame("48.0.0.1")], 2000, 3.0)
+    w, secs = window(out)
+    a = sum(1 for o in w if o[IP].dst == "48.0.0.0")
+    b = sum(1 for o in w if o[IP].dst == "48.0.0.1")
+    assert abs(b / a - 3) / 3 < 0.05, (a, b)
+    assert abs(rate_bps(w, secs) - 8e6) / 8e6 < 0.05
+    assert errs[("qos-output", "qos queue full (tail drop)")] > 0
+
+
+def test_qos_wrr_weights_1_3(sluiced_factory, tmp_path):
+    """One pipe; DSCP 0 to the best-effort TC's queue 0 (the default) and DSCP 2 mapped to its
+    queue 1, weights 1:3; both offered more than the port: 1:3 within 5%."""
+    out, show, errs, n = run(sluiced_factory, tmp_path, [
+        "qos profile w rate 8m weights 1 3 1 1",
+        "set interface qos port1 rate 8m profile w",
+        "set qos map port1 dscp 2 tc 12 queue 1"],
+        [frame(tos=0), frame(tos=2 << 2)], 2000, 3.0)
+    w, secs = window(out)
+    q0 = sum(1 for o in w if o[IP].tos == 0)
+    q1 = sum(1 for o in w if o[IP].tos == 8)
+    assert abs(q1 / q0 - 3) / 3 < 0.05, (q0, q1)
+
+
+def test_qos_strict_priority(sluiced_factory, tmp_path):
+    """EF (mapped to TC0) offered at 5 Mbit/s and best effort at 10 on an 8 Mbit/s port: every
+    EF frame leaves, best effort gets what is left and loses the rest."""
+    out, show, errs, n = run(sluiced_factory, tmp_path, [
+        "qos profile p rate 8m", "set interface qos port1 rate 8m profile p",
+        "set qos map port1 dscp 46 tc 0"],
+        [frame(tos=46 << 2), frame(tos=0), frame(tos=0)], 1875, 3.0)  # EF 625 pps = 5 Mbit/s
+    ef = [o for o in out if o[IP].tos == 46 << 2]
+    be = [o for o in out if o[IP].tos == 0]
+    assert len(ef) == (n + 2) // 3, (len(ef), n)  # none lost
+    tcs = show["qos-tcs"]
+    assert tcs[0]["dropped-packets"] == 0 and tcs[0]["sent-packets"] == len(ef)
+    assert tcs[12]["dropped-packets"] > 0 and tcs[12]["sent-packets"] == len(be)
+    w, secs = window(out)
+    be_rate = rate_bps([o for o in w if o[IP].tos == 0], secs)
+    assert abs(be_rate - 3e6) / 3e6 < 0.1, be_rate  # what TC0 leaves of the port
+
+
+def test_qos_cli(sluiced_factory, tmp_path):
+    s = sluiced_factory(pcap_ports(tmp_path, [], []), ROUTER + ["qos profile ok rate 4m"])
+    s.check_refused({
+        "qos profile x": "usage: qos profile NAME",
+        "qos profile x burst 2000": "rate is required",
+        "qos profile x rate fast": "rate 'fast': bits per second",
+        "qos profile x rate 4m weights 1 2 3": "weights wants 4 numbers",
+        "qos profile x rate 4m weights 1 2 0 1": "weight '0': 1 to 255",
+        "qos profile x rate 4m tc-rates 1m 5m": "TC1's rate is above the pipe's rate",
+        "qos profile x rate 100k tc-period 10": "earns less than a full frame",
+        "qos profile ok rate 2m": "QoS profile ok exists",
+        "qos profile nope del": "no QoS profile nope",
+        "set interface qos port1 rate 10m": "rate and profile are required",
+        "set interface qos port1 rate 1m profile ok": "profile ok's rate is above the port's",
+        "set interface qos port1 rate 10m profile ok pipes 3": "pipes '3': a power of 2",
+        "set interface qos port1 rate 10m profile ok subports 128": "subports '128'",
+        "set interface qos port1 rate 10m profile ok queue-size 100": "queue-size '100'",
+        "set interface qos port1 rate 10m profile ok worker 9": "worker '9'",
+        "set interface qos port1 rate 10m profile ok pipe-from mac": "pipe-from 'mac'",
+        "set interface qos nosuch rate 10m profile ok": "unknown interface 'nosuch'",
+        "set interface qos port1 disable": "port1 has no QoS",
+        "show qos port1": "port1 has no QoS",
+        "set interface feature port1 qos-output arc interface-output": "qos-output is turned on by",
+    })
+    s.cli("set interface qos port1 rate 10m profile ok pipes 8 subports 2")
+    s.cli("policer add name po cir 1000 cb 10000")
+    s.cli("policer output name po port1")
+    out_feats = [f["feature"] for f in s.js("show interface features port1")["features"]
+                 if f["arc"] == "interface-output" and f["enabled"] == "yes"]
+    assert out_feats == ["policer-output", "qos-output"]  # QoS last: it schedules what passed
+    s.check_refused({
+        "set interface qos port1 rate 10m profile ok": "port1 has QoS",
+        "qos profile ok del": "QoS profile ok is used by 1 interface",
+        "set qos pipe port1 subport 2 pipe 0 profile ok": "subport '2': 0 to 1",
+        "set qos pipe port1 subport 0 pipe 8 profile ok": "pipe '8': 0 to 7",
+        "set qos pipe port1 subport 0 pipe 1 profile none": "no QoS profile none",
+        "set qos map port1 dscp 64 tc 0": "dscp '64': 0 to 63",
+        "set qos map port1 dscp 1 tc 13": "tc '13'",
+        "set qos map port1 dscp 1 tc 3 queue 1": "queue '1': 0 to 3, for TC12 only",
+        "show qos port1 subport 2": "subport: 0 to 1",
+        "show qos port1 subport 0 pipe 9": "pipe: 0 to 7",
+    })
+    s.cli("qos profile same rate 4m")  # the same parameters as ok: shares its rte_sched id
+    s.cli("qos profile other rate 2m tc-rates 1m 1m")
+    s.cli("set qos pipe port1 subport 1 pipe 3 profile same")
+    s.cli("set qos pipe port1 subport 1 pipe 4 profile other")
+    pipe = s.js("show qos port1 subport 1 pipe 4")
+    assert [q["profile"] for q in pipe["qos-queues"]] == ["other"] * 16
+    assert [q["tc"] for q in pipe["qos-queues"]] == list(range(12)) + [12] * 4
+    prof = {p["name"]: p for p in s.js("show qos profile")["qos-profiles"]}
+    assert prof["other"]["tc0-bps"] == 1_000_000 and prof["other"]["tc2-bps"] == 2_000_000
+    assert prof["ok"]["weights"] == "1:1:1:1" and prof["other"]["users"] == 1
+    s.cli("set interface qos port1 disable")
+    assert s.js("show qos profile ok")["qos-profiles"][0]["users"] == 0
+    s.cli("qos profile other del")
+    assert "other" not in {p["name"] for p in s.js("show qos profile")["qos-profiles"]}
+    assert s.stop() == 0
