@@ -119,6 +119,28 @@ def test_qos_strict_priority(sluiced_factory, tmp_path):
     assert abs(be_rate - 3e6) / 3e6 < 0.1, be_rate  # what TC0 leaves of the port
 
 
+def test_qos_vectors_into_one_queue(sluiced_factory, tmp_path):
+    """Full vectors (the stream as fast as it goes) into one queue of 64 on a port that is not
+    full: rte_sched takes them a queue's size at a time and lets each chunk out before the
+    next, so nothing is dropped."""
+    wrpcap(str(tmp_path / "stream.pcap"), [frame()])
+    s = sluiced_factory(pcap_ports(tmp_path, [], []), ROUTER + [
+        "qos profile fast rate 10g", "set interface qos port1 rate 10g profile fast",
+        f"packet-generator new {{ name s limit 4096 interface port0 worker 0 "
+        f"pcap {tmp_path}/stream.pcap }}"])
+    s.cli("packet-generator enable-stream s")
+    deadline = time.time() + 20
+    while s.js("show packet-generator")["streams"][0]["sent"] < 4096 and time.time() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    show = s.js("show qos port1")
+    errs = s.errors()
+    assert s.stop() == 0
+    assert not errs, errs
+    assert show["qos-tcs"][12]["sent-packets"] == 4096
+    assert len(pcap_outs(tmp_path, 2)[1]) == 4096
+
+
 def test_qos_cli(sluiced_factory, tmp_path):
     s = sluiced_factory(pcap_ports(tmp_path, [], []), ROUTER + ["qos profile ok rate 4m"])
     s.check_refused({
