@@ -66,17 +66,22 @@ static inline void sl_meter_refill(uint8_t type, const union sl_meter_profile *p
 	}
 }
 
-/* A packet of len bytes (or units) against the refilled buckets: its colour, the buckets
- * debited as rte_meter's colour-blind checks do. */
-static inline enum rte_color sl_meter_colour(uint8_t type, union sl_meter *m, uint32_t len)
+/* A packet of len bytes (or units) that arrives with colour pre against the refilled buckets:
+ * its colour, the buckets debited as rte_meter's colour-aware checks do (RFC 2697 3, 2698 3
+ * and 4115 2: a packet never leaves greener than it came, and only the buckets its colour may
+ * use are debited). */
+static inline enum rte_color sl_meter_colour_aware(uint8_t type, union sl_meter *m, uint32_t len,
+						   enum rte_color pre)
 {
 	uint64_t *c, *e;
-	if (type == SL_METER_2698) { /* RFC 2698: over P red, over C yellow */
-		if (m->tr.tp < len)
+	if (type == SL_METER_2698) {
+		if (pre == RTE_COLOR_RED || m->tr.tp < len)
 			return RTE_COLOR_RED;
-		m->tr.tp -= len;
-		if (m->tr.tc < len)
+		if (pre == RTE_COLOR_YELLOW || m->tr.tc < len) {
+			m->tr.tp -= len;
 			return RTE_COLOR_YELLOW;
+		}
+		m->tr.tp -= len;
 		m->tr.tc -= len;
 		return RTE_COLOR_GREEN;
 	}
@@ -87,15 +92,22 @@ static inline enum rte_color sl_meter_colour(uint8_t type, union sl_meter *m, ui
 		c = &m->sr.tc;
 		e = &m->sr.te;
 	}
-	if (*c >= len) { /* RFC 2697 and 4115: C first, then E */
+	if (pre == RTE_COLOR_GREEN && *c >= len) {
 		*c -= len;
 		return RTE_COLOR_GREEN;
 	}
-	if (*e >= len) {
+	if (pre != RTE_COLOR_RED && *e >= len) {
 		*e -= len;
 		return RTE_COLOR_YELLOW;
 	}
 	return RTE_COLOR_RED;
+}
+
+/* The same, colour-blind: every packet arrives green (the RFCs' colour-blind mode is exactly
+ * that; with pre a constant the compiler drops its tests). */
+static inline enum rte_color sl_meter_colour(uint8_t type, union sl_meter *m, uint32_t len)
+{
+	return sl_meter_colour_aware(type, m, len, RTE_COLOR_GREEN);
 }
 
 #endif

@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Policers (VPP's grammar) on DPDK's rte_meter: srTCM (RFC 2697) for 1r2c and 1r3c, trTCM
- * (RFC 2698) for 2r3c-2698 and RFC 4115's for 2r3c-4115, colour-blind, metering frames by
- * their length as received or sent (or one unit per packet with `rate pps`):
+ * (RFC 2698) for 2r3c-2698 and RFC 4115's for 2r3c-4115, colour-blind or colour-aware,
+ * metering frames by their length as received or sent (or one unit per packet with
+ * `rate pps`):
  *   policer add name N [type 1r2c|1r3c|2r3c-2698|2r3c-4115] cir R cb B [eir R] [eb B]
  *           [rate kbps|pps] [conform-action A] [exceed-action A] [violate-action A]
+ *           [color-aware [yellow-dscp D[,D...]] [red-dscp D[,D...]]]
  *     A: transmit | drop | mark-and-transmit DSCP
+ *   A colour-aware policer takes a frame's colour on arrival from its DSCP (IPv4 or IPv6,
+ *   after up to two VLAN tags; anything else is green): RFC 2597's drop precedences (AFx2
+ *   yellow, AFx3 red, every other DSCP green) unless yellow-dscp or red-dscp name the
+ *   DSCPs, as a policer upstream marks them with mark-and-transmit.
  *   policer del name N
  *   policer input|output name N IFACE [unapply]
  *   show policer [name N]
@@ -54,6 +60,8 @@ struct policer {
 	bool pps;
 	uint8_t act[3], dscp[3];  /* by colour: green (conform), yellow (exceed), red (violate) */
 	uint64_t cir, cb, eir, eb; /* as given: kbps and bytes, or pps and packets */
+	bool aware;                /* colour-aware: pre[DSCP] is the colour a frame comes with */
+	uint8_t pre[64];
 	uint32_t users;            /* interfaces and directions it is applied to */
 	union sl_meter_profile prof;
 	struct pol_worker w[SL_MAX_WORKERS];
@@ -99,12 +107,34 @@ static inline void mark(uint8_t *l3, uint16_t type, uint8_t dscp)
 	}
 }
 
+/* The colour m comes with under colour-aware policer p: its DSCP's in p's map (IPv4 or IPv6
+ * after at most two VLAN tags); green for anything else. */
+static inline enum rte_color pre_colour(const struct policer *p, const struct rte_mbuf *m)
+{
+	const uint8_t *fr = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t off = 2 * RTE_ETHER_ADDR_LEN; /* the ethertype, then the first bytes after it */
+	for (int tags = 0; off + 4 <= m->data_len; tags++) {
+		uint16_t type = (uint16_t)(fr[off] << 8 | fr[off + 1]);
+		const uint8_t *l3 = fr + off + 2;
+		if (type == RTE_ETHER_TYPE_IPV4 && l3[0] >> 4 == 4)
+			return (enum rte_color)p->pre[l3[1] >> 2];
+		if (type == RTE_ETHER_TYPE_IPV6 && l3[0] >> 4 == 6)
+			return (enum rte_color)p->pre[(l3[0] & 0xf) << 2 | l3[1] >> 6];
+		if ((type != RTE_ETHER_TYPE_VLAN && type != RTE_ETHER_TYPE_QINQ) || tags == 2)
+			break;
+		off += 4;
+	}
+	return RTE_COLOR_GREEN;
+}
+
 /* m's colour by policer p (w: the worker's buckets, refilled for this vector), its counters
  * and action: the edge to take (next unless it drops; the error set then). */
 static inline uint16_t police(const struct policer *p, struct pol_worker *w, struct rte_mbuf *m,
 			      uint16_t next, uint16_t err)
 {
-	enum rte_color c = sl_meter_colour(p->type, &w->m, p->pps ? 1 : m->pkt_len);
+	uint32_t len = p->pps ? 1 : m->pkt_len;
+	enum rte_color c = likely(!p->aware) ? sl_meter_colour(p->type, &w->m, len)
+			   : sl_meter_colour_aware(p->type, &w->m, len, pre_colour(p, m));
 	w->pkts[c]++;
 	w->bytes[c] += m->pkt_len;
 	uint8_t act = p->act[c];
@@ -237,6 +267,27 @@ static int parse_dscp(const char *s, uint8_t *out)
 	return -1;
 }
 
+/* A comma-separated list of DSCPs into p's colour-aware map as colour c. */
+static int parse_dscp_list(struct sl_out *o, const char *opt, const char *list, struct policer *p,
+			   enum rte_color c, uint64_t *seen)
+{
+	char buf[256], *save = NULL;
+	if (strlen(list) >= sizeof(buf))
+		return sl_out_error(o, "%s: list too long", opt);
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		uint8_t d;
+		if (parse_dscp(t, &d))
+			return sl_out_error(o, "%s '%s': DSCPs (0-63, EF, CSn, AFxy) separated by "
+					    "commas", opt, t);
+		if (*seen >> d & 1)
+			return sl_out_error(o, "DSCP %u is given a colour twice", d);
+		*seen |= 1ull << d;
+		p->pre[d] = (uint8_t)c;
+	}
+	return 0;
+}
+
 /* ACTION at argv[*i] (and its DSCP) for colour c. */
 static int parse_action(struct sl_out *o, int argc, char **argv, int *i, struct policer *p, int c)
 {
@@ -302,13 +353,14 @@ static int cmd_add(struct sl_out *o, int argc, char **argv)
 	static const char usage[] =
 		"usage: policer add name N [type 1r2c|1r3c|2r3c-2698|2r3c-4115] cir R cb B "
 		"[eir R] [eb B] [rate kbps|pps] [conform-action A] [exceed-action A] "
-		"[violate-action A]";
+		"[violate-action A] [color-aware [yellow-dscp D,...] [red-dscp D,...]]";
 	struct policer *p = rte_zmalloc("sl_policer", sizeof(*p), RTE_CACHE_LINE_SIZE);
 	if (!p)
 		return sl_out_error(o, "out of memory");
 	p->act[RTE_COLOR_GREEN] = ACT_TRANSMIT;
 	p->act[RTE_COLOR_YELLOW] = p->act[RTE_COLOR_RED] = ACT_DROP;
 	bool has_cir = false, has_cb = false, has_eir = false, has_eb = false;
+	uint64_t mapped = 0; /* DSCPs that yellow-dscp and red-dscp named */
 	int rc = -1;
 	for (int i = 0; i < argc;) {
 		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -317,6 +369,11 @@ static int cmd_add(struct sl_out *o, int argc, char **argv)
 		    !strcmp(a, "violate-action")) {
 			if (parse_action(o, argc, argv, &i, p, a[0] == 'c' ? 0 : a[0] == 'e' ? 1 : 2))
 				goto out;
+			continue;
+		}
+		if (!strcmp(a, "color-aware")) {
+			p->aware = true;
+			i++;
 			continue;
 		}
 		if (!val) {
@@ -361,12 +418,25 @@ static int cmd_add(struct sl_out *o, int argc, char **argv)
 				p->eir = v, has_eir = true;
 			else
 				p->eb = v, has_eb = true;
+		} else if (!strcmp(a, "yellow-dscp") || !strcmp(a, "red-dscp")) {
+			if (parse_dscp_list(o, a, val, p, a[0] == 'y' ? RTE_COLOR_YELLOW : RTE_COLOR_RED,
+					    &mapped))
+				goto out;
 		} else {
 			sl_out_error(o, "unknown option '%s'; %s", a, usage);
 			goto out;
 		}
 		i += 2;
 	}
+	if (mapped && !p->aware) {
+		sl_out_error(o, "yellow-dscp and red-dscp are for a color-aware policer");
+		goto out;
+	}
+	if (p->aware && !mapped) /* RFC 2597: AFx2 medium drop precedence, AFx3 high */
+		for (int x = 1; x <= 4; x++) {
+			p->pre[x << 3 | 2 << 1] = RTE_COLOR_YELLOW;
+			p->pre[x << 3 | 3 << 1] = RTE_COLOR_RED;
+		}
 	if (!p->name[0] || !has_cir || !has_cb) {
 		sl_out_error(o, "name, cir and cb are required; %s", usage);
 		goto out;
@@ -410,11 +480,13 @@ out:
 }
 SL_CLI_COMMAND(policer_add, .path = "policer add",
 	       .usage = "name N [type 1r2c|1r3c|2r3c-2698|2r3c-4115] cir R cb B [eir R] [eb B] "
-			"[rate kbps|pps] [conform-action A] [exceed-action A] [violate-action A]",
+			"[rate kbps|pps] [conform-action A] [exceed-action A] [violate-action A] "
+			"[color-aware [yellow-dscp D,...] [red-dscp D,...]]",
 	       .help = "a policer (rte_meter: RFC 2697, 2698, 4115); rates in kbps and bursts in "
 		       "bytes, or packets per second and packets; A: transmit, drop or "
 		       "mark-and-transmit DSCP (defaults: conform transmit, exceed and violate "
-		       "drop)",
+		       "drop); color-aware: a frame's colour on arrival from its DSCP (RFC 2597's "
+		       "AFx2 yellow and AFx3 red unless yellow-dscp or red-dscp name them)",
 	       .fn = cmd_add)
 
 static int cmd_del(struct sl_out *o, int argc, char **argv)
@@ -505,8 +577,9 @@ static int cmd_show(struct sl_out *o, int argc, char **argv)
 		return sl_out_error(o, "usage: show policer [name N]");
 	if (argc == 2 && find(argv[1]) < 0)
 		return sl_out_error(o, "no policer %s", argv[1]);
-	sl_tbl_begin(o, "policers", 17,
-		     (const char *[]){"name", "type", "rate", "cir:u", "cb:u", "eir:u", "eb:u",
+	sl_tbl_begin(o, "policers", 20,
+		     (const char *[]){"name", "type", "rate", "color", "yellow-dscp", "red-dscp",
+				      "cir:u", "cb:u", "eir:u", "eb:u",
 				      "conform-action", "exceed-action", "violate-action",
 				      "applied:u", "conform-packets:u", "conform-bytes:u",
 				      "exceed-packets:u", "exceed-bytes:u", "violate-packets:u",
@@ -532,7 +605,16 @@ static int cmd_show(struct sl_out *o, int argc, char **argv)
 			snprintf(v[8 + 2 * c], 32, "%" PRIu64, pk);
 			snprintf(v[9 + 2 * c], 32, "%" PRIu64, by);
 		}
-		sl_tbl_row(o, p->name, type_names[p->type], p->pps ? "pps" : "kbps", v[0], v[1], v[2],
+		char map[2][192] = {"-", "-"};
+		for (int c = 0; p->aware && c < 2; c++) {
+			size_t at = 0;
+			for (int d = 0; d < 64; d++)
+				if (p->pre[d] == (c ? RTE_COLOR_RED : RTE_COLOR_YELLOW))
+					at += (size_t)snprintf(map[c] + at, sizeof(map[c]) - at, "%s%d",
+							       at ? "," : "", d);
+		}
+		sl_tbl_row(o, p->name, type_names[p->type], p->pps ? "pps" : "kbps",
+			   p->aware ? "aware" : "blind", map[0], map[1], v[0], v[1], v[2],
 			   v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13]);
 	}
 	sl_tbl_end(o);

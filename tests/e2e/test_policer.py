@@ -2,7 +2,10 @@
 """Policers (rte_meter) on pcap ports: each colour's count against RFC 2697, 2698 and 4115's
 arithmetic on a burst far shorter than a token's refill (the buckets start full: the first
 CB bytes conform, the next EB exceed, the rest violate), the actions (transmit, drop by name,
-DSCP marked with the IPv4 checksum right), input and output, and the CLI's refusals."""
+DSCP marked with the IPv4 checksum right), input and output, colour-aware metering (each
+frame's colour against the RFCs' colour-aware arithmetic, computed here), and the CLI's
+refusals."""
+import random
 from pathlib import Path
 
 import pytest
@@ -15,9 +18,10 @@ ROUTER = (Path(__file__).parents[1] / "common/router.cli").read_text().splitline
 N = 30
 
 
-def frames():
+def frames(dscps=None):
     # 100-byte frames (without FCS): 14 Ethernet + 20 IPv4 + 8 UDP + 58
-    return [Ether(dst=MAC0, src=PEER0) / IP(src="10.10.1.2", dst="48.0.0.1", tos=0) /
+    dscps = dscps or [0] * N
+    return [Ether(dst=MAC0, src=PEER0) / IP(src="10.10.1.2", dst="48.0.0.1", tos=dscps[i] << 2) /
             UDP(sport=i, dport=9) / Raw(b"p" * 58) for i in range(N)]
 
 
@@ -30,10 +34,10 @@ CASES = {
 }
 
 
-def run(factory, tmp_path, cli):
+def run(factory, tmp_path, cli, dscps=None):
     """N frames routed from port0 to port1 with the policer lines: the policer, the errors,
     what port1 sent."""
-    s = factory(pcap_ports(tmp_path, frames(), []), ROUTER + cli)
+    s = factory(pcap_ports(tmp_path, frames(dscps), []), ROUTER + cli)
     s.wait_rx("port0", N)
     pol = s.js("show policer")["policers"][0]
     errs = s.errors()
@@ -60,6 +64,90 @@ def test_policer_colours_input(sluiced_factory, tmp_path, kind):
         assert IP(raw(fixed)).chksum == ip.chksum  # the checksum follows the mark
 
 
+G, Y, R = "green", "yellow", "red"
+
+
+def colour_aware(kind, pres, size=100, cb=1000, e=0):
+    """Each frame's colour by RFC 2697 3 (1r3c), RFC 2698 3 (2r3c-2698: e is the peak bucket)
+    or RFC 4115 2 (2r3c-4115) in colour-aware mode, buckets full at the start and no refill."""
+    c, out = cb, []
+    for pre in pres:
+        if kind == "2r3c-2698":
+            if pre == R or e < size:
+                out.append(R)
+            elif pre == Y or c < size:
+                e -= size
+                out.append(Y)
+            else:
+                c, e = c - size, e - size
+                out.append(G)
+        elif pre == G and c >= size:
+            c -= size
+            out.append(G)
+        elif pre != R and e >= size:
+            e -= size
+            out.append(Y)
+        else:
+            out.append(R)
+    return out
+
+
+EB = {"1r3c": 500, "2r3c-2698": 1500, "2r3c-4115": 500}
+
+
+@pytest.mark.parametrize("kind", list(CASES))
+@pytest.mark.parametrize("mapping", ["rfc2597", "own"])
+def test_policer_colour_aware(sluiced_factory, tmp_path, kind, mapping):
+    """Frames arrive green, yellow or red by their DSCP (RFC 2597's AF12/AF13, or the map the
+    policer names); every frame leaves with the colour the RFC's colour-aware arithmetic gives:
+    conform sent as it came, exceed marked CS1, violate dropped."""
+    rng = random.Random(kind + mapping)
+    pres = [rng.choice([G, G, Y, R]) for _ in range(N)]
+    dscp = {"rfc2597": {G: 0, Y: 12, R: 14}, "own": {G: 12, Y: 8, R: 46}}[mapping]
+    opts = "color-aware" + (" yellow-dscp 8,16 red-dscp EF" if mapping == "own" else "")
+    pol, errs, out = run(sluiced_factory, tmp_path, [
+        f"policer add name ca {CASES[kind]} conform-action transmit "
+        f"exceed-action mark-and-transmit CS1 violate-action drop {opts}",
+        "policer input name ca port0"], [dscp[p] for p in pres])
+    want = colour_aware(kind, pres, e=EB[kind])
+    n = {c: want.count(c) for c in (G, Y, R)}
+    assert n[Y] and n[R] and n[G]  # the draw crosses every colour
+    assert (pol["conform-packets"], pol["exceed-packets"], pol["violate-packets"]) == (n[G], n[Y], n[R]), (pol, want)
+    assert pol["color"] == "aware"
+    assert (pol["yellow-dscp"], pol["red-dscp"]) == (("12,20,28,36", "14,22,30,38") if mapping == "rfc2597" else ("8,16", "46"))
+    assert errs == {("policer-input", "policer violate-action drop"): n[R]}
+    sent = [i for i in range(N) if want[i] != R]
+    assert [o[UDP].sport for o in out] == sent
+    for o in out:
+        i = o[UDP].sport
+        assert o[IP].tos >> 2 == (dscp[pres[i]] if want[i] == G else 8), (i, pres[i], want[i])
+
+
+def test_policer_colour_aware_vlan_ipv6(sluiced_factory, tmp_path):
+    """The colour on arrival is read after VLAN tags and from IPv6's traffic class: a 1r2c
+    colour-aware policer (no excess bucket) drops every frame that comes yellow or red and
+    passes the green ones while its bucket lasts."""
+    from scapy.all import Dot1Q, IPv6
+    fr = []
+    for i in range(12):
+        d = [0, 12, 14][i % 3]
+        if i < 6:
+            fr.append(Ether(dst=MAC0, src=PEER0) / Dot1Q(vlan=5) / IP(src="10.10.5.2", dst="48.0.0.1", tos=d << 2) /
+                      UDP(sport=i, dport=9) / Raw(b"v" * 40))
+        else:
+            fr.append(Ether(dst=MAC0, src=PEER0) / IPv6(src="2001:db8::2", dst="2400::1", tc=d << 2) /
+                      UDP(sport=i, dport=9) / Raw(b"v" * 40))
+    s = sluiced_factory(pcap_ports(tmp_path, fr, []), ROUTER + [
+        "policer add name ca type 1r2c cir 8 cb 100000 color-aware violate-action drop",
+        "policer input name ca port0"])
+    s.wait_rx("port0", 12)
+    pol = s.js("show policer")["policers"][0]
+    errs = s.errors()
+    assert s.stop() == 0
+    assert (pol["conform-packets"], pol["exceed-packets"], pol["violate-packets"]) == (4, 0, 8), pol
+    assert errs[("policer-input", "policer violate-action drop")] == 8
+
+
 def test_policer_1r2c_pps_output(sluiced_factory, tmp_path):
     """1r2c in packets: 7 packets conform, the rest violate, on what port1 sends."""
     pol, errs, out = run(sluiced_factory, tmp_path, ["policer add name out1 type 1r2c cir 1 cb 7 rate pps",
@@ -84,6 +172,10 @@ def test_policer_cli(sluiced_factory, tmp_path):
         "policer add name a cir 100 cb 1000 exceed-action shout": "exceed-action 'shout'",
         "policer add name a cir -5 cb 1000": "cir must be a number",
         "policer add name a cir 100 cb 0": "rte_meter refused",
+        "policer add name a cir 100 cb 1000 red-dscp 14": "are for a color-aware policer",
+        "policer add name a cir 100 cb 1000 color-aware red-dscp 14,AF99": "red-dscp 'AF99': DSCPs",
+        "policer add name a cir 100 cb 1000 color-aware red-dscp 14 yellow-dscp 12,14": "DSCP 14 is given a colour twice",
+        "policer add name a cir 100 cb 1000 color-aware yellow-dscp": "'yellow-dscp' needs a value",
         "policer input name nosuch port0": "no policer nosuch",
         "policer del name nosuch": "no policer nosuch",
         "set interface feature port0 policer-input arc device-input": "turned on by policer input name N port0",

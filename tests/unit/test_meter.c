@@ -2,11 +2,13 @@
 /* The policers' metering (src/qos/meter.h) against DPDK's own rte_meter checks: the same
  * profiles, two copies of the same state, random vectors of packets of 1-1500 bytes (heavy,
  * light and idle phases) whose packets share one time, random gaps between vectors; for
- * every type, every packet's colour must be the one rte_meter gives, and the buckets must
+ * every type, colour-blind and colour-aware (each packet's colour on arrival random), every
+ * packet's colour must be the one rte_meter gives, and the buckets must
  * end equal. EAL without hugepages or PCI (rte_meter reads the TSC's frequency). */
 #include "../common/check.h"
 #include "../../src/qos/meter.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <rte_cycles.h>
@@ -20,8 +22,16 @@ static uint32_t rnd(uint32_t n)
 }
 
 static enum rte_color reference(uint8_t type, union sl_meter_profile *p, union sl_meter *m,
-				uint64_t t, uint32_t len)
+				uint64_t t, uint32_t len, int pre)
 {
+	if (pre >= 0) {
+		enum rte_color c = (enum rte_color)pre;
+		if (type == SL_METER_2698)
+			return rte_meter_trtcm_color_aware_check(&m->tr, &p->tr, t, len, c);
+		if (type == SL_METER_4115)
+			return rte_meter_trtcm_rfc4115_color_aware_check(&m->t4, &p->t4, t, len, c);
+		return rte_meter_srtcm_color_aware_check(&m->sr, &p->sr, t, len, c);
+	}
 	switch (type) {
 	case SL_METER_2698:
 		return rte_meter_trtcm_color_blind_check(&m->tr, &p->tr, t, len);
@@ -32,7 +42,8 @@ static enum rte_color reference(uint8_t type, union sl_meter_profile *p, union s
 	}
 }
 
-static void one_type(uint8_t type)
+/* aware: colour-aware, each packet arriving green (half), yellow or red (a quarter each) */
+static void one_type(uint8_t type, bool aware)
 {
 	/* 10 Mb/s committed, 20 Mb/s excess or peak, buckets of 30 and 60 kB: the random traffic
 	 * below (phases of about 17 and 1.7 kB per ms, and idle) crosses every colour many times */
@@ -65,8 +76,12 @@ static void one_type(uint8_t type)
 		unsigned pkts = phase == 2 ? 0 : phase == 0 ? 1 + rnd(16) : 1 + rnd(4);
 		for (unsigned k = pkts; k > 0; k--) {
 			uint32_t len = 1 + rnd(phase == 0 ? 1500 : 500);
-			enum rte_color want = reference(type, &p, &a, t, len);
-			enum rte_color got = sl_meter_colour(type, &b, len);
+			int pre = aware ? (int)rnd(4) : -1;
+			pre = pre == 3 ? RTE_COLOR_GREEN : pre;
+			enum rte_color want = reference(type, &p, &a, t, len, pre);
+			enum rte_color got = aware ? sl_meter_colour_aware(type, &b, len,
+									   (enum rte_color)pre)
+					     : sl_meter_colour(type, &b, len);
 			same &= want == got;
 			n[want]++;
 		}
@@ -75,8 +90,9 @@ static void one_type(uint8_t type)
 	CHECK(memcmp(&a, &b, sizeof(a)) == 0);
 	CHECK(n[RTE_COLOR_GREEN] > 1000 && n[RTE_COLOR_RED] > 1000);
 	CHECK(type == SL_METER_1R2C ? n[RTE_COLOR_YELLOW] == 0 : n[RTE_COLOR_YELLOW] > 1000);
-	printf("type %u: green %u, yellow %u, red %u, all as rte_meter\n", type,
-	       n[RTE_COLOR_GREEN], n[RTE_COLOR_YELLOW], n[RTE_COLOR_RED]);
+	printf("type %u colour-%s: green %u, yellow %u, red %u, all as rte_meter\n", type,
+	       aware ? "aware" : "blind", n[RTE_COLOR_GREEN], n[RTE_COLOR_YELLOW],
+	       n[RTE_COLOR_RED]);
 }
 
 int main(void)
@@ -85,8 +101,10 @@ int main(void)
 		       "--file-prefix", "sl-test-meter", NULL};
 	if (rte_eal_init(9, eal) < 0)
 		return 2;
-	for (uint8_t type = SL_METER_1R2C; type <= SL_METER_4115; type++)
-		one_type(type);
+	for (uint8_t type = SL_METER_1R2C; type <= SL_METER_4115; type++) {
+		one_type(type, false);
+		one_type(type, true);
+	}
 	rte_eal_cleanup();
 	return CHECK_REPORT();
 }
