@@ -21,7 +21,7 @@ struct sl_iface sl_ifaces[SL_IF_MAX];
 uint32_t sl_if_hwm;
 const char *const sl_if_type_names[SL_IF_NB_TYPES] = {"port", "sub", "bvi", "loopback", "pg",
 							  "vxlan", "gre", "ipip", "mplsudp",
-							  "mplsgre"};
+							  "mplsgre", "mpls-tunnel"};
 static uint16_t nb_graphs_cfg;
 struct rte_ring *sl_inject_ring;
 static struct rte_hash *sub_hash; /* VLAN sub-interfaces by parent and tags */
@@ -268,7 +268,7 @@ static struct {
 	rte_edge_t *first;      /* the node's variable, set when its edges are first added */
 	rte_node_t id;          /* RTE_NODE_ID_INVALID until then */
 	uint16_t n;             /* ports it has an edge to */
-} tx_users[16];
+} tx_users[32];
 static int nb_tx_users;
 
 void sl_iface_tx_user(const char *node_name, rte_edge_t *first)

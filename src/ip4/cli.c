@@ -210,7 +210,9 @@ int sl_ip_cli_table(struct sl_out *o, int *argc, char **argv, uint16_t *fib)
 }
 
 /* ip route add|del [table N] [count N] PREFIX via NEXTHOP [IFACE] [weight N]: a second path
- * of a prefix makes it ECMP (UCMP with weights); del with via deletes that path only. */
+ * of a prefix makes it ECMP (UCMP with weights); del with via deletes that path only. A
+ * point-to-point interface (a tunnel) may stand alone after via: its next hop is 0.0.0.0 or
+ * ::, which it reaches as any other. */
 static int route_cmd(struct sl_out *o, int argc, char **argv, bool add)
 {
 	const char *usage = add ? "usage: ip route add [table N] [count N] PREFIX via NEXTHOP [IFACE] [weight N]"
@@ -243,8 +245,15 @@ static int route_cmd(struct sl_out *o, int argc, char **argv, bool add)
 		if (strcmp(argv[1], "via") || argc < 3 || argc > 4)
 			return sl_out_error(o, "%s", usage);
 		via = true;
-		if (fm->addr(o, argv[2], &nh))
+		struct sl_iface *pf = argc == 3 ? sl_iface_by_name(argv[2]) : NULL;
+		if (pf) { /* via IFACE alone: a point-to-point interface's one neighbour */
+			if (!pf->p2p)
+				return sl_out_error(o, "%s is not point to point: give the next hop "
+						    "(via NEXTHOP %s)", pf->name, pf->name);
+			port = pf->port;
+		} else if (fm->addr(o, argv[2], &nh)) {
 			return -1;
+		}
 		if (argc == 4) {
 			struct sl_iface *f = sl_iface_by_name(argv[3]);
 			if (!f)
@@ -309,7 +318,7 @@ static int cmd_route_add(struct sl_out *o, int argc, char **argv)
 	return route_cmd(o, argc, argv, true);
 }
 SL_CLI_COMMAND(route_add, .path = "ip route add",
-	       .usage = "[table N] [count N] PREFIX via NEXTHOP [IFACE] [weight N]",
+	       .usage = "[table N] [count N] PREFIX via NEXTHOP [IFACE] | via P2P-IFACE [weight N]",
 	       .help = "add a static route, or another path of one (ECMP; weight: UCMP, 64 "
 		       "paths at most); count N adds N consecutive prefixes",
 	       .fn = cmd_route_add)

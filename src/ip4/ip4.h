@@ -220,6 +220,11 @@ int sl_ip4_table_find(uint32_t id);
 void sl_table_user_register(int (*fn)(uint16_t fib, char *why, size_t len));
 int sl_ip4_neigh_set(uint16_t port, uint32_t ip, const uint8_t mac[6], bool is_static);
 int sl_ip4_neigh_del(uint16_t port, uint32_t ip);
+/* Holds the neighbour ip on port for something that is not a route (an MPLS out-path), as a
+ * static route does: *adj its adjacency, an ARP request sent while it is incomplete; unhold
+ * lets go. */
+int sl_ip4_neigh_hold(uint16_t port, uint32_t ip, uint32_t *adj);
+void sl_ip4_neigh_unhold(uint16_t port, uint32_t ip);
 /* Handles a punted packet (ARP, or a packet waiting for resolution); frees it. */
 void sl_ip4_punt(struct rte_mbuf *m);
 /* Frees the packets every neighbour holds while it resolves (counted as timed out). */

@@ -632,6 +632,25 @@ static void neigh_unref(uint16_t port, uint32_t nh)
 		n->refcnt--;
 }
 
+int sl_ip4_neigh_hold(uint16_t port, uint32_t nh, uint32_t *adj)
+{
+	if (!sl_ifaces[port].used)
+		return -ENODEV;
+	struct sl_neigh *n = neigh_get(port, nh);
+	if (!n)
+		return -ENOSPC;
+	n->refcnt++;
+	*adj = n->adj;
+	if (n->state == SL_NEIGH_INCOMPLETE)
+		sl_arp_request(port, nh);
+	return 0;
+}
+
+void sl_ip4_neigh_unhold(uint16_t port, uint32_t nh)
+{
+	neigh_unref(port, nh);
+}
+
 int sl_ip4_route_add(uint16_t fib, uint32_t pfx, uint8_t len, uint32_t nh, int port)
 {
 	return sl_ip4_route_add_path(fib, pfx, len, nh, port, 1);
@@ -970,7 +989,9 @@ struct neigh_on {
 static int neigh_on_fn(const struct sl_neigh *n, void *arg)
 {
 	struct neigh_on *a = arg;
-	if (n->port != a->port || (a->routed && !n->refcnt && n->state != SL_NEIGH_STATIC))
+	/* a point-to-point interface's neighbours are static only because it has no ARP */
+	bool pinned = n->state == SL_NEIGH_STATIC && !sl_ifaces[n->port].p2p;
+	if (n->port != a->port || (a->routed && !n->refcnt && !pinned))
 		return 0;
 	a->hit = n;
 	return 1;

@@ -536,7 +536,7 @@ int sl_ip6_neigh_set(uint16_t port, const uint8_t ip[16], const uint8_t mac[6], 
 {
 	if (!sl_ifaces[port].used)
 		return -ENODEV;
-	if (sl_ip6_is_mcast(ip) || sl_ip6_is_zero(ip))
+	if (sl_ip6_is_mcast(ip) || (sl_ip6_is_zero(ip) && !sl_ifaces[port].p2p))
 		return -EINVAL;
 	if (sl_ifaces[port].ip6_ll[0] == 0 && sl_ip6_enable(port, NULL))
 		return -ENOSPC;
@@ -950,7 +950,9 @@ static int paths_make(struct sl_route6 *r)
 int sl_ip6_route_add_path(uint16_t fib, const uint8_t pfx[16], uint8_t len, const uint8_t nh[16],
 			  int port, uint16_t weight)
 {
-	if (len > 128 || sl_ip6_is_mcast(nh) || sl_ip6_is_zero(nh))
+	/* :: only as a point-to-point interface's one neighbour (via IFACE alone) */
+	if (len > 128 || sl_ip6_is_mcast(nh) ||
+	    (sl_ip6_is_zero(nh) && (port < 0 || !sl_ifaces[port].p2p)))
 		return -EINVAL;
 	int rc = sl_ip6_fib_get(fib);
 	if (rc)
@@ -1112,7 +1114,9 @@ struct neigh_on {
 static int neigh_on_fn(const struct sl_neigh6 *n, void *arg)
 {
 	struct neigh_on *a = arg;
-	if (n->port != a->port || (a->routed && !n->refcnt && n->state != SL_ND_STATIC))
+	/* a point-to-point interface's neighbours are static only because it has no ND */
+	bool pinned = n->state == SL_ND_STATIC && !sl_ifaces[n->port].p2p;
+	if (n->port != a->port || (a->routed && !n->refcnt && !pinned))
 		return 0;
 	a->hit = (struct sl_neigh6 *)(uintptr_t)n;
 	return 1;

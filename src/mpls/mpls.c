@@ -59,12 +59,19 @@ static int cmd_table(struct sl_out *o, int argc, char **argv)
 SL_CLI_COMMAND(mpls_table, .path = "mpls table", .usage = "add|del 0",
 	       .help = "the MPLS table (table 0 only), needed before local labels", .fn = cmd_table)
 
+/* An entry's out-path (a swap's), or 0. */
+static uint16_t swap_out(uint64_t d)
+{
+	return d >> 32 == SL_MPLS_SWAP ? (uint16_t)d : 0;
+}
+
 /* mpls local-label add|del LABEL eos via ip4-lookup-in-table T, or LABEL non-eos via
- * mpls-lookup-in-table 0 */
+ * mpls-lookup-in-table 0, or LABEL eos|non-eos via NH IFACE out-labels L... (swap) */
 static int cmd_label(struct sl_out *o, int argc, char **argv)
 {
 	static const char usage[] = "usage: mpls local-label add|del LABEL eos via "
-				    "ip4-lookup-in-table T | LABEL non-eos via mpls-lookup-in-table 0";
+				    "ip4-lookup-in-table T | LABEL non-eos via mpls-lookup-in-table 0"
+				    " | LABEL eos|non-eos via NEXTHOP IFACE out-labels L [L...]";
 	uint32_t label, tid;
 	if (argc < 3 || (strcmp(argv[0], "add") && strcmp(argv[0], "del")))
 		return sl_out_error(o, "%s", usage);
@@ -78,12 +85,34 @@ static int cmd_label(struct sl_out *o, int argc, char **argv)
 	if (!add) {
 		if (argc != 3)
 			return sl_out_error(o, "usage: mpls local-label del LABEL eos|non-eos");
+		uint16_t out = swap_out(sl_mpls_find(label, eos));
 		int32_t pos = rte_hash_del_key(labels, &k);
 		if (pos < 0)
 			return sl_out_error(o, "no local label %u %s", label, argv[2]);
 		sl_rcu_sync(); /* no worker holds the slot any more */
 		rte_hash_free_key_with_position(labels, pos);
 		nlabels--;
+		if (out)
+			sl_mpls_out_release(out);
+		return 0;
+	}
+	if (argc >= 8 && !strcmp(argv[3], "via") && !strcmp(argv[6], "out-labels")) {
+		if (!table0)
+			return sl_out_error(o, "no MPLS table (mpls table add 0)");
+		uint64_t before = sl_mpls_find(label, eos);
+		if (!before && nlabels >= SL_MPLS_LABELS)
+			return sl_out_error(o, "MPLS table full (%u labels)", nlabels);
+		int id = sl_mpls_out_parse(o, argc - 3, argv + 3);
+		if (id < 0)
+			return -1;
+		uint64_t d = sl_mpls_data(SL_MPLS_SWAP, (uint16_t)id);
+		if (rte_hash_add_key_data(labels, &k, (void *)(uintptr_t)d)) {
+			sl_mpls_out_release((uint16_t)id);
+			return sl_out_error(o, "MPLS table full");
+		}
+		nlabels += !before;
+		if (swap_out(before))
+			sl_mpls_out_release(swap_out(before)); /* retired after a grace period */
 		return 0;
 	}
 	if (argc != 6 || strcmp(argv[3], "via") ||
@@ -102,17 +131,23 @@ static int cmd_label(struct sl_out *o, int argc, char **argv)
 		return sl_out_error(o, "MPLS table full (%u labels)", nlabels);
 	uint64_t d = eos ? sl_mpls_data(SL_MPLS_POP_LOOKUP, (uint16_t)fib)
 			 : sl_mpls_data(SL_MPLS_POP_MPLS, 0);
+	uint16_t old_out = swap_out(sl_mpls_find(label, eos));
 	if (rte_hash_add_key_data(labels, &k, (void *)(uintptr_t)d))
 		return sl_out_error(o, "MPLS table full");
 	nlabels += !had;
+	if (old_out)
+		sl_mpls_out_release(old_out);
 	return 0;
 }
 SL_CLI_COMMAND(mpls_label, .path = "mpls local-label",
 	       .usage = "add|del LABEL eos via ip4-lookup-in-table T | LABEL non-eos via "
-			"mpls-lookup-in-table 0",
+			"mpls-lookup-in-table 0 | LABEL eos|non-eos via NEXTHOP IFACE out-labels "
+			"L [L...]",
 	       .help = "a local label (16-1048575): at the bottom of the stack (eos) popped and the "
 		       "IPv4 or IPv6 packet under it looked up in table T (ip6-lookup-in-table: "
-		       "the same); above it (non-eos) popped and the next label looked up",
+		       "the same); above it (non-eos) popped and the next label looked up; with "
+		       "out-labels swapped for them (outermost first, TTL less one, the S bit "
+		       "kept) and sent to the IPv4 next hop out of IFACE",
 	       .fn = cmd_label)
 
 static int cmd_show_fib(struct sl_out *o, int argc, char **argv)
@@ -120,7 +155,8 @@ static int cmd_show_fib(struct sl_out *o, int argc, char **argv)
 	(void)argv;
 	if (argc)
 		return sl_out_error(o, "usage: show mpls fib");
-	sl_tbl_begin(o, "labels", 4, (const char *[]){"label:u", "eos", "action", "table:u"});
+	sl_tbl_begin(o, "labels", 5,
+		     (const char *[]){"label:u", "eos", "action", "table:u", "via"});
 	const void *k;
 	void *d;
 	uint32_t it = 0;
@@ -129,10 +165,13 @@ static int cmd_show_fib(struct sl_out *o, int argc, char **argv)
 		uint64_t v = (uint64_t)(uintptr_t)d;
 		char l[12], t[12];
 		snprintf(l, sizeof(l), "%u", key >> 1);
-		bool ip = v >> 32 == SL_MPLS_POP_LOOKUP;
+		bool ip = v >> 32 == SL_MPLS_POP_LOOKUP, swap = swap_out(v) != 0;
 		snprintf(t, sizeof(t), "%u", ip ? sl_fib_ids[v & 0xffff] : 0);
+		char via[160] = "-";
+		if (swap)
+			sl_mpls_out_fmt(via, sizeof(via), swap_out(v));
 		sl_tbl_row(o, l, key & 1 ? "eos" : "non-eos",
-			   ip ? "pop, look up" : "pop, look up the next label", t);
+			   ip ? "pop, look up" : swap ? "swap" : "pop, look up the next label", t, via);
 	}
 	sl_tbl_end(o);
 	return 0;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* mpls-input (ethertype 0x8847), mpls4-udp-input (UDP 6635, RFC 7510) and mpls-gre-input
  * (GRE protocol 0x8847, RFC 4023) pop a bottom-of-stack label into the table its local label
- * names; mplsudp4-encap is the MPLS-over-UDP
+ * names, or swap a label for an out-path's and send it to its next hop; mplsudp4-encap is
+ * the MPLS-over-UDP
  * tunnels' output node (the label pushed, RFC 3032, then UDP and IPv4). */
 #include "mpls.h"
 #include "../ethernet/ethernet.h"
@@ -14,10 +15,14 @@
 	X(MI_ERR_LABEL, "no local label for the label and its S bit")        \
 	X(MI_ERR_DEEP, "label stack deeper than 4 labels")                  \
 	X(MI_ERR_TTL, "MPLS TTL expired")                                        \
-	X(MI_ERR_NOT_IP, "not IPv4 or IPv6 under the bottom label")
+	X(MI_ERR_NOT_IP, "not IPv4 or IPv6 under the bottom label")              \
+	X(MI_ERR_UNRESOLVED, "swap: next hop not resolved (ARP asked)")          \
+	X(MI_ERR_SWAP_GONE, "swap: out-path deleted")                             \
+	X(MI_ERR_HEADROOM, "swap: no headroom for the labels")
 enum { MI_ERRORS(SL_ERR_ENUM) MI_NB_ERR };
 static const char *const mi_reasons[] = {MI_ERRORS(SL_ERR_STR)};
 static uint16_t mi_err, mu_err;
+static rte_edge_t mi_tx0, mu_tx0, mg_tx0; /* swaps: the interfaces' outputs */
 
 enum { MI_NEXT_DROP, MI_NEXT_IP4, MI_NEXT_IP6, MI_NB_NEXT };
 
@@ -34,9 +39,29 @@ static inline uint64_t entry_find(uint32_t w)
 	return sl_mpls_find(w >> 12, w & 0x100);
 }
 
+/* Swaps the label popped (its entry w, data its local label's) for its out-path's labels,
+ * TTL less one, the S bit kept (RFC 3032, RFC 3443). */
+static inline uint16_t mpls_swap(struct rte_mbuf *m, uint32_t w, uint64_t data, rte_edge_t tx0,
+				 uint16_t *e)
+{
+	const struct sl_mpls_out *o =
+		__atomic_load_n(&sl_mpls_outs[(uint16_t)data], __ATOMIC_ACQUIRE);
+	if (unlikely(!o)) {
+		*e = MI_ERR_SWAP_GONE;
+		return UINT16_MAX;
+	}
+	bool unresolved;
+	uint16_t next = sl_mpls_push(m, o, (uint8_t)((w & 0xff) - 1), w & 0x100, tx0, &unresolved);
+	if (unlikely(next == UINT16_MAX))
+		*e = unresolved ? MI_ERR_UNRESOLVED : MI_ERR_HEADROOM;
+	return next;
+}
+
 /* m's data is a label stack: pop its labels (non-eos ones look the next label up) until the
- * bottom one, whose local label names the table the IP packet under it is looked up in. */
-static inline uint16_t mpls_pop(struct rte_mbuf *m, struct label_cache *c, uint16_t err)
+ * bottom one, whose local label names the table the IP packet under it is looked up in, or
+ * one whose local label swaps it. */
+static inline uint16_t mpls_pop(struct rte_mbuf *m, struct label_cache *c, uint16_t err,
+				rte_edge_t tx0)
 {
 	uint16_t e;
 	for (unsigned depth = 0;; depth++) {
@@ -72,6 +97,12 @@ static inline uint16_t mpls_pop(struct rte_mbuf *m, struct label_cache *c, uint1
 		rte_pktmbuf_adj(m, 4);
 		if (data >> 32 == SL_MPLS_POP_MPLS) /* only non-eos entries have it */
 			continue;
+		if (data >> 32 == SL_MPLS_SWAP) {
+			uint16_t next = mpls_swap(m, w, data, tx0, &e);
+			if (unlikely(next == UINT16_MAX))
+				goto drop;
+			return next;
+		}
 		uint8_t v = *rte_pktmbuf_mtod(m, const uint8_t *) >> 4;
 		if (unlikely(v != 4 && v != 6)) {
 			e = MI_ERR_NOT_IP;
@@ -92,7 +123,7 @@ static inline uint16_t mi_one(struct rte_mbuf *m, struct label_cache *c)
 		sl_set_error(m, mi_err + MI_ERR_OFF);
 		return MI_NEXT_DROP;
 	}
-	return mpls_pop(m, c, mi_err);
+	return mpls_pop(m, c, mi_err, mi_tx0);
 }
 
 static uint16_t mi_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
@@ -126,7 +157,7 @@ static inline uint16_t mu_one(struct rte_mbuf *m, struct label_cache *c)
 		return MI_NEXT_DROP;
 	}
 	rte_pktmbuf_adj(m, (uint16_t)off);
-	return mpls_pop(m, c, mu_err);
+	return mpls_pop(m, c, mu_err, mu_tx0);
 }
 
 static uint16_t mu_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
@@ -158,7 +189,7 @@ static uint16_t mg_process(struct rte_graph *g, struct rte_node *node, void **ob
 	uint16_t nexts[n];
 	struct label_cache c = {.word = UINT32_MAX};
 	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = mpls_pop(objs[i], &c, mg_err);
+		nexts[i] = mpls_pop(objs[i], &c, mg_err, mg_tx0);
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
 }
@@ -247,4 +278,7 @@ RTE_INIT(mpls_nodes_init)
 	sl_udp_port_register(SL_MPLS_UDP_PORT, "mpls4-udp-input");
 	sl_iface_output_register(SL_IF_MPLSUDP, "mplsudp4-encap");
 	sl_iface_tx_user("mplsudp4-encap", &me_tx0);
+	sl_iface_tx_user("mpls-input", &mi_tx0);
+	sl_iface_tx_user("mpls4-udp-input", &mu_tx0);
+	sl_iface_tx_user("mpls-gre-input", &mg_tx0);
 }

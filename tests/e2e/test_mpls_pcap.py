@@ -78,7 +78,7 @@ def test_mpls_udp_exact(sluiced_factory, tmp_path):
                     ("mpls4-udp-input", "not IPv4 or IPv6 under the bottom label"): 1,
                     ("mpls4-udp-input", "MPLS packet truncated"): 1,
                     ("mpls-input", "MPLS not enabled on the interface"): 1}
-    assert fib == [{"label": 100, "eos": "eos", "action": "pop, look up", "table": 5}]
+    assert fib == [{"label": 100, "eos": "eos", "action": "pop, look up", "table": 5, "via": "-"}]
     assert [(t["name"], t["out-label"], t["mtu"]) for t in tun] == [("mplsudp0", 200, 1468)]
 
 
@@ -220,3 +220,110 @@ def test_mpls_label_stack(sluiced_factory, tmp_path):
                     ("mpls4-udp-input", "label stack deeper than 4 labels"): 1,
                     ("mpls4-udp-input", "MPLS packet truncated"): 1}
     assert fib == [(100, "eos", "pop, look up", 5), (300, "non-eos", "pop, look up the next label", 0)]
+
+
+LSP = ["mpls table add 0", "set interface mpls port1 enable",
+       "set interface ip address port0 2001:db8:1::10/64",
+       "mpls tunnel add via 10.10.2.1 port1 out-labels 300 301",   # mpls-tunnel0
+       "set interface state mpls-tunnel0 up",
+       "ip route add 50.0.0.0/8 via mpls-tunnel0", "ip route add 2400::/16 via mpls-tunnel0",
+       "mpls tunnel add via 10.10.2.77 port1 out-labels 700",      # mpls-tunnel1: no answer
+       "set interface state mpls-tunnel1 up", "ip route add 51.0.0.0/8 via mpls-tunnel1",
+       "mpls local-label add 500 eos via 10.10.2.1 port1 out-labels 600",
+       "mpls local-label add 501 non-eos via 10.10.2.1 port1 out-labels 601 602"]
+
+
+def test_mpls_push_swap_exact(sluiced_factory, tmp_path):
+    """Label imposition (IPv4 and IPv6 routed into an MPLS tunnel: two labels with the
+    packet's TTL, the next hop's MAC, ethertype 0x8847), the tunnel's MTU (1,492 for two
+    labels: fragmentation needed), swap of a bottom label and of a label above another (TTL
+    less one, S kept, one label for two), a next hop that does not answer (dropped by name,
+    ARP asked); every byte by scapy."""
+    from scapy.all import ICMP, IPv6, ARP
+    c = Ether(dst=MAC0, src=PEER0)
+    p4 = IP(src="10.10.1.2", dst="50.0.0.1", ttl=64) / UDP(sport=7, dport=9) / Raw(b"4" * 20)
+    p6 = IPv6(src="2001:db8:1::2", dst="2400::1", hlim=64) / UDP(sport=7, dport=9) / Raw(b"6" * 20)
+    big = IP(src="10.10.1.2", dst="50.0.0.1", ttl=64, flags="DF") / UDP(sport=8, dport=9) / Raw(b"b" * 1465)
+    in0 = [c / p4, c / p6, c / big,
+           c / IP(src="10.10.1.2", dst="51.0.0.1") / UDP(sport=1, dport=9)]   # unresolved
+    w = Ether(dst=MAC1, src=NH1, type=0x8847)
+    inner = IP(src="60.0.0.1", dst="61.0.0.1", ttl=30) / UDP(sport=5, dport=9) / Raw(b"s" * 20)
+    in1 = [w / MPLS(label=500, s=1, ttl=64, cos=5) / inner,
+           w / MPLS(label=501, s=0, ttl=10) / MPLS(label=900, s=1, ttl=77) / inner,
+           w / MPLS(label=500, s=1, ttl=1) / inner]                          # TTL expired
+    s = sluiced_factory(pcap_ports(tmp_path, in0, in1), ROUTER + LSP, memory=768)
+    s.wait_rx("port0", len(in0))
+    s.wait_rx("port1", len(in1))
+    tuns = {t["name"]: t for t in s.js("show mpls tunnel")["mpls-tunnels"]}
+    fib = {(x["label"], x["eos"]): x for x in s.js("show mpls fib")["labels"]}
+    errs = s.errors()
+    assert s.stop() == 0
+    out0, out1 = pcap_outs(tmp_path, 2)
+    assert tuns["mpls-tunnel0"]["via"] == "10.10.2.1 port1 out-labels 300 301"
+    assert (tuns["mpls-tunnel0"]["mtu"], tuns["mpls-tunnel0"]["next-hop"]) == (1492, "resolved")
+    assert tuns["mpls-tunnel1"]["next-hop"] == "resolving"
+    assert fib[(500, "eos")]["action"] == "swap" and fib[(500, "eos")]["via"] == "10.10.2.1 port1 out-labels 600"
+    assert fib[(501, "non-eos")]["via"] == "10.10.2.1 port1 out-labels 601 602"
+    labelled = [x for x in out1 if x[Ether].type == 0x8847]
+    arps = [x for x in out1 if ARP in x]
+    assert arps and all(a[ARP].pdst == "10.10.2.77" and a[ARP].op == 1 for a in arps)
+    assert len(labelled) == 4, ([x.summary() for x in out1], errs)
+    for x in labelled:
+        assert (x[Ether].dst, x[Ether].src) == (NH1, MAC1)
+    # the two ports' packets interleave by the walk: the pushed ones (300) in port0's order,
+    # then the swapped ones in port1's
+    pushed = [x for x in labelled if x[MPLS].label == 300]
+    labelled = pushed + [x for x in labelled if x[MPLS].label != 300]
+    # imposition: 300 then 301 (bottom), both with the packet's TTL after this hop
+    want4 = p4.copy()
+    want4.ttl = 63
+    del want4.chksum
+    assert raw(labelled[0])[14:] == raw(MPLS(label=300, s=0, ttl=63) / MPLS(label=301, s=1, ttl=63) / IP(raw(want4)))
+    want6 = p6.copy()
+    want6.hlim = 63
+    assert raw(labelled[1])[14:] == raw(MPLS(label=300, s=0, ttl=63) / MPLS(label=301, s=1, ttl=63) / want6)
+    # swaps: 500 (bottom, EXP 5 not kept: a new label's is 0) -> 600, TTL 63; 501 above 900
+    # -> 601 602, neither the bottom, TTL 9; the IP packet and the label under untouched
+    assert raw(labelled[2])[14:] == raw(MPLS(label=600, s=1, ttl=63) / inner)
+    assert raw(labelled[3])[14:] == raw(MPLS(label=601, s=0, ttl=9) / MPLS(label=602, s=0, ttl=9) /
+                                        MPLS(label=900, s=1, ttl=77) / inner)
+    # the 1,493-byte packet with DF: fragmentation needed with the tunnel's MTU
+    icmp = [x for x in out0 if ICMP in x]
+    assert len(icmp) == 1 and (icmp[0][ICMP].type, icmp[0][ICMP].code, icmp[0][ICMP].nexthopmtu) == (3, 4, 1492)
+    assert errs[("mpls-tunnel-output", "next hop not resolved (ARP asked)")] == 1
+    assert errs[("mpls-input", "MPLS TTL expired")] == 1
+
+
+def test_mpls_lsp_cli(sluiced_factory, tmp_path):
+    s = sluiced_factory(pcap_ports(tmp_path, [], []), ROUTER + LSP, memory=768)
+    s.check_refused({
+        "mpls tunnel add via 10.10.2.1 port1": "usage: ... via NEXTHOP IFACE out-labels",
+        "mpls tunnel add via 10.10.2.1 nosuch out-labels 40": "unknown interface 'nosuch'",
+        "mpls tunnel add via 2001:db8::1 port1 out-labels 40": "is not an IPv4 address",
+        "mpls tunnel add via 10.10.2.1 port1 out-labels 3": "out-label must be a number from 16",
+        "mpls tunnel add via 10.10.2.1 port1 out-labels 16 17 18 19 20 21 22 23 24": "9 out-labels: at most 8",
+        "mpls tunnel add via 10.10.2.1 mpls-tunnel0 out-labels 40": "mpls-tunnel0 is a mpls-tunnel",
+        "mpls tunnel del mpls-tunnel9": "no MPLS tunnel 'mpls-tunnel9'",
+        "mpls tunnel del port0": "no MPLS tunnel 'port0'",
+        "mpls tunnel del mpls-tunnel0": "cannot delete mpls-tunnel0",
+        "ip route add 52.0.0.0/8 via port0": "port0 is not point to point",
+        "mpls local-label add 502 eos via 10.10.2.1 port1 out-labels": "usage: mpls local-label",
+        "mpls local-label add 502 eos via 10.10.2.1 port1 out-labels 1": "out-label must be a number from 16",
+    })
+    assert len(s.js("show mpls tunnel")["mpls-tunnels"]) == 2
+    assert len(s.js("show mpls fib")["labels"]) == 2
+    # replaced, then deleted; the tunnels go once no route uses them
+    s.cli("mpls local-label add 500 eos via 10.10.2.1 port1 out-labels 610 611")
+    fib = {x["label"]: x for x in s.js("show mpls fib")["labels"]}
+    assert fib[500]["via"] == "10.10.2.1 port1 out-labels 610 611"
+    s.cli("mpls local-label add 500 eos via ip4-lookup-in-table 0")
+    assert {x["label"]: x["action"] for x in s.js("show mpls fib")["labels"]}[500] == "pop, look up"
+    s.cli("mpls local-label del 500 eos")
+    s.cli("mpls local-label del 501 non-eos")
+    s.cli("ip route del 50.0.0.0/8")
+    s.cli("ip route del 2400::/16")
+    s.cli("mpls tunnel del mpls-tunnel0")
+    assert [t["name"] for t in s.js("show mpls tunnel")["mpls-tunnels"]] == ["mpls-tunnel1"]
+    assert "mpls-tunnel0" not in {i["name"] for i in s.js("show interface")["interfaces"]}
+    s.check_refused({"ip route add 53.0.0.0/8 via mpls-tunnel0": "is not an IPv4 address"})
+    assert s.stop() == 0
