@@ -826,8 +826,10 @@ static int cmd_set_if_qos(struct sl_out *o, int argc, char **argv)
 		h->pcp_map[p] = (uint8_t)((QOS_BE - p) << 2);
 	h->o.overhead = overhead;
 	h->o.bytes_per_tsc = (double)rate / 8 / (double)rte_get_tsc_hz();
-	/* the port's own bucket: 1 ms at the rate, at least two full frames */
-	h->o.credit_max = RTE_MAX((double)rate / 8000, 2.0 * (f->mtu + 18 + overhead));
+	/* the port's own bucket: 10 ms at the rate (rte_sched's own subport and pipe default),
+	 * at least two full frames; so a worker that lost its CPU for up to 10 ms catches up
+	 * (with 1 ms, a loaded 2-vCPU machine kept a port shaped to 8 Mbit/s at 7.2-7.3) */
+	h->o.credit_max = RTE_MAX((double)rate / 800, 2.0 * (f->mtu + 18 + overhead));
 	h->o.credits = h->o.credit_max;
 	h->o.last = rte_rdtsc();
 	h->o.avg_len = 64 + overhead;
