@@ -26,7 +26,7 @@ static uint16_t tun_out[SL_IF_MAX]; /* an MPLS tunnel interface's out-path id, 0
 
 int sl_mpls_out_add(uint16_t port, uint32_t nh, const uint32_t *labels, unsigned n)
 {
-	if (n == 0 || n > SL_MPLS_OUT_LABELS)
+	if (n > SL_MPLS_OUT_LABELS)
 		return -EINVAL;
 	uint16_t id = 1;
 	while (id < SL_MPLS_OUTS && sl_mpls_outs[id])
@@ -74,12 +74,13 @@ void sl_mpls_out_release(uint16_t id)
 	sl_rcu_retire(out_free, o, 0);
 }
 
-int sl_mpls_out_parse(struct sl_out *o, int argc, char **argv)
+int sl_mpls_out_parse(struct sl_out *o, int argc, char **argv, bool pop)
 {
 	static const char usage[] = "via NEXTHOP IFACE out-labels L [L...] (at most 8 labels, "
 				    "each 16-1048575)";
 	struct in_addr a;
-	if (argc < 5 || strcmp(argv[0], "via") || strcmp(argv[3], "out-labels"))
+	bool popping = pop && argc == 3;
+	if (!popping && (argc < 5 || strcmp(argv[0], "via") || strcmp(argv[3], "out-labels")))
 		return sl_out_error(o, "usage: ... %s", usage);
 	if (inet_pton(AF_INET, argv[1], &a) != 1)
 		return sl_out_error(o, "next hop '%s' is not an IPv4 address", argv[1]);
@@ -89,7 +90,7 @@ int sl_mpls_out_parse(struct sl_out *o, int argc, char **argv)
 	if (f->type != SL_IF_PORT && f->type != SL_IF_SUB)
 		return sl_out_error(o, "%s is a %s: labels go out of a port or a VLAN "
 				    "sub-interface", f->name, sl_if_type_names[f->type]);
-	unsigned n = (unsigned)argc - 4;
+	unsigned n = popping ? 0 : (unsigned)argc - 4;
 	if (n > SL_MPLS_OUT_LABELS)
 		return sl_out_error(o, "%u out-labels: at most %u", n, SL_MPLS_OUT_LABELS);
 	uint32_t labels[SL_MPLS_OUT_LABELS];
@@ -111,7 +112,8 @@ void sl_mpls_out_fmt(char *buf, size_t len, uint16_t id)
 	}
 	char ip[16];
 	sl_fmt_ip4(ip, o->nh);
-	size_t at = (size_t)snprintf(buf, len, "%s %s out-labels", ip, sl_ifaces[o->port].name);
+	size_t at = (size_t)snprintf(buf, len, "%s %s%s", ip, sl_ifaces[o->port].name,
+				     o->n ? " out-labels" : "");
 	for (unsigned i = 0; i < o->n && at < len; i++)
 		at += (size_t)snprintf(buf + at, len - at, " %u", o->words[i] >> 12);
 }
@@ -161,7 +163,7 @@ static int cmd_tunnel(struct sl_out *o, int argc, char **argv)
 	}
 	if (argc < 1 || strcmp(argv[0], "add"))
 		return sl_out_error(o, "%s", usage);
-	int id = sl_mpls_out_parse(o, argc - 1, argv + 1);
+	int id = sl_mpls_out_parse(o, argc - 1, argv + 1, false);
 	if (id < 0)
 		return -1;
 	const struct sl_mpls_out *out = sl_mpls_outs[id];

@@ -9,6 +9,7 @@
 #include "../cli/cli.h"
 #include "../runtime/runtime.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +72,8 @@ static int cmd_label(struct sl_out *o, int argc, char **argv)
 {
 	static const char usage[] = "usage: mpls local-label add|del LABEL eos via "
 				    "ip4-lookup-in-table T | LABEL non-eos via mpls-lookup-in-table 0"
-				    " | LABEL eos|non-eos via NEXTHOP IFACE out-labels L [L...]";
+				    " | LABEL eos|non-eos via NEXTHOP IFACE out-labels L [L...]"
+				    " | LABEL eos via NEXTHOP IFACE";
 	uint32_t label, tid;
 	if (argc < 3 || (strcmp(argv[0], "add") && strcmp(argv[0], "del")))
 		return sl_out_error(o, "%s", usage);
@@ -96,13 +98,18 @@ static int cmd_label(struct sl_out *o, int argc, char **argv)
 			sl_mpls_out_release(out);
 		return 0;
 	}
-	if (argc >= 8 && !strcmp(argv[3], "via") && !strcmp(argv[6], "out-labels")) {
+	struct in_addr nh;
+	bool pop_fwd = argc == 6 && !strcmp(argv[3], "via") && inet_pton(AF_INET, argv[4], &nh) == 1;
+	if (pop_fwd || (argc >= 8 && !strcmp(argv[3], "via") && !strcmp(argv[6], "out-labels"))) {
 		if (!table0)
 			return sl_out_error(o, "no MPLS table (mpls table add 0)");
+		if (pop_fwd && !eos)
+			return sl_out_error(o, "via NEXTHOP IFACE without out-labels pops the bottom "
+					    "label (eos) only");
 		uint64_t before = sl_mpls_find(label, eos);
 		if (!before && nlabels >= SL_MPLS_LABELS)
 			return sl_out_error(o, "MPLS table full (%u labels)", nlabels);
-		int id = sl_mpls_out_parse(o, argc - 3, argv + 3);
+		int id = sl_mpls_out_parse(o, argc - 3, argv + 3, true);
 		if (id < 0)
 			return -1;
 		uint64_t d = sl_mpls_data(SL_MPLS_SWAP, (uint16_t)id);
@@ -142,12 +149,14 @@ static int cmd_label(struct sl_out *o, int argc, char **argv)
 SL_CLI_COMMAND(mpls_label, .path = "mpls local-label",
 	       .usage = "add|del LABEL eos via ip4-lookup-in-table T | LABEL non-eos via "
 			"mpls-lookup-in-table 0 | LABEL eos|non-eos via NEXTHOP IFACE out-labels "
-			"L [L...]",
+			"L [L...] | LABEL eos via NEXTHOP IFACE",
 	       .help = "a local label (16-1048575): at the bottom of the stack (eos) popped and the "
 		       "IPv4 or IPv6 packet under it looked up in table T (ip6-lookup-in-table: "
 		       "the same); above it (non-eos) popped and the next label looked up; with "
 		       "out-labels swapped for them (outermost first, TTL less one, the S bit "
-		       "kept) and sent to the IPv4 next hop out of IFACE",
+		       "kept) and sent to the IPv4 next hop out of IFACE; eos via NEXTHOP IFACE "
+		       "alone: popped and the IP packet under it sent to the next hop, its TTL "
+		       "less one",
 	       .fn = cmd_label)
 
 static int cmd_show_fib(struct sl_out *o, int argc, char **argv)
@@ -170,8 +179,10 @@ static int cmd_show_fib(struct sl_out *o, int argc, char **argv)
 		char via[160] = "-";
 		if (swap)
 			sl_mpls_out_fmt(via, sizeof(via), swap_out(v));
-		sl_tbl_row(o, l, key & 1 ? "eos" : "non-eos",
-			   ip ? "pop, look up" : swap ? "swap" : "pop, look up the next label", t, via);
+		const char *act = ip ? "pop, look up"
+				  : swap ? (sl_mpls_outs[swap_out(v)]->n ? "swap" : "pop, forward")
+					 : "pop, look up the next label";
+		sl_tbl_row(o, l, key & 1 ? "eos" : "non-eos", act, t, via);
 	}
 	sl_tbl_end(o);
 	return 0;

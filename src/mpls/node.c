@@ -16,9 +16,10 @@
 	X(MI_ERR_DEEP, "label stack deeper than 4 labels")                  \
 	X(MI_ERR_TTL, "MPLS TTL expired")                                        \
 	X(MI_ERR_NOT_IP, "not IPv4 or IPv6 under the bottom label")              \
-	X(MI_ERR_UNRESOLVED, "swap: next hop not resolved (ARP asked)")          \
-	X(MI_ERR_SWAP_GONE, "swap: out-path deleted")                             \
-	X(MI_ERR_HEADROOM, "swap: no headroom for the labels")
+	X(MI_ERR_UNRESOLVED, "out-path: next hop not resolved (ARP asked)")          \
+	X(MI_ERR_SWAP_GONE, "out-path deleted")                             \
+	X(MI_ERR_HEADROOM, "out-path: no headroom for the labels")                   \
+	X(MI_ERR_IP_TTL, "pop and forward: IP TTL expired")
 enum { MI_ERRORS(SL_ERR_ENUM) MI_NB_ERR };
 static const char *const mi_reasons[] = {MI_ERRORS(SL_ERR_STR)};
 static uint16_t mi_err, mu_err;
@@ -39,8 +40,32 @@ static inline uint64_t entry_find(uint32_t w)
 	return sl_mpls_find(w >> 12, w & 0x100);
 }
 
+/* The IP packet under a bottom label popped to be forwarded: one hop off its TTL (as routing
+ * would take; the label's is not copied in: RFC 3443's pipe model, as on pop and lookup). */
+static inline bool ip_hop(struct rte_mbuf *m, uint16_t *e)
+{
+	uint8_t *l3 = rte_pktmbuf_mtod(m, uint8_t *);
+	uint8_t v = l3[0] >> 4;
+	if (unlikely((v != 4 || m->data_len < 20) && (v != 6 || m->data_len < 40))) {
+		*e = MI_ERR_NOT_IP;
+		return false;
+	}
+	uint8_t *ttl = &l3[v == 4 ? 8 : 7];
+	if (unlikely(*ttl <= 1)) {
+		*e = MI_ERR_IP_TTL;
+		return false;
+	}
+	(*ttl)--;
+	if (v == 4) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+		ip->hdr_checksum = sl_cksum_ttl_dec(ip->hdr_checksum);
+	}
+	return true;
+}
+
 /* Swaps the label popped (its entry w, data its local label's) for its out-path's labels,
- * TTL less one, the S bit kept (RFC 3032, RFC 3443). */
+ * TTL less one, the S bit kept (RFC 3032, RFC 3443); an out-path without labels forwards
+ * the IP packet under a bottom label. */
 static inline uint16_t mpls_swap(struct rte_mbuf *m, uint32_t w, uint64_t data, rte_edge_t tx0,
 				 uint16_t *e)
 {
@@ -50,6 +75,8 @@ static inline uint16_t mpls_swap(struct rte_mbuf *m, uint32_t w, uint64_t data, 
 		*e = MI_ERR_SWAP_GONE;
 		return UINT16_MAX;
 	}
+	if (o->n == 0 && !ip_hop(m, e))
+		return UINT16_MAX;
 	bool unresolved;
 	uint16_t next = sl_mpls_push(m, o, (uint8_t)((w & 0xff) - 1), w & 0x100, tx0, &unresolved);
 	if (unlikely(next == UINT16_MAX))

@@ -230,7 +230,8 @@ LSP = ["mpls table add 0", "set interface mpls port1 enable",
        "mpls tunnel add via 10.10.2.77 port1 out-labels 700",      # mpls-tunnel1: no answer
        "set interface state mpls-tunnel1 up", "ip route add 51.0.0.0/8 via mpls-tunnel1",
        "mpls local-label add 500 eos via 10.10.2.1 port1 out-labels 600",
-       "mpls local-label add 501 non-eos via 10.10.2.1 port1 out-labels 601 602"]
+       "mpls local-label add 501 non-eos via 10.10.2.1 port1 out-labels 601 602",
+       "mpls local-label add 502 eos via 10.10.2.1 port1"]                 # pop, forward
 
 
 def test_mpls_push_swap_exact(sluiced_factory, tmp_path):
@@ -250,7 +251,11 @@ def test_mpls_push_swap_exact(sluiced_factory, tmp_path):
     inner = IP(src="60.0.0.1", dst="61.0.0.1", ttl=30) / UDP(sport=5, dport=9) / Raw(b"s" * 20)
     in1 = [w / MPLS(label=500, s=1, ttl=64, cos=5) / inner,
            w / MPLS(label=501, s=0, ttl=10) / MPLS(label=900, s=1, ttl=77) / inner,
-           w / MPLS(label=500, s=1, ttl=1) / inner]                          # TTL expired
+           w / MPLS(label=500, s=1, ttl=1) / inner,                          # TTL expired
+           w / MPLS(label=502, s=1, ttl=64) / inner,
+           w / MPLS(label=502, s=1, ttl=64) / IPv6(src="2001:db8::5", dst="2001:db8::6", hlim=9) / UDP(),
+           w / MPLS(label=502, s=1, ttl=64) / IP(src="60.0.0.1", dst="61.0.0.1", ttl=1),  # IP TTL
+           w / MPLS(label=502, s=1, ttl=64) / Raw(b"\x45\x00")]              # truncated IP
     s = sluiced_factory(pcap_ports(tmp_path, in0, in1), ROUTER + LSP, memory=768)
     s.wait_rx("port0", len(in0))
     s.wait_rx("port1", len(in1))
@@ -265,6 +270,17 @@ def test_mpls_push_swap_exact(sluiced_factory, tmp_path):
     assert fib[(500, "eos")]["action"] == "swap" and fib[(500, "eos")]["via"] == "10.10.2.1 port1 out-labels 600"
     assert fib[(501, "non-eos")]["via"] == "10.10.2.1 port1 out-labels 601 602"
     labelled = [x for x in out1 if x[Ether].type == 0x8847]
+    # popped and forwarded: the IP packet alone, one hop less, its own ethertype
+    popped = [x for x in out1 if x[Ether].type in (0x0800, 0x86dd)]
+    assert len(popped) == 2 and all((x[Ether].dst, x[Ether].src) == (NH1, MAC1) for x in popped)
+    hop4 = inner.copy()
+    hop4.ttl = 29
+    del hop4.chksum
+    assert raw(popped[0])[14:] == raw(IP(raw(hop4)))
+    assert popped[1][Ether].type == 0x86dd and popped[1][IPv6].hlim == 8 and popped[1][IPv6].dst == "2001:db8::6"
+    assert errs[("mpls-input", "pop and forward: IP TTL expired")] == 1
+    assert errs[("mpls-input", "not IPv4 or IPv6 under the bottom label")] == 1
+    assert fib[(502, "eos")]["action"] == "pop, forward" and fib[(502, "eos")]["via"] == "10.10.2.1 port1"
     arps = [x for x in out1 if ARP in x]
     assert arps and all(a[ARP].pdst == "10.10.2.77" and a[ARP].op == 1 for a in arps)
     assert len(labelled) == 4, ([x.summary() for x in out1], errs)
@@ -307,11 +323,13 @@ def test_mpls_lsp_cli(sluiced_factory, tmp_path):
         "mpls tunnel del port0": "no MPLS tunnel 'port0'",
         "mpls tunnel del mpls-tunnel0": "cannot delete mpls-tunnel0",
         "ip route add 52.0.0.0/8 via port0": "port0 is not point to point",
-        "mpls local-label add 502 eos via 10.10.2.1 port1 out-labels": "usage: mpls local-label",
-        "mpls local-label add 502 eos via 10.10.2.1 port1 out-labels 1": "out-label must be a number from 16",
+        "mpls local-label add 503 eos via 10.10.2.1 port1 out-labels": "usage: mpls local-label",
+        "mpls local-label add 503 eos via 10.10.2.1 port1 out-labels 1": "out-label must be a number from 16",
+        "mpls local-label add 503 non-eos via 10.10.2.1 port1": "pops the bottom label (eos) only",
+        "mpls local-label add 503 eos via 10.10.2.1 nosuch": "unknown interface 'nosuch'",
     })
     assert len(s.js("show mpls tunnel")["mpls-tunnels"]) == 2
-    assert len(s.js("show mpls fib")["labels"]) == 2
+    assert len(s.js("show mpls fib")["labels"]) == 3
     # replaced, then deleted; the tunnels go once no route uses them
     s.cli("mpls local-label add 500 eos via 10.10.2.1 port1 out-labels 610 611")
     fib = {x["label"]: x for x in s.js("show mpls fib")["labels"]}

@@ -95,10 +95,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    env_cli("set interface state mplsgre0 up", false) ||
 	    env_cli("set interface ip address mplsgre0 172.16.6.1/30", false) ||
 	    env_cli("ip route add 56.0.0.0/8 via 172.16.6.2 mplsgre0", false) ||
-	    /* label swaps (400 at the bottom for 401 402, 410 above another for 411) and an
+	    /* label swaps (400 at the bottom for 401 402, 410 above another for 411), 420
+	     * popped and its IP packet forwarded, and an
 	     * MPLS tunnel pushing 500 501 for 57/8 and 2001:db8:57::/48, all to 10.10.1.2 */
 	    env_cli("mpls local-label add 400 eos via 10.10.1.2 port0 out-labels 401 402", false) ||
 	    env_cli("mpls local-label add 410 non-eos via 10.10.1.2 port0 out-labels 411", false) ||
+	    env_cli("mpls local-label add 420 eos via 10.10.1.2 port0", false) ||
 	    env_cli("mpls tunnel add via 10.10.1.2 port0 out-labels 500 501", false) ||
 	    env_cli("set interface state mpls-tunnel0 up", false) ||
 	    env_cli("ip route add 57.0.0.0/8 via mpls-tunnel0", false) ||
