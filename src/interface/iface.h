@@ -68,6 +68,7 @@ enum sl_if_type {
 	SL_IF_MPLSUDP,  /* an MPLS-over-UDP tunnel: mplsudp4-encap */
 	SL_IF_MPLSGRE,  /* an MPLS-over-GRE tunnel: gre4-encap */
 	SL_IF_MPLSTUN,  /* an MPLS tunnel (labels over Ethernet to a next hop): mpls-tunnel-output */
+	SL_IF_PPPOE,    /* a PPPoE session (point to point): pppoe-output */
 	SL_IF_NB_TYPES
 };
 extern const char *const sl_if_type_names[SL_IF_NB_TYPES];

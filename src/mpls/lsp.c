@@ -266,15 +266,7 @@ drop:
 	return MT_NEXT_DROP;
 }
 
-static uint16_t mt_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
-{
-	struct sl_worker *w = sl_node_worker(node);
-	uint16_t nexts[n];
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = mt_one(w, objs[i]);
-	sl_enqueue_nexts(g, node, objs, nexts, n);
-	return n;
-}
+SL_NODE_EACH(mt_process, mt_one)
 
 static struct rte_node_register mt_node = {
 	.name = "mpls-tunnel-output",

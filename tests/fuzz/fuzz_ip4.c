@@ -105,6 +105,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    env_cli("set interface state mpls-tunnel0 up", false) ||
 	    env_cli("ip route add 57.0.0.0/8 via mpls-tunnel0", false) ||
 	    env_cli("ip route add 2001:db8:57::/48 via mpls-tunnel0", false) ||
+	    /* PPPoE served on port0: discovery and PPP to the main lcore's parsers */
+	    env_cli("set pppoe address 100.64.0.1", false) ||
+	    env_cli("set pppoe pool 100.64.1.1 100.64.1.9", false) ||
+	    env_cli("set pppoe user u password p", false) ||
+	    env_cli("set pppoe access port0", false) ||
 	    /* a policer on port0 that marks what exceeds and violates (nothing dropped) */
 	    env_cli("policer add name fz type 1r3c cir 8 cb 1000 eb 500 exceed-action "
 		    "mark-and-transmit AF11 violate-action mark-and-transmit 46", false) ||

@@ -1,0 +1,978 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* PPPoE access concentrator, control plane (main lcore): discovery (RFC 2516: PADI -> PADO
+ * with an AC-Cookie, PADR -> PADS, PADT), then per session PPP: LCP (RFC 1661: MRU, magic
+ * number, echo, terminate; our request asks for PAP), PAP (RFC 1334) against local users,
+ * IPCP (RFC 1332: the address from a pool, DNS by RFC 1877), keepalive echoes. A session is a
+ * logical interface pppoeN (N its session id, point to point, MTU 1492) in its access
+ * interface's table; once IPCP is open a /32 route to the client's address goes through it.
+ *   set pppoe access IFACE [disable]         set pppoe ac-name NAME
+ *   set pppoe service-name NAME              set pppoe address A (ours, in IPCP)
+ *   set pppoe pool FIRST LAST                set pppoe dns A [B]
+ *   set pppoe user NAME password P | del     show pppoe sessions
+ *   clear pppoe session N
+ * Not built yet (issue 17): CHAP, RADIUS, IPv6CP, per-session QoS and ACLs, IPoE. */
+#include "pppoe.h"
+#include "../cli/cli.h"
+#include "../ip4/ip4.h"
+#include "../runtime/runtime.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rte_cycles.h>
+#include <rte_hash_crc.h>
+#include <rte_random.h>
+
+uint16_t sl_pppoe_sid_if[65536];
+struct sl_pppoe_dp *sl_pppoe_by_if[SL_IF_MAX];
+bool sl_pppoe_access[SL_IF_MAX];
+
+/* discovery codes and tags (RFC 2516 5, A) */
+enum { PADI = 0x09, PADO = 0x07, PADR = 0x19, PADS = 0x65, PADT = 0xa7 };
+enum { TAG_END = 0, TAG_SERVICE = 0x0101, TAG_AC_NAME = 0x0102, TAG_HOST_UNIQ = 0x0103,
+       TAG_COOKIE = 0x0104, TAG_RELAY = 0x0110, TAG_SYS_ERR = 0x0202 };
+/* PPP control codes (RFC 1661 5) */
+enum { CONF_REQ = 1, CONF_ACK, CONF_NAK, CONF_REJ, TERM_REQ, TERM_ACK, CODE_REJ, PROTO_REJ,
+       ECHO_REQ, ECHO_REP, DISCARD_REQ };
+enum { LCP_MRU = 1, LCP_AUTH = 3, LCP_MAGIC = 5 };
+enum { IPCP_ADDR = 3, IPCP_DNS1 = 129, IPCP_DNS2 = 131 };
+
+#define RETRY_S 3      /* a Configure-Request unanswered is sent again (RFC 1661 4.6) */
+#define RETRIES 10     /* Max-Configure */
+#define ECHO_S 30      /* keepalive: an LCP echo every 30 s, the peer dead after 3 missed */
+#define SETUP_S 60     /* a session not up within a minute is ended */
+
+struct sess {
+	uint16_t ifx, access, sid;
+	struct rte_ether_addr mac;
+	uint32_t magic;
+	uint16_t mru;
+	uint8_t lcp_id, ipcp_id, echo_id;
+	bool lcp_ours, lcp_theirs, authed, ipcp_ours, ipcp_theirs, up;
+	uint8_t lcp_tries, ipcp_tries, echo_missed;
+	uint64_t lcp_sent, ipcp_sent, echo_sent, created;
+	uint32_t ip; /* host order; 0 until authenticated */
+	char user[64];
+	uint64_t rx_ctrl, tx_ctrl;
+};
+
+struct user {
+	char name[64], pass[64];
+};
+
+#define USERS 256
+static struct sess *sessions[65536];
+static uint32_t nsess;
+static struct user users[USERS];
+static char ac_name[64] = "sluice", service[64];
+static uint32_t ac_ip, dns[2], pool_lo, pool_hi;
+static uint8_t *pool_used; /* one byte per address of the pool */
+static uint64_t cookie_key;
+
+/* errors counted on the main lcore */
+#define PM_ERRORS(X)                                                        \
+	X(PM_BAD_DISC, "PPPoE discovery malformed or unexpected (dropped)") \
+	X(PM_BAD_COOKIE, "PADR without our AC-Cookie (dropped)")            \
+	X(PM_NO_SESSION, "PADR refused: no session id or address left")     \
+	X(PM_BAD_PPP, "PPP control packet malformed or for no session")      \
+	X(PM_AUTH_FAIL, "PAP authentication failed")                        \
+	X(PM_NOBUF, "no mbuf for a PPPoE control frame")
+enum { PM_ERRORS(SL_ERR_ENUM) PM_NB };
+static const char *const pm_reasons[] = {PM_ERRORS(SL_ERR_STR)};
+static uint16_t pm_err;
+
+static void count(int e)
+{
+	sl_main_ctx->errors[pm_err + e]++;
+}
+
+uint32_t sl_pppoe_count(void)
+{
+	return nsess;
+}
+
+/* ---- frames ---- */
+
+static inline void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* A frame to dmac out of access: Ethernet, PPPoE (code, sid) and plen bytes of payload for
+ * the caller to write at *pl; NULL when no mbuf. */
+static struct rte_mbuf *frame(uint16_t access, const struct rte_ether_addr *dmac, uint16_t type,
+			      uint8_t code, uint16_t sid, uint16_t plen, uint8_t **pl)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(sl_pool);
+	if (!m) {
+		count(PM_NOBUF);
+		return NULL;
+	}
+	uint16_t len = RTE_ETHER_HDR_LEN + SL_PPPOE_HDR + plen;
+	uint8_t *h = (uint8_t *)rte_pktmbuf_append(m, len < 60 ? 60 : len);
+	if (!h) {
+		rte_pktmbuf_free(m);
+		count(PM_NOBUF);
+		return NULL;
+	}
+	memset(h, 0, len < 60 ? 60 : len);
+	memcpy(h, dmac, 6);
+	memcpy(h + 6, &sl_ifaces[access].mac, 6);
+	put16(h + 12, type);
+	h[14] = 0x11;
+	h[15] = code;
+	put16(h + 16, sid);
+	put16(h + 18, plen);
+	*pl = h + RTE_ETHER_HDR_LEN + SL_PPPOE_HDR;
+	return m;
+}
+
+/* A PPP control packet (protocol, code, id, data) to session s. */
+static void ppp_send(struct sess *s, uint16_t proto, uint8_t code, uint8_t id, const uint8_t *data,
+		     uint16_t dlen)
+{
+	uint8_t *p;
+	struct rte_mbuf *m = frame(s->access, &s->mac, SL_PPPOE_SESS, 0, s->sid, 2 + 4 + dlen, &p);
+	if (!m)
+		return;
+	put16(p, proto);
+	p[2] = code;
+	p[3] = id;
+	put16(p + 4, 4 + dlen);
+	if (dlen)
+		memcpy(p + 6, data, dlen);
+	s->tx_ctrl++;
+	sl_iface_inject(m, s->access);
+}
+
+/* ---- sessions ---- */
+
+static void dp_free(void *p, uintptr_t x)
+{
+	(void)x;
+	free(p);
+}
+
+/* What the workers read, published anew (the old copy freed after a grace period). */
+static void dp_publish(struct sess *s)
+{
+	struct sl_pppoe_dp *d = malloc(sizeof(*d)), *old = sl_pppoe_by_if[s->ifx];
+	if (!d)
+		return; /* the old copy stays: the session keeps its previous state */
+	*d = (struct sl_pppoe_dp){.access = s->access, .sid = s->sid, .mac = s->mac, .ip_up = s->up};
+	__atomic_store_n(&sl_pppoe_by_if[s->ifx], d, __ATOMIC_RELEASE);
+	if (old)
+		sl_rcu_retire(dp_free, old, 0);
+}
+
+static uint32_t pool_take(void)
+{
+	for (uint32_t a = pool_lo; pool_used && a && a <= pool_hi; a++)
+		if (!pool_used[a - pool_lo]) {
+			pool_used[a - pool_lo] = 1;
+			return a;
+		}
+	return 0;
+}
+
+static void pool_give(uint32_t a)
+{
+	if (pool_used && a >= pool_lo && a <= pool_hi)
+		pool_used[a - pool_lo] = 0;
+}
+
+/* Ends s: PADT to the client when asked, its route, interface and id gone. */
+static void sess_end(struct sess *s, bool padt)
+{
+	if (padt) {
+		uint8_t *p;
+		struct rte_mbuf *m = frame(s->access, &s->mac, SL_PPPOE_DISC, PADT, s->sid, 0, &p);
+		if (m)
+			sl_iface_inject(m, s->access);
+	}
+	uint16_t fib = sl_ifaces[s->ifx].fib;
+	if (s->up)
+		sl_ip4_route_del(fib, s->ip, 32);
+	s->up = false;
+	__atomic_store_n(&sl_pppoe_sid_if[s->sid], 0, __ATOMIC_RELEASE);
+	struct sl_pppoe_dp *d = sl_pppoe_by_if[s->ifx];
+	__atomic_store_n(&sl_pppoe_by_if[s->ifx], NULL, __ATOMIC_RELEASE);
+	char why[160];
+	if (sl_iface_delete(&sl_ifaces[s->ifx], why, sizeof(why)))
+		RTE_LOG(WARNING, USER1, "pppoe%u: interface not deleted: %s\n", s->sid, why);
+	free(d); /* sl_iface_delete waited for a grace period */
+	pool_give(s->ip);
+	sessions[s->sid] = NULL;
+	nsess--;
+	free(s);
+}
+
+static void lcp_request(struct sess *s)
+{
+	uint8_t o[14];
+	o[0] = LCP_MRU;
+	o[1] = 4;
+	put16(o + 2, SL_PPPOE_MTU);
+	o[4] = LCP_AUTH;
+	o[5] = 4;
+	put16(o + 6, SL_PPP_PAP);
+	o[8] = LCP_MAGIC;
+	o[9] = 6;
+	uint32_t mg = rte_cpu_to_be_32(s->magic);
+	memcpy(o + 10, &mg, 4);
+	s->lcp_id++;
+	s->lcp_sent = rte_rdtsc();
+	s->lcp_tries++;
+	ppp_send(s, SL_PPP_LCP, CONF_REQ, s->lcp_id, o, sizeof(o));
+}
+
+static void ipcp_request(struct sess *s)
+{
+	uint8_t o[6] = {IPCP_ADDR, 6};
+	uint32_t a = rte_cpu_to_be_32(ac_ip);
+	memcpy(o + 2, &a, 4);
+	s->ipcp_id++;
+	s->ipcp_sent = rte_rdtsc();
+	s->ipcp_tries++;
+	ppp_send(s, SL_PPP_IPCP, CONF_REQ, s->ipcp_id, o, sizeof(o));
+}
+
+static struct sess *sess_new(uint16_t access, const struct rte_ether_addr *mac)
+{
+	uint16_t sid = 0;
+	for (uint32_t i = 0; i < 65534; i++) { /* from a random start: ids are not guessable */
+		uint16_t c = (uint16_t)(1 + (rte_rand() % 65534));
+		if (!sessions[c]) {
+			sid = c;
+			break;
+		}
+	}
+	struct sess *s = sid ? calloc(1, sizeof(*s)) : NULL;
+	if (!s)
+		return NULL;
+	char name[32];
+	snprintf(name, sizeof(name), "pppoe%u", sid);
+	struct sl_iface *f;
+	char why[160];
+	if (sl_iface_create(SL_IF_PPPOE, name, &sl_ifaces[access].mac, &f)) {
+		free(s);
+		return NULL;
+	}
+	f->p2p = true;
+	f->mtu = SL_PPPOE_MTU;
+	if (sl_ifaces[access].fib && sl_ip4_table_set(f->port, sl_ifaces[access].fib, why, sizeof(why))) {
+		sl_iface_delete(f, why, sizeof(why));
+		free(s);
+		return NULL;
+	}
+	s->ifx = f->port;
+	s->access = access;
+	s->sid = sid;
+	s->mac = *mac;
+	s->magic = (uint32_t)rte_rand() | 1;
+	s->mru = SL_PPPOE_MTU;
+	s->created = rte_rdtsc();
+	sessions[sid] = s;
+	nsess++;
+	dp_publish(s);
+	__atomic_store_n(&sl_pppoe_sid_if[sid], s->ifx, __ATOMIC_RELEASE);
+	sl_iface_set_up(s->ifx, true);
+	return s;
+}
+
+/* ---- discovery ---- */
+
+struct tags {
+	const uint8_t *service, *host_uniq, *cookie, *relay;
+	uint16_t service_len, host_uniq_len, cookie_len, relay_len;
+	int services;
+};
+
+static int tags_parse(const uint8_t *p, uint16_t len, struct tags *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (uint16_t off = 0; off + 4 <= len;) {
+		uint16_t type = get16(p + off), l = get16(p + off + 2);
+		if (off + 4 + l > len)
+			return -1;
+		const uint8_t *v = p + off + 4;
+		switch (type) {
+		case TAG_END:
+			return 0;
+		case TAG_SERVICE:
+			t->service = v, t->service_len = l, t->services++;
+			break;
+		case TAG_HOST_UNIQ:
+			t->host_uniq = v, t->host_uniq_len = l;
+			break;
+		case TAG_COOKIE:
+			t->cookie = v, t->cookie_len = l;
+			break;
+		case TAG_RELAY:
+			t->relay = v, t->relay_len = l;
+			break;
+		default:
+			break;
+		}
+		off = (uint16_t)(off + 4 + l);
+	}
+	return 0;
+}
+
+static uint8_t *tag_put(uint8_t *p, uint16_t type, const void *v, uint16_t len)
+{
+	put16(p, type);
+	put16(p + 2, len);
+	if (len)
+		memcpy(p + 4, v, len);
+	return p + 4 + len;
+}
+
+/* The AC-Cookie for a client MAC on an access interface: 8 bytes keyed by a secret. */
+static uint64_t cookie_of(uint16_t access, const struct rte_ether_addr *mac)
+{
+	uint64_t v = 0;
+	memcpy(&v, mac, 6);
+	v |= (uint64_t)access << 48;
+	return (uint64_t)rte_hash_crc_8byte(v, (uint32_t)cookie_key) << 32 |
+	       rte_hash_crc_8byte(v ^ cookie_key, (uint32_t)(cookie_key >> 32));
+}
+
+/* The reply tags: service name, ours for PADO (AC-Name and cookie), Host-Uniq and
+ * Relay-Session-Id echoed (RFC 2516 5.2, A). */
+static uint16_t reply_tags(uint8_t *buf, const struct tags *t, uint16_t access,
+			   const struct rte_ether_addr *mac, bool offer)
+{
+	uint8_t *p = buf;
+	p = tag_put(p, TAG_SERVICE, t->service, t->service_len);
+	if (offer) {
+		p = tag_put(p, TAG_AC_NAME, ac_name, (uint16_t)strlen(ac_name));
+		uint64_t c = cookie_of(access, mac);
+		p = tag_put(p, TAG_COOKIE, &c, sizeof(c));
+	}
+	if (t->host_uniq)
+		p = tag_put(p, TAG_HOST_UNIQ, t->host_uniq, t->host_uniq_len);
+	if (t->relay)
+		p = tag_put(p, TAG_RELAY, t->relay, t->relay_len);
+	return (uint16_t)(p - buf);
+}
+
+static void disc_send(uint16_t access, const struct rte_ether_addr *mac, uint8_t code, uint16_t sid,
+		      const uint8_t *tags, uint16_t len)
+{
+	uint8_t *p;
+	struct rte_mbuf *m = frame(access, mac, SL_PPPOE_DISC, code, sid, len, &p);
+	if (!m)
+		return;
+	memcpy(p, tags, len);
+	sl_iface_inject(m, access);
+}
+
+static void disc_input(struct rte_mbuf *m)
+{
+	const uint8_t *h = rte_pktmbuf_mtod(m, const uint8_t *);
+	struct rte_ether_addr mac;
+	memcpy(&mac, h - RTE_ETHER_HDR_LEN + RTE_ETHER_ADDR_LEN, 6);
+	uint16_t access = m->port, sid = get16(h + 2), len = get16(h + 4);
+	struct tags t;
+	if (h[0] != 0x11 || len > m->data_len - SL_PPPOE_HDR || rte_is_multicast_ether_addr(&mac) ||
+	    tags_parse(h + SL_PPPOE_HDR, len, &t)) {
+		count(PM_BAD_DISC);
+		return;
+	}
+	uint8_t buf[1500];
+	/* the service asked for: any (empty) or ours when we have one (RFC 2516 5.1) */
+	bool service_ok = t.services == 1 &&
+			  (t.service_len == 0 || (service[0] && t.service_len == strlen(service) &&
+						  !memcmp(t.service, service, t.service_len)));
+	if (t.service_len > 255 || t.host_uniq_len > 512 || t.relay_len > 512) {
+		count(PM_BAD_DISC);
+		return;
+	}
+	switch (h[1]) {
+	case PADI:
+		if (sid || !service_ok) {
+			count(PM_BAD_DISC);
+			return;
+		}
+		disc_send(access, &mac, PADO, 0, buf, reply_tags(buf, &t, access, &mac, true));
+		return;
+	case PADR: {
+		uint64_t c = cookie_of(access, &mac);
+		if (sid || !service_ok) {
+			count(PM_BAD_DISC);
+			return;
+		}
+		if (t.cookie_len != sizeof(c) || memcmp(t.cookie, &c, sizeof(c))) {
+			count(PM_BAD_COOKIE);
+			return;
+		}
+		struct sess *s = ac_ip && pool_used ? sess_new(access, &mac) : NULL;
+		uint16_t n = reply_tags(buf, &t, access, &mac, false);
+		if (!s) {
+			static const char err[] = "no session available";
+			n = (uint16_t)(tag_put(buf + n, TAG_SYS_ERR, err, sizeof(err) - 1) - buf);
+			count(PM_NO_SESSION);
+			disc_send(access, &mac, PADS, 0, buf, n);
+			return;
+		}
+		disc_send(access, &mac, PADS, s->sid, buf, n);
+		lcp_request(s);
+		return;
+	}
+	case PADT: {
+		struct sess *s = sessions[sid];
+		if (s && s->access == access && rte_is_same_ether_addr(&s->mac, &mac))
+			sess_end(s, false);
+		else
+			count(PM_BAD_DISC);
+		return;
+	}
+	default:
+		count(PM_BAD_DISC);
+	}
+}
+
+static void disc_punt(struct rte_mbuf *m)
+{
+	disc_input(m);
+	rte_pktmbuf_free(m);
+}
+
+/* ---- PPP ---- */
+
+/* Options of a Configure-Request (RFC 1661 5.1): each checked by fn, which returns CONF_ACK,
+ * CONF_NAK (writing its value into nak) or CONF_REJ; the answer is a Reject of every rejected
+ * option, else a Nak of every nak'd one, else an Ack of them all. */
+typedef int (*opt_fn)(struct sess *s, const uint8_t *o, uint8_t *nak);
+
+static int conf_answer(struct sess *s, uint16_t proto, uint8_t id, const uint8_t *d, uint16_t len,
+		       opt_fn fn, const uint8_t *must, uint8_t must_len)
+{
+	uint8_t rej[1500], nak[1500], tmp[16];
+	uint16_t nrej = 0, nnak = 0;
+	bool had_must = must == NULL;
+	for (uint16_t off = 0; off < len;) {
+		if (off + 2 > len || d[off + 1] < 2 || off + d[off + 1] > len) {
+			count(PM_BAD_PPP);
+			return -1;
+		}
+		const uint8_t *o = d + off;
+		uint8_t ol = o[1];
+		if (must && o[0] == must[0])
+			had_must = true;
+		int r = ol <= sizeof(tmp) ? fn(s, o, tmp) : CONF_REJ;
+		if (r == CONF_REJ) {
+			memcpy(rej + nrej, o, ol);
+			nrej = (uint16_t)(nrej + ol);
+		} else if (r == CONF_NAK) {
+			memcpy(nak + nnak, tmp, ol);
+			nnak = (uint16_t)(nnak + ol);
+		}
+		off = (uint16_t)(off + ol);
+	}
+	if (!had_must) { /* RFC 1332 3.3: a Nak may suggest an option the peer left out */
+		memcpy(nak + nnak, must, must_len);
+		nnak = (uint16_t)(nnak + must_len);
+	}
+	if (nrej)
+		ppp_send(s, proto, CONF_REJ, id, rej, nrej);
+	else if (nnak)
+		ppp_send(s, proto, CONF_NAK, id, nak, nnak);
+	else
+		ppp_send(s, proto, CONF_ACK, id, d, len);
+	return !nrej && !nnak;
+}
+
+static int lcp_opt(struct sess *s, const uint8_t *o, uint8_t *nak)
+{
+	if (o[0] == LCP_MRU && o[1] == 4) {
+		uint16_t mru = get16(o + 2);
+		if (mru > SL_PPPOE_MTU || mru < 576) { /* RFC 2516 7: at most 1492 */
+			memcpy(nak, o, 4);
+			put16(nak + 2, SL_PPPOE_MTU);
+			return CONF_NAK;
+		}
+		s->mru = mru;
+		return CONF_ACK;
+	}
+	if (o[0] == LCP_MAGIC && o[1] == 6) {
+		uint32_t mg;
+		memcpy(&mg, o + 2, 4);
+		if (mg == 0 || rte_be_to_cpu_32(mg) == s->magic) { /* looped back, or none */
+			memcpy(nak, o, 6);
+			mg = rte_cpu_to_be_32((uint32_t)rte_rand() | 1);
+			memcpy(nak + 2, &mg, 4);
+			return CONF_NAK;
+		}
+		return CONF_ACK;
+	}
+	return CONF_REJ; /* ACCM, PFC, ACFC (RFC 2516 7), an authentication asked of us, ... */
+}
+
+static int ipcp_opt(struct sess *s, const uint8_t *o, uint8_t *nak)
+{
+	uint32_t want;
+	if (o[0] == IPCP_ADDR && o[1] == 6)
+		want = s->ip;
+	else if ((o[0] == IPCP_DNS1 || o[0] == IPCP_DNS2) && o[1] == 6 && dns[o[0] == IPCP_DNS2])
+		want = dns[o[0] == IPCP_DNS2];
+	else
+		return CONF_REJ;
+	uint32_t v;
+	memcpy(&v, o + 2, 4);
+	if (rte_be_to_cpu_32(v) == want)
+		return CONF_ACK;
+	memcpy(nak, o, 2);
+	v = rte_cpu_to_be_32(want);
+	memcpy(nak + 2, &v, 4);
+	return CONF_NAK;
+}
+
+static void ip_up(struct sess *s)
+{
+	if (s->up || !s->ipcp_ours || !s->ipcp_theirs)
+		return;
+	uint16_t fib = sl_ifaces[s->ifx].fib;
+	if (sl_ip4_route_add(fib, s->ip, 32, s->ip, s->ifx)) {
+		RTE_LOG(WARNING, USER1, "pppoe%u: route to the client not added\n", s->sid);
+		return;
+	}
+	s->up = true;
+	s->echo_sent = rte_rdtsc();
+	dp_publish(s);
+}
+
+static void lcp_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d, uint16_t len)
+{
+	switch (code) {
+	case CONF_REQ:
+		if (conf_answer(s, SL_PPP_LCP, id, d, len, lcp_opt, NULL, 0) == 1)
+			s->lcp_theirs = true;
+		break;
+	case CONF_ACK:
+		if (id == s->lcp_id)
+			s->lcp_ours = true;
+		break;
+	case CONF_NAK:
+	case CONF_REJ:
+		/* we ask for MRU 1492, PAP and a magic number, all a PPPoE client must take: one
+		 * that will not authenticate by PAP is ended (CHAP is not built) */
+		ppp_send(s, SL_PPP_LCP, TERM_REQ, ++s->lcp_id, NULL, 0);
+		sess_end(s, true);
+		break;
+	case TERM_REQ:
+		ppp_send(s, SL_PPP_LCP, TERM_ACK, id, NULL, 0);
+		sess_end(s, true);
+		break;
+	case ECHO_REQ:
+		if (len >= 4 && s->lcp_ours && s->lcp_theirs) {
+			uint8_t r[64];
+			uint16_t n = len < sizeof(r) ? len : sizeof(r);
+			memcpy(r, d, n);
+			uint32_t mg = rte_cpu_to_be_32(s->magic);
+			memcpy(r, &mg, 4);
+			ppp_send(s, SL_PPP_LCP, ECHO_REP, id, r, n);
+		}
+		break;
+	case ECHO_REP:
+		s->echo_missed = 0;
+		break;
+	case TERM_ACK:
+	case CODE_REJ:
+	case PROTO_REJ:
+	case DISCARD_REQ:
+		break;
+	default: { /* RFC 1661 5.6: the packet back in a Code-Reject */
+		uint8_t r[128] = {code, id};
+		size_t n = (size_t)len + 4 < sizeof(r) ? (size_t)len + 4 : sizeof(r);
+		put16(r + 2, (uint16_t)(len + 4));
+		memcpy(r + 4, d, n - 4);
+		ppp_send(s, SL_PPP_LCP, CODE_REJ, ++s->lcp_id, r, (uint16_t)n);
+	}
+	}
+}
+
+static const struct user *user_find(const char *name)
+{
+	for (int i = 0; i < USERS; i++)
+		if (users[i].name[0] && !strcmp(users[i].name, name))
+			return &users[i];
+	return NULL;
+}
+
+static void pap_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d, uint16_t len)
+{
+	if (code != 1 || !s->lcp_ours || !s->lcp_theirs)
+		return;
+	if (len < 1 || d[0] + 2 > len || d[0] + 1 + d[d[0] + 1] + 1 > len) {
+		count(PM_BAD_PPP);
+		return;
+	}
+	char name[256], pass[256];
+	memcpy(name, d + 1, d[0]);
+	name[d[0]] = 0;
+	const uint8_t *pw = d + 1 + d[0];
+	memcpy(pass, pw + 1, pw[0]);
+	pass[pw[0]] = 0;
+	const struct user *u = user_find(name);
+	bool ok = u && !strcmp(u->pass, pass);
+	if (ok && !s->authed) {
+		s->ip = pool_take();
+		ok = s->ip != 0;
+	}
+	static const char good[] = "\x08Login ok", bad[] = "\x0fLogin incorrect";
+	if (!ok) {
+		count(PM_AUTH_FAIL);
+		ppp_send(s, SL_PPP_PAP, 3, id, (const uint8_t *)bad, sizeof(bad) - 1);
+		ppp_send(s, SL_PPP_LCP, TERM_REQ, ++s->lcp_id, NULL, 0);
+		sess_end(s, true);
+		return;
+	}
+	ppp_send(s, SL_PPP_PAP, 2, id, (const uint8_t *)good, sizeof(good) - 1);
+	if (!s->authed) {
+		s->authed = true;
+		snprintf(s->user, sizeof(s->user), "%.63s", name);
+		ipcp_request(s);
+	}
+}
+
+static void ipcp_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d, uint16_t len)
+{
+	if (!s->authed)
+		return;
+	uint8_t must[6] = {IPCP_ADDR, 6};
+	uint32_t a = rte_cpu_to_be_32(s->ip);
+	memcpy(must + 2, &a, 4);
+	switch (code) {
+	case CONF_REQ:
+		if (conf_answer(s, SL_PPP_IPCP, id, d, len, ipcp_opt, must, sizeof(must)) == 1)
+			s->ipcp_theirs = true;
+		break;
+	case CONF_ACK:
+		if (id == s->ipcp_id)
+			s->ipcp_ours = true;
+		break;
+	case TERM_REQ:
+		ppp_send(s, SL_PPP_IPCP, TERM_ACK, id, NULL, 0);
+		sess_end(s, true);
+		return;
+	default:
+		break;
+	}
+	ip_up(s);
+}
+
+static void ppp_punt(struct rte_mbuf *m)
+{
+	const uint8_t *h = rte_pktmbuf_mtod(m, const uint8_t *);
+	struct rte_ether_addr mac;
+	memcpy(&mac, h - RTE_ETHER_HDR_LEN + RTE_ETHER_ADDR_LEN, 6);
+	uint16_t sid = get16(h + 2), len = get16(h + 4);
+	struct sess *s = sessions[sid];
+	/* pppoe-input checked the session and that len fits; the PPP packet's own length too */
+	if (!s || s->access != m->port || !rte_is_same_ether_addr(&s->mac, &mac) || len < 6 ||
+	    get16(h + 10) < 4 || get16(h + 10) > len - 2) {
+		count(PM_BAD_PPP);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	uint16_t proto = get16(h + 6), plen = get16(h + 10);
+	const uint8_t *p = h + 8;
+	s->rx_ctrl++;
+	if (proto == SL_PPP_LCP)
+		lcp_input(s, p[0], p[1], p + 4, plen - 4);
+	else if (proto == SL_PPP_PAP)
+		pap_input(s, p[0], p[1], p + 4, plen - 4);
+	else if (proto == SL_PPP_IPCP)
+		ipcp_input(s, p[0], p[1], p + 4, plen - 4);
+	else if (s->lcp_ours && s->lcp_theirs) { /* RFC 1661 5.7: Protocol-Reject */
+		uint8_t r[128];
+		uint16_t n = (uint16_t)(len < sizeof(r) ? len : sizeof(r));
+		memcpy(r, h + 6, n); /* the protocol, then its packet */
+		ppp_send(s, SL_PPP_LCP, PROTO_REJ, ++s->lcp_id, r, n);
+	}
+	rte_pktmbuf_free(m);
+}
+
+/* The main lcore's tick: Configure-Requests sent again, sessions that did not come up ended,
+ * keepalive echoes and dead peers. */
+static void pppoe_tick(uint64_t now)
+{
+	uint64_t hz = rte_get_tsc_hz();
+	for (uint32_t sid = 1; nsess && sid < 65535; sid++) {
+		struct sess *s = sessions[sid];
+		if (!s)
+			continue;
+		if (!s->up && now - s->created > SETUP_S * hz) {
+			sess_end(s, true);
+			continue;
+		}
+		if (!s->lcp_ours && now - s->lcp_sent > RETRY_S * hz) {
+			if (s->lcp_tries >= RETRIES) {
+				sess_end(s, true);
+				continue;
+			}
+			lcp_request(s);
+		}
+		if (s->authed && !s->ipcp_ours && now - s->ipcp_sent > RETRY_S * hz &&
+		    s->ipcp_tries < RETRIES)
+			ipcp_request(s);
+		if (s->up && now - s->echo_sent > ECHO_S * hz) {
+			if (s->echo_missed >= 3) {
+				sess_end(s, true);
+				continue;
+			}
+			uint32_t mg = rte_cpu_to_be_32(s->magic);
+			s->echo_missed++;
+			s->echo_sent = now;
+			ppp_send(s, SL_PPP_LCP, ECHO_REQ, ++s->echo_id, (const uint8_t *)&mg, 4);
+		}
+	}
+}
+
+/* ---- CLI ---- */
+
+static int cmd_access(struct sl_out *o, int argc, char **argv)
+{
+	if (argc < 1 || argc > 2 || (argc == 2 && strcmp(argv[1], "disable")))
+		return sl_out_error(o, "usage: set pppoe access IFACE [disable]");
+	struct sl_iface *f = sl_iface_by_name(argv[0]);
+	if (!f)
+		return sl_out_error(o, "unknown interface '%s'", argv[0]);
+	if (f->type != SL_IF_PORT && f->type != SL_IF_SUB)
+		return sl_out_error(o, "%s is a %s: PPPoE is served on a port or a VLAN "
+				    "sub-interface", f->name, sl_if_type_names[f->type]);
+	bool on = argc == 1;
+	if (!on)
+		for (uint32_t sid = 1; nsess && sid < 65535; sid++)
+			if (sessions[sid] && sessions[sid]->access == f->port)
+				sess_end(sessions[sid], true);
+	__atomic_store_n(&sl_pppoe_access[f->port], on, __ATOMIC_RELEASE);
+	return 0;
+}
+SL_CLI_COMMAND(pppoe_access, .path = "set pppoe access", .usage = "IFACE [disable]",
+	       .help = "serve PPPoE (RFC 2516) on IFACE, a port or VLAN sub-interface; disable ends "
+		       "its sessions (PADT)",
+	       .fn = cmd_access)
+
+static int name_arg(struct sl_out *o, int argc, char **argv, char *dst, size_t len,
+		    const char *usage)
+{
+	if (argc != 1 || strlen(argv[0]) >= len)
+		return sl_out_error(o, "%s (at most %zu characters)", usage, len - 1);
+	snprintf(dst, len, "%s", argv[0]);
+	return 0;
+}
+
+static int cmd_ac_name(struct sl_out *o, int argc, char **argv)
+{
+	return name_arg(o, argc, argv, ac_name, sizeof(ac_name), "usage: set pppoe ac-name NAME");
+}
+SL_CLI_COMMAND(pppoe_ac_name, .path = "set pppoe ac-name", .usage = "NAME",
+	       .help = "the AC-Name in PADOs (default sluice)", .fn = cmd_ac_name)
+
+static int cmd_service(struct sl_out *o, int argc, char **argv)
+{
+	return name_arg(o, argc, argv, service, sizeof(service),
+			"usage: set pppoe service-name NAME");
+}
+SL_CLI_COMMAND(pppoe_service, .path = "set pppoe service-name", .usage = "NAME",
+	       .help = "a service name offered besides any (clients asking for another get no "
+		       "PADO)",
+	       .fn = cmd_service)
+
+static int cmd_address(struct sl_out *o, int argc, char **argv)
+{
+	if (argc != 1)
+		return sl_out_error(o, "usage: set pppoe address A");
+	return sl_arg_ip4(o, argv[0], &ac_ip);
+}
+SL_CLI_COMMAND(pppoe_address, .path = "set pppoe address", .usage = "A",
+	       .help = "our IPv4 address in IPCP (the clients' peer); needed before sessions",
+	       .fn = cmd_address)
+
+static int cmd_pool(struct sl_out *o, int argc, char **argv)
+{
+	uint32_t lo, hi;
+	if (argc != 2)
+		return sl_out_error(o, "usage: set pppoe pool FIRST LAST");
+	if (sl_arg_ip4(o, argv[0], &lo) || sl_arg_ip4(o, argv[1], &hi))
+		return -1;
+	if (hi < lo || hi - lo >= 65536 || lo == 0)
+		return sl_out_error(o, "the pool is FIRST to LAST, at most 65,536 addresses");
+	if (nsess)
+		return sl_out_error(o, "%u sessions hold addresses of the pool (clear pppoe session)",
+				    nsess);
+	uint8_t *u = calloc(hi - lo + 1, 1);
+	if (!u)
+		return sl_out_error(o, "out of memory");
+	free(pool_used);
+	pool_used = u;
+	pool_lo = lo;
+	pool_hi = hi;
+	return 0;
+}
+SL_CLI_COMMAND(pppoe_pool, .path = "set pppoe pool", .usage = "FIRST LAST",
+	       .help = "the clients' IPv4 addresses (IPCP), at most 65,536", .fn = cmd_pool)
+
+static int cmd_dns(struct sl_out *o, int argc, char **argv)
+{
+	uint32_t d[2] = {0, 0};
+	if (argc < 1 || argc > 2)
+		return sl_out_error(o, "usage: set pppoe dns A [B]");
+	for (int i = 0; i < argc; i++)
+		if (sl_arg_ip4(o, argv[i], &d[i]))
+			return -1;
+	dns[0] = d[0];
+	dns[1] = d[1];
+	return 0;
+}
+SL_CLI_COMMAND(pppoe_dns, .path = "set pppoe dns", .usage = "A [B]",
+	       .help = "DNS servers given in IPCP (RFC 1877)", .fn = cmd_dns)
+
+static int cmd_user(struct sl_out *o, int argc, char **argv)
+{
+	static const char usage[] = "usage: set pppoe user NAME password P | set pppoe user NAME del";
+	if (argc == 2 && !strcmp(argv[1], "del")) {
+		struct user *u = (struct user *)(uintptr_t)user_find(argv[0]);
+		if (!u)
+			return sl_out_error(o, "no user %s", argv[0]);
+		memset(u, 0, sizeof(*u));
+		return 0;
+	}
+	if (argc != 3 || strcmp(argv[1], "password"))
+		return sl_out_error(o, "%s", usage);
+	if (strlen(argv[0]) >= sizeof(users[0].name) || strlen(argv[2]) >= sizeof(users[0].pass) ||
+	    !argv[0][0])
+		return sl_out_error(o, "user names and passwords are 1 to 63 characters");
+	struct user *u = (struct user *)(uintptr_t)user_find(argv[0]);
+	for (int i = 0; !u && i < USERS; i++)
+		if (!users[i].name[0])
+			u = &users[i];
+	if (!u)
+		return sl_out_error(o, "%d users already, the most there are", USERS);
+	snprintf(u->name, sizeof(u->name), "%s", argv[0]);
+	snprintf(u->pass, sizeof(u->pass), "%s", argv[2]);
+	return 0;
+}
+SL_CLI_COMMAND(pppoe_user, .path = "set pppoe user", .usage = "NAME password P | NAME del",
+	       .help = "a local PAP user (RADIUS is not built yet)", .fn = cmd_user)
+
+static const char *state_of(const struct sess *s)
+{
+	return s->up ? "up" : s->authed ? "ipcp" : s->lcp_ours && s->lcp_theirs ? "auth" : "lcp";
+}
+
+static int cmd_show(struct sl_out *o, int argc, char **argv)
+{
+	(void)argv;
+	if (argc)
+		return sl_out_error(o, "usage: show pppoe sessions");
+	sl_tbl_begin(o, "pppoe-sessions", 10,
+		     (const char *[]){"session:u", "interface", "access", "client-mac", "user",
+				      "address", "state", "mru:u", "control-rx:u", "control-tx:u"});
+	for (uint32_t sid = 1; nsess && sid < 65535; sid++) {
+		const struct sess *s = sessions[sid];
+		if (!s)
+			continue;
+		char v[8][32];
+		snprintf(v[0], 32, "%u", s->sid);
+		const uint8_t *b = s->mac.addr_bytes;
+		snprintf(v[1], 32, "%02x:%02x:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3], b[4], b[5]);
+		if (s->ip)
+			sl_fmt_ip4(v[2], s->ip);
+		else
+			snprintf(v[2], 32, "-");
+		snprintf(v[3], 32, "%u", s->mru);
+		snprintf(v[4], 32, "%" PRIu64, s->rx_ctrl);
+		snprintf(v[5], 32, "%" PRIu64, s->tx_ctrl);
+		sl_tbl_row(o, v[0], sl_ifaces[s->ifx].name, sl_ifaces[s->access].name, v[1],
+			   s->user[0] ? s->user : "-", v[2], state_of(s), v[3], v[4], v[5]);
+	}
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(show_pppoe, .path = "show pppoe sessions", .usage = "",
+	       .help = "PPPoE sessions: id, interface, access interface, client MAC, user, address, "
+		       "state (lcp, auth, ipcp, up), MRU, control packets",
+	       .fn = cmd_show)
+
+static int cmd_clear(struct sl_out *o, int argc, char **argv)
+{
+	uint32_t sid;
+	if (argc != 2 || strcmp(argv[0], "session"))
+		return sl_out_error(o, "usage: clear pppoe session N");
+	if (sl_arg_u32(o, "session", argv[1], 1, 65534, &sid))
+		return -1;
+	struct sess *s = sessions[sid];
+	if (!s)
+		return sl_out_error(o, "no PPPoE session %u", sid);
+	ppp_send(s, SL_PPP_LCP, TERM_REQ, ++s->lcp_id, NULL, 0);
+	sess_end(s, true);
+	return 0;
+}
+SL_CLI_COMMAND(clear_pppoe, .path = "clear pppoe", .usage = "session N",
+	       .help = "ends a PPPoE session (LCP Terminate-Request, PADT)", .fn = cmd_clear)
+
+/* An access interface is not deleted while it has sessions; a session's interface only by
+ * its end. */
+static int pppoe_busy(const struct sl_iface *f, bool commit, char *why, size_t len)
+{
+	if (commit) {
+		sl_pppoe_access[f->port] = false;
+		return 0;
+	}
+	for (uint32_t sid = 1; nsess && sid < 65535; sid++)
+		if (sessions[sid] && sessions[sid]->access == f->port) {
+			snprintf(why, len, "%s has PPPoE sessions (set pppoe access %s disable)",
+				 f->name, f->name);
+			return 1;
+		}
+	return 0;
+}
+
+static int pppoe_init(const struct sl_config *c)
+{
+	(void)c;
+	cookie_key = rte_rand();
+	return 0;
+}
+
+static void pppoe_fini(void)
+{
+	for (uint32_t sid = 1; sid < 65535; sid++) {
+		if (sessions[sid]) {
+			free(sl_pppoe_by_if[sessions[sid]->ifx]);
+			sl_pppoe_by_if[sessions[sid]->ifx] = NULL;
+			free(sessions[sid]);
+			sessions[sid] = NULL;
+		}
+	}
+	memset(sl_pppoe_sid_if, 0, sizeof(sl_pppoe_sid_if));
+	memset(sl_pppoe_access, 0, sizeof(sl_pppoe_access));
+	memset(users, 0, sizeof(users));
+	free(pool_used);
+	pool_used = NULL;
+	nsess = 0;
+	ac_ip = 0;
+}
+
+SL_MODULE_REGISTER(pppoe_module, .name = "pppoe", .init = pppoe_init, .tick = pppoe_tick,
+		   .fini = pppoe_fini)
+
+RTE_INIT(pppoe_ctl_init)
+{
+	pm_err = sl_error_register("pppoe (main)", pm_reasons, PM_NB);
+	sl_punt_register(SL_PUNT_PPPOE_DISC, disc_punt);
+	sl_punt_register(SL_PUNT_PPP, ppp_punt);
+	sl_iface_busy_register(pppoe_busy);
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* PPPoE access concentrator (RFC 2516) with PPP (RFC 1661 LCP, RFC 1334 PAP, RFC 1332
+ * IPCP) on the main lcore, sessions as logical interfaces (type pppoe, point to point) whose
+ * data the workers decapsulate (pppoe-input) and encapsulate (pppoe-output). */
+#ifndef SL_PPPOE_H
+#define SL_PPPOE_H
+
+#include "../interface/iface.h"
+
+#define SL_PPPOE_DISC 0x8863
+#define SL_PPPOE_SESS 0x8864
+#define SL_PPP_IP4 0x0021
+#define SL_PPP_IP6 0x0057
+#define SL_PPP_LCP 0xc021
+#define SL_PPP_PAP 0xc023
+#define SL_PPP_CHAP 0xc223
+#define SL_PPP_IPCP 0x8021
+#define SL_PPP_IPV6CP 0x8057
+#define SL_PPPOE_HDR 6  /* ver/type, code, session id, length */
+#define SL_PPPOE_MTU 1492
+
+/* What the workers read of a session (immutable while published; freed after a grace
+ * period): its access interface, id and client MAC, and whether IPCP is open (IPv4 flows). */
+struct sl_pppoe_dp {
+	uint16_t access;
+	uint16_t sid;
+	struct rte_ether_addr mac;
+	bool ip_up;
+};
+
+/* Session id -> the session's interface (0: none), and interface -> its data. */
+extern uint16_t sl_pppoe_sid_if[65536];
+extern struct sl_pppoe_dp *sl_pppoe_by_if[SL_IF_MAX];
+/* Interfaces that terminate PPPoE (set pppoe access IFACE). */
+extern bool sl_pppoe_access[SL_IF_MAX];
+
+/* How many sessions exist (the CLI fuzzer's witness). */
+uint32_t sl_pppoe_count(void);
+
+#endif

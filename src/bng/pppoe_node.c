@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* PPPoE's data path. pppoed-input (ethertype 0x8863): discovery punted to the main lcore on an
+ * access interface. pppoe-input (0x8864): the session by its id, checked against the access
+ * interface and the client's MAC; IPv4 (PPP 0x0021) stripped of its 8 bytes of PPPoE and PPP
+ * and handed to ip4-input as received on the session's interface; PPP's control protocols
+ * punted. pppoe-output, the session type's output node: what ip4-rewrite sent (an Ethernet
+ * header it wrote from the session's point-to-point adjacency) gets the client's Ethernet
+ * header, PPPoE and PPP instead, out of the access interface. */
+#include "pppoe.h"
+#include "../ethernet/ethernet.h"
+
+#define PI_ERRORS(X)                                                         \
+	X(PI_ERR_OFF, "PPPoE not enabled on the interface")                  \
+	X(PI_ERR_SHORT, "PPPoE frame truncated (length beyond the frame)")  \
+	X(PI_ERR_VER, "PPPoE version/type not 1/1 or code not 0")          \
+	X(PI_ERR_SESSION, "no such PPPoE session (id, interface, client MAC)") \
+	X(PI_ERR_DOWN, "PPP protocol not up on the session (IPCP)")         \
+	X(PI_ERR_PROTO, "PPP protocol not supported (IPv6CP not built)")
+enum { PI_ERRORS(SL_ERR_ENUM) PI_NB_ERR };
+static const char *const pi_reasons[] = {PI_ERRORS(SL_ERR_STR)};
+static uint16_t pi_err, pd_err;
+
+enum { PI_NEXT_DROP, PI_NEXT_IP4, PI_NEXT_PUNT, PI_NB_NEXT };
+
+/* The client's MAC: the frame's source, in the 14 bytes before the data (ethernet-input
+ * strips the header, and a sub-interface's tags after moving the MACs up to them). */
+static inline const uint8_t *src_mac(const struct rte_mbuf *m)
+{
+	return rte_pktmbuf_mtod(m, const uint8_t *) - RTE_ETHER_HDR_LEN + RTE_ETHER_ADDR_LEN;
+}
+
+static inline uint16_t pi_one(struct sl_worker *w, struct rte_mbuf *m)
+{
+	uint16_t e;
+	const uint8_t *h = rte_pktmbuf_mtod(m, const uint8_t *);
+	if (unlikely(!sl_pppoe_access[m->port])) {
+		e = PI_ERR_OFF;
+		goto drop;
+	}
+	if (unlikely(m->data_len < SL_PPPOE_HDR + 2 || m->data_off < RTE_ETHER_HDR_LEN)) {
+		e = PI_ERR_SHORT;
+		goto drop;
+	}
+	uint16_t len = (uint16_t)(h[4] << 8 | h[5]);
+	if (unlikely(h[0] != 0x11 || h[1] != 0)) {
+		e = PI_ERR_VER;
+		goto drop;
+	}
+	if (unlikely(len < 2 || len > m->data_len - SL_PPPOE_HDR)) {
+		e = PI_ERR_SHORT;
+		goto drop;
+	}
+	uint16_t ifx = __atomic_load_n(&sl_pppoe_sid_if[h[2] << 8 | h[3]], __ATOMIC_ACQUIRE);
+	const struct sl_pppoe_dp *s = ifx ? __atomic_load_n(&sl_pppoe_by_if[ifx], __ATOMIC_ACQUIRE)
+					  : NULL;
+	if (unlikely(!s || s->access != m->port || memcmp(src_mac(m), &s->mac, 6))) {
+		e = PI_ERR_SESSION;
+		goto drop;
+	}
+	uint16_t proto = (uint16_t)(h[6] << 8 | h[7]);
+	if (likely(proto == SL_PPP_IP4)) {
+		if (unlikely(!s->ip_up || !sl_ifaces[ifx].up)) {
+			e = PI_ERR_DOWN;
+			goto drop;
+		}
+		rte_pktmbuf_trim(m, (uint16_t)(m->data_len - SL_PPPOE_HDR - len)); /* padding */
+		rte_pktmbuf_adj(m, SL_PPPOE_HDR + 2);
+		m->port = ifx;
+		w->ifc[ifx].rx_pkts++;
+		w->ifc[ifx].rx_bytes += m->pkt_len;
+		return PI_NEXT_IP4;
+	}
+	if (proto == SL_PPP_IP6) {
+		e = PI_ERR_PROTO;
+		goto drop;
+	}
+	/* LCP, authentication, NCPs and anything else (answered with a protocol reject) */
+	sl_meta2(m)->punt = SL_PUNT_PPP;
+	return PI_NEXT_PUNT;
+drop:
+	sl_set_error(m, pi_err + e);
+	return PI_NEXT_DROP;
+}
+
+SL_NODE_EACH(pi_process, pi_one)
+
+static struct rte_node_register pi_node = {
+	.name = "pppoe-input",
+	.process = pi_process,
+	.init = sl_node_init,
+	.nb_edges = PI_NB_NEXT,
+	.next_nodes = {[PI_NEXT_DROP] = "error-drop", [PI_NEXT_IP4] = "ip4-input",
+		       [PI_NEXT_PUNT] = "punt"},
+};
+SL_NODE_REGISTER(pi_node)
+
+/* ---- pppoed-input: discovery to the main lcore ---- */
+
+static inline uint16_t pd_one(struct sl_worker *w, struct rte_mbuf *m)
+{
+	(void)w;
+	uint16_t e = PI_ERR_OFF;
+	if (likely(sl_pppoe_access[m->port])) {
+		if (likely(m->data_len >= SL_PPPOE_HDR && m->data_off >= RTE_ETHER_HDR_LEN)) {
+			sl_meta2(m)->punt = SL_PUNT_PPPOE_DISC;
+			return PI_NEXT_PUNT;
+		}
+		e = PI_ERR_SHORT;
+	}
+	sl_set_error(m, pd_err + e);
+	return PI_NEXT_DROP;
+}
+
+SL_NODE_EACH(pd_process, pd_one)
+
+static struct rte_node_register pd_node = {
+	.name = "pppoed-input",
+	.process = pd_process,
+	.init = sl_node_init,
+	.nb_edges = PI_NB_NEXT,
+	.next_nodes = {[PI_NEXT_DROP] = "error-drop", [PI_NEXT_IP4] = "ip4-input",
+		       [PI_NEXT_PUNT] = "punt"},
+};
+SL_NODE_REGISTER(pd_node)
+
+/* ---- pppoe-output ---- */
+
+#define PO_ERRORS(X)                                                   \
+	X(PO_ERR_DOWN, "session down")                                 \
+	X(PO_ERR_NOT_IP, "not IPv4 (IPv6CP not built)")                \
+	X(PO_ERR_HEADROOM, "no headroom for PPPoE and PPP")
+enum { PO_ERRORS(SL_ERR_ENUM) PO_NB_ERR };
+static const char *const po_reasons[] = {PO_ERRORS(SL_ERR_STR)};
+static uint16_t po_err;
+
+enum { PO_NEXT_DROP, PO_NB_STATIC };
+static rte_edge_t po_tx0;
+
+static inline uint16_t po_one(struct sl_worker *w, struct rte_mbuf *m)
+{
+	uint16_t ifx = sl_meta(m)->tx_if, e;
+	const struct sl_pppoe_dp *s = __atomic_load_n(&sl_pppoe_by_if[ifx], __ATOMIC_ACQUIRE);
+	if (unlikely(!s || !s->ip_up || !sl_ifaces[ifx].up)) {
+		e = PO_ERR_DOWN;
+		goto drop;
+	}
+	uint8_t *fr = rte_pktmbuf_mtod(m, uint8_t *);
+	if (unlikely(m->data_len < RTE_ETHER_HDR_LEN ||
+		     fr[12] != RTE_ETHER_TYPE_IPV4 >> 8 || fr[13] != (RTE_ETHER_TYPE_IPV4 & 0xff))) {
+		e = PO_ERR_NOT_IP;
+		goto drop;
+	}
+	uint16_t ip_len = (uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN);
+	w->ifc[ifx].tx_pkts++;
+	w->ifc[ifx].tx_bytes += ip_len;
+	uint8_t *h = (uint8_t *)rte_pktmbuf_prepend(m, SL_PPPOE_HDR + 2);
+	if (unlikely(!h)) {
+		e = PO_ERR_HEADROOM;
+		goto drop;
+	}
+	const struct sl_iface *a = &sl_ifaces[s->access];
+	memcpy(h, &s->mac, 6);
+	memcpy(h + 6, &a->mac, 6);
+	h[12] = SL_PPPOE_SESS >> 8;
+	h[13] = SL_PPPOE_SESS & 0xff;
+	h[14] = 0x11;
+	h[15] = 0;
+	h[16] = (uint8_t)(s->sid >> 8);
+	h[17] = (uint8_t)s->sid;
+	h[18] = (uint8_t)((ip_len + 2) >> 8);
+	h[19] = (uint8_t)(ip_len + 2);
+	h[20] = SL_PPP_IP4 >> 8;
+	h[21] = SL_PPP_IP4 & 0xff;
+	sl_meta(m)->tx_if = s->access;
+	return sl_iface_tx_edge(po_tx0, s->access);
+drop:
+	w->ifc[ifx].drops++;
+	sl_set_error(m, po_err + e);
+	return PO_NEXT_DROP;
+}
+
+SL_NODE_EACH(po_process, po_one)
+
+static struct rte_node_register po_node = {
+	.name = "pppoe-output",
+	.process = po_process,
+	.init = sl_node_init,
+	.nb_edges = PO_NB_STATIC,
+	.next_nodes = {[PO_NEXT_DROP] = "error-drop"},
+};
+SL_NODE_REGISTER(po_node)
+
+RTE_INIT(pppoe_nodes_init)
+{
+	pi_err = sl_error_register("pppoe-input", pi_reasons, PI_NB_ERR);
+	pd_err = sl_error_register("pppoed-input", pi_reasons, PI_NB_ERR);
+	po_err = sl_error_register("pppoe-output", po_reasons, PO_NB_ERR);
+	sl_eth_type_register(SL_PPPOE_SESS, "pppoe-input");
+	sl_eth_type_register(SL_PPPOE_DISC, "pppoed-input");
+	sl_iface_output_register(SL_IF_PPPOE, "pppoe-output");
+	sl_iface_tx_user("pppoe-output", &po_tx0);
+}

@@ -1,0 +1,252 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""PPPoE access concentrator (RFC 2516) with PPP (LCP, PAP, IPCP): this kernel has no PPP, so a
+scapy client on one end of a veth pair (the other end is sluiced's af_packet port0) brings a
+session up step by step, every frame sluiced sends checked field by field against scapy's
+PPPoE and PPP layers; then IPv4 flows both ways between the client's address and a real host
+(a network namespace on port1): the client's ICMP echo inside PPPoE reaches the kernel, whose
+reply comes back encapsulated in the session. Also: a wrong password (PAP Nak, PADT), a PADR
+without our cookie, frames for no session (dropped by name), LCP echo, and PADT ending it."""
+import os
+import select
+import subprocess
+import time
+
+import pytest
+
+from scapy.all import ICMP, IP, Ether, Raw, conf, raw
+from scapy.layers.ppp import (PPP, PPP_IPCP, PPP_IPCP_Option_IPAddress, PPP_LCP_Configure,
+                              PPP_LCP_Echo, PPP_LCP_MRU_Option, PPP_LCP_Magic_Number_Option,
+                              PPP_PAP_Request, PPPoE, PPPoED, PPPoED_Tags, PPPoETag)
+
+TAG = f"pp{os.getpid() % 100000}"
+CMAC = "02:00:00:00:c1:01"
+UNIQ = b"\xde\xad\xbe\xef"
+
+
+def sh(cmd, check=True):
+    return subprocess.run(cmd, shell=True, check=check, capture_output=True, text=True)
+
+
+@pytest.fixture
+def links():
+    """a0 (port0) <-> a1 (the scapy client, root namespace, no address); b0 (port1) <-> b1 in
+    namespace b, 10.10.2.2/24 via 10.10.2.10."""
+    try:
+        sh(f"ip link add {TAG}a0 type veth peer name {TAG}a1")
+        sh(f"ip link set {TAG}a1 address {CMAC}")
+        sh(f"ip netns add {TAG}b")
+        sh(f"ip link add {TAG}b0 type veth peer name {TAG}b1")
+        sh(f"ip link set {TAG}b1 netns {TAG}b")
+        for d in ("a0", "a1", "b0"):
+            sh(f"ethtool -K {TAG}{d} tx off rx off tso off gso off gro off", check=False)
+            sh(f"ip link set {TAG}{d} up")
+        sh(f"sysctl -qw net.ipv6.conf.{TAG}a1.disable_ipv6=1", check=False)
+        nb = f"ip netns exec {TAG}b"
+        sh(f"{nb} ethtool -K {TAG}b1 tx off rx off tso off gso off gro off", check=False)
+        sh(f"{nb} ip addr add 10.10.2.2/24 dev {TAG}b1")
+        sh(f"{nb} ip link set {TAG}b1 up")
+        sh(f"{nb} ip route add default via 10.10.2.10")
+        yield
+    finally:
+        sh(f"ip link del {TAG}a0", check=False)
+        sh(f"ip link del {TAG}b0", check=False)
+        sh(f"ip netns del {TAG}b", check=False)
+
+
+class Client:
+    """A PPPoE client's raw socket: frames from sluiced are kept in arrival order and taken by
+    the first that matches."""
+
+    def __init__(self, iface, mac):
+        self.sock = conf.L2socket(iface=iface)
+        self.mac = mac
+        self.seen = []
+
+    def send(self, p):
+        self.sock.send(p)
+
+    def take(self, pred, timeout=5.0, what=""):
+        end = time.time() + timeout
+        while True:
+            for i, p in enumerate(self.seen):
+                if pred(p):
+                    return self.seen.pop(i)
+            left = end - time.time()
+            if left <= 0:
+                raise AssertionError(f"no {what} from sluiced; got {[p.summary() for p in self.seen]}")
+            r, _, _ = select.select([self.sock], [], [], left)
+            if r:
+                p = self.sock.recv()
+                if p is not None and Ether in p and p[Ether].src != self.mac:
+                    self.seen.append(p)
+
+    def close(self):
+        self.sock.close()
+
+
+def disc(code, sid=0, tags=()):
+    return Ether(dst="ff:ff:ff:ff:ff:ff" if code == 0x09 else AC_MAC, src=CMAC) / \
+        PPPoED(code=code, sessionid=sid) / PPPoED_Tags(tag_list=list(tags))
+
+
+# PPP's protocol for IPv4 in full: scapy's PPP layer compresses it to one byte (RFC 1661
+# 6.5's PFC), which a session that did not negotiate it must not use
+IP4 = Raw(b"\x00\x21")
+
+
+def sess(sid, payload):
+    return Ether(dst=AC_MAC, src=CMAC) / PPPoE(sessionid=sid) / payload
+
+
+AC_MAC = None
+
+
+def tag(p, t):
+    for x in p[PPPoED_Tags].tag_list:
+        if x.tag_type == t:
+            return x.tag_value
+    return None
+
+
+def is_ppp(proto, code=None):
+    return lambda p: PPP in p and p[PPP].proto == proto and (code is None or raw(p[PPP].payload)[0] == code)
+
+
+def bring_up(c, user="alice", password="secret"):
+    """Discovery, LCP, PAP and IPCP, each frame of sluiced's checked; the session id and the
+    address IPCP gave. A wrong password stops after PAP."""
+    c.send(disc(0x09, tags=[PPPoETag(tag_type=0x0101, tag_value=b""),
+                            PPPoETag(tag_type=0x0103, tag_value=UNIQ)]))
+    pado = c.take(lambda p: PPPoED in p and p[PPPoED].code == 0x07, what="PADO")
+    assert pado[Ether].dst == CMAC and pado[PPPoED].sessionid == 0 and pado[PPPoED].version == 1
+    assert tag(pado, 0x0102) == b"bng1" and tag(pado, 0x0103) == UNIQ and tag(pado, 0x0101) == b""
+    cookie = tag(pado, 0x0104)
+    assert cookie and len(cookie) == 8
+    c.send(disc(0x19, tags=[PPPoETag(tag_type=0x0101, tag_value=b""), PPPoETag(tag_type=0x0104, tag_value=cookie),
+                            PPPoETag(tag_type=0x0103, tag_value=UNIQ)]))
+    pads = c.take(lambda p: PPPoED in p and p[PPPoED].code == 0x65, what="PADS")
+    sid = pads[PPPoED].sessionid
+    assert sid != 0 and tag(pads, 0x0103) == UNIQ
+    # LCP: sluiced asks for MRU 1492, PAP and a magic number; we ask for MRU 1492 and ours
+    req = c.take(is_ppp(0xc021, 1), what="LCP Configure-Request")
+    # the frame is padded to 60 bytes: PPPoE's length counts PPP's 2 bytes and the packet
+    assert req[PPPoE].sessionid == sid and req[PPPoE].len == 2 + req[PPP_LCP_Configure].len
+    opts = {o.type: o for o in req[PPP_LCP_Configure].options}
+    assert opts[1].max_recv_unit == 1492 and raw(opts[3])[2:4] == b"\xc0\x23" and opts[5].magic_number
+    c.send(sess(sid, PPP(proto=0xc021) / PPP_LCP_Configure(code=2, id=req[PPP_LCP_Configure].id,
+                                                           options=req[PPP_LCP_Configure].options)))
+    mine = [PPP_LCP_MRU_Option(max_recv_unit=1492), PPP_LCP_Magic_Number_Option(magic_number=0x1234567)]
+    c.send(sess(sid, PPP(proto=0xc021) / PPP_LCP_Configure(code=1, id=7, options=mine)))
+    ack = c.take(is_ppp(0xc021, 2), what="LCP Configure-Ack")
+    a = raw(ack[PPP_LCP_Configure])
+    assert ack[PPP_LCP_Configure].id == 7 and a[4:ack[PPP_LCP_Configure].len] == raw(PPP_LCP_Configure(options=mine))[4:]
+    # PAP
+    c.send(sess(sid, PPP(proto=0xc023) / PPP_PAP_Request(id=1, username=user, password=password)))
+    pap = c.take(is_ppp(0xc023), what="PAP answer")
+    if password != "secret":
+        assert raw(pap[PPP].payload)[0] == 3 and b"Login incorrect" in raw(pap)  # Authenticate-Nak
+        return sid, None
+    assert raw(pap[PPP].payload)[:2] == b"\x02\x01" and b"Login ok" in raw(pap)
+    # IPCP: sluiced's address acked; ours asked as 0.0.0.0, nak'd with the pool's first
+    ireq = c.take(is_ppp(0x8021, 1), what="IPCP Configure-Request")
+    assert ireq[PPP_IPCP].options[0].data == "100.64.0.1"
+    c.send(sess(sid, PPP(proto=0x8021) / PPP_IPCP(code=2, id=ireq[PPP_IPCP].id, options=ireq[PPP_IPCP].options)))
+    c.send(sess(sid, PPP(proto=0x8021) / PPP_IPCP(code=1, id=1, options=[PPP_IPCP_Option_IPAddress(data="0.0.0.0")])))
+    nak = c.take(is_ppp(0x8021, 3), what="IPCP Configure-Nak")
+    addr = nak[PPP_IPCP].options[0].data
+    assert nak[PPP_IPCP].id == 1 and addr == "100.64.1.1"
+    c.send(sess(sid, PPP(proto=0x8021) / PPP_IPCP(code=1, id=2, options=[PPP_IPCP_Option_IPAddress(data=addr)])))
+    iack = c.take(is_ppp(0x8021, 2), what="IPCP Configure-Ack")
+    assert iack[PPP_IPCP].id == 2 and iack[PPP_IPCP].options[0].data == addr
+    return sid, addr
+
+
+def test_pppoe_session_to_a_real_host(links, sluiced_factory):
+    global AC_MAC
+    devs = [f"net_af_packet0,iface={TAG}a0 {{ name port0 }}", f"net_af_packet1,iface={TAG}b0 {{ name port1 }}"]
+    s = sluiced_factory(devs, [
+        "set interface state port0 up", "set interface state port1 up",
+        "set interface ip address port1 10.10.2.10/24",
+        "set pppoe ac-name bng1", "set pppoe address 100.64.0.1",
+        "set pppoe pool 100.64.1.1 100.64.1.100", "set pppoe user alice password secret",
+        "set pppoe access port0"])
+    AC_MAC = next(i["mac"] for i in s.js("show hardware")["hardware"] if i["name"] == "port0").lower()
+    c = Client(f"{TAG}a1", CMAC)
+    try:
+        sid, addr = bring_up(c)
+        ss = s.js("show pppoe sessions")["pppoe-sessions"]
+        assert len(ss) == 1
+        assert (ss[0]["session"], ss[0]["interface"], ss[0]["access"], ss[0]["client-mac"], ss[0]["user"],
+                ss[0]["address"], ss[0]["state"]) == (sid, f"pppoe{sid}", "port0", CMAC, "alice", addr, "up")
+        # IPv4 both ways with the kernel in namespace b: echo out through the session, reply in
+        for i in range(3):
+            c.send(sess(sid, IP4 / IP(src=addr, dst="10.10.2.2", ttl=64) / ICMP(id=77, seq=i)))
+            rep = c.take(lambda p: PPP in p and p[PPP].proto == 0x0021 and ICMP in p and p[ICMP].seq == i,
+                         what=f"echo reply {i}")
+            assert (rep[Ether].dst, rep[Ether].src, rep[Ether].type) == (CMAC, AC_MAC, 0x8864)
+            assert rep[PPPoE].version == 1 and rep[PPPoE].type == 1 and rep[PPPoE].code == 0
+            assert rep[PPPoE].sessionid == sid and rep[PPPoE].len == 2 + rep[IP].len
+            ip = rep[IP]
+            assert (ip.src, ip.dst, ip.ttl, rep[ICMP].type) == ("10.10.2.2", addr, 63, 0)
+        ifc = {i["name"]: i for i in s.js("show interface")["interfaces"]}
+        assert ifc[f"pppoe{sid}"]["rx-packets"] == 3 and ifc[f"pppoe{sid}"]["tx-packets"] == 3
+        # LCP echo answered with sluiced's magic; a protocol it does not speak rejected
+        c.send(sess(sid, PPP(proto=0xc021) / PPP_LCP_Echo(code=9, id=5, magic_number=0x1234567, data=b"hi")))
+        er = c.take(is_ppp(0xc021, 10), what="LCP Echo-Reply")
+        assert er[PPP_LCP_Echo].id == 5 and er[PPP_LCP_Echo].magic_number != 0x1234567
+        c.send(sess(sid, PPP(proto=0x80fd) / b"\x01\x01\x00\x04"))  # CCP
+        pr = c.take(is_ppp(0xc021, 8), what="LCP Protocol-Reject")
+        assert raw(pr[PPP].payload)[4:6] == b"\x80\xfd"
+        # frames for no session, and IPv4 before IPCP on a fresh session id: dropped by name
+        c.send(sess(sid ^ 0x5555, IP4 / IP(src=addr, dst="10.10.2.2") / ICMP()))
+        # a PADR with a forged cookie gets no PADS
+        c.send(disc(0x19, tags=[PPPoETag(tag_type=0x0101, tag_value=b""), PPPoETag(tag_type=0x0104, tag_value=b"x" * 8)]))
+        # a wrong password: PAP Nak, LCP terminate and PADT, no session left
+        sid2, _ = bring_up(c, password="wrong")
+        padt = c.take(lambda p: PPPoED in p and p[PPPoED].code == 0xa7 and p[PPPoED].sessionid == sid2, what="PADT")
+        assert padt[Ether].dst == CMAC
+        time.sleep(0.3)
+        assert [x["session"] for x in s.js("show pppoe sessions")["pppoe-sessions"]] == [sid]
+        errs = s.errors()
+        assert errs[("pppoe-input", "no such PPPoE session (id, interface, client MAC)")] >= 1
+        assert errs[("pppoe (main)", "PADR without our AC-Cookie (dropped)")] == 1
+        assert errs[("pppoe (main)", "PAP authentication failed")] == 1
+        # the client ends it: the route, the interface and the address go
+        c.send(disc(0xa7, sid=sid))
+        time.sleep(0.3)
+        assert s.js("show pppoe sessions")["pppoe-sessions"] == []
+        assert f"pppoe{sid}" not in {i["name"] for i in s.js("show interface")["interfaces"]}
+        r = sh(f"ip netns exec {TAG}b ping -c 1 -W 1 {addr}", check=False)
+        assert r.returncode != 0
+        # the same client again gets the pool's first address back
+        sid3, addr3 = bring_up(c)
+        assert addr3 == addr
+        s.cli(f"clear pppoe session {sid3}")
+        c.take(lambda p: PPPoED in p and p[PPPoED].code == 0xa7 and p[PPPoED].sessionid == sid3, what="PADT")
+        assert s.js("show pppoe sessions")["pppoe-sessions"] == []
+    finally:
+        c.close()
+    assert s.stop() == 0
+
+
+def test_pppoe_cli(sluiced_factory, tmp_path):
+    from conftest import pcap_ports
+    s = sluiced_factory(pcap_ports(tmp_path, [], []), ["create loopback interface"])
+    s.check_refused({
+        "set pppoe access nosuch": "unknown interface 'nosuch'",
+        "set pppoe access loop0": "loop0 is a loopback",
+        "set pppoe access port0 off": "usage: set pppoe access IFACE [disable]",
+        "set pppoe pool 10.0.0.9 10.0.0.1": "the pool is FIRST to LAST",
+        "set pppoe pool 10.0.0.1 10.1.0.1": "at most 65,536",
+        "set pppoe address 300.1.1.1": "300.1.1.1",
+        "set pppoe user bob": "usage: set pppoe user",
+        "set pppoe user bob del": "no user bob",
+        "set pppoe dns": "usage: set pppoe dns",
+        "clear pppoe session 9": "no PPPoE session 9",
+        "clear pppoe session 0": "session must be a number from 1",
+    })
+    s.cli("set pppoe access port0")
+    s.cli("set pppoe user bob password x")
+    s.cli("set pppoe user bob del")
+    assert s.js("show pppoe sessions")["pppoe-sessions"] == []
+    assert s.stop() == 0
