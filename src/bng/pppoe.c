@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* PPPoE access concentrator, control plane (main lcore): discovery (RFC 2516: PADI -> PADO
  * with an AC-Cookie, PADR -> PADS, PADT), then per session PPP: LCP (RFC 1661: MRU, magic
- * number, echo, terminate; our request asks for PAP), PAP (RFC 1334) against local users,
+ * number, echo, terminate; our request asks for PAP or CHAP with MD5 and takes the other
+ * when the client's Nak suggests it), PAP (RFC 1334) or CHAP-MD5 (RFC 1994) against local users,
  * IPCP (RFC 1332: the address from a pool, DNS by RFC 1877), keepalive echoes. A session is a
  * logical interface pppoeN (N its session id, point to point, MTU 1492) in its access
  * interface's table; once IPCP is open a /32 route to the client's address goes through it.
  *   set pppoe access IFACE [disable]         set pppoe ac-name NAME
  *   set pppoe service-name NAME              set pppoe address A (ours, in IPCP)
  *   set pppoe pool FIRST LAST                set pppoe dns A [B]
- *   set pppoe user NAME password P | del     show pppoe sessions
- *   clear pppoe session N
- * Not built yet (issue 17): CHAP, RADIUS, IPv6CP, per-session QoS and ACLs, IPoE. */
+ *   set pppoe user NAME password P | del     set pppoe auth pap|chap
+ *   show pppoe sessions                      clear pppoe session N
+ * Not built yet (issue 17): RADIUS, IPv6CP, per-session QoS and ACLs, IPoE. */
 #include "pppoe.h"
 #include "../cli/cli.h"
 #include "../ip4/ip4.h"
@@ -24,6 +25,7 @@
 #include <rte_cycles.h>
 #include <rte_hash_crc.h>
 #include <rte_random.h>
+#include <openssl/evp.h>
 
 uint16_t sl_pppoe_sid_if[65536];
 struct sl_pppoe_dp *sl_pppoe_by_if[SL_IF_MAX];
@@ -49,7 +51,11 @@ struct sess {
 	struct rte_ether_addr mac;
 	uint32_t magic;
 	uint16_t mru;
-	uint8_t lcp_id, ipcp_id, echo_id;
+	uint8_t lcp_id, ipcp_id, echo_id, chap_id;
+	uint16_t auth;             /* what our LCP asks for: SL_PPP_PAP or SL_PPP_CHAP (MD5) */
+	uint8_t challenge[16];     /* CHAP: the last challenge sent */
+	uint8_t chap_tries;
+	uint64_t chap_sent;
 	bool lcp_ours, lcp_theirs, authed, ipcp_ours, ipcp_theirs, up;
 	uint8_t lcp_tries, ipcp_tries, echo_missed;
 	uint64_t lcp_sent, ipcp_sent, echo_sent, created;
@@ -67,6 +73,7 @@ static struct sess *sessions[65536];
 static uint32_t nsess;
 static struct user users[USERS];
 static char ac_name[64] = "sluice", service[64];
+static uint16_t auth_default = SL_PPP_PAP;
 static uint32_t ac_ip, dns[2], pool_lo, pool_hi;
 static uint8_t *pool_used; /* one byte per address of the pool */
 static uint64_t cookie_key;
@@ -77,7 +84,7 @@ static uint64_t cookie_key;
 	X(PM_BAD_COOKIE, "PADR without our AC-Cookie (dropped)")            \
 	X(PM_NO_SESSION, "PADR refused: no session id or address left")     \
 	X(PM_BAD_PPP, "PPP control packet malformed or for no session")      \
-	X(PM_AUTH_FAIL, "PAP authentication failed")                        \
+	X(PM_AUTH_FAIL, "PAP or CHAP authentication failed")                 \
 	X(PM_NOBUF, "no mbuf for a PPPoE control frame")
 enum { PM_ERRORS(SL_ERR_ENUM) PM_NB };
 static const char *const pm_reasons[] = {PM_ERRORS(SL_ERR_STR)};
@@ -217,21 +224,50 @@ static void sess_end(struct sess *s, bool padt)
 
 static void lcp_request(struct sess *s)
 {
-	uint8_t o[14];
+	uint8_t o[15];
+	bool chap = s->auth == SL_PPP_CHAP;
 	o[0] = LCP_MRU;
 	o[1] = 4;
 	put16(o + 2, SL_PPPOE_MTU);
 	o[4] = LCP_AUTH;
-	o[5] = 4;
-	put16(o + 6, SL_PPP_PAP);
-	o[8] = LCP_MAGIC;
-	o[9] = 6;
+	o[5] = chap ? 5 : 4;
+	put16(o + 6, s->auth);
+	uint8_t *mo = o + 8;
+	if (chap)
+		*mo++ = 5; /* MD5 (RFC 1994 2) */
+	mo[0] = LCP_MAGIC;
+	mo[1] = 6;
 	uint32_t mg = rte_cpu_to_be_32(s->magic);
-	memcpy(o + 10, &mg, 4);
+	memcpy(mo + 2, &mg, 4);
 	s->lcp_id++;
 	s->lcp_sent = rte_rdtsc();
 	s->lcp_tries++;
-	ppp_send(s, SL_PPP_LCP, CONF_REQ, s->lcp_id, o, sizeof(o));
+	ppp_send(s, SL_PPP_LCP, CONF_REQ, s->lcp_id, o, (uint16_t)(mo + 6 - o));
+}
+
+/* CHAP (RFC 1994 4.1): a challenge of 16 random bytes, with our name. */
+static void chap_challenge(struct sess *s)
+{
+	uint8_t d[1 + 16 + sizeof(ac_name)];
+	d[0] = 16;
+	for (int i = 0; i < 16; i += 8) {
+		uint64_t r = rte_rand();
+		memcpy(s->challenge + i, &r, 8);
+	}
+	memcpy(d + 1, s->challenge, 16);
+	size_t nl = strlen(ac_name);
+	memcpy(d + 17, ac_name, nl);
+	s->chap_id++;
+	s->chap_sent = rte_rdtsc();
+	s->chap_tries++;
+	ppp_send(s, SL_PPP_CHAP, 1, s->chap_id, d, (uint16_t)(17 + nl));
+}
+
+/* Both LCP requests acked: authentication starts (the client sends PAP; we challenge). */
+static void lcp_opened(struct sess *s)
+{
+	if (s->lcp_ours && s->lcp_theirs && s->auth == SL_PPP_CHAP && !s->chap_id)
+		chap_challenge(s);
 }
 
 static void ipcp_request(struct sess *s)
@@ -278,6 +314,7 @@ static struct sess *sess_new(uint16_t access, const struct rte_ether_addr *mac)
 	s->sid = sid;
 	s->mac = *mac;
 	s->magic = (uint32_t)rte_rand() | 1;
+	s->auth = auth_default;
 	s->mru = SL_PPPOE_MTU;
 	s->created = rte_rdtsc();
 	sessions[sid] = s;
@@ -557,15 +594,29 @@ static void lcp_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d
 	case CONF_REQ:
 		if (conf_answer(s, SL_PPP_LCP, id, d, len, lcp_opt, NULL, 0) == 1)
 			s->lcp_theirs = true;
+		lcp_opened(s);
 		break;
 	case CONF_ACK:
 		if (id == s->lcp_id)
 			s->lcp_ours = true;
+		lcp_opened(s);
 		break;
-	case CONF_NAK:
+	case CONF_NAK: {
+		/* a Nak of our authentication that suggests the other one we speak (RFC 1661
+		 * 6.2): ask again with it; anything else (we ask for MRU 1492, authentication and
+		 * a magic number, which a PPPoE client must take) ends the session */
+		uint16_t alt = s->auth == SL_PPP_PAP ? SL_PPP_CHAP : SL_PPP_PAP;
+		bool ok = id == s->lcp_id && len >= 4 && d[0] == LCP_AUTH && get16(d + 2) == alt &&
+			  (alt == SL_PPP_PAP ? d[1] == 4 : d[1] == 5 && len >= 5 && d[4] == 5) &&
+			  len == d[1];
+		if (ok && s->lcp_tries < RETRIES) {
+			s->auth = alt;
+			lcp_request(s);
+			break;
+		}
+	}
+		/* fall through */
 	case CONF_REJ:
-		/* we ask for MRU 1492, PAP and a magic number, all a PPPoE client must take: one
-		 * that will not authenticate by PAP is ended (CHAP is not built) */
 		ppp_send(s, SL_PPP_LCP, TERM_REQ, ++s->lcp_id, NULL, 0);
 		sess_end(s, true);
 		break;
@@ -609,9 +660,69 @@ static const struct user *user_find(const char *name)
 	return NULL;
 }
 
+/* Authenticated (or not) as name: an address from the pool, then IPCP; or the session ends. */
+static void auth_done(struct sess *s, bool ok, const char *name, uint16_t proto, uint8_t id)
+{
+	if (ok && !s->authed) {
+		s->ip = pool_take();
+		ok = s->ip != 0;
+	}
+	bool chap = proto == SL_PPP_CHAP;
+	/* PAP's answers carry a message length byte (RFC 1334 2.2.2); CHAP's the message alone */
+	static const char pap_ok[] = "\x08Login ok", pap_bad[] = "\x0fLogin incorrect";
+	static const char chap_ok[] = "Welcome", chap_bad[] = "Authentication failed";
+	const char *msg = ok ? (chap ? chap_ok : pap_ok) : (chap ? chap_bad : pap_bad);
+	ppp_send(s, proto, ok ? (chap ? 3 : 2) : (chap ? 4 : 3), id, (const uint8_t *)msg,
+		 (uint16_t)strlen(msg));
+	if (!ok) {
+		count(PM_AUTH_FAIL);
+		ppp_send(s, SL_PPP_LCP, TERM_REQ, ++s->lcp_id, NULL, 0);
+		sess_end(s, true);
+		return;
+	}
+	if (!s->authed) {
+		s->authed = true;
+		snprintf(s->user, sizeof(s->user), "%.63s", name);
+		ipcp_request(s);
+	}
+}
+
+/* CHAP-MD5 (RFC 1994 4.1): the response is MD5(id, secret, challenge). */
+static void chap_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d, uint16_t len)
+{
+	if (code != 2 || s->auth != SL_PPP_CHAP || !s->chap_id || id != s->chap_id)
+		return;
+	if (s->authed) { /* a response repeated after our Success was lost: answer again */
+		auth_done(s, true, s->user, SL_PPP_CHAP, id);
+		return;
+	}
+	if (len < 17 || d[0] != 16) {
+		count(PM_BAD_PPP);
+		return;
+	}
+	char name[256];
+	uint16_t nl = (uint16_t)(len - 17 < 255 ? len - 17 : 255);
+	memcpy(name, d + 17, nl);
+	name[nl] = 0;
+	const struct user *u = user_find(name);
+	uint8_t want[16];
+	unsigned wl = 0;
+	bool ok = false;
+	if (u) {
+		uint8_t in[1 + sizeof(u->pass) + 16];
+		size_t pl = strlen(u->pass);
+		in[0] = id;
+		memcpy(in + 1, u->pass, pl);
+		memcpy(in + 1 + pl, s->challenge, 16);
+		ok = EVP_Digest(in, 1 + pl + 16, want, &wl, EVP_md5(), NULL) == 1 && wl == 16 &&
+		     !memcmp(want, d + 1, 16);
+	}
+	auth_done(s, ok, name, SL_PPP_CHAP, id);
+}
+
 static void pap_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d, uint16_t len)
 {
-	if (code != 1 || !s->lcp_ours || !s->lcp_theirs)
+	if (code != 1 || !s->lcp_ours || !s->lcp_theirs || s->auth != SL_PPP_PAP)
 		return;
 	if (len < 1 || d[0] + 2 > len || d[0] + 1 + d[d[0] + 1] + 1 > len) {
 		count(PM_BAD_PPP);
@@ -624,25 +735,7 @@ static void pap_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d
 	memcpy(pass, pw + 1, pw[0]);
 	pass[pw[0]] = 0;
 	const struct user *u = user_find(name);
-	bool ok = u && !strcmp(u->pass, pass);
-	if (ok && !s->authed) {
-		s->ip = pool_take();
-		ok = s->ip != 0;
-	}
-	static const char good[] = "\x08Login ok", bad[] = "\x0fLogin incorrect";
-	if (!ok) {
-		count(PM_AUTH_FAIL);
-		ppp_send(s, SL_PPP_PAP, 3, id, (const uint8_t *)bad, sizeof(bad) - 1);
-		ppp_send(s, SL_PPP_LCP, TERM_REQ, ++s->lcp_id, NULL, 0);
-		sess_end(s, true);
-		return;
-	}
-	ppp_send(s, SL_PPP_PAP, 2, id, (const uint8_t *)good, sizeof(good) - 1);
-	if (!s->authed) {
-		s->authed = true;
-		snprintf(s->user, sizeof(s->user), "%.63s", name);
-		ipcp_request(s);
-	}
+	auth_done(s, u && !strcmp(u->pass, pass), name, SL_PPP_PAP, id);
 }
 
 static void ipcp_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d, uint16_t len)
@@ -692,6 +785,8 @@ static void ppp_punt(struct rte_mbuf *m)
 		lcp_input(s, p[0], p[1], p + 4, plen - 4);
 	else if (proto == SL_PPP_PAP)
 		pap_input(s, p[0], p[1], p + 4, plen - 4);
+	else if (proto == SL_PPP_CHAP)
+		chap_input(s, p[0], p[1], p + 4, plen - 4);
 	else if (proto == SL_PPP_IPCP)
 		ipcp_input(s, p[0], p[1], p + 4, plen - 4);
 	else if (s->lcp_ours && s->lcp_theirs) { /* RFC 1661 5.7: Protocol-Reject */
@@ -723,6 +818,9 @@ static void pppoe_tick(uint64_t now)
 			}
 			lcp_request(s);
 		}
+		if (s->auth == SL_PPP_CHAP && s->chap_id && !s->authed &&
+		    now - s->chap_sent > RETRY_S * hz && s->chap_tries < RETRIES)
+			chap_challenge(s);
 		if (s->authed && !s->ipcp_ours && now - s->ipcp_sent > RETRY_S * hz &&
 		    s->ipcp_tries < RETRIES)
 			ipcp_request(s);
@@ -865,7 +963,19 @@ static int cmd_user(struct sl_out *o, int argc, char **argv)
 	return 0;
 }
 SL_CLI_COMMAND(pppoe_user, .path = "set pppoe user", .usage = "NAME password P | NAME del",
-	       .help = "a local PAP user (RADIUS is not built yet)", .fn = cmd_user)
+	       .help = "a local PAP or CHAP user (RADIUS is not built yet)", .fn = cmd_user)
+
+static int cmd_auth(struct sl_out *o, int argc, char **argv)
+{
+	if (argc != 1 || (strcmp(argv[0], "pap") && strcmp(argv[0], "chap")))
+		return sl_out_error(o, "usage: set pppoe auth pap|chap");
+	auth_default = argv[0][0] == 'p' ? SL_PPP_PAP : SL_PPP_CHAP;
+	return 0;
+}
+SL_CLI_COMMAND(pppoe_auth, .path = "set pppoe auth", .usage = "pap|chap",
+	       .help = "what LCP asks new sessions for: PAP (the default) or CHAP with MD5; a "
+		       "client whose Nak suggests the other gets it",
+	       .fn = cmd_auth)
 
 static const char *state_of(const struct sess *s)
 {
@@ -964,6 +1074,7 @@ static void pppoe_fini(void)
 	pool_used = NULL;
 	nsess = 0;
 	ac_ip = 0;
+	auth_default = SL_PPP_PAP;
 }
 
 SL_MODULE_REGISTER(pppoe_module, .name = "pppoe", .init = pppoe_init, .tick = pppoe_tick,

@@ -6,6 +6,7 @@ PPPoE and PPP layers; then IPv4 flows both ways between the client's address and
 (a network namespace on port1): the client's ICMP echo inside PPPoE reaches the kernel, whose
 reply comes back encapsulated in the session. Also: a wrong password (PAP Nak, PADT), a PADR
 without our cookie, frames for no session (dropped by name), LCP echo, and PADT ending it."""
+import hashlib
 import os
 import select
 import subprocess
@@ -112,9 +113,11 @@ def is_ppp(proto, code=None):
     return lambda p: PPP in p and p[PPP].proto == proto and (code is None or raw(p[PPP].payload)[0] == code)
 
 
-def bring_up(c, user="alice", password="secret"):
-    """Discovery, LCP, PAP and IPCP, each frame of sluiced's checked; the session id and the
-    address IPCP gave. A wrong password stops after PAP."""
+def bring_up(c, user="alice", password="secret", auth="pap", first=1):
+    """Discovery, LCP, authentication and IPCP, each frame of sluiced's checked; the session id
+    and the address IPCP gave. auth: what sluiced asks for, "pap" or "chap" (MD5), or
+    "chap-to-pap" (sluiced asks for CHAP, this client's Nak wants PAP). A wrong password
+    stops after authentication."""
     c.send(disc(0x09, tags=[PPPoETag(tag_type=0x0101, tag_value=b""),
                             PPPoETag(tag_type=0x0103, tag_value=UNIQ)]))
     pado = c.take(lambda p: PPPoED in p and p[PPPoED].code == 0x07, what="PADO")
@@ -132,7 +135,14 @@ def bring_up(c, user="alice", password="secret"):
     # the frame is padded to 60 bytes: PPPoE's length counts PPP's 2 bytes and the packet
     assert req[PPPoE].sessionid == sid and req[PPPoE].len == 2 + req[PPP_LCP_Configure].len
     opts = {o.type: o for o in req[PPP_LCP_Configure].options}
-    assert opts[1].max_recv_unit == 1492 and raw(opts[3])[2:4] == b"\xc0\x23" and opts[5].magic_number
+    want_auth = b"\x03\x05\xc2\x23\x05" if auth.startswith("chap") else b"\x03\x04\xc0\x23"
+    assert opts[1].max_recv_unit == 1492 and raw(opts[3]) == want_auth and opts[5].magic_number
+    if auth == "chap-to-pap":  # Nak: PAP instead; sluiced asks again with PAP
+        c.send(sess(sid, PPP(proto=0xc021) / Raw(bytes([3, req[PPP_LCP_Configure].id, 0, 8, 3, 4, 0xc0, 0x23]))))
+        req = c.take(is_ppp(0xc021, 1), what="LCP Configure-Request with PAP")
+        opts = {o.type: o for o in req[PPP_LCP_Configure].options}
+        assert raw(opts[3]) == b"\x03\x04\xc0\x23" and req[PPP_LCP_Configure].id == 2
+        auth = "pap"
     c.send(sess(sid, PPP(proto=0xc021) / PPP_LCP_Configure(code=2, id=req[PPP_LCP_Configure].id,
                                                            options=req[PPP_LCP_Configure].options)))
     mine = [PPP_LCP_MRU_Option(max_recv_unit=1492), PPP_LCP_Magic_Number_Option(magic_number=0x1234567)]
@@ -140,13 +150,27 @@ def bring_up(c, user="alice", password="secret"):
     ack = c.take(is_ppp(0xc021, 2), what="LCP Configure-Ack")
     a = raw(ack[PPP_LCP_Configure])
     assert ack[PPP_LCP_Configure].id == 7 and a[4:ack[PPP_LCP_Configure].len] == raw(PPP_LCP_Configure(options=mine))[4:]
-    # PAP
-    c.send(sess(sid, PPP(proto=0xc023) / PPP_PAP_Request(id=1, username=user, password=password)))
-    pap = c.take(is_ppp(0xc023), what="PAP answer")
-    if password != "secret":
-        assert raw(pap[PPP].payload)[0] == 3 and b"Login incorrect" in raw(pap)  # Authenticate-Nak
-        return sid, None
-    assert raw(pap[PPP].payload)[:2] == b"\x02\x01" and b"Login ok" in raw(pap)
+    if auth == "chap":  # RFC 1994: sluiced's challenge, our MD5(id, secret, challenge)
+        ch = c.take(is_ppp(0xc223, 1), what="CHAP Challenge")
+        b = raw(ch[PPP].payload)
+        cid, clen = b[1], b[2] << 8 | b[3]
+        assert b[4] == 16 and b[21:clen] == b"bng1"
+        resp = hashlib.md5(bytes([cid]) + password.encode() + b[5:21]).digest()
+        body = bytes([16]) + resp + user.encode()
+        c.send(sess(sid, PPP(proto=0xc223) / Raw(bytes([2, cid, 0, 4 + len(body)]) + body)))
+        ans = c.take(is_ppp(0xc223), what="CHAP answer")
+        a = raw(ans[PPP].payload)
+        if password != "secret":
+            assert a[:2] == bytes([4, cid]) and b"Authentication failed" in a  # Failure
+            return sid, None
+        assert a[:2] == bytes([3, cid]) and a[4:a[2] << 8 | a[3]] == b"Welcome"  # Success
+    else:
+        c.send(sess(sid, PPP(proto=0xc023) / PPP_PAP_Request(id=1, username=user, password=password)))
+        pap = c.take(is_ppp(0xc023), what="PAP answer")
+        if password != "secret":
+            assert raw(pap[PPP].payload)[0] == 3 and b"Login incorrect" in raw(pap)  # Authenticate-Nak
+            return sid, None
+        assert raw(pap[PPP].payload)[:2] == b"\x02\x01" and b"Login ok" in raw(pap)
     # IPCP: sluiced's address acked; ours asked as 0.0.0.0, nak'd with the pool's first
     ireq = c.take(is_ppp(0x8021, 1), what="IPCP Configure-Request")
     assert ireq[PPP_IPCP].options[0].data == "100.64.0.1"
@@ -154,7 +178,7 @@ def bring_up(c, user="alice", password="secret"):
     c.send(sess(sid, PPP(proto=0x8021) / PPP_IPCP(code=1, id=1, options=[PPP_IPCP_Option_IPAddress(data="0.0.0.0")])))
     nak = c.take(is_ppp(0x8021, 3), what="IPCP Configure-Nak")
     addr = nak[PPP_IPCP].options[0].data
-    assert nak[PPP_IPCP].id == 1 and addr == "100.64.1.1"
+    assert nak[PPP_IPCP].id == 1 and addr == f"100.64.1.{first}"
     c.send(sess(sid, PPP(proto=0x8021) / PPP_IPCP(code=1, id=2, options=[PPP_IPCP_Option_IPAddress(data=addr)])))
     iack = c.take(is_ppp(0x8021, 2), what="IPCP Configure-Ack")
     assert iack[PPP_IPCP].id == 2 and iack[PPP_IPCP].options[0].data == addr
@@ -210,7 +234,7 @@ def test_pppoe_session_to_a_real_host(links, sluiced_factory):
         errs = s.errors()
         assert errs[("pppoe-input", "no such PPPoE session (id, interface, client MAC)")] >= 1
         assert errs[("pppoe (main)", "PADR without our AC-Cookie (dropped)")] == 1
-        assert errs[("pppoe (main)", "PAP authentication failed")] == 1
+        assert errs[("pppoe (main)", "PAP or CHAP authentication failed")] == 1
         # the client ends it: the route, the interface and the address go
         c.send(disc(0xa7, sid=sid))
         time.sleep(0.3)
@@ -234,6 +258,7 @@ def test_pppoe_cli(sluiced_factory, tmp_path):
     s = sluiced_factory(pcap_ports(tmp_path, [], []), ["create loopback interface"])
     s.check_refused({
         "set pppoe access nosuch": "unknown interface 'nosuch'",
+        "set pppoe auth md5": "usage: set pppoe auth pap|chap",
         "set pppoe access loop0": "loop0 is a loopback",
         "set pppoe access port0 off": "usage: set pppoe access IFACE [disable]",
         "set pppoe pool 10.0.0.9 10.0.0.1": "the pool is FIRST to LAST",
@@ -249,4 +274,35 @@ def test_pppoe_cli(sluiced_factory, tmp_path):
     s.cli("set pppoe user bob password x")
     s.cli("set pppoe user bob del")
     assert s.js("show pppoe sessions")["pppoe-sessions"] == []
+    assert s.stop() == 0
+
+
+@pytest.mark.parametrize("auth", ["chap", "chap-to-pap"])
+def test_pppoe_chap(links, sluiced_factory, auth):
+    """CHAP with MD5 (RFC 1994) checked against this test's own MD5, a wrong secret refused,
+    and a client that Naks CHAP for PAP given PAP; then IPv4 through the session."""
+    global AC_MAC
+    devs = [f"net_af_packet0,iface={TAG}a0 {{ name port0 }}", f"net_af_packet1,iface={TAG}b0 {{ name port1 }}"]
+    s = sluiced_factory(devs, [
+        "set interface state port0 up", "set interface state port1 up",
+        "set interface ip address port1 10.10.2.10/24",
+        "set pppoe ac-name bng1", "set pppoe address 100.64.0.1", "set pppoe auth chap",
+        "set pppoe pool 100.64.1.1 100.64.1.100", "set pppoe user alice password secret",
+        "set pppoe access port0"])
+    AC_MAC = next(i["mac"] for i in s.js("show hardware")["hardware"] if i["name"] == "port0").lower()
+    c = Client(f"{TAG}a1", CMAC)
+    try:
+        if auth == "chap":
+            sid0, none = bring_up(c, auth="chap", password="wrong")
+            assert none is None
+            c.take(lambda p: PPPoED in p and p[PPPoED].code == 0xa7 and p[PPPoED].sessionid == sid0, what="PADT")
+        sid, addr = bring_up(c, auth=auth)
+        assert s.js("show pppoe sessions")["pppoe-sessions"][0]["state"] == "up"
+        c.send(sess(sid, IP4 / IP(src=addr, dst="10.10.2.2", ttl=64) / ICMP(id=78, seq=1)))
+        rep = c.take(lambda p: PPP in p and p[PPP].proto == 0x0021 and ICMP in p, what="echo reply")
+        assert rep[IP].dst == addr and rep[ICMP].type == 0
+        if auth == "chap":
+            assert s.errors()[("pppoe (main)", "PAP or CHAP authentication failed")] == 1
+    finally:
+        c.close()
     assert s.stop() == 0
