@@ -18,6 +18,25 @@ if [ -n "$missing" ]; then
 	apt-get install -y -q $missing >/dev/null
 fi
 
+# FreeRADIUS for the PPPoE tests (each test starts its own in the foreground): installed with
+# its service kept from starting (a policy-rc.d of ours while apt runs, and not enabled)
+if ! dpkg-query -W -f='${Status}' freeradius 2>/dev/null | grep -q "install ok installed"; then
+	echo "setup: installing freeradius (its service not started)"
+	made=0
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+		chmod +x /usr/sbin/policy-rc.d
+		made=1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >/dev/null
+	apt-get install -y -q freeradius >/dev/null
+	[ "$made" = 1 ] && rm -f /usr/sbin/policy-rc.d
+	if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+		systemctl disable freeradius >/dev/null 2>&1 || true
+	fi
+fi
+
 if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import scapy, pytest, yaml, matplotlib' 2>/dev/null; then
 	echo "setup: python venv in .venv"
 	/usr/bin/python3 -m venv .venv

@@ -815,6 +815,18 @@ static int cmd_delete_acl(struct sl_out *o, int argc, char **argv)
 SL_CLI_COMMAND(acl_delete, .path = "delete acl-plugin acl", .usage = "index N",
 	       .help = "deletes an ACL that no interface uses", .fn = cmd_delete_acl)
 
+int sl_acl_find(const char *s)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+	if (*s && !*end && v < SL_ACLS && acls[v])
+		return (int)v;
+	for (int i = 0; i < SL_ACLS; i++)
+		if (acls[i] && acls[i]->tag[0] && !strcmp(acls[i]->tag, s))
+			return i;
+	return -1;
+}
+
 static int cmd_set_if(struct sl_out *o, int argc, char **argv)
 {
 	static const char usage[] = "usage: set acl-plugin interface IFACE input|output acl N "
@@ -828,13 +840,18 @@ static int cmd_set_if(struct sl_out *o, int argc, char **argv)
 	uint32_t idx;
 	if (sl_arg_u32(o, "acl", argv[3], 0, SL_ACLS - 1, &idx))
 		return -1;
-	if (!acls[idx])
+	return sl_acl_if_apply(o, f->port, argv[1][0] == 'o', idx, argc == 5);
+}
+
+int sl_acl_if_apply(struct sl_out *o, uint16_t ifx, int dir, uint32_t idx, bool del)
+{
+	struct sl_iface *f = &sl_ifaces[ifx];
+	if (idx >= SL_ACLS || !acls[idx])
 		return sl_out_error(o, "no ACL %u", idx);
-	int dir = argv[1][0] == 'o';
 	const char *dname = dir ? "output" : "input";
 	enum sl_arc_id arc = dir ? SL_ARC_INTERFACE_OUTPUT : SL_ARC_DEVICE_INPUT;
 	const char *feat = dir ? "acl-output" : "acl-input";
-	uint16_t ifx = f->port, list[SL_ACL_PER_IF];
+	uint16_t list[SL_ACL_PER_IF];
 	const struct acl_cls *cur = if_cls[ifx][dir];
 	uint8_t n = 0;
 	bool there = cls_uses(cur, idx);
@@ -842,7 +859,7 @@ static int cmd_set_if(struct sl_out *o, int argc, char **argv)
 		if (cur->acl[k] != idx)
 			list[n++] = cur->acl[k];
 	char why[160] = "";
-	if (argc == 5) {
+	if (del) {
 		if (!there)
 			return sl_out_error(o, "ACL %u is not applied to %s %s", idx, f->name, dname);
 		if (!n) { /* the last one: the feature goes off, and its hook lets go */

@@ -3,17 +3,23 @@
  * with an AC-Cookie, PADR -> PADS, PADT), then per session PPP: LCP (RFC 1661: MRU, magic
  * number, echo, terminate; our request asks for PAP or CHAP with MD5 and takes the other
  * when the client's Nak suggests it), PAP (RFC 1334) or CHAP-MD5 (RFC 1994) against local users,
- * IPCP (RFC 1332: the address from a pool, DNS by RFC 1877), keepalive echoes. A session is a
+ * or a RADIUS server (src/bng/radius.c: Access-Accept's Framed-IP-Address, Session-Timeout
+ * and Filter-Id, the ACL applied to the session's input; accounting Start, Interim-Update
+ * and Stop with the session's counters), IPCP (RFC 1332: the address from a pool or RADIUS,
+ * DNS by RFC 1877), keepalive echoes. A session is a
  * logical interface pppoeN (N its session id, point to point, MTU 1492) in its access
  * interface's table; once IPCP is open a /32 route to the client's address goes through it.
  *   set pppoe access IFACE [disable]         set pppoe ac-name NAME
  *   set pppoe service-name NAME              set pppoe address A (ours, in IPCP)
  *   set pppoe pool FIRST LAST                set pppoe dns A [B]
  *   set pppoe user NAME password P | del     set pppoe auth pap|chap
- *   show pppoe sessions                      clear pppoe session N
- * Not built yet (issue 17): RADIUS, IPv6CP, per-session QoS and ACLs, IPoE. */
+ *   set pppoe acct-interim S                 show pppoe sessions
+ *   clear pppoe session N
+ * Not built yet (issue 17): CoA/Disconnect, Idle-Timeout, IPv6CP, per-session QoS, IPoE. */
 #include "pppoe.h"
 #include "../cli/cli.h"
+#include "radius.h"
+#include "../acl/acl.h"
 #include "../ip4/ip4.h"
 #include "../runtime/runtime.h"
 
@@ -62,6 +68,15 @@ struct sess {
 	uint32_t ip; /* host order; 0 until authenticated */
 	char user[64];
 	uint64_t rx_ctrl, tx_ctrl;
+	/* RADIUS */
+	uint32_t rad_token;        /* the answer awaited carries it; 0: none awaited */
+	uint8_t auth_msg_id;       /* the PAP request's or CHAP response's id, to answer */
+	uint32_t session_timeout;  /* s, 0: none */
+	char filter[64];           /* Filter-Id: the ACL on its input */
+	bool acct;                 /* accounting Start sent */
+	char acct_id[24];
+	uint64_t up_since, acct_last;
+	uint32_t term_cause;       /* RFC 2866 5.10, for the Stop */
 };
 
 struct user {
@@ -74,6 +89,7 @@ static uint32_t nsess;
 static struct user users[USERS];
 static char ac_name[64] = "sluice", service[64];
 static uint16_t auth_default = SL_PPP_PAP;
+static uint32_t interim_s;     /* accounting Interim-Update every this many seconds; 0: none */
 static uint32_t ac_ip, dns[2], pool_lo, pool_hi;
 static uint8_t *pool_used; /* one byte per address of the pool */
 static uint64_t cookie_key;
@@ -111,6 +127,12 @@ static inline void put16(uint8_t *p, uint16_t v)
 static inline uint16_t get16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* TSC cycles from t to now; 0 for a t after now (set since the tick took its time) */
+static inline uint64_t since(uint64_t now, uint64_t t)
+{
+	return now > t ? now - t : 0;
 }
 
 /* A frame to dmac out of access: Ethernet, PPPoE (code, sid) and plen bytes of payload for
@@ -196,9 +218,31 @@ static void pool_give(uint32_t a)
 		pool_used[a - pool_lo] = 0;
 }
 
+/* An Accounting-Request for s (RFC 2866): the session's counters as its interface has them
+ * (input: what the client sent). */
+static void acct_send(struct sess *s, uint8_t status)
+{
+	struct sl_if_counters c = sl_iface_counters(s->ifx);
+	uint64_t now = rte_rdtsc();
+	struct sl_radius_acct a = {
+		.status = status, .session_id = s->acct_id, .user = s->user, .mac = &s->mac,
+		.nas_port = s->sid, .framed_ip = s->ip,
+		.session_time = (uint32_t)((since(now, s->up_since)) / rte_get_tsc_hz()),
+		.in_octets = c.rx_bytes, .out_octets = c.tx_bytes, .in_packets = c.rx_pkts,
+		.out_packets = c.tx_pkts, .terminate_cause = s->term_cause ? s->term_cause : 1,
+	};
+	s->acct_last = now;
+	if (sl_radius_acct(&a))
+		RTE_LOG(WARNING, USER1, "pppoe%u: accounting request not sent\n", s->sid);
+}
+
 /* Ends s: PADT to the client when asked, its route, interface and id gone. */
 static void sess_end(struct sess *s, bool padt)
 {
+	if (s->acct)
+		acct_send(s, 2); /* Stop, before the interface and its counters go */
+	if (s->rad_token)
+		sl_radius_forget((uint64_t)s->sid << 32 | s->rad_token);
 	if (padt) {
 		uint8_t *p;
 		struct rte_mbuf *m = frame(s->access, &s->mac, SL_PPPOE_DISC, PADT, s->sid, 0, &p);
@@ -584,8 +628,14 @@ static void ip_up(struct sess *s)
 		return;
 	}
 	s->up = true;
-	s->echo_sent = rte_rdtsc();
+	s->echo_sent = s->up_since = rte_rdtsc();
 	dp_publish(s);
+	if (sl_radius_enabled()) {
+		snprintf(s->acct_id, sizeof(s->acct_id), "%08" PRIx64 "%04x",
+			 (uint64_t)(s->created & 0xffffffff), s->sid);
+		s->acct = true;
+		acct_send(s, 1); /* Start */
+	}
 }
 
 static void lcp_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d, uint16_t len)
@@ -660,11 +710,28 @@ static const struct user *user_find(const char *name)
 	return NULL;
 }
 
-/* Authenticated (or not) as name: an address from the pool, then IPCP; or the session ends. */
-static void auth_done(struct sess *s, bool ok, const char *name, uint16_t proto, uint8_t id)
+/* Whether another session has address a. */
+static bool ip_taken(const struct sess *me, uint32_t a)
+{
+	for (uint32_t sid = 1; sid < 65535; sid++)
+		if (sessions[sid] && sessions[sid] != me && sessions[sid]->ip == a)
+			return true;
+	return false;
+}
+
+/* Authenticated (or not) as name: an address (fixed, from RADIUS, or else from the pool),
+ * then IPCP; or the session ends. */
+static void auth_done(struct sess *s, bool ok, const char *name, uint16_t proto, uint8_t id,
+		      uint32_t fixed)
 {
 	if (ok && !s->authed) {
-		s->ip = pool_take();
+		if (fixed && (ip_taken(s, fixed) ||
+			      (pool_used && fixed >= pool_lo && fixed <= pool_hi &&
+			       pool_used[fixed - pool_lo])))
+			fixed = 0, ok = false; /* another session has it */
+		else if (fixed && pool_used && fixed >= pool_lo && fixed <= pool_hi)
+			pool_used[fixed - pool_lo] = 1;
+		s->ip = ok ? (fixed ? fixed : pool_take()) : 0;
 		ok = s->ip != 0;
 	}
 	bool chap = proto == SL_PPP_CHAP;
@@ -682,8 +749,54 @@ static void auth_done(struct sess *s, bool ok, const char *name, uint16_t proto,
 	}
 	if (!s->authed) {
 		s->authed = true;
-		snprintf(s->user, sizeof(s->user), "%.63s", name);
+		if (name != s->user)
+			snprintf(s->user, sizeof(s->user), "%.63s", name);
 		ipcp_request(s);
+	}
+}
+
+/* The RADIUS server's answer for session ctx >> 32: Access-Accept's address, timeout and
+ * Filter-Id (an ACL by tag or index, applied to the session's input; one that names none
+ * refuses the session), Access-Reject or no answer ends it. */
+static void radius_done(uint64_t ctx, const struct sl_radius_reply *r)
+{
+	struct sess *s = sessions[(uint16_t)(ctx >> 32)];
+	if (!s || s->rad_token != (uint32_t)ctx)
+		return;
+	s->rad_token = 0;
+	int acl = -1;
+	bool ok = r && r->accept;
+	if (ok && r->filter_id[0] && (acl = sl_acl_find(r->filter_id)) < 0) {
+		RTE_LOG(WARNING, USER1, "pppoe%u: Filter-Id '%s' names no ACL: refused\n", s->sid,
+			r->filter_id);
+		ok = false;
+	}
+	if (ok && acl >= 0) {
+		struct sl_out o = {0};
+		if (sl_acl_if_apply(&o, s->ifx, 0, (uint32_t)acl, false)) {
+			RTE_LOG(WARNING, USER1, "pppoe%u: %.*s\n", s->sid, (int)o.text.len,
+				o.text.p ? o.text.p : "");
+			ok = false;
+		}
+		sl_buf_free(&o.text);
+		sl_buf_free(&o.js);
+		snprintf(s->filter, sizeof(s->filter), "%s", r->filter_id);
+	}
+	if (ok)
+		s->session_timeout = r->session_timeout;
+	auth_done(s, ok, s->user, s->auth, s->auth_msg_id, ok ? r->framed_ip : 0);
+}
+
+static void radius_ask(struct sess *s, const struct sl_radius_auth_req *q, uint8_t id,
+		       const char *name)
+{
+	static uint32_t tokens;
+	snprintf(s->user, sizeof(s->user), "%.63s", name);
+	s->auth_msg_id = id;
+	s->rad_token = ++tokens ? tokens : ++tokens;
+	if (sl_radius_auth(q, radius_done, (uint64_t)s->sid << 32 | s->rad_token)) {
+		s->rad_token = 0;
+		auth_done(s, false, name, s->auth, id, 0);
 	}
 }
 
@@ -693,9 +806,11 @@ static void chap_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *
 	if (code != 2 || s->auth != SL_PPP_CHAP || !s->chap_id || id != s->chap_id)
 		return;
 	if (s->authed) { /* a response repeated after our Success was lost: answer again */
-		auth_done(s, true, s->user, SL_PPP_CHAP, id);
+		auth_done(s, true, s->user, SL_PPP_CHAP, id, 0);
 		return;
 	}
+	if (s->rad_token) /* the server has it already */
+		return;
 	if (len < 17 || d[0] != 16) {
 		count(PM_BAD_PPP);
 		return;
@@ -704,6 +819,13 @@ static void chap_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *
 	uint16_t nl = (uint16_t)(len - 17 < 255 ? len - 17 : 255);
 	memcpy(name, d + 17, nl);
 	name[nl] = 0;
+	if (sl_radius_enabled()) {
+		struct sl_radius_auth_req q = {.user = name, .chap_id = id, .chap_response = d + 1,
+					       .chap_challenge = s->challenge, .mac = &s->mac,
+					       .nas_port = s->sid};
+		radius_ask(s, &q, id, name);
+		return;
+	}
 	const struct user *u = user_find(name);
 	uint8_t want[16];
 	unsigned wl = 0;
@@ -717,7 +839,7 @@ static void chap_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *
 		ok = EVP_Digest(in, 1 + pl + 16, want, &wl, EVP_md5(), NULL) == 1 && wl == 16 &&
 		     !memcmp(want, d + 1, 16);
 	}
-	auth_done(s, ok, name, SL_PPP_CHAP, id);
+	auth_done(s, ok, name, SL_PPP_CHAP, id, 0);
 }
 
 static void pap_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d, uint16_t len)
@@ -734,8 +856,19 @@ static void pap_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d
 	const uint8_t *pw = d + 1 + d[0];
 	memcpy(pass, pw + 1, pw[0]);
 	pass[pw[0]] = 0;
+	if (sl_radius_enabled()) {
+		if (s->rad_token || s->authed) {
+			if (s->authed) /* our Ack was lost: again */
+				auth_done(s, true, s->user, SL_PPP_PAP, id, 0);
+			return;
+		}
+		struct sl_radius_auth_req q = {.user = name, .password = pass, .mac = &s->mac,
+					       .nas_port = s->sid};
+		radius_ask(s, &q, id, name);
+		return;
+	}
 	const struct user *u = user_find(name);
-	auth_done(s, u && !strcmp(u->pass, pass), name, SL_PPP_PAP, id);
+	auth_done(s, u && !strcmp(u->pass, pass), name, SL_PPP_PAP, id, 0);
 }
 
 static void ipcp_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d, uint16_t len)
@@ -807,11 +940,19 @@ static void pppoe_tick(uint64_t now)
 		struct sess *s = sessions[sid];
 		if (!s)
 			continue;
-		if (!s->up && now - s->created > SETUP_S * hz) {
+		if (!s->up && since(now, s->created) > SETUP_S * hz) {
 			sess_end(s, true);
 			continue;
 		}
-		if (!s->lcp_ours && now - s->lcp_sent > RETRY_S * hz) {
+		if (s->up && s->session_timeout && since(now, s->up_since) >= s->session_timeout * hz) {
+			s->term_cause = 5; /* Session-Timeout */
+			ppp_send(s, SL_PPP_LCP, TERM_REQ, ++s->lcp_id, NULL, 0);
+			sess_end(s, true);
+			continue;
+		}
+		if (s->acct && interim_s && since(now, s->acct_last) >= interim_s * hz)
+			acct_send(s, 3); /* Interim-Update */
+		if (!s->lcp_ours && since(now, s->lcp_sent) > RETRY_S * hz) {
 			if (s->lcp_tries >= RETRIES) {
 				sess_end(s, true);
 				continue;
@@ -819,13 +960,14 @@ static void pppoe_tick(uint64_t now)
 			lcp_request(s);
 		}
 		if (s->auth == SL_PPP_CHAP && s->chap_id && !s->authed &&
-		    now - s->chap_sent > RETRY_S * hz && s->chap_tries < RETRIES)
+		    since(now, s->chap_sent) > RETRY_S * hz && s->chap_tries < RETRIES)
 			chap_challenge(s);
-		if (s->authed && !s->ipcp_ours && now - s->ipcp_sent > RETRY_S * hz &&
+		if (s->authed && !s->ipcp_ours && since(now, s->ipcp_sent) > RETRY_S * hz &&
 		    s->ipcp_tries < RETRIES)
 			ipcp_request(s);
-		if (s->up && now - s->echo_sent > ECHO_S * hz) {
+		if (s->up && since(now, s->echo_sent) > ECHO_S * hz) {
 			if (s->echo_missed >= 3) {
+				s->term_cause = 2; /* Lost-Carrier */
 				sess_end(s, true);
 				continue;
 			}
@@ -873,7 +1015,9 @@ static int name_arg(struct sl_out *o, int argc, char **argv, char *dst, size_t l
 
 static int cmd_ac_name(struct sl_out *o, int argc, char **argv)
 {
-	return name_arg(o, argc, argv, ac_name, sizeof(ac_name), "usage: set pppoe ac-name NAME");
+	int rc = name_arg(o, argc, argv, ac_name, sizeof(ac_name), "usage: set pppoe ac-name NAME");
+	sl_radius_nas(ac_name, ac_ip); /* RADIUS's NAS-Identifier */
+	return rc;
 }
 SL_CLI_COMMAND(pppoe_ac_name, .path = "set pppoe ac-name", .usage = "NAME",
 	       .help = "the AC-Name in PADOs (default sluice)", .fn = cmd_ac_name)
@@ -890,9 +1034,14 @@ SL_CLI_COMMAND(pppoe_service, .path = "set pppoe service-name", .usage = "NAME",
 
 static int cmd_address(struct sl_out *o, int argc, char **argv)
 {
+	uint32_t a;
 	if (argc != 1)
 		return sl_out_error(o, "usage: set pppoe address A");
-	return sl_arg_ip4(o, argv[0], &ac_ip);
+	if (sl_arg_ip4(o, argv[0], &a))
+		return -1;
+	ac_ip = a;
+	sl_radius_nas(ac_name, ac_ip); /* RADIUS's NAS-IP-Address */
+	return 0;
 }
 SL_CLI_COMMAND(pppoe_address, .path = "set pppoe address", .usage = "A",
 	       .help = "our IPv4 address in IPCP (the clients' peer); needed before sessions",
@@ -965,6 +1114,17 @@ static int cmd_user(struct sl_out *o, int argc, char **argv)
 SL_CLI_COMMAND(pppoe_user, .path = "set pppoe user", .usage = "NAME password P | NAME del",
 	       .help = "a local PAP or CHAP user (RADIUS is not built yet)", .fn = cmd_user)
 
+static int cmd_interim(struct sl_out *o, int argc, char **argv)
+{
+	if (argc != 1)
+		return sl_out_error(o, "usage: set pppoe acct-interim SECONDS (0: none)");
+	return sl_arg_u32(o, "acct-interim", argv[0], 0, 86400, &interim_s);
+}
+SL_CLI_COMMAND(pppoe_interim, .path = "set pppoe acct-interim", .usage = "SECONDS",
+	       .help = "RADIUS accounting Interim-Update every SECONDS for each session (0, the "
+		       "default: none)",
+	       .fn = cmd_interim)
+
 static int cmd_auth(struct sl_out *o, int argc, char **argv)
 {
 	if (argc != 1 || (strcmp(argv[0], "pap") && strcmp(argv[0], "chap")))
@@ -987,9 +1147,10 @@ static int cmd_show(struct sl_out *o, int argc, char **argv)
 	(void)argv;
 	if (argc)
 		return sl_out_error(o, "usage: show pppoe sessions");
-	sl_tbl_begin(o, "pppoe-sessions", 10,
+	sl_tbl_begin(o, "pppoe-sessions", 12,
 		     (const char *[]){"session:u", "interface", "access", "client-mac", "user",
-				      "address", "state", "mru:u", "control-rx:u", "control-tx:u"});
+				      "address", "state", "mru:u", "control-rx:u", "control-tx:u",
+				      "acl", "session-timeout:u"});
 	for (uint32_t sid = 1; nsess && sid < 65535; sid++) {
 		const struct sess *s = sessions[sid];
 		if (!s)
@@ -1005,8 +1166,10 @@ static int cmd_show(struct sl_out *o, int argc, char **argv)
 		snprintf(v[3], 32, "%u", s->mru);
 		snprintf(v[4], 32, "%" PRIu64, s->rx_ctrl);
 		snprintf(v[5], 32, "%" PRIu64, s->tx_ctrl);
+		snprintf(v[6], 32, "%u", s->session_timeout);
 		sl_tbl_row(o, v[0], sl_ifaces[s->ifx].name, sl_ifaces[s->access].name, v[1],
-			   s->user[0] ? s->user : "-", v[2], state_of(s), v[3], v[4], v[5]);
+			   s->user[0] ? s->user : "-", v[2], state_of(s), v[3], v[4], v[5],
+			   s->filter[0] ? s->filter : "-", v[6]);
 	}
 	sl_tbl_end(o);
 	return 0;
@@ -1026,6 +1189,7 @@ static int cmd_clear(struct sl_out *o, int argc, char **argv)
 	struct sess *s = sessions[sid];
 	if (!s)
 		return sl_out_error(o, "no PPPoE session %u", sid);
+	s->term_cause = 6; /* Admin-Reset */
 	ppp_send(s, SL_PPP_LCP, TERM_REQ, ++s->lcp_id, NULL, 0);
 	sess_end(s, true);
 	return 0;
@@ -1075,6 +1239,7 @@ static void pppoe_fini(void)
 	nsess = 0;
 	ac_ip = 0;
 	auth_default = SL_PPP_PAP;
+	interim_s = 0;
 }
 
 SL_MODULE_REGISTER(pppoe_module, .name = "pppoe", .init = pppoe_init, .tick = pppoe_tick,

@@ -2,12 +2,14 @@
 /* PPPoE's data path. pppoed-input (ethertype 0x8863): discovery punted to the main lcore on an
  * access interface. pppoe-input (0x8864): the session by its id, checked against the access
  * interface and the client's MAC; IPv4 (PPP 0x0021) stripped of its 8 bytes of PPPoE and PPP
- * and handed to ip4-input as received on the session's interface; PPP's control protocols
- * punted. pppoe-output, the session type's output node: what ip4-rewrite sent (an Ethernet
+ * and handed to ip4-input as received on the session's interface (or, when the session has
+ * device-input features, an ACL or a policer, made an Ethernet frame again and given to
+ * them, as a sub-interface's frames are); PPP's control protocols punted. pppoe-output, the session type's output node: what ip4-rewrite sent (an Ethernet
  * header it wrote from the session's point-to-point adjacency) gets the client's Ethernet
  * header, PPPoE and PPP instead, out of the access interface. */
 #include "pppoe.h"
 #include "../ethernet/ethernet.h"
+#include "../runtime/feature.h"
 
 #define PI_ERRORS(X)                                                         \
 	X(PI_ERR_OFF, "PPPoE not enabled on the interface")                  \
@@ -21,6 +23,7 @@ static const char *const pi_reasons[] = {PI_ERRORS(SL_ERR_STR)};
 static uint16_t pi_err, pd_err;
 
 enum { PI_NEXT_DROP, PI_NEXT_IP4, PI_NEXT_PUNT, PI_NB_NEXT };
+static uint16_t pi_arc[SL_ARC_MAX_FEATS]; /* the device-input features */
 
 /* The client's MAC: the frame's source, in the 14 bytes before the data (ethernet-input
  * strips the header, and a sub-interface's tags after moving the MACs up to them). */
@@ -64,11 +67,23 @@ static inline uint16_t pi_one(struct sl_worker *w, struct rte_mbuf *m)
 			goto drop;
 		}
 		rte_pktmbuf_trim(m, (uint16_t)(m->data_len - SL_PPPOE_HDR - len)); /* padding */
-		rte_pktmbuf_adj(m, SL_PPPOE_HDR + 2);
 		m->port = ifx;
 		w->ifc[ifx].rx_pkts++;
-		w->ifc[ifx].rx_bytes += m->pkt_len;
-		return PI_NEXT_IP4;
+		w->ifc[ifx].rx_bytes += len - 2u;
+		uint8_t feats = __atomic_load_n(&sl_if_features[ifx][SL_ARC_DEVICE_INPUT],
+						__ATOMIC_RELAXED);
+		if (likely(!feats)) {
+			rte_pktmbuf_adj(m, SL_PPPOE_HDR + 2);
+			return PI_NEXT_IP4;
+		}
+		/* the MACs 8 bytes on, IPv4's ethertype over PPP's protocol: an Ethernet frame
+		 * to the session's MAC for its features, then ethernet-input (its mode) */
+		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+		memmove(d + 8 - RTE_ETHER_HDR_LEN, d - RTE_ETHER_HDR_LEN, 2 * RTE_ETHER_ADDR_LEN);
+		d[6] = RTE_ETHER_TYPE_IPV4 >> 8;
+		d[7] = RTE_ETHER_TYPE_IPV4 & 0xff;
+		rte_pktmbuf_prepend(m, RTE_ETHER_HDR_LEN - 8); /* data_off >= 14: checked */
+		return pi_arc[__builtin_ctz(feats)];
 	}
 	if (proto == SL_PPP_IP6) {
 		e = PI_ERR_PROTO;
@@ -196,6 +211,7 @@ RTE_INIT(pppoe_nodes_init)
 	pd_err = sl_error_register("pppoed-input", pi_reasons, PI_NB_ERR);
 	po_err = sl_error_register("pppoe-output", po_reasons, PO_NB_ERR);
 	sl_eth_type_register(SL_PPPOE_SESS, "pppoe-input");
+	sl_feature_start(SL_ARC_DEVICE_INPUT, "pppoe-input", pi_arc);
 	sl_eth_type_register(SL_PPPOE_DISC, "pppoed-input");
 	sl_iface_output_register(SL_IF_PPPOE, "pppoe-output");
 	sl_iface_tx_user("pppoe-output", &po_tx0);

@@ -472,6 +472,7 @@ int sl_iface_sub_create(struct sl_iface *p, uint32_t id, uint16_t tpid, uint16_t
 /* ---------------- CLI ---------------- */
 
 /* Workers own their counters: "clear interfaces" records a baseline (if_base) instead. */
+static struct sl_if_counters if_counters(uint32_t p);
 static struct sl_if_counters if_raw(uint32_t p)
 {
 	struct sl_if_counters t = {0};
@@ -486,6 +487,11 @@ static struct sl_if_counters if_raw(uint32_t p)
 		t.punts += c->punts;
 	}
 	return t;
+}
+
+struct sl_if_counters sl_iface_counters(uint16_t ifx)
+{
+	return if_counters(ifx);
 }
 
 static struct sl_if_counters if_counters(uint32_t p)

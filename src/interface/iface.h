@@ -179,6 +179,8 @@ struct sl_iface *sl_iface_by_name(const char *name);
 void sl_iface_set_up(uint16_t ifx, bool up);
 void sl_iface_set_mtu(uint16_t ifx, uint16_t mtu);
 int sl_iface_place_rxq(uint16_t ifx, uint16_t q, uint16_t w, char *why, size_t len);
+/* An interface's counters summed over the workers, since it was made or last cleared. */
+struct sl_if_counters sl_iface_counters(uint16_t ifx);
 /* Publishes each worker's (port, queue) list from the placement. */
 int sl_iface_publish_rx(void);
 /* Hands a ready L2 frame (meta->tx_if = tx port) to worker 0 to transmit. */

@@ -10,8 +10,9 @@
  *
  * The arcs:
  *   device-input      port-rx, pg-input, ethernet-input (a sub-interface's frames, their tags
- *                     popped) -> the interface's mode: ethernet-input or an L2 mode's node
- *                     (end e = the mode); frames as received
+ *                     popped), pppoe-input (a session's IPv4, as an Ethernet frame) -> the
+ *                     interface's mode: ethernet-input or an L2 mode's node (end e = the
+ *                     mode); frames as received
  *   ip4-unicast       ip4-input -> ip4-lookup: checked IPv4 packets, before the FIB
  *   interface-output  interface-output-features -> interface-tx: frames as sent. A sender
  *                     reaches the arc through the interface's tx_slot, which points at
@@ -29,7 +30,7 @@ enum sl_arc_id {
 	SL_NB_ARCS
 };
 #define SL_ARC_MAX_FEATS 8
-#define SL_ARC_MAX_STARTS 4
+#define SL_ARC_MAX_STARTS 8
 #define SL_ARC_MAX_ENDS 8
 
 /* A feature's own part in turning it on or off for interface ifx: called before its bit is

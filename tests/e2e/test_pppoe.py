@@ -113,7 +113,7 @@ def is_ppp(proto, code=None):
     return lambda p: PPP in p and p[PPP].proto == proto and (code is None or raw(p[PPP].payload)[0] == code)
 
 
-def bring_up(c, user="alice", password="secret", auth="pap", first=1):
+def bring_up(c, user="alice", password="secret", auth="pap", addr="100.64.1.1", expect_fail=False):
     """Discovery, LCP, authentication and IPCP, each frame of sluiced's checked; the session id
     and the address IPCP gave. auth: what sluiced asks for, "pap" or "chap" (MD5), or
     "chap-to-pap" (sluiced asks for CHAP, this client's Nak wants PAP). A wrong password
@@ -158,16 +158,16 @@ def bring_up(c, user="alice", password="secret", auth="pap", first=1):
         resp = hashlib.md5(bytes([cid]) + password.encode() + b[5:21]).digest()
         body = bytes([16]) + resp + user.encode()
         c.send(sess(sid, PPP(proto=0xc223) / Raw(bytes([2, cid, 0, 4 + len(body)]) + body)))
-        ans = c.take(is_ppp(0xc223), what="CHAP answer")
+        ans = c.take(is_ppp(0xc223), timeout=8.0, what="CHAP answer")
         a = raw(ans[PPP].payload)
-        if password != "secret":
+        if password == "wrong" or expect_fail:
             assert a[:2] == bytes([4, cid]) and b"Authentication failed" in a  # Failure
             return sid, None
         assert a[:2] == bytes([3, cid]) and a[4:a[2] << 8 | a[3]] == b"Welcome"  # Success
     else:
         c.send(sess(sid, PPP(proto=0xc023) / PPP_PAP_Request(id=1, username=user, password=password)))
-        pap = c.take(is_ppp(0xc023), what="PAP answer")
-        if password != "secret":
+        pap = c.take(is_ppp(0xc023), timeout=8.0, what="PAP answer")
+        if password == "wrong" or expect_fail:
             assert raw(pap[PPP].payload)[0] == 3 and b"Login incorrect" in raw(pap)  # Authenticate-Nak
             return sid, None
         assert raw(pap[PPP].payload)[:2] == b"\x02\x01" and b"Login ok" in raw(pap)
@@ -177,24 +177,29 @@ def bring_up(c, user="alice", password="secret", auth="pap", first=1):
     c.send(sess(sid, PPP(proto=0x8021) / PPP_IPCP(code=2, id=ireq[PPP_IPCP].id, options=ireq[PPP_IPCP].options)))
     c.send(sess(sid, PPP(proto=0x8021) / PPP_IPCP(code=1, id=1, options=[PPP_IPCP_Option_IPAddress(data="0.0.0.0")])))
     nak = c.take(is_ppp(0x8021, 3), what="IPCP Configure-Nak")
-    addr = nak[PPP_IPCP].options[0].data
-    assert nak[PPP_IPCP].id == 1 and addr == f"100.64.1.{first}"
+    assert nak[PPP_IPCP].id == 1 and nak[PPP_IPCP].options[0].data == addr
     c.send(sess(sid, PPP(proto=0x8021) / PPP_IPCP(code=1, id=2, options=[PPP_IPCP_Option_IPAddress(data=addr)])))
     iack = c.take(is_ppp(0x8021, 2), what="IPCP Configure-Ack")
     assert iack[PPP_IPCP].id == 2 and iack[PPP_IPCP].options[0].data == addr
     return sid, addr
 
 
-def test_pppoe_session_to_a_real_host(links, sluiced_factory):
+def start(factory, *lines):
+    """sluiced with port0 (access) and port1 (10.10.2.10/24) on the links, PPPoE served on
+    port0 as AC bng1 with address 100.64.0.1 and a pool from 100.64.1.1; the lines after
+    those. Sets AC_MAC."""
     global AC_MAC
     devs = [f"net_af_packet0,iface={TAG}a0 {{ name port0 }}", f"net_af_packet1,iface={TAG}b0 {{ name port1 }}"]
-    s = sluiced_factory(devs, [
-        "set interface state port0 up", "set interface state port1 up",
-        "set interface ip address port1 10.10.2.10/24",
-        "set pppoe ac-name bng1", "set pppoe address 100.64.0.1",
-        "set pppoe pool 100.64.1.1 100.64.1.100", "set pppoe user alice password secret",
-        "set pppoe access port0"])
+    s = factory(devs, ["set interface state port0 up", "set interface state port1 up",
+                       "set interface ip address port1 10.10.2.10/24",
+                       "set pppoe ac-name bng1", "set pppoe address 100.64.0.1",
+                       "set pppoe pool 100.64.1.1 100.64.1.100", *lines, "set pppoe access port0"])
     AC_MAC = next(i["mac"] for i in s.js("show hardware")["hardware"] if i["name"] == "port0").lower()
+    return s
+
+
+def test_pppoe_session_to_a_real_host(links, sluiced_factory):
+    s = start(sluiced_factory, "set pppoe user alice password secret")
     c = Client(f"{TAG}a1", CMAC)
     try:
         sid, addr = bring_up(c)
@@ -281,15 +286,7 @@ def test_pppoe_cli(sluiced_factory, tmp_path):
 def test_pppoe_chap(links, sluiced_factory, auth):
     """CHAP with MD5 (RFC 1994) checked against this test's own MD5, a wrong secret refused,
     and a client that Naks CHAP for PAP given PAP; then IPv4 through the session."""
-    global AC_MAC
-    devs = [f"net_af_packet0,iface={TAG}a0 {{ name port0 }}", f"net_af_packet1,iface={TAG}b0 {{ name port1 }}"]
-    s = sluiced_factory(devs, [
-        "set interface state port0 up", "set interface state port1 up",
-        "set interface ip address port1 10.10.2.10/24",
-        "set pppoe ac-name bng1", "set pppoe address 100.64.0.1", "set pppoe auth chap",
-        "set pppoe pool 100.64.1.1 100.64.1.100", "set pppoe user alice password secret",
-        "set pppoe access port0"])
-    AC_MAC = next(i["mac"] for i in s.js("show hardware")["hardware"] if i["name"] == "port0").lower()
+    s = start(sluiced_factory, "set pppoe auth chap", "set pppoe user alice password secret")
     c = Client(f"{TAG}a1", CMAC)
     try:
         if auth == "chap":
@@ -305,4 +302,181 @@ def test_pppoe_chap(links, sluiced_factory, auth):
             assert s.errors()[("pppoe (main)", "PAP or CHAP authentication failed")] == 1
     finally:
         c.close()
+    assert s.stop() == 0
+
+
+RADIUS_USERS = """alice Cleartext-Password := "secret"
+\tFramed-IP-Address = 100.64.9.9,
+\tSession-Timeout = 3600,
+\tFilter-Id = "acl7"
+
+bob Cleartext-Password := "bobpw"
+
+carol Cleartext-Password := "secret"
+\tFilter-Id = "nosuch"
+"""
+
+RADIUS_SITE = """server default {
+listen {
+\ttype = auth
+\tipaddr = 127.0.0.1
+\tport = %d
+}
+listen {
+\ttype = acct
+\tipaddr = 127.0.0.1
+\tport = %d
+}
+authorize {
+\tchap
+\tfiles
+\tpap
+}
+authenticate {
+\tAuth-Type PAP {
+\t\tpap
+\t}
+\tAuth-Type CHAP {
+\t\tchap
+\t}
+}
+accounting {
+\tok
+}
+post-auth {
+\tok
+}
+}
+"""
+
+
+def free_udp_pair():
+    import random
+    import socket
+    for _ in range(50):
+        p = random.randrange(20000, 29998, 2)
+        try:
+            socks = []
+            for q in (p, p + 1):
+                x = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                x.bind(("127.0.0.1", q))
+                socks.append(x)
+            for x in socks:
+                x.close()
+            return p
+        except OSError:
+            for x in socks:
+                x.close()
+    raise RuntimeError("no free UDP port pair")
+
+
+@pytest.fixture
+def freeradius(tmp_path):
+    """A real FreeRADIUS (Debian's freeradius 3.2) in the foreground with a configuration of
+    its own: the shipped one with our users, one virtual server on 127.0.0.1 (auth and acct
+    ports), PAP and CHAP. Yields (auth port, the function that returns its log so far)."""
+    import shutil
+    if not shutil.which("freeradius"):
+        pytest.skip("freeradius is not installed (scripts/setup.sh installs it)")
+    d = tmp_path / "raddb"
+    shutil.copytree("/etc/freeradius/3.0", d, symlinks=True)
+    (d / "mods-config/files/authorize").write_text(RADIUS_USERS)
+    # it stays root: the test's folder is root's alone (0700), which the freerad user cannot read
+    import re
+    conf = d / "radiusd.conf"
+    conf.write_text(re.sub(r"(?m)^(\s*)(user|group) = freerad", r"\1# \2 = freerad", conf.read_text()))
+    for x in (d / "sites-enabled").iterdir():
+        x.unlink()
+    port = free_udp_pair()
+    (d / "sites-enabled/sluice").write_text(RADIUS_SITE % (port, port + 1))
+    for x in (d / "mods-enabled").iterdir():
+        x.unlink()
+    for m in ("always", "chap", "pap", "files", "expr"):
+        (d / "mods-enabled" / m).symlink_to(f"../mods-available/{m}")
+    log = tmp_path / "radius.log"
+    out = open(log, "w")
+    proc = subprocess.Popen(["freeradius", "-X", "-d", str(d)], stdout=out, stderr=subprocess.STDOUT)
+    try:
+        end = time.time() + 20
+        while "Ready to process requests" not in log.read_text():
+            assert proc.poll() is None and time.time() < end, log.read_text()[-3000:]
+            time.sleep(0.1)
+        yield port, log.read_text
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        out.close()
+
+
+def acct_records(text):
+    """The Accounting-Requests FreeRADIUS logged: each a dict of its attributes."""
+    recs, cur = [], None
+    for line in text.splitlines():
+        if "Received Accounting-Request" in line:
+            cur = {}
+            recs.append(cur)
+        elif cur is not None and line.startswith("(") and " = " in line and line.split(")", 1)[1].startswith("   "):
+            k, v = line.split(")", 1)[1].strip().split(" = ", 1)
+            cur[k] = v.strip('"')
+        elif cur is not None and line.startswith("(") and "Received" not in line:
+            cur = None if not line.split(")", 1)[1].startswith("  ") else cur
+    return recs
+
+
+def test_pppoe_radius(links, sluiced_factory, freeradius):
+    """Sessions authenticated by a real FreeRADIUS: PAP for alice (Access-Accept with
+    Framed-IP-Address, Session-Timeout and Filter-Id acl7, applied to the session's input),
+    CHAP for bob (the pool's address), carol refused (her Filter-Id names no ACL), a wrong
+    password rejected; accounting Start, Interim-Update and Stop with the session's counters
+    in FreeRADIUS's own log."""
+    port, radlog = freeradius
+    s = start(sluiced_factory, "set pppoe acct-interim 1",
+              f"set radius server 127.0.0.1 secret testing123 auth-port {port} acct-port {port + 1}",
+              "set acl-plugin acl permit src 100.64.9.9/32 dst 10.10.2.2/32 proto 1, deny tag acl7")
+    c = Client(f"{TAG}a1", CMAC)
+    try:
+        sid, addr = bring_up(c, addr="100.64.9.9")
+        ss = s.js("show pppoe sessions")["pppoe-sessions"][0]
+        assert (ss["user"], ss["address"], ss["acl"], ss["session-timeout"], ss["state"]) == \
+            ("alice", "100.64.9.9", "acl7", 3600, "up")
+        for i in range(2):  # ICMP passes acl7; UDP does not
+            c.send(sess(sid, IP4 / IP(src=addr, dst="10.10.2.2", ttl=64) / ICMP(id=79, seq=i)))
+            c.take(lambda p: PPP in p and p[PPP].proto == 0x0021 and ICMP in p and p[ICMP].seq == i,
+                   what=f"echo reply {i}")
+        from scapy.all import UDP
+        c.send(sess(sid, IP4 / IP(src=addr, dst="10.10.2.2") / UDP(sport=5, dport=7)))
+        time.sleep(1.5)  # an Interim-Update goes out after a second
+        assert s.errors()[("acl-input", "acl deny")] == 1
+        c.send(disc(0xa7, sid=sid))
+        # bob by CHAP-MD5 through RADIUS: no Framed-IP-Address, so the pool's first
+        s.cli("set pppoe auth chap")
+        sid2, addr2 = bring_up(c, user="bob", password="bobpw", auth="chap")
+        assert addr2 == "100.64.1.1"
+        s.cli(f"clear pppoe session {sid2}")
+        c.take(lambda p: PPPoED in p and p[PPPoED].code == 0xa7 and p[PPPoED].sessionid == sid2, what="PADT")
+        # carol is accepted by the server but her Filter-Id names no ACL: refused; a wrong
+        # password is rejected by the server
+        s.cli("set pppoe auth pap")
+        _, none = bring_up(c, user="carol", password="secret", expect_fail=True)
+        assert none is None
+        _, none = bring_up(c, user="dave", password="wrong")
+        assert none is None
+        rad = s.js("show radius")["radius"][0]
+        assert (rad["accepts"], rad["rejects"], rad["bad-answers"], rad["timeouts"]) == (3, 1, 0, 0), rad
+    finally:
+        c.close()
+    time.sleep(0.5)
+    recs = acct_records(radlog())
+    kinds = [(r.get("Acct-Status-Type"), r.get("User-Name")) for r in recs]
+    assert kinds[0] == ("Start", "alice") and ("Interim-Update", "alice") in kinds, kinds
+    stop = next(r for r in recs if r.get("Acct-Status-Type") == "Stop" and r.get("User-Name") == "alice")
+    assert stop["Framed-IP-Address"] == "100.64.9.9" and stop["Acct-Terminate-Cause"] == "User-Request"
+    assert int(stop["Acct-Input-Packets"]) == 3 and int(stop["Acct-Output-Packets"]) == 2, stop
+    assert stop["Calling-Station-Id"] == CMAC and stop["NAS-Identifier"] == "bng1"
+    bob = next(r for r in recs if r.get("Acct-Status-Type") == "Stop" and r.get("User-Name") == "bob")
+    assert bob["Acct-Terminate-Cause"] == "Admin-Reset"
     assert s.stop() == 0

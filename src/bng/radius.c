@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* RADIUS client (main lcore): Access-Request with PAP's hidden User-Password (RFC 2865 5.2)
+ * or CHAP-Password and CHAP-Challenge, a Message-Authenticator on every Access-Request
+ * (RFC 3579 3.2, HMAC-MD5), Accounting-Request Start, Interim-Update and Stop (RFC 2866).
+ * Requests are sent again every `timeout` seconds, `retries` times; answers whose
+ * authenticators do not check out are dropped and counted.
+ *   set radius server A secret S [auth-port P] [acct-port P] [timeout S] [retries N]
+ *   set radius server del            show radius */
+#include "radius.h"
+#include "../cli/cli.h"
+#include "../runtime/runtime.h"
+#include "../sluice.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <rte_cycles.h>
+#include <rte_random.h>
+
+enum { ACCESS_REQUEST = 1, ACCESS_ACCEPT, ACCESS_REJECT, ACCT_REQUEST, ACCT_RESPONSE };
+enum { A_USER_NAME = 1, A_USER_PASSWORD, A_CHAP_PASSWORD, A_NAS_IP, A_NAS_PORT, A_SERVICE_TYPE,
+       A_FRAMED_PROTOCOL, A_FRAMED_IP, A_FILTER_ID = 11, A_REPLY_MESSAGE = 18,
+       A_SESSION_TIMEOUT = 27, A_IDLE_TIMEOUT, A_CALLING_STATION = 31, A_NAS_ID,
+       A_ACCT_STATUS = 40, A_ACCT_IN_OCTETS = 42, A_ACCT_OUT_OCTETS, A_ACCT_SESSION_ID,
+       A_ACCT_SESSION_TIME = 46, A_ACCT_IN_PACKETS, A_ACCT_OUT_PACKETS, A_ACCT_TERM_CAUSE,
+       A_ACCT_IN_GIGA = 52, A_ACCT_OUT_GIGA, A_CHAP_CHALLENGE = 60, A_NAS_PORT_TYPE,
+       A_MSG_AUTH = 80 };
+
+#define PKT_MAX 4096
+
+struct pending {
+	bool used, acct;
+	uint8_t pkt[PKT_MAX];
+	uint16_t len;
+	uint8_t tries;
+	uint64_t sent;
+	sl_radius_cb cb;
+	uint64_t ctx;
+};
+
+static struct pending pend[256];
+static uint8_t next_id;
+static int fd = -1;
+static struct sockaddr_in server;
+static uint16_t auth_port = 1812, acct_port = 1813;
+static char secret[128];
+static uint32_t timeout_s = 3, retries = 3;
+static char nas_id[64] = "sluice";
+static uint32_t nas_ip;
+static struct {
+	uint64_t auth_sent, accepts, rejects, acct_sent, acct_answered, timeouts, bad, resent;
+} st;
+
+bool sl_radius_enabled(void)
+{
+	return fd >= 0;
+}
+
+void sl_radius_nas(const char *id, uint32_t ip)
+{
+	snprintf(nas_id, sizeof(nas_id), "%s", id);
+	nas_ip = ip;
+}
+
+static void md5(const void *a, size_t al, const void *b, size_t bl, uint8_t out[16])
+{
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	unsigned n = 0;
+	if (!c || EVP_DigestInit_ex(c, EVP_md5(), NULL) != 1 || EVP_DigestUpdate(c, a, al) != 1 ||
+	    (bl && EVP_DigestUpdate(c, b, bl) != 1) || EVP_DigestFinal_ex(c, out, &n) != 1)
+		memset(out, 0, 16);
+	EVP_MD_CTX_free(c);
+}
+
+/* ---- building ---- */
+
+struct pkt {
+	uint8_t *b;
+	uint16_t len;
+	bool full;
+};
+
+static uint8_t *attr(struct pkt *p, uint8_t type, const void *v, size_t len)
+{
+	if (len > 253 || p->len + 2 + len > PKT_MAX) {
+		p->full = true;
+		return NULL;
+	}
+	uint8_t *a = p->b + p->len;
+	a[0] = type;
+	a[1] = (uint8_t)(2 + len);
+	if (len)
+		memcpy(a + 2, v, len);
+	p->len = (uint16_t)(p->len + 2 + len);
+	return a;
+}
+
+static void attr_u32(struct pkt *p, uint8_t type, uint32_t v)
+{
+	v = htonl(v);
+	attr(p, type, &v, 4);
+}
+
+static void attr_str(struct pkt *p, uint8_t type, const char *s)
+{
+	attr(p, type, s, strlen(s));
+}
+
+static void attr_mac(struct pkt *p, const struct rte_ether_addr *m)
+{
+	char s[18];
+	const uint8_t *b = m->addr_bytes;
+	snprintf(s, sizeof(s), "%02x:%02x:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3], b[4], b[5]);
+	attr_str(p, A_CALLING_STATION, s);
+}
+
+/* A free identifier's slot, its header written (code, id, random Request Authenticator for
+ * an Access-Request), or NULL. */
+static struct pending *slot(uint8_t code, struct pkt *p)
+{
+	for (int i = 0; i < 256; i++) {
+		uint8_t id = (uint8_t)(next_id + i);
+		struct pending *q = &pend[id];
+		if (q->used)
+			continue;
+		next_id = (uint8_t)(id + 1);
+		memset(q, 0, sizeof(*q));
+		q->used = true;
+		p->b = q->pkt;
+		p->len = 20;
+		p->full = false;
+		q->pkt[0] = code;
+		q->pkt[1] = id;
+		for (int k = 0; k < 16; k += 8) {
+			uint64_t r = code == ACCESS_REQUEST ? rte_rand() : 0;
+			memcpy(q->pkt + 4 + k, &r, 8);
+		}
+		return q;
+	}
+	return NULL;
+}
+
+static void send_one(struct pending *q)
+{
+	struct sockaddr_in to = server;
+	to.sin_port = htons(q->acct ? acct_port : auth_port);
+	if (sendto(fd, q->pkt, q->len, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
+		RTE_LOG(WARNING, USER1, "radius: sendto: %s\n", strerror(errno));
+	q->sent = rte_rdtsc();
+	q->tries++;
+}
+
+/* The length in, and for an Access-Request the Message-Authenticator (HMAC-MD5 over the packet
+ * with it zero), for an Accounting-Request the Request Authenticator (MD5 over the packet with
+ * it zero, then the secret). */
+static int finish(struct pending *q, struct pkt *p, uint8_t *msg_auth)
+{
+	if (p->full) {
+		q->used = false;
+		return -E2BIG;
+	}
+	q->len = p->len;
+	q->pkt[2] = (uint8_t)(p->len >> 8);
+	q->pkt[3] = (uint8_t)p->len;
+	if (msg_auth) {
+		unsigned n = 16;
+		HMAC(EVP_md5(), secret, (int)strlen(secret), q->pkt, q->len, msg_auth + 2, &n);
+	}
+	if (q->acct)
+		md5(q->pkt, q->len, secret, strlen(secret), q->pkt + 4);
+	send_one(q);
+	return 0;
+}
+
+int sl_radius_auth(const struct sl_radius_auth_req *r, sl_radius_cb cb, uint64_t ctx)
+{
+	if (fd < 0)
+		return -ENOTCONN;
+	struct pkt p;
+	struct pending *q = slot(ACCESS_REQUEST, &p);
+	if (!q)
+		return -EBUSY;
+	q->cb = cb;
+	q->ctx = ctx;
+	attr_str(&p, A_USER_NAME, r->user);
+	if (r->password) { /* RFC 2865 5.2: c(i) = p(i) xor MD5(S + c(i-1)), c(0) the RA */
+		uint8_t pw[128] = {0}, b[16];
+		size_t pl = strlen(r->password);
+		if (pl > sizeof(pw)) {
+			q->used = false;
+			return -E2BIG;
+		}
+		memcpy(pw, r->password, pl);
+		size_t n = pl ? (pl + 15) / 16 * 16 : 16;
+		const uint8_t *prev = q->pkt + 4;
+		for (size_t i = 0; i < n; i += 16) {
+			md5(secret, strlen(secret), prev, 16, b);
+			for (int k = 0; k < 16; k++)
+				pw[i + k] ^= b[k];
+			prev = pw + i;
+		}
+		attr(&p, A_USER_PASSWORD, pw, n);
+	} else {
+		uint8_t cp[17];
+		cp[0] = r->chap_id;
+		memcpy(cp + 1, r->chap_response, 16);
+		attr(&p, A_CHAP_PASSWORD, cp, 17);
+		attr(&p, A_CHAP_CHALLENGE, r->chap_challenge, 16);
+	}
+	attr_str(&p, A_NAS_ID, nas_id);
+	if (nas_ip)
+		attr_u32(&p, A_NAS_IP, nas_ip);
+	attr_u32(&p, A_NAS_PORT, r->nas_port);
+	attr_u32(&p, A_NAS_PORT_TYPE, 5);   /* Virtual */
+	attr_u32(&p, A_SERVICE_TYPE, 2);    /* Framed */
+	attr_u32(&p, A_FRAMED_PROTOCOL, 1); /* PPP */
+	attr_mac(&p, r->mac);
+	uint8_t zero[16] = {0};
+	uint8_t *ma = attr(&p, A_MSG_AUTH, zero, 16);
+	int rc = finish(q, &p, ma);
+	st.auth_sent += rc == 0;
+	return rc;
+}
+
+int sl_radius_acct(const struct sl_radius_acct *a)
+{
+	if (fd < 0)
+		return -ENOTCONN;
+	struct pkt p;
+	struct pending *q = slot(ACCT_REQUEST, &p);
+	if (!q)
+		return -EBUSY;
+	q->acct = true;
+	attr_u32(&p, A_ACCT_STATUS, a->status);
+	attr_str(&p, A_ACCT_SESSION_ID, a->session_id);
+	attr_str(&p, A_USER_NAME, a->user);
+	attr_str(&p, A_NAS_ID, nas_id);
+	if (nas_ip)
+		attr_u32(&p, A_NAS_IP, nas_ip);
+	attr_u32(&p, A_NAS_PORT, a->nas_port);
+	attr_u32(&p, A_NAS_PORT_TYPE, 5);
+	attr_u32(&p, A_SERVICE_TYPE, 2);
+	attr_u32(&p, A_FRAMED_PROTOCOL, 1);
+	if (a->framed_ip)
+		attr_u32(&p, A_FRAMED_IP, a->framed_ip);
+	attr_mac(&p, a->mac);
+	if (a->status != 1) { /* RFC 2866 5.3-5.8, and RFC 2869 5.1-5.2's gigawords */
+		attr_u32(&p, A_ACCT_SESSION_TIME, a->session_time);
+		attr_u32(&p, A_ACCT_IN_OCTETS, (uint32_t)a->in_octets);
+		attr_u32(&p, A_ACCT_OUT_OCTETS, (uint32_t)a->out_octets);
+		attr_u32(&p, A_ACCT_IN_GIGA, (uint32_t)(a->in_octets >> 32));
+		attr_u32(&p, A_ACCT_OUT_GIGA, (uint32_t)(a->out_octets >> 32));
+		attr_u32(&p, A_ACCT_IN_PACKETS, (uint32_t)a->in_packets);
+		attr_u32(&p, A_ACCT_OUT_PACKETS, (uint32_t)a->out_packets);
+	}
+	if (a->status == 2 && a->terminate_cause)
+		attr_u32(&p, A_ACCT_TERM_CAUSE, a->terminate_cause);
+	int rc = finish(q, &p, NULL);
+	st.acct_sent += rc == 0;
+	return rc;
+}
+
+void sl_radius_forget(uint64_t ctx)
+{
+	for (int i = 0; i < 256; i++)
+		if (pend[i].used && !pend[i].acct && pend[i].ctx == ctx)
+			pend[i].cb = NULL;
+}
+
+/* ---- answers ---- */
+
+static void parse_reply(const uint8_t *b, uint16_t len, struct sl_radius_reply *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->accept = b[0] == ACCESS_ACCEPT;
+	for (uint16_t off = 20; off + 2 <= len && b[off + 1] >= 2 && off + b[off + 1] <= len;
+	     off = (uint16_t)(off + b[off + 1])) {
+		const uint8_t *v = b + off + 2;
+		uint8_t vl = (uint8_t)(b[off + 1] - 2);
+		uint32_t u = 0;
+		if (vl == 4)
+			u = (uint32_t)v[0] << 24 | (uint32_t)v[1] << 16 | (uint32_t)v[2] << 8 | v[3];
+		switch (b[off]) {
+		case A_FRAMED_IP:
+			r->framed_ip = vl == 4 ? u : 0;
+			break;
+		case A_SESSION_TIMEOUT:
+			r->session_timeout = u;
+			break;
+		case A_IDLE_TIMEOUT:
+			r->idle_timeout = u;
+			break;
+		case A_FILTER_ID:
+			snprintf(r->filter_id, sizeof(r->filter_id), "%.*s", vl, (const char *)v);
+			break;
+		case A_REPLY_MESSAGE:
+			snprintf(r->reply_message, sizeof(r->reply_message), "%.*s", vl,
+				 (const char *)v);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* The Response Authenticator (MD5 of the answer with the request's authenticator, then the
+ * secret), and a Message-Authenticator when the answer has one. */
+static bool answer_ok(const struct pending *q, uint8_t *b, uint16_t len)
+{
+	uint8_t got[16], want[16], tmp[PKT_MAX];
+	memcpy(got, b + 4, 16);
+	memcpy(tmp, b, len);
+	memcpy(tmp + 4, q->pkt + 4, 16);
+	md5(tmp, len, secret, strlen(secret), want);
+	if (memcmp(got, want, 16))
+		return false;
+	for (uint16_t off = 20; off + 2 <= len && b[off + 1] >= 2 && off + b[off + 1] <= len;
+	     off = (uint16_t)(off + b[off + 1])) {
+		if (b[off] != A_MSG_AUTH || b[off + 1] != 18)
+			continue;
+		uint8_t mac[16];
+		unsigned n = 16;
+		memcpy(mac, b + off + 2, 16);
+		memset(tmp + off + 2, 0, 16); /* tmp holds the request's authenticator already */
+		HMAC(EVP_md5(), secret, (int)strlen(secret), tmp, len, want, &n);
+		return !memcmp(mac, want, 16);
+	}
+	return true;
+}
+
+static void radius_poll(void)
+{
+	if (fd < 0)
+		return;
+	uint8_t b[PKT_MAX];
+	for (int k = 0; k < 64; k++) {
+		struct sockaddr_in from;
+		socklen_t fl = sizeof(from);
+		ssize_t n = recvfrom(fd, b, sizeof(b), 0, (struct sockaddr *)&from, &fl);
+		if (n < 0)
+			return;
+		struct pending *q = &pend[b[1]];
+		uint16_t len = n >= 20 ? (uint16_t)(b[2] << 8 | b[3]) : 0;
+		bool code_ok = q->acct ? b[0] == ACCT_RESPONSE
+				       : b[0] == ACCESS_ACCEPT || b[0] == ACCESS_REJECT;
+		if (n < 20 || len < 20 || len > n || !q->used || !code_ok ||
+		    from.sin_addr.s_addr != server.sin_addr.s_addr || !answer_ok(q, b, len)) {
+			RTE_LOG(NOTICE, USER1, "radius: answer %u (code %u, id %u, %zd bytes) dropped: "
+				"%s\n", (unsigned)st.bad, b[0], b[1], n,
+				n < 20 || len < 20 || len > n ? "malformed"
+				: !q->used ? "no request outstanding with its id"
+				: !code_ok ? "not an answer to the request's kind"
+				: from.sin_addr.s_addr != server.sin_addr.s_addr ? "not from the server"
+				: "authenticator does not check out");
+			st.bad++;
+			continue;
+		}
+		q->used = false;
+		if (q->acct) {
+			st.acct_answered++;
+			continue;
+		}
+		struct sl_radius_reply r;
+		parse_reply(b, len, &r);
+		st.accepts += r.accept;
+		st.rejects += !r.accept;
+		if (q->cb)
+			q->cb(q->ctx, &r);
+	}
+}
+
+static void radius_tick(uint64_t now)
+{
+	uint64_t hz = rte_get_tsc_hz();
+	for (int i = 0; fd >= 0 && i < 256; i++) {
+		struct pending *q = &pend[i];
+		/* sent after the tick's time was taken (another module's tick): not due */
+		if (!q->used || q->sent > now || now - q->sent < timeout_s * hz)
+			continue;
+		if (q->tries <= retries) {
+			st.resent++;
+			send_one(q);
+			continue;
+		}
+		q->used = false;
+		st.timeouts++;
+		if (q->cb)
+			q->cb(q->ctx, NULL);
+	}
+}
+
+static void radius_close(void)
+{
+	if (fd >= 0)
+		close(fd);
+	fd = -1;
+	for (int i = 0; i < 256; i++)
+		if (pend[i].used && pend[i].cb)
+			pend[i].cb(pend[i].ctx, NULL);
+	memset(pend, 0, sizeof(pend));
+}
+
+/* ---- CLI ---- */
+
+static int cmd_server(struct sl_out *o, int argc, char **argv)
+{
+	static const char usage[] = "usage: set radius server A secret S [auth-port P] [acct-port P] "
+				    "[timeout S] [retries N] | set radius server del";
+	if (argc == 1 && !strcmp(argv[0], "del")) {
+		radius_close();
+		return 0;
+	}
+	uint32_t ip = 0, ap = 1812, cp = 1813, to = 3, rt = 3;
+	const char *sec = NULL;
+	if (argc < 1 || sl_arg_ip4(o, argv[0], &ip))
+		return argc < 1 ? sl_out_error(o, "%s", usage) : -1;
+	for (int i = 1; i < argc; i += 2) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!v)
+			return sl_out_error(o, "'%s' needs a value; %s", a, usage);
+		if (!strcmp(a, "secret")) {
+			if (!*v || strlen(v) >= sizeof(secret))
+				return sl_out_error(o, "the secret is 1 to %zu characters",
+						    sizeof(secret) - 1);
+			sec = v;
+		} else if (!strcmp(a, "auth-port") || !strcmp(a, "acct-port")) {
+			if (sl_arg_u32(o, a, v, 1, 65535, a[1] == 'u' ? &ap : &cp))
+				return -1;
+		} else if (!strcmp(a, "timeout")) {
+			if (sl_arg_u32(o, a, v, 1, 60, &to))
+				return -1;
+		} else if (!strcmp(a, "retries")) {
+			if (sl_arg_u32(o, a, v, 0, 10, &rt))
+				return -1;
+		} else {
+			return sl_out_error(o, "unknown option '%s'; %s", a, usage);
+		}
+	}
+	if (!sec)
+		return sl_out_error(o, "a secret is required; %s", usage);
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return sl_out_error(o, "socket: %s", strerror(errno));
+	radius_close();
+	fd = s;
+	memset(&server, 0, sizeof(server));
+	server.sin_family = AF_INET;
+	server.sin_addr.s_addr = htonl(ip);
+	auth_port = (uint16_t)ap;
+	acct_port = (uint16_t)cp;
+	timeout_s = to;
+	retries = rt;
+	snprintf(secret, sizeof(secret), "%s", sec);
+	return 0;
+}
+SL_CLI_COMMAND(radius_server, .path = "set radius server",
+	       .usage = "A secret S [auth-port P] [acct-port P] [timeout S] [retries N] | del",
+	       .help = "the RADIUS server (RFC 2865, 2866) that authenticates PPPoE sessions and gets "
+		       "their accounting, instead of the local users; requests sent again every "
+		       "timeout seconds (3), retries times (3)",
+	       .fn = cmd_server)
+
+static int cmd_show(struct sl_out *o, int argc, char **argv)
+{
+	(void)argv;
+	if (argc)
+		return sl_out_error(o, "usage: show radius");
+	sl_tbl_begin(o, "radius", 12,
+		     (const char *[]){"server", "auth-port:u", "acct-port:u", "outstanding:u",
+				      "access-requests:u", "accepts:u", "rejects:u",
+				      "accounting-requests:u", "accounting-responses:u",
+				      "timeouts:u", "resent:u", "bad-answers:u"});
+	if (fd >= 0) {
+		char v[12][24];
+		sl_fmt_ip4(v[0], ntohl(server.sin_addr.s_addr));
+		unsigned out = 0;
+		for (int i = 0; i < 256; i++)
+			out += pend[i].used;
+		uint64_t n[] = {auth_port, acct_port, out, st.auth_sent, st.accepts, st.rejects,
+				st.acct_sent, st.acct_answered, st.timeouts, st.resent, st.bad};
+		for (int i = 0; i < 11; i++)
+			snprintf(v[i + 1], sizeof(v[0]), "%" PRIu64, n[i]);
+		sl_tbl_row(o, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10],
+			   v[11]);
+	}
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(show_radius, .path = "show radius", .usage = "",
+	       .help = "the RADIUS server and its counters: requests, accepts, rejects, accounting, "
+		       "timeouts, answers dropped (bad authenticator)",
+	       .fn = cmd_show)
+
+static void radius_fini(void)
+{
+	radius_close();
+	memset(&st, 0, sizeof(st));
+}
+
+SL_MODULE_REGISTER(radius_module, .name = "radius", .poll = radius_poll, .tick = radius_tick,
+		   .fini = radius_fini)

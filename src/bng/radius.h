@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* A RADIUS client on the main lcore (RFC 2865 authentication, RFC 2866 accounting): one UDP
+ * socket, up to 256 requests outstanding, each sent again after a timeout, answers checked
+ * by their Response Authenticator (and Message-Authenticator, RFC 3579 3.2, when present). */
+#ifndef SL_RADIUS_H
+#define SL_RADIUS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <rte_ether.h>
+
+struct sl_radius_auth_req {
+	const char *user;
+	const char *password;          /* PAP, or NULL for CHAP */
+	uint8_t chap_id;
+	const uint8_t *chap_response;  /* 16 bytes */
+	const uint8_t *chap_challenge; /* 16 bytes */
+	const struct rte_ether_addr *mac; /* Calling-Station-Id */
+	uint32_t nas_port;             /* the session id */
+};
+
+/* What an Access-Accept gave (0 / empty: not given). */
+struct sl_radius_reply {
+	bool accept;
+	uint32_t framed_ip;            /* host order */
+	uint32_t session_timeout, idle_timeout;
+	char filter_id[64];
+	char reply_message[128];
+};
+
+/* The answer to a request made with ctx: r NULL when the server never answered. */
+typedef void (*sl_radius_cb)(uint64_t ctx, const struct sl_radius_reply *r);
+
+struct sl_radius_acct {
+	uint8_t status;                /* 1 Start, 2 Stop, 3 Interim-Update */
+	const char *session_id, *user;
+	const struct rte_ether_addr *mac;
+	uint32_t nas_port, framed_ip;
+	uint32_t session_time;
+	uint64_t in_octets, out_octets, in_packets, out_packets;
+	uint32_t terminate_cause;      /* RFC 2866 5.10, with Stop */
+};
+
+bool sl_radius_enabled(void);
+/* 0, or -errno (no server, 256 requests out, no socket). */
+int sl_radius_auth(const struct sl_radius_auth_req *q, sl_radius_cb cb, uint64_t ctx);
+int sl_radius_acct(const struct sl_radius_acct *a);
+/* Requests made with ctx get no callback any more (their session ended). */
+void sl_radius_forget(uint64_t ctx);
+/* The NAS-Identifier and NAS-IP-Address sent (the PPPoE AC's name and address). */
+void sl_radius_nas(const char *id, uint32_t ip);
+
+#endif
