@@ -20,6 +20,7 @@
 #include "../cli/cli.h"
 #include "radius.h"
 #include "../acl/acl.h"
+#include "../qos/hqos.h"
 #include "../ip4/ip4.h"
 #include "../runtime/runtime.h"
 
@@ -73,6 +74,8 @@ struct sess {
 	uint8_t auth_msg_id;       /* the PAP request's or CHAP response's id, to answer */
 	uint32_t session_timeout;  /* s, 0: none */
 	char filter[64];           /* Filter-Id: the ACL on its input */
+	char qos[32];              /* its QoS profile (RADIUS ERX-Qos-Profile-Name, or the user's) */
+	uint16_t qos_pipe;         /* its pipe in subport 0 of the access interface's QoS */
 	bool acct;                 /* accounting Start sent */
 	char acct_id[24];
 	uint64_t up_since, acct_last;
@@ -81,6 +84,7 @@ struct sess {
 
 struct user {
 	char name[64], pass[64];
+	char qos[32]; /* a QoS profile for its sessions, or empty */
 };
 
 #define USERS 256
@@ -196,7 +200,8 @@ static void dp_publish(struct sess *s)
 	struct sl_pppoe_dp *d = malloc(sizeof(*d)), *old = sl_pppoe_by_if[s->ifx];
 	if (!d)
 		return; /* the old copy stays: the session keeps its previous state */
-	*d = (struct sl_pppoe_dp){.access = s->access, .sid = s->sid, .mac = s->mac, .ip_up = s->up};
+	*d = (struct sl_pppoe_dp){.access = s->access, .sid = s->sid, .mac = s->mac, .ip_up = s->up,
+				  .qos_pipe = s->qos_pipe};
 	__atomic_store_n(&sl_pppoe_by_if[s->ifx], d, __ATOMIC_RELEASE);
 	if (old)
 		sl_rcu_retire(dp_free, old, 0);
@@ -252,6 +257,12 @@ static void sess_end(struct sess *s, bool padt)
 	uint16_t fib = sl_ifaces[s->ifx].fib;
 	if (s->up)
 		sl_ip4_route_del(fib, s->ip, 32);
+	if (s->qos_pipe) { /* the pipe back to the interface's own profile */
+		struct sl_out o = {0};
+		sl_qos_pipe_set(&o, s->access, 0, s->qos_pipe, NULL);
+		sl_buf_free(&o.text);
+		sl_buf_free(&o.js);
+	}
 	s->up = false;
 	__atomic_store_n(&sl_pppoe_sid_if[s->sid], 0, __ATOMIC_RELEASE);
 	struct sl_pppoe_dp *d = sl_pppoe_by_if[s->ifx];
@@ -710,6 +721,41 @@ static const struct user *user_find(const char *name)
 	return NULL;
 }
 
+/* Session s's QoS profile on a pipe of its access interface's scheduler (subport 0, the
+ * first pipe from 1 that no session of that interface has): 0, or -1 (logged). */
+static int qos_assign(struct sess *s, const char *profile)
+{
+	uint32_t subports, pipes;
+	if (sl_qos_pipes(s->access, &subports, &pipes)) {
+		RTE_LOG(WARNING, USER1, "pppoe%u: QoS profile %s, but %s has no QoS\n", s->sid,
+			profile, sl_ifaces[s->access].name);
+		return -1;
+	}
+	for (uint32_t p = 1; p < pipes && p < 65536; p++) {
+		bool used = false;
+		for (uint32_t sid = 1; !used && sid < 65535; sid++)
+			used = sessions[sid] && sessions[sid]->access == s->access &&
+			       sessions[sid]->qos_pipe == p;
+		if (used)
+			continue;
+		struct sl_out o = {0};
+		int rc = sl_qos_pipe_set(&o, s->access, 0, p, profile);
+		if (rc)
+			RTE_LOG(WARNING, USER1, "pppoe%u: %.*s\n", s->sid, (int)o.text.len,
+				o.text.p ? o.text.p : "");
+		sl_buf_free(&o.text);
+		sl_buf_free(&o.js);
+		if (rc)
+			return -1;
+		s->qos_pipe = (uint16_t)p;
+		snprintf(s->qos, sizeof(s->qos), "%s", profile);
+		return 0;
+	}
+	RTE_LOG(WARNING, USER1, "pppoe%u: no QoS pipe left on %s\n", s->sid,
+		sl_ifaces[s->access].name);
+	return -1;
+}
+
 /* Whether another session has address a. */
 static bool ip_taken(const struct sess *me, uint32_t a)
 {
@@ -722,8 +768,10 @@ static bool ip_taken(const struct sess *me, uint32_t a)
 /* Authenticated (or not) as name: an address (fixed, from RADIUS, or else from the pool),
  * then IPCP; or the session ends. */
 static void auth_done(struct sess *s, bool ok, const char *name, uint16_t proto, uint8_t id,
-		      uint32_t fixed)
+		      uint32_t fixed, const char *qos)
 {
+	if (ok && !s->authed && qos && qos[0] && qos_assign(s, qos))
+		ok = false; /* a profile it cannot have: refused */
 	if (ok && !s->authed) {
 		if (fixed && (ip_taken(s, fixed) ||
 			      (pool_used && fixed >= pool_lo && fixed <= pool_hi &&
@@ -784,7 +832,8 @@ static void radius_done(uint64_t ctx, const struct sl_radius_reply *r)
 	}
 	if (ok)
 		s->session_timeout = r->session_timeout;
-	auth_done(s, ok, s->user, s->auth, s->auth_msg_id, ok ? r->framed_ip : 0);
+	auth_done(s, ok, s->user, s->auth, s->auth_msg_id, ok ? r->framed_ip : 0,
+		  ok ? r->qos_profile : NULL);
 }
 
 static void radius_ask(struct sess *s, const struct sl_radius_auth_req *q, uint8_t id,
@@ -796,7 +845,7 @@ static void radius_ask(struct sess *s, const struct sl_radius_auth_req *q, uint8
 	s->rad_token = ++tokens ? tokens : ++tokens;
 	if (sl_radius_auth(q, radius_done, (uint64_t)s->sid << 32 | s->rad_token)) {
 		s->rad_token = 0;
-		auth_done(s, false, name, s->auth, id, 0);
+		auth_done(s, false, name, s->auth, id, 0, NULL);
 	}
 }
 
@@ -806,7 +855,7 @@ static void chap_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *
 	if (code != 2 || s->auth != SL_PPP_CHAP || !s->chap_id || id != s->chap_id)
 		return;
 	if (s->authed) { /* a response repeated after our Success was lost: answer again */
-		auth_done(s, true, s->user, SL_PPP_CHAP, id, 0);
+		auth_done(s, true, s->user, SL_PPP_CHAP, id, 0, NULL);
 		return;
 	}
 	if (s->rad_token) /* the server has it already */
@@ -839,7 +888,7 @@ static void chap_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *
 		ok = EVP_Digest(in, 1 + pl + 16, want, &wl, EVP_md5(), NULL) == 1 && wl == 16 &&
 		     !memcmp(want, d + 1, 16);
 	}
-	auth_done(s, ok, name, SL_PPP_CHAP, id, 0);
+	auth_done(s, ok, name, SL_PPP_CHAP, id, 0, u ? u->qos : NULL);
 }
 
 static void pap_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d, uint16_t len)
@@ -859,7 +908,7 @@ static void pap_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d
 	if (sl_radius_enabled()) {
 		if (s->rad_token || s->authed) {
 			if (s->authed) /* our Ack was lost: again */
-				auth_done(s, true, s->user, SL_PPP_PAP, id, 0);
+				auth_done(s, true, s->user, SL_PPP_PAP, id, 0, NULL);
 			return;
 		}
 		struct sl_radius_auth_req q = {.user = name, .password = pass, .mac = &s->mac,
@@ -868,7 +917,7 @@ static void pap_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d
 		return;
 	}
 	const struct user *u = user_find(name);
-	auth_done(s, u && !strcmp(u->pass, pass), name, SL_PPP_PAP, id, 0);
+	auth_done(s, u && !strcmp(u->pass, pass), name, SL_PPP_PAP, id, 0, u ? u->qos : NULL);
 }
 
 static void ipcp_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d, uint16_t len)
@@ -1088,7 +1137,8 @@ SL_CLI_COMMAND(pppoe_dns, .path = "set pppoe dns", .usage = "A [B]",
 
 static int cmd_user(struct sl_out *o, int argc, char **argv)
 {
-	static const char usage[] = "usage: set pppoe user NAME password P | set pppoe user NAME del";
+	static const char usage[] = "usage: set pppoe user NAME password P [qos-profile Q] | "
+				    "set pppoe user NAME del";
 	if (argc == 2 && !strcmp(argv[1], "del")) {
 		struct user *u = (struct user *)(uintptr_t)user_find(argv[0]);
 		if (!u)
@@ -1096,8 +1146,12 @@ static int cmd_user(struct sl_out *o, int argc, char **argv)
 		memset(u, 0, sizeof(*u));
 		return 0;
 	}
-	if (argc != 3 || strcmp(argv[1], "password"))
+	if ((argc != 3 && argc != 5) || strcmp(argv[1], "password") ||
+	    (argc == 5 && strcmp(argv[3], "qos-profile")))
 		return sl_out_error(o, "%s", usage);
+	if (argc == 5 && strlen(argv[4]) >= sizeof(users[0].qos))
+		return sl_out_error(o, "QoS profile names are at most %zu characters",
+				    sizeof(users[0].qos) - 1);
 	if (strlen(argv[0]) >= sizeof(users[0].name) || strlen(argv[2]) >= sizeof(users[0].pass) ||
 	    !argv[0][0])
 		return sl_out_error(o, "user names and passwords are 1 to 63 characters");
@@ -1109,10 +1163,14 @@ static int cmd_user(struct sl_out *o, int argc, char **argv)
 		return sl_out_error(o, "%d users already, the most there are", USERS);
 	snprintf(u->name, sizeof(u->name), "%s", argv[0]);
 	snprintf(u->pass, sizeof(u->pass), "%s", argv[2]);
+	snprintf(u->qos, sizeof(u->qos), "%s", argc == 5 ? argv[4] : "");
 	return 0;
 }
-SL_CLI_COMMAND(pppoe_user, .path = "set pppoe user", .usage = "NAME password P | NAME del",
-	       .help = "a local PAP or CHAP user (RADIUS is not built yet)", .fn = cmd_user)
+SL_CLI_COMMAND(pppoe_user, .path = "set pppoe user",
+	       .usage = "NAME password P [qos-profile Q] | NAME del",
+	       .help = "a local PAP or CHAP user (used while no RADIUS server is set); its sessions "
+		       "get QoS profile Q on a pipe of the access interface's scheduler",
+	       .fn = cmd_user)
 
 static int cmd_interim(struct sl_out *o, int argc, char **argv)
 {
@@ -1147,10 +1205,10 @@ static int cmd_show(struct sl_out *o, int argc, char **argv)
 	(void)argv;
 	if (argc)
 		return sl_out_error(o, "usage: show pppoe sessions");
-	sl_tbl_begin(o, "pppoe-sessions", 12,
+	sl_tbl_begin(o, "pppoe-sessions", 14,
 		     (const char *[]){"session:u", "interface", "access", "client-mac", "user",
 				      "address", "state", "mru:u", "control-rx:u", "control-tx:u",
-				      "acl", "session-timeout:u"});
+				      "acl", "session-timeout:u", "qos-profile", "qos-pipe:u"});
 	for (uint32_t sid = 1; nsess && sid < 65535; sid++) {
 		const struct sess *s = sessions[sid];
 		if (!s)
@@ -1167,9 +1225,10 @@ static int cmd_show(struct sl_out *o, int argc, char **argv)
 		snprintf(v[4], 32, "%" PRIu64, s->rx_ctrl);
 		snprintf(v[5], 32, "%" PRIu64, s->tx_ctrl);
 		snprintf(v[6], 32, "%u", s->session_timeout);
+		snprintf(v[7], 32, "%u", s->qos_pipe);
 		sl_tbl_row(o, v[0], sl_ifaces[s->ifx].name, sl_ifaces[s->access].name, v[1],
 			   s->user[0] ? s->user : "-", v[2], state_of(s), v[3], v[4], v[5],
-			   s->filter[0] ? s->filter : "-", v[6]);
+			   s->filter[0] ? s->filter : "-", v[6], s->qos[0] ? s->qos : "-", v[7]);
 	}
 	sl_tbl_end(o);
 	return 0;

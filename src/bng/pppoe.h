@@ -26,6 +26,7 @@ struct sl_pppoe_dp {
 	uint16_t sid;
 	struct rte_ether_addr mac;
 	bool ip_up;
+	uint16_t qos_pipe;  /* its pipe in subport 0 of the access interface's QoS; 0: none */
 };
 
 /* Session id -> the session's interface (0: none), and interface -> its data. */

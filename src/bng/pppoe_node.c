@@ -186,6 +186,11 @@ static inline uint16_t po_one(struct sl_worker *w, struct rte_mbuf *m)
 	h[19] = (uint8_t)(ip_len + 2);
 	h[20] = SL_PPP_IP4 >> 8;
 	h[21] = SL_PPP_IP4 & 0xff;
+	if (s->qos_pipe) { /* the subscriber's pipe for qos-output on the access interface */
+		sl_meta2(m)->qos_subport = 0;
+		sl_meta2(m)->qos_pipe = s->qos_pipe;
+		m->ol_flags |= sl_flag_qos;
+	}
 	sl_meta(m)->tx_if = s->access;
 	return sl_iface_tx_edge(po_tx0, s->access);
 drop:

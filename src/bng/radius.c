@@ -28,7 +28,7 @@
 
 enum { ACCESS_REQUEST = 1, ACCESS_ACCEPT, ACCESS_REJECT, ACCT_REQUEST, ACCT_RESPONSE };
 enum { A_USER_NAME = 1, A_USER_PASSWORD, A_CHAP_PASSWORD, A_NAS_IP, A_NAS_PORT, A_SERVICE_TYPE,
-       A_FRAMED_PROTOCOL, A_FRAMED_IP, A_FILTER_ID = 11, A_REPLY_MESSAGE = 18,
+       A_FRAMED_PROTOCOL, A_FRAMED_IP, A_FILTER_ID = 11, A_REPLY_MESSAGE = 18, A_VSA = 26,
        A_SESSION_TIMEOUT = 27, A_IDLE_TIMEOUT, A_CALLING_STATION = 31, A_NAS_ID,
        A_ACCT_STATUS = 40, A_ACCT_IN_OCTETS = 42, A_ACCT_OUT_OCTETS, A_ACCT_SESSION_ID,
        A_ACCT_SESSION_TIME = 46, A_ACCT_IN_PACKETS, A_ACCT_OUT_PACKETS, A_ACCT_TERM_CAUSE,
@@ -301,6 +301,12 @@ static void parse_reply(const uint8_t *b, uint16_t len, struct sl_radius_reply *
 			break;
 		case A_FILTER_ID:
 			snprintf(r->filter_id, sizeof(r->filter_id), "%.*s", vl, (const char *)v);
+			break;
+		case A_VSA: /* vendor 4874 (Juniper E-series), its attribute 26 */
+			if (vl >= 6 && v[0] == 0 && v[1] == 0 && v[2] == 0x13 && v[3] == 0x0a &&
+			    v[4] == 26 && v[5] >= 2 && v[5] <= vl - 4)
+				snprintf(r->qos_profile, sizeof(r->qos_profile), "%.*s", v[5] - 2,
+					 (const char *)v + 6);
 			break;
 		case A_REPLY_MESSAGE:
 			snprintf(r->reply_message, sizeof(r->reply_message), "%.*s", vl,

@@ -25,6 +25,7 @@ struct sl_radius_reply {
 	uint32_t framed_ip;            /* host order */
 	uint32_t session_timeout, idle_timeout;
 	char filter_id[64];
+	char qos_profile[32];          /* ERX-Qos-Profile-Name (Juniper's VSA 4874/26) */
 	char reply_message[128];
 };
 

@@ -96,6 +96,7 @@ struct hqos {
 	int16_t prof_id[QOS_PROFILES]; /* our profile i's rte_sched id (every subport), or -1 */
 	uint32_t nb_ids;
 	uint8_t *pipe_prof;   /* [subport * pipes + pipe]: our profile index */
+	uint8_t def_prof;     /* the interface's profile, every pipe's at first */
 	struct rte_sched_subport_stats *sp_acc;  /* [subports], from OP_STATS */
 	struct rte_sched_queue_stats *q_acc;     /* [subports * pipes * 16], from OP_STATS */
 };
@@ -850,6 +851,7 @@ static int cmd_set_if_qos(struct sl_out *o, int argc, char **argv)
 		return sl_out_error(o, "out of memory for %u x %u pipes", subports, pipes);
 	}
 	memset(h->pipe_prof, idx, (size_t)subports * pipes);
+	h->def_prof = (uint8_t)idx;
 	if (hqos_build(o, h, idx, (uint32_t)f->mtu + 18)) {
 		hqos_free(h);
 		return -1;
@@ -904,11 +906,33 @@ static int cmd_set_pipe(struct sl_out *o, int argc, char **argv)
 		return sl_out_error(o, "subport '%s': 0 to %u", argv[2], h->subports - 1);
 	if (parse_u32(argv[4], UINT32_MAX, &p) || p >= h->pipes)
 		return sl_out_error(o, "pipe '%s': 0 to %u", argv[4], h->pipes - 1);
-	int idx = prof_find(argv[6]);
+	return sl_qos_pipe_set(o, sl_iface_by_name(argv[0])->port, s, p, argv[6]);
+}
+
+int sl_qos_pipes(uint16_t ifx, uint32_t *subports, uint32_t *pipes)
+{
+	const struct hqos *h = if_qos[ifx];
+	if (!h)
+		return -ENOENT;
+	*subports = h->subports;
+	*pipes = h->pipes;
+	return 0;
+}
+
+int sl_qos_pipe_set(struct sl_out *o, uint16_t ifx, uint32_t s, uint32_t p, const char *profile)
+{
+	struct hqos *h = if_qos[ifx];
+	if (!h)
+		return sl_out_error(o, "%s has no QoS (set interface qos)", sl_ifaces[ifx].name);
+	if (s >= h->subports || p >= h->pipes)
+		return sl_out_error(o, "subport %u pipe %u: %s has %u and %u", s, p,
+				    sl_ifaces[ifx].name, h->subports, h->pipes);
+	int idx = profile ? prof_find(profile) : h->def_prof;
 	if (idx < 0)
-		return sl_out_error(o, "no QoS profile %s", argv[6]);
+		return sl_out_error(o, "no QoS profile %s", profile);
 	if (profiles[idx]->rate > h->rate)
-		return sl_out_error(o, "profile %s's rate is above the port's", argv[6]);
+		return sl_out_error(o, "profile %s's rate is above the port's", profiles[idx]->name);
+	const char *ifname = sl_ifaces[ifx].name;
 	/* the profile's id in rte_sched's tables: added on first use to every subport's;
 	 * rte_sched refuses a second profile of the same parameters, so that one shares an id */
 	int add = -1, id = h->prof_id[idx];
@@ -917,7 +941,7 @@ static int cmd_set_pipe(struct sl_out *o, int argc, char **argv)
 			id = h->prof_id[j];
 	if (id < 0) {
 		if (h->nb_ids == QOS_PROFILES)
-			return sl_out_error(o, "%d profiles on %s already", QOS_PROFILES, argv[0]);
+			return sl_out_error(o, "%d profiles on %s already", QOS_PROFILES, ifname);
 		add = idx;
 	}
 	h->mb.op = OP_PIPE;

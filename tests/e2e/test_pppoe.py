@@ -308,7 +308,8 @@ def test_pppoe_chap(links, sluiced_factory, auth):
 RADIUS_USERS = """alice Cleartext-Password := "secret"
 \tFramed-IP-Address = 100.64.9.9,
 \tSession-Timeout = 3600,
-\tFilter-Id = "acl7"
+\tFilter-Id = "acl7",
+\tERX-Qos-Profile-Name = "gold"
 
 bob Cleartext-Password := "bobpw"
 
@@ -436,13 +437,15 @@ def test_pppoe_radius(links, sluiced_factory, freeradius):
     port, radlog = freeradius
     s = start(sluiced_factory, "set pppoe acct-interim 1",
               f"set radius server 127.0.0.1 secret testing123 auth-port {port} acct-port {port + 1}",
-              "set acl-plugin acl permit src 100.64.9.9/32 dst 10.10.2.2/32 proto 1, deny tag acl7")
+              "set acl-plugin acl permit src 100.64.9.9/32 dst 10.10.2.2/32 proto 1, deny tag acl7",
+              "qos profile basic rate 100m", "qos profile gold rate 2m",
+              "set interface qos port0 rate 100m profile basic pipes 16 pipe-from none")
     c = Client(f"{TAG}a1", CMAC)
     try:
         sid, addr = bring_up(c, addr="100.64.9.9")
         ss = s.js("show pppoe sessions")["pppoe-sessions"][0]
-        assert (ss["user"], ss["address"], ss["acl"], ss["session-timeout"], ss["state"]) == \
-            ("alice", "100.64.9.9", "acl7", 3600, "up")
+        assert (ss["user"], ss["address"], ss["acl"], ss["session-timeout"], ss["state"], ss["qos-profile"],
+                ss["qos-pipe"]) == ("alice", "100.64.9.9", "acl7", 3600, "up", "gold", 1)
         for i in range(2):  # ICMP passes acl7; UDP does not
             c.send(sess(sid, IP4 / IP(src=addr, dst="10.10.2.2", ttl=64) / ICMP(id=79, seq=i)))
             c.take(lambda p: PPP in p and p[PPP].proto == 0x0021 and ICMP in p and p[ICMP].seq == i,
@@ -451,7 +454,13 @@ def test_pppoe_radius(links, sluiced_factory, freeradius):
         c.send(sess(sid, IP4 / IP(src=addr, dst="10.10.2.2") / UDP(sport=5, dport=7)))
         time.sleep(1.5)  # an Interim-Update goes out after a second
         assert s.errors()[("acl-input", "acl deny")] == 1
+        # her downstream went through her own pipe of port0's scheduler, with her profile
+        pipe = s.js("show qos port0 subport 0 pipe 1")["qos-queues"]
+        assert {q["profile"] for q in pipe} == {"gold"}
+        assert sum(q["packets"] for q in pipe) == 2, pipe
         c.send(disc(0xa7, sid=sid))
+        time.sleep(0.3)  # her pipe goes back to the interface's profile
+        assert {q["profile"] for q in s.js("show qos port0 subport 0 pipe 1")["qos-queues"]} == {"basic"}
         # bob by CHAP-MD5 through RADIUS: no Framed-IP-Address, so the pool's first
         s.cli("set pppoe auth chap")
         sid2, addr2 = bring_up(c, user="bob", password="bobpw", auth="chap")
