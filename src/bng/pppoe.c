@@ -73,6 +73,7 @@ struct sess {
 	uint32_t rad_token;        /* the answer awaited carries it; 0: none awaited */
 	uint8_t auth_msg_id;       /* the PAP request's or CHAP response's id, to answer */
 	uint32_t session_timeout;  /* s, 0: none */
+	uint64_t timeout_base;     /* when it started counting (IPCP up, or a CoA's change) */
 	char filter[64];           /* Filter-Id: the ACL on its input */
 	char qos[32];              /* its QoS profile (RADIUS ERX-Qos-Profile-Name, or the user's) */
 	uint16_t qos_pipe;         /* its pipe in subport 0 of the access interface's QoS */
@@ -639,7 +640,7 @@ static void ip_up(struct sess *s)
 		return;
 	}
 	s->up = true;
-	s->echo_sent = s->up_since = rte_rdtsc();
+	s->echo_sent = s->up_since = s->timeout_base = rte_rdtsc();
 	dp_publish(s);
 	if (sl_radius_enabled()) {
 		snprintf(s->acct_id, sizeof(s->acct_id), "%08" PRIx64 "%04x",
@@ -993,7 +994,8 @@ static void pppoe_tick(uint64_t now)
 			sess_end(s, true);
 			continue;
 		}
-		if (s->up && s->session_timeout && since(now, s->up_since) >= s->session_timeout * hz) {
+		if (s->up && s->session_timeout &&
+		    since(now, s->timeout_base) >= s->session_timeout * hz) {
 			s->term_cause = 5; /* Session-Timeout */
 			ppp_send(s, SL_PPP_LCP, TERM_REQ, ++s->lcp_id, NULL, 0);
 			sess_end(s, true);
@@ -1026,6 +1028,75 @@ static void pppoe_tick(uint64_t now)
 			ppp_send(s, SL_PPP_LCP, ECHO_REQ, ++s->echo_id, (const uint8_t *)&mg, 4);
 		}
 	}
+}
+
+/* ---- dynamic authorization (RFC 5176) ---- */
+
+/* ACL acl (or none, -1) on s's input in place of the one it has; 0, or -1 (logged). */
+static int acl_swap(struct sess *s, int acl, const char *name)
+{
+	int old = s->filter[0] ? sl_acl_find(s->filter) : -1;
+	if (old == acl)
+		return 0;
+	struct sl_out o = {0};
+	int rc = 0;
+	if (old >= 0)
+		sl_acl_if_apply(&o, s->ifx, 0, (uint32_t)old, true);
+	if (acl >= 0 && (rc = sl_acl_if_apply(&o, s->ifx, 0, (uint32_t)acl, false)) && old >= 0)
+		sl_acl_if_apply(&o, s->ifx, 0, (uint32_t)old, false); /* as it was */
+	if (rc)
+		RTE_LOG(WARNING, USER1, "pppoe%u: %.*s\n", s->sid, (int)o.text.len,
+			o.text.p ? o.text.p : "");
+	else
+		snprintf(s->filter, sizeof(s->filter), "%s", acl >= 0 ? name : "");
+	sl_buf_free(&o.text);
+	sl_buf_free(&o.js);
+	return rc;
+}
+
+/* The session a Disconnect- or CoA-Request names (every identifier it gives must match; it
+ * must give one), then the disconnection or the changes: an ACL (Filter-Id), a QoS profile,
+ * a Session-Timeout. 0 (ACK), or RFC 5176 3.6's Error-Cause. */
+static uint32_t das_request(const struct sl_radius_das_req *q)
+{
+	if (!q->session_id && !q->user && !q->framed_ip)
+		return 402; /* Missing Attribute */
+	struct sess *s = NULL;
+	for (uint32_t sid = 1; !s && sid < 65535; sid++) {
+		struct sess *c = sessions[sid];
+		if (c && c->up && (!q->session_id || !strcmp(q->session_id, c->acct_id)) &&
+		    (!q->user || !strcmp(q->user, c->user)) && (!q->framed_ip || q->framed_ip == c->ip))
+			s = c;
+	}
+	if (!s)
+		return 503; /* Session Context Not Found */
+	if (q->code == 40) {
+		s->term_cause = 6; /* Admin-Reset */
+		ppp_send(s, SL_PPP_LCP, TERM_REQ, ++s->lcp_id, NULL, 0);
+		sess_end(s, true);
+		return 0;
+	}
+	if (q->filter_id) {
+		int acl = q->filter_id[0] ? sl_acl_find(q->filter_id) : -1;
+		if ((q->filter_id[0] && acl < 0) || acl_swap(s, acl, q->filter_id))
+			return 407; /* Invalid Attribute Value */
+	}
+	if (q->qos_profile) {
+		struct sl_out o = {0};
+		int rc = s->qos_pipe ? sl_qos_pipe_set(&o, s->access, 0, s->qos_pipe, q->qos_profile)
+				     : qos_assign(s, q->qos_profile);
+		sl_buf_free(&o.text);
+		sl_buf_free(&o.js);
+		if (rc)
+			return 407;
+		snprintf(s->qos, sizeof(s->qos), "%s", q->qos_profile);
+		dp_publish(s);
+	}
+	if (q->has_timeout) {
+		s->session_timeout = q->session_timeout;
+		s->timeout_base = rte_rdtsc(); /* the new timeout counts from now */
+	}
+	return 0;
 }
 
 /* ---- CLI ---- */
@@ -1309,5 +1380,6 @@ RTE_INIT(pppoe_ctl_init)
 	pm_err = sl_error_register("pppoe (main)", pm_reasons, PM_NB);
 	sl_punt_register(SL_PUNT_PPPOE_DISC, disc_punt);
 	sl_punt_register(SL_PUNT_PPP, ppp_punt);
+	sl_radius_das_handler(das_request);
 	sl_iface_busy_register(pppoe_busy);
 }

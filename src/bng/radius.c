@@ -3,8 +3,11 @@
  * or CHAP-Password and CHAP-Challenge, a Message-Authenticator on every Access-Request
  * (RFC 3579 3.2, HMAC-MD5), Accounting-Request Start, Interim-Update and Stop (RFC 2866).
  * Requests are sent again every `timeout` seconds, `retries` times; answers whose
- * authenticators do not check out are dropped and counted.
+ * authenticators do not check out are dropped and counted. Dynamic authorization (RFC 5176):
+ * Disconnect-Request and CoA-Request from the server's address on their own port, each
+ * answered with an ACK or a NAK with its Error-Cause.
  *   set radius server A secret S [auth-port P] [acct-port P] [timeout S] [retries N]
+ *        [das-port P]
  *   set radius server del            show radius */
 #include "radius.h"
 #include "../cli/cli.h"
@@ -33,7 +36,8 @@ enum { A_USER_NAME = 1, A_USER_PASSWORD, A_CHAP_PASSWORD, A_NAS_IP, A_NAS_PORT, 
        A_ACCT_STATUS = 40, A_ACCT_IN_OCTETS = 42, A_ACCT_OUT_OCTETS, A_ACCT_SESSION_ID,
        A_ACCT_SESSION_TIME = 46, A_ACCT_IN_PACKETS, A_ACCT_OUT_PACKETS, A_ACCT_TERM_CAUSE,
        A_ACCT_IN_GIGA = 52, A_ACCT_OUT_GIGA, A_CHAP_CHALLENGE = 60, A_NAS_PORT_TYPE,
-       A_MSG_AUTH = 80 };
+       A_MSG_AUTH = 80, A_ERROR_CAUSE = 101 };
+enum { DISCONNECT_REQ = 40, DISCONNECT_ACK, DISCONNECT_NAK, COA_REQ, COA_ACK, COA_NAK };
 
 #define PKT_MAX 4096
 
@@ -49,7 +53,9 @@ struct pending {
 
 static struct pending pend[256];
 static uint8_t next_id;
-static int fd = -1;
+static int fd = -1, das_fd = -1;
+static uint16_t das_port;
+static uint32_t (*das_fn)(const struct sl_radius_das_req *q);
 static struct sockaddr_in server;
 static uint16_t auth_port = 1812, acct_port = 1813;
 static char secret[128];
@@ -58,7 +64,13 @@ static char nas_id[64] = "sluice";
 static uint32_t nas_ip;
 static struct {
 	uint64_t auth_sent, accepts, rejects, acct_sent, acct_answered, timeouts, bad, resent;
+	uint64_t das_acks, das_naks, das_bad;
 } st;
+
+void sl_radius_das_handler(uint32_t (*fn)(const struct sl_radius_das_req *q))
+{
+	das_fn = fn;
+}
 
 bool sl_radius_enabled(void)
 {
@@ -343,8 +355,104 @@ static bool answer_ok(const struct pending *q, uint8_t *b, uint16_t len)
 	return true;
 }
 
+/* A Disconnect- or CoA-Request (RFC 5176 3): its Request Authenticator is MD5 of the packet
+ * with 16 zero bytes in its place, then the secret; the answer's, MD5 of the answer with the
+ * request's authenticator, then the secret. */
+static void das_one(const uint8_t *b, uint16_t len, const struct sockaddr_in *from)
+{
+	uint8_t tmp[PKT_MAX], want[16];
+	memcpy(tmp, b, len);
+	memset(tmp + 4, 0, 16);
+	md5(tmp, len, secret, strlen(secret), want);
+	if ((b[0] != DISCONNECT_REQ && b[0] != COA_REQ) || memcmp(want, b + 4, 16) ||
+	    from->sin_addr.s_addr != server.sin_addr.s_addr) {
+		st.das_bad++;
+		return;
+	}
+	char sid[64] = "", user[64] = "", filter[64] = "", qos[32] = "";
+	struct sl_radius_das_req q = {.code = b[0]};
+	uint32_t cause = 0;
+	for (uint16_t off = 20; off < len;) {
+		if (off + 2 > len || b[off + 1] < 2 || off + b[off + 1] > len) {
+			cause = 404; /* Invalid Request */
+			break;
+		}
+		const uint8_t *v = b + off + 2;
+		uint8_t vl = (uint8_t)(b[off + 1] - 2);
+		uint32_t u = vl == 4 ? (uint32_t)v[0] << 24 | (uint32_t)v[1] << 16 |
+					       (uint32_t)v[2] << 8 | v[3]
+				     : 0;
+		switch (b[off]) {
+		case A_ACCT_SESSION_ID:
+			snprintf(sid, sizeof(sid), "%.*s", vl, (const char *)v);
+			q.session_id = sid;
+			break;
+		case A_USER_NAME:
+			snprintf(user, sizeof(user), "%.*s", vl, (const char *)v);
+			q.user = user;
+			break;
+		case A_FRAMED_IP:
+			q.framed_ip = u;
+			break;
+		case A_FILTER_ID:
+			snprintf(filter, sizeof(filter), "%.*s", vl, (const char *)v);
+			q.filter_id = filter;
+			break;
+		case A_SESSION_TIMEOUT:
+			q.has_timeout = vl == 4;
+			q.session_timeout = u;
+			break;
+		case A_VSA:
+			if (vl >= 6 && v[0] == 0 && v[1] == 0 && v[2] == 0x13 && v[3] == 0x0a &&
+			    v[4] == 26 && v[5] >= 2 && v[5] <= vl - 4) {
+				snprintf(qos, sizeof(qos), "%.*s", v[5] - 2, (const char *)v + 6);
+				q.qos_profile = qos;
+			}
+			break;
+		default:
+			break;
+		}
+		off = (uint16_t)(off + b[off + 1]);
+	}
+	if (!cause)
+		cause = das_fn ? das_fn(&q) : 503;
+	uint8_t r[64];
+	uint16_t rl = 20;
+	r[0] = (uint8_t)(b[0] + (cause ? 2 : 1));
+	r[1] = b[1];
+	if (cause) {
+		r[20] = A_ERROR_CAUSE;
+		r[21] = 6;
+		uint32_t c = htonl(cause);
+		memcpy(r + 22, &c, 4);
+		rl = 26;
+	}
+	r[2] = (uint8_t)(rl >> 8);
+	r[3] = (uint8_t)rl;
+	memcpy(r + 4, b + 4, 16);
+	md5(r, rl, secret, strlen(secret), want);
+	memcpy(r + 4, want, 16);
+	if (sendto(das_fd, r, rl, 0, (const struct sockaddr *)from, sizeof(*from)) < 0)
+		RTE_LOG(WARNING, USER1, "radius: sendto: %s\n", strerror(errno));
+	st.das_acks += !cause;
+	st.das_naks += cause != 0;
+}
+
 static void radius_poll(void)
 {
+	for (int k = 0; das_fd >= 0 && k < 16; k++) {
+		uint8_t b[PKT_MAX];
+		struct sockaddr_in from;
+		socklen_t fl = sizeof(from);
+		ssize_t n = recvfrom(das_fd, b, sizeof(b), 0, (struct sockaddr *)&from, &fl);
+		if (n < 0)
+			break;
+		uint16_t len = n >= 20 ? (uint16_t)(b[2] << 8 | b[3]) : 0;
+		if (n < 20 || len < 20 || len > n)
+			st.das_bad++;
+		else
+			das_one(b, len, &from);
+	}
 	if (fd < 0)
 		return;
 	uint8_t b[PKT_MAX];
@@ -408,7 +516,10 @@ static void radius_close(void)
 {
 	if (fd >= 0)
 		close(fd);
-	fd = -1;
+	if (das_fd >= 0)
+		close(das_fd);
+	fd = das_fd = -1;
+	das_port = 0;
 	for (int i = 0; i < 256; i++)
 		if (pend[i].used && pend[i].cb)
 			pend[i].cb(pend[i].ctx, NULL);
@@ -420,12 +531,12 @@ static void radius_close(void)
 static int cmd_server(struct sl_out *o, int argc, char **argv)
 {
 	static const char usage[] = "usage: set radius server A secret S [auth-port P] [acct-port P] "
-				    "[timeout S] [retries N] | set radius server del";
+				    "[timeout S] [retries N] [das-port P] | set radius server del";
 	if (argc == 1 && !strcmp(argv[0], "del")) {
 		radius_close();
 		return 0;
 	}
-	uint32_t ip = 0, ap = 1812, cp = 1813, to = 3, rt = 3;
+	uint32_t ip = 0, ap = 1812, cp = 1813, to = 3, rt = 3, dp = 0;
 	const char *sec = NULL;
 	if (argc < 1 || sl_arg_ip4(o, argv[0], &ip))
 		return argc < 1 ? sl_out_error(o, "%s", usage) : -1;
@@ -447,6 +558,9 @@ static int cmd_server(struct sl_out *o, int argc, char **argv)
 		} else if (!strcmp(a, "retries")) {
 			if (sl_arg_u32(o, a, v, 0, 10, &rt))
 				return -1;
+		} else if (!strcmp(a, "das-port")) {
+			if (sl_arg_u32(o, a, v, 1, 65535, &dp))
+				return -1;
 		} else {
 			return sl_out_error(o, "unknown option '%s'; %s", a, usage);
 		}
@@ -456,8 +570,22 @@ static int cmd_server(struct sl_out *o, int argc, char **argv)
 	int s = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return sl_out_error(o, "socket: %s", strerror(errno));
+	int ds = -1;
+	if (dp) { /* RFC 5176's dynamic authorization server, on every address */
+		struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)dp)};
+		ds = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (ds < 0 || bind(ds, (struct sockaddr *)&a, sizeof(a))) {
+			int e = errno;
+			close(s);
+			if (ds >= 0)
+				close(ds);
+			return sl_out_error(o, "das-port %u: %s", dp, strerror(e));
+		}
+	}
 	radius_close();
 	fd = s;
+	das_fd = ds;
+	das_port = (uint16_t)dp;
 	memset(&server, 0, sizeof(server));
 	server.sin_family = AF_INET;
 	server.sin_addr.s_addr = htonl(ip);
@@ -480,23 +608,25 @@ static int cmd_show(struct sl_out *o, int argc, char **argv)
 	(void)argv;
 	if (argc)
 		return sl_out_error(o, "usage: show radius");
-	sl_tbl_begin(o, "radius", 12,
+	sl_tbl_begin(o, "radius", 16,
 		     (const char *[]){"server", "auth-port:u", "acct-port:u", "outstanding:u",
 				      "access-requests:u", "accepts:u", "rejects:u",
 				      "accounting-requests:u", "accounting-responses:u",
-				      "timeouts:u", "resent:u", "bad-answers:u"});
+				      "timeouts:u", "resent:u", "bad-answers:u", "das-port:u",
+				      "das-acks:u", "das-naks:u", "das-bad:u"});
 	if (fd >= 0) {
-		char v[12][24];
+		char v[16][24];
 		sl_fmt_ip4(v[0], ntohl(server.sin_addr.s_addr));
 		unsigned out = 0;
 		for (int i = 0; i < 256; i++)
 			out += pend[i].used;
 		uint64_t n[] = {auth_port, acct_port, out, st.auth_sent, st.accepts, st.rejects,
-				st.acct_sent, st.acct_answered, st.timeouts, st.resent, st.bad};
-		for (int i = 0; i < 11; i++)
+				st.acct_sent, st.acct_answered, st.timeouts, st.resent, st.bad,
+				das_port, st.das_acks, st.das_naks, st.das_bad};
+		for (int i = 0; i < 15; i++)
 			snprintf(v[i + 1], sizeof(v[0]), "%" PRIu64, n[i]);
 		sl_tbl_row(o, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10],
-			   v[11]);
+			   v[11], v[12], v[13], v[14], v[15]);
 	}
 	sl_tbl_end(o);
 	return 0;

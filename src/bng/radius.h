@@ -42,6 +42,19 @@ struct sl_radius_acct {
 	uint32_t terminate_cause;      /* RFC 2866 5.10, with Stop */
 };
 
+/* Dynamic authorization (RFC 5176): a Disconnect-Request (40) or CoA-Request (43) that
+ * checked out, what it names and changes; the handler returns 0 (ACK) or an Error-Cause
+ * (RFC 5176 3.6: 503 session context not found, 404 invalid request, ...; NAK). */
+struct sl_radius_das_req {
+	uint8_t code;
+	const char *session_id, *user;      /* NULL: not given */
+	uint32_t framed_ip;                 /* 0: not given */
+	const char *filter_id, *qos_profile; /* CoA: the new ones, NULL: unchanged */
+	bool has_timeout;
+	uint32_t session_timeout;
+};
+void sl_radius_das_handler(uint32_t (*fn)(const struct sl_radius_das_req *q));
+
 bool sl_radius_enabled(void);
 /* 0, or -errno (no server, 256 requests out, no socket). */
 int sl_radius_auth(const struct sl_radius_auth_req *q, sl_radius_cb cb, uint64_t ctx);

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from scapy.all import ICMP, IP, Ether, Raw, conf, raw
+from scapy.all import ICMP, IP, UDP, Ether, Raw, conf, raw
 from scapy.layers.ppp import (PPP, PPP_IPCP, PPP_IPCP_Option_IPAddress, PPP_LCP_Configure,
                               PPP_LCP_Echo, PPP_LCP_MRU_Option, PPP_LCP_Magic_Number_Option,
                               PPP_PAP_Request, PPPoE, PPPoED, PPPoED_Tags, PPPoETag)
@@ -433,13 +433,23 @@ def test_pppoe_radius(links, sluiced_factory, freeradius):
     Framed-IP-Address, Session-Timeout and Filter-Id acl7, applied to the session's input),
     CHAP for bob (the pool's address), carol refused (her Filter-Id names no ACL), a wrong
     password rejected; accounting Start, Interim-Update and Stop with the session's counters
-    in FreeRADIUS's own log."""
+    in FreeRADIUS's own log; RFC 5176 from FreeRADIUS's radclient: a CoA changing alice's
+    ACL, QoS profile and Session-Timeout (which then ends her session), a Disconnect of bob,
+    and a NAK for a session that does not exist."""
     port, radlog = freeradius
+    das = free_udp_pair()
     s = start(sluiced_factory, "set pppoe acct-interim 1",
-              f"set radius server 127.0.0.1 secret testing123 auth-port {port} acct-port {port + 1}",
+              f"set radius server 127.0.0.1 secret testing123 auth-port {port} acct-port {port + 1} "
+              f"das-port {das}",
               "set acl-plugin acl permit src 100.64.9.9/32 dst 10.10.2.2/32 proto 1, deny tag acl7",
-              "qos profile basic rate 100m", "qos profile gold rate 2m",
+              "set acl-plugin acl permit tag open",
+              "qos profile basic rate 100m", "qos profile gold rate 2m", "qos profile silver rate 1m",
               "set interface qos port0 rate 100m profile basic pipes 16 pipe-from none")
+
+    def radclient(kind, attrs):
+        r = subprocess.run(["radclient", "-x", "-r", "1", "-t", "3", f"127.0.0.1:{das}", kind, "testing123"],
+                           input=attrs, capture_output=True, text=True)
+        return r.stdout + r.stderr
     c = Client(f"{TAG}a1", CMAC)
     try:
         sid, addr = bring_up(c, addr="100.64.9.9")
@@ -450,7 +460,6 @@ def test_pppoe_radius(links, sluiced_factory, freeradius):
             c.send(sess(sid, IP4 / IP(src=addr, dst="10.10.2.2", ttl=64) / ICMP(id=79, seq=i)))
             c.take(lambda p: PPP in p and p[PPP].proto == 0x0021 and ICMP in p and p[ICMP].seq == i,
                    what=f"echo reply {i}")
-        from scapy.all import UDP
         c.send(sess(sid, IP4 / IP(src=addr, dst="10.10.2.2") / UDP(sport=5, dport=7)))
         time.sleep(1.5)  # an Interim-Update goes out after a second
         assert s.errors()[("acl-input", "acl deny")] == 1
@@ -458,14 +467,28 @@ def test_pppoe_radius(links, sluiced_factory, freeradius):
         pipe = s.js("show qos port0 subport 0 pipe 1")["qos-queues"]
         assert {q["profile"] for q in pipe} == {"gold"}
         assert sum(q["packets"] for q in pipe) == 2, pipe
-        c.send(disc(0xa7, sid=sid))
-        time.sleep(0.3)  # her pipe goes back to the interface's profile
+        # CoA: another ACL (UDP passes now), silver instead of gold, a Session-Timeout of 2 s
+        out = radclient("coa", 'User-Name = "alice", Filter-Id = "open", '
+                               'ERX-Qos-Profile-Name = "silver", Session-Timeout = 2\n')
+        assert "Received CoA-ACK" in out, out
+        ss = s.js("show pppoe sessions")["pppoe-sessions"][0]
+        assert (ss["acl"], ss["qos-profile"], ss["qos-pipe"], ss["session-timeout"]) == ("open", "silver", 1, 2)
+        assert {q["profile"] for q in s.js("show qos port0 subport 0 pipe 1")["qos-queues"]} == {"silver"}
+        c.send(sess(sid, IP4 / IP(src=addr, dst="10.10.2.2") / UDP(sport=5, dport=7)))
+        time.sleep(0.3)
+        assert s.errors()[("acl-input", "acl deny")] == 1
+        # the timeout ends her session: LCP Terminate-Request and PADT; her pipe goes back
+        c.take(lambda p: PPPoED in p and p[PPPoED].code == 0xa7 and p[PPPoED].sessionid == sid,
+               timeout=4.0, what="PADT at the Session-Timeout")
         assert {q["profile"] for q in s.js("show qos port0 subport 0 pipe 1")["qos-queues"]} == {"basic"}
+        out = radclient("disconnect", 'User-Name = "alice"\n')
+        assert "Received Disconnect-NAK" in out and "Session-Context-Not-Found" in out, out
         # bob by CHAP-MD5 through RADIUS: no Framed-IP-Address, so the pool's first
         s.cli("set pppoe auth chap")
         sid2, addr2 = bring_up(c, user="bob", password="bobpw", auth="chap")
         assert addr2 == "100.64.1.1"
-        s.cli(f"clear pppoe session {sid2}")
+        out = radclient("disconnect", f'Framed-IP-Address = {addr2}\n')
+        assert "Received Disconnect-ACK" in out, out
         c.take(lambda p: PPPoED in p and p[PPPoED].code == 0xa7 and p[PPPoED].sessionid == sid2, what="PADT")
         # carol is accepted by the server but her Filter-Id names no ACL: refused; a wrong
         # password is rejected by the server
@@ -476,6 +499,7 @@ def test_pppoe_radius(links, sluiced_factory, freeradius):
         assert none is None
         rad = s.js("show radius")["radius"][0]
         assert (rad["accepts"], rad["rejects"], rad["bad-answers"], rad["timeouts"]) == (3, 1, 0, 0), rad
+        assert (rad["das-port"], rad["das-acks"], rad["das-naks"], rad["das-bad"]) == (das, 2, 1, 0), rad
     finally:
         c.close()
     time.sleep(0.5)
@@ -483,8 +507,10 @@ def test_pppoe_radius(links, sluiced_factory, freeradius):
     kinds = [(r.get("Acct-Status-Type"), r.get("User-Name")) for r in recs]
     assert kinds[0] == ("Start", "alice") and ("Interim-Update", "alice") in kinds, kinds
     stop = next(r for r in recs if r.get("Acct-Status-Type") == "Stop" and r.get("User-Name") == "alice")
-    assert stop["Framed-IP-Address"] == "100.64.9.9" and stop["Acct-Terminate-Cause"] == "User-Request"
-    assert int(stop["Acct-Input-Packets"]) == 3 and int(stop["Acct-Output-Packets"]) == 2, stop
+    assert stop["Framed-IP-Address"] == "100.64.9.9" and stop["Acct-Terminate-Cause"] == "Session-Timeout"
+    # in: 2 echoes and 2 UDP (one denied); out: 2 echo replies and the kernel's port unreachable
+    # for the UDP that the CoA's ACL let through
+    assert int(stop["Acct-Input-Packets"]) == 4 and int(stop["Acct-Output-Packets"]) == 3, stop
     assert stop["Calling-Station-Id"] == CMAC and stop["NAS-Identifier"] == "bng1"
     bob = next(r for r in recs if r.get("Acct-Status-Type") == "Stop" and r.get("User-Name") == "bob")
     assert bob["Acct-Terminate-Cause"] == "Admin-Reset"
