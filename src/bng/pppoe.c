@@ -1254,6 +1254,22 @@ SL_CLI_COMMAND(pppoe_interim, .path = "set pppoe acct-interim", .usage = "SECOND
 		       "default: none)",
 	       .fn = cmd_interim)
 
+static int cmd_rate(struct sl_out *o, int argc, char **argv)
+{
+	uint32_t r;
+	if (argc != 1)
+		return sl_out_error(o, "usage: set pppoe control-rate PPS");
+	if (sl_arg_u32(o, "control-rate", argv[0], 1, 1000000, &r))
+		return -1;
+	__atomic_store_n(&sl_pppoe_ctl_rate, r, __ATOMIC_RELAXED);
+	return 0;
+}
+SL_CLI_COMMAND(pppoe_rate, .path = "set pppoe control-rate", .usage = "PPS",
+	       .help = "how many control packets a second each worker hands the main lcore per "
+		       "class (discovery, LCP, authentication, other NCPs; default 1,000, bursts "
+		       "of a tenth of a second's); more are dropped by name",
+	       .fn = cmd_rate)
+
 static int cmd_auth(struct sl_out *o, int argc, char **argv)
 {
 	if (argc != 1 || (strcmp(argv[0], "pap") && strcmp(argv[0], "chap")))
@@ -1327,6 +1343,88 @@ static int cmd_clear(struct sl_out *o, int argc, char **argv)
 SL_CLI_COMMAND(clear_pppoe, .path = "clear pppoe", .usage = "session N",
 	       .help = "ends a PPPoE session (LCP Terminate-Request, PADT)", .fn = cmd_clear)
 
+/* show subscribers [detail]: every subscriber session (PPPoE's, for now) with its
+ * interface, user, address, uptime and traffic; detail adds the access side and the policy. */
+static int cmd_subscribers(struct sl_out *o, int argc, char **argv)
+{
+	bool detail = argc == 1 && !strcmp(argv[0], "detail");
+	if (argc > 1 || (argc == 1 && !detail))
+		return sl_out_error(o, "usage: show subscribers [detail]");
+	static const char *cols[] = {"type", "session:u", "interface", "user", "address", "state",
+				     "uptime-s:u", "rx-packets:u", "rx-bytes:u", "tx-packets:u",
+				     "tx-bytes:u", "access", "client-mac", "acl", "qos-profile",
+				     "session-timeout:u", "acct-session-id"};
+	sl_tbl_begin(o, "subscribers", detail ? 17 : 11, cols);
+	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
+	for (uint32_t sid = 1; nsess && sid < 65535; sid++) {
+		const struct sess *s = sessions[sid];
+		if (!s)
+			continue;
+		struct sl_if_counters c = sl_iface_counters(s->ifx);
+		char v[10][32];
+		const uint8_t *b = s->mac.addr_bytes;
+		snprintf(v[0], 32, "%u", s->sid);
+		if (s->ip)
+			sl_fmt_ip4(v[1], s->ip);
+		else
+			snprintf(v[1], 32, "-");
+		snprintf(v[2], 32, "%" PRIu64, s->up ? since(now, s->up_since) / hz : 0);
+		snprintf(v[3], 32, "%" PRIu64, c.rx_pkts);
+		snprintf(v[4], 32, "%" PRIu64, c.rx_bytes);
+		snprintf(v[5], 32, "%" PRIu64, c.tx_pkts);
+		snprintf(v[6], 32, "%" PRIu64, c.tx_bytes);
+		snprintf(v[7], 32, "%02x:%02x:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3], b[4], b[5]);
+		snprintf(v[8], 32, "%u", s->session_timeout);
+		char *row[17] = {"pppoe", v[0], sl_ifaces[s->ifx].name, s->user[0] ? (char *)s->user : "-",
+				 v[1], (char *)state_of(s), v[2], v[3], v[4], v[5], v[6],
+				 sl_ifaces[s->access].name, v[7], s->filter[0] ? (char *)s->filter : "-",
+				 s->qos[0] ? (char *)s->qos : "-", v[8],
+				 s->acct_id[0] ? (char *)s->acct_id : "-"};
+		sl_tbl_rowv(o, row);
+	}
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(show_subscribers, .path = "show subscribers", .usage = "[detail]",
+	       .help = "subscriber sessions: type, id, interface, user, address, state, uptime, "
+		       "traffic each way; detail: access interface, client MAC, ACL, QoS profile, "
+		       "Session-Timeout, accounting session id",
+	       .fn = cmd_subscribers)
+
+/* clear subscriber session N | user NAME | address A: ends the sessions it names. */
+static int cmd_clear_sub(struct sl_out *o, int argc, char **argv)
+{
+	static const char usage[] = "usage: clear subscriber session N | user NAME | address A";
+	uint32_t v = 0;
+	if (argc != 2)
+		return sl_out_error(o, "%s", usage);
+	int by = !strcmp(argv[0], "session") ? 0 : !strcmp(argv[0], "user") ? 1
+		 : !strcmp(argv[0], "address")	 ? 2 : -1;
+	if (by < 0 || (by == 0 && sl_arg_u32(o, "session", argv[1], 1, 65534, &v)) ||
+	    (by == 2 && sl_arg_ip4(o, argv[1], &v)))
+		return by < 0 ? sl_out_error(o, "%s", usage) : -1;
+	unsigned n = 0;
+	for (uint32_t sid = 1; nsess && sid < 65535; sid++) {
+		struct sess *s = sessions[sid];
+		if (!s || (by == 0 && sid != v) || (by == 1 && strcmp(s->user, argv[1])) ||
+		    (by == 2 && s->ip != v))
+			continue;
+		s->term_cause = 6; /* Admin-Reset */
+		ppp_send(s, SL_PPP_LCP, TERM_REQ, ++s->lcp_id, NULL, 0);
+		sess_end(s, true);
+		n++;
+	}
+	if (!n)
+		return sl_out_error(o, "no subscriber with %s %s", argv[0], argv[1]);
+	sl_out_msg(o, "%u session(s) ended", n);
+	return 0;
+}
+SL_CLI_COMMAND(clear_subscriber, .path = "clear subscriber",
+	       .usage = "session N | user NAME | address A",
+	       .help = "ends the subscriber sessions it names (LCP Terminate-Request, PADT; "
+		       "accounting Stop with Admin-Reset)",
+	       .fn = cmd_clear_sub)
+
 /* An access interface is not deleted while it has sessions; a session's interface only by
  * its end. */
 static int pppoe_busy(const struct sl_iface *f, bool commit, char *why, size_t len)
@@ -1370,6 +1468,7 @@ static void pppoe_fini(void)
 	ac_ip = 0;
 	auth_default = SL_PPP_PAP;
 	interim_s = 0;
+	sl_pppoe_ctl_rate = 1000;
 }
 
 SL_MODULE_REGISTER(pppoe_module, .name = "pppoe", .init = pppoe_init, .tick = pppoe_tick,

@@ -35,6 +35,12 @@ extern struct sl_pppoe_dp *sl_pppoe_by_if[SL_IF_MAX];
 /* Interfaces that terminate PPPoE (set pppoe access IFACE). */
 extern bool sl_pppoe_access[SL_IF_MAX];
 
+/* Control packets each worker hands the main lcore, per class (discovery, LCP,
+ * authentication, other NCPs): a token bucket of this many a second (burst: a tenth of a
+ * second's, at least 10); set pppoe control-rate. */
+enum { SL_PPPOE_CL_DISC, SL_PPPOE_CL_LCP, SL_PPPOE_CL_AUTH, SL_PPPOE_CL_NCP, SL_PPPOE_NB_CL };
+extern uint32_t sl_pppoe_ctl_rate;
+
 /* How many sessions exist (the CLI fuzzer's witness). */
 uint32_t sl_pppoe_count(void);
 

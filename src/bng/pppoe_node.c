@@ -9,6 +9,7 @@
  * header, PPPoE and PPP instead, out of the access interface. */
 #include "pppoe.h"
 #include "../ethernet/ethernet.h"
+#include <rte_cycles.h>
 #include "../runtime/feature.h"
 
 #define PI_ERRORS(X)                                                         \
@@ -17,13 +18,41 @@
 	X(PI_ERR_VER, "PPPoE version/type not 1/1 or code not 0")          \
 	X(PI_ERR_SESSION, "no such PPPoE session (id, interface, client MAC)") \
 	X(PI_ERR_DOWN, "PPP protocol not up on the session (IPCP)")         \
-	X(PI_ERR_PROTO, "PPP protocol not supported (IPv6CP not built)")
+	X(PI_ERR_PROTO, "PPP protocol not supported (IPv6CP not built)")   \
+	X(PI_ERR_RATE, "control packets over the rate (set pppoe control-rate)")
 enum { PI_ERRORS(SL_ERR_ENUM) PI_NB_ERR };
 static const char *const pi_reasons[] = {PI_ERRORS(SL_ERR_STR)};
 static uint16_t pi_err, pd_err;
 
 enum { PI_NEXT_DROP, PI_NEXT_IP4, PI_NEXT_PUNT, PI_NB_NEXT };
 static uint16_t pi_arc[SL_ARC_MAX_FEATS]; /* the device-input features */
+
+uint32_t sl_pppoe_ctl_rate = 1000;
+
+/* Per worker and class: tokens and when they were last added. */
+static struct rate {
+	uint64_t tokens, last;
+} __rte_cache_aligned rates[SL_MAX_WORKERS + 1][SL_PPPOE_NB_CL];
+
+/* Whether worker w may punt one more control packet of class c now. */
+static inline bool ctl_allow(const struct sl_worker *w, unsigned c)
+{
+	struct rate *r = &rates[w->id][c];
+	uint64_t hz = rte_get_tsc_hz(), now = rte_rdtsc(), rate = sl_pppoe_ctl_rate;
+	uint64_t burst = RTE_MAX(rate / 10, 10u);
+	if (!rate)
+		return false;
+	uint64_t per = hz / rate ? hz / rate : 1;
+	if (now - r->last >= per) {
+		uint64_t add = (now - r->last) / per;
+		r->tokens = RTE_MIN(burst, r->tokens + add);
+		r->last += add * per;
+	}
+	if (!r->tokens)
+		return false;
+	r->tokens--;
+	return true;
+}
 
 /* The client's MAC: the frame's source, in the 14 bytes before the data (ethernet-input
  * strips the header, and a sub-interface's tags after moving the MACs up to them). */
@@ -89,7 +118,15 @@ static inline uint16_t pi_one(struct sl_worker *w, struct rte_mbuf *m)
 		e = PI_ERR_PROTO;
 		goto drop;
 	}
-	/* LCP, authentication, NCPs and anything else (answered with a protocol reject) */
+	/* LCP, authentication, NCPs and anything else (answered with a protocol reject), each
+	 * class within its rate */
+	unsigned cl = proto == SL_PPP_LCP				? SL_PPPOE_CL_LCP
+		      : proto == SL_PPP_PAP || proto == SL_PPP_CHAP ? SL_PPPOE_CL_AUTH
+								    : SL_PPPOE_CL_NCP;
+	if (unlikely(!ctl_allow(w, cl))) {
+		e = PI_ERR_RATE;
+		goto drop;
+	}
 	sl_meta2(m)->punt = SL_PUNT_PPP;
 	return PI_NEXT_PUNT;
 drop:
@@ -113,14 +150,14 @@ SL_NODE_REGISTER(pi_node)
 
 static inline uint16_t pd_one(struct sl_worker *w, struct rte_mbuf *m)
 {
-	(void)w;
 	uint16_t e = PI_ERR_OFF;
 	if (likely(sl_pppoe_access[m->port])) {
-		if (likely(m->data_len >= SL_PPPOE_HDR && m->data_off >= RTE_ETHER_HDR_LEN)) {
+		bool ok = m->data_len >= SL_PPPOE_HDR && m->data_off >= RTE_ETHER_HDR_LEN;
+		if (likely(ok && ctl_allow(w, SL_PPPOE_CL_DISC))) {
 			sl_meta2(m)->punt = SL_PUNT_PPPOE_DISC;
 			return PI_NEXT_PUNT;
 		}
-		e = PI_ERR_SHORT;
+		e = ok ? PI_ERR_RATE : PI_ERR_SHORT;
 	}
 	sl_set_error(m, pd_err + e);
 	return PI_NEXT_DROP;

@@ -219,6 +219,11 @@ def test_pppoe_session_to_a_real_host(links, sluiced_factory):
             assert (ip.src, ip.dst, ip.ttl, rep[ICMP].type) == ("10.10.2.2", addr, 63, 0)
         ifc = {i["name"]: i for i in s.js("show interface")["interfaces"]}
         assert ifc[f"pppoe{sid}"]["rx-packets"] == 3 and ifc[f"pppoe{sid}"]["tx-packets"] == 3
+        sub = s.js("show subscribers")["subscribers"]
+        assert [(x["type"], x["session"], x["user"], x["address"], x["state"], x["rx-packets"], x["tx-packets"])
+                for x in sub] == [("pppoe", sid, "alice", addr, "up", 3, 3)]
+        det = s.js("show subscribers detail")["subscribers"][0]
+        assert (det["access"], det["client-mac"], det["acl"], det["qos-profile"]) == ("port0", CMAC, "-", "-")
         # LCP echo answered with sluiced's magic; a protocol it does not speak rejected
         c.send(sess(sid, PPP(proto=0xc021) / PPP_LCP_Echo(code=9, id=5, magic_number=0x1234567, data=b"hi")))
         er = c.take(is_ppp(0xc021, 10), what="LCP Echo-Reply")
@@ -250,7 +255,9 @@ def test_pppoe_session_to_a_real_host(links, sluiced_factory):
         # the same client again gets the pool's first address back
         sid3, addr3 = bring_up(c)
         assert addr3 == addr
-        s.cli(f"clear pppoe session {sid3}")
+        s.check_refused({"clear subscriber user nobody": "no subscriber with user nobody",
+                         "clear subscriber mac 1": "usage: clear subscriber"})
+        s.cli("clear subscriber user alice")
         c.take(lambda p: PPPoED in p and p[PPPoED].code == 0xa7 and p[PPPoED].sessionid == sid3, what="PADT")
         assert s.js("show pppoe sessions")["pppoe-sessions"] == []
     finally:
@@ -514,4 +521,29 @@ def test_pppoe_radius(links, sluiced_factory, freeradius):
     assert stop["Calling-Station-Id"] == CMAC and stop["NAS-Identifier"] == "bng1"
     bob = next(r for r in recs if r.get("Acct-Status-Type") == "Stop" and r.get("User-Name") == "bob")
     assert bob["Acct-Terminate-Cause"] == "Admin-Reset"
+    assert s.stop() == 0
+
+
+def test_pppoe_control_rate(links, sluiced_factory):
+    """Control packets within their class's rate: 40 PADIs at once against a rate of 10 a
+    second (bursts of 10) get about 10 PADOs; the rest are dropped by name before the main
+    lcore."""
+    s = start(sluiced_factory, "set pppoe control-rate 10")
+    c = Client(f"{TAG}a1", CMAC)
+    try:
+        for i in range(40):
+            c.send(disc(0x09, tags=[PPPoETag(tag_type=0x0101, tag_value=b""),
+                                    PPPoETag(tag_type=0x0103, tag_value=bytes([i]))]))
+        time.sleep(1.0)
+        n = 0
+        try:
+            while True:
+                c.take(lambda p: PPPoED in p and p[PPPoED].code == 0x07, timeout=0.3, what="PADO")
+                n += 1
+        except AssertionError:
+            pass
+        dropped = s.errors()[("pppoed-input", "control packets over the rate (set pppoe control-rate)")]
+        assert 10 <= n <= 20 and n + dropped == 40, (n, dropped)
+    finally:
+        c.close()
     assert s.stop() == 0
