@@ -3,19 +3,22 @@
  * with an AC-Cookie, PADR -> PADS, PADT), then per session PPP: LCP (RFC 1661: MRU, magic
  * number, echo, terminate; our request asks for PAP or CHAP with MD5 and takes the other
  * when the client's Nak suggests it), PAP (RFC 1334) or CHAP-MD5 (RFC 1994) against local users,
- * or a RADIUS server (src/bng/radius.c: Access-Accept's Framed-IP-Address, Session-Timeout
- * and Filter-Id, the ACL applied to the session's input; accounting Start, Interim-Update
- * and Stop with the session's counters), IPCP (RFC 1332: the address from a pool or RADIUS,
- * DNS by RFC 1877), keepalive echoes. A session is a
- * logical interface pppoeN (N its session id, point to point, MTU 1492) in its access
- * interface's table; once IPCP is open a /32 route to the client's address goes through it.
+ * or a RADIUS server (src/bng/radius.c: Access-Accept's Framed-IP-Address, Session-Timeout,
+ * Filter-Id (the ACL on the session's input) and ERX-Qos-Profile-Name (the session's own QoS
+ * pipe); accounting Start, Interim-Update and Stop with the session's counters; CoA and
+ * Disconnect), IPCP (RFC 1332: the address from a pool or RADIUS, DNS by RFC 1877),
+ * keepalive echoes. A session is a logical interface pppoeN (N its session id, point to
+ * point, MTU 1492) in its access interface's table; once IPCP is open a /32 route to the
+ * client's address goes through it.
  *   set pppoe access IFACE [disable]         set pppoe ac-name NAME
  *   set pppoe service-name NAME              set pppoe address A (ours, in IPCP)
  *   set pppoe pool FIRST LAST                set pppoe dns A [B]
- *   set pppoe user NAME password P | del     set pppoe auth pap|chap
- *   set pppoe acct-interim S                 show pppoe sessions
- *   clear pppoe session N
- * Not built yet (issue 17): CoA/Disconnect, Idle-Timeout, IPv6CP, per-session QoS, IPoE. */
+ *   set pppoe user NAME password P [qos-profile Q] | del
+ *   set pppoe auth pap|chap                  set pppoe acct-interim S
+ *   set pppoe control-rate PPS               show pppoe sessions
+ *   show subscribers [detail]                clear pppoe session N
+ *   clear subscriber session N | user NAME | address A
+ * Not built yet (issue 17): Idle-Timeout, IPv6CP, IPoE, the subscriber emulator. */
 #include "pppoe.h"
 #include "../cli/cli.h"
 #include "radius.h"
