@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs="libdpdk-dev dpdk dpdk-doc meson ninja-build pkg-config gcc libpcap-dev libnuma-dev
-      clang libclang-rt-14-dev libssl-dev iproute2 ethtool iputils-ping python3-venv python3-pip valgrind tcpdump"
+      clang libclang-rt-14-dev libssl-dev isc-dhcp-client iproute2 ethtool iputils-ping python3-venv python3-pip valgrind tcpdump"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

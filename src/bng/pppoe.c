@@ -22,6 +22,7 @@
 #include "pppoe.h"
 #include "../cli/cli.h"
 #include "radius.h"
+#include "ipoe.h"
 #include "../acl/acl.h"
 #include "../qos/hqos.h"
 #include "../ip4/ip4.h"
@@ -1346,7 +1347,7 @@ static int cmd_clear(struct sl_out *o, int argc, char **argv)
 SL_CLI_COMMAND(clear_pppoe, .path = "clear pppoe", .usage = "session N",
 	       .help = "ends a PPPoE session (LCP Terminate-Request, PADT)", .fn = cmd_clear)
 
-/* show subscribers [detail]: every subscriber session (PPPoE's, for now) with its
+/* show subscribers [detail]: every subscriber session (PPPoE's, then IPoE's) with its
  * interface, user, address, uptime and traffic; detail adds the access side and the policy. */
 static int cmd_subscribers(struct sl_out *o, int argc, char **argv)
 {
@@ -1385,6 +1386,7 @@ static int cmd_subscribers(struct sl_out *o, int argc, char **argv)
 				 s->acct_id[0] ? (char *)s->acct_id : "-"};
 		sl_tbl_rowv(o, row);
 	}
+	sl_ipoe_subscriber_rows(o);
 	sl_tbl_end(o);
 	return 0;
 }

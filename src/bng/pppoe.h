@@ -6,6 +6,7 @@
 #define SL_PPPOE_H
 
 #include "../interface/iface.h"
+#include <rte_cycles.h>
 
 #define SL_PPPOE_DISC 0x8863
 #define SL_PPPOE_SESS 0x8864
@@ -36,10 +37,34 @@ extern struct sl_pppoe_dp *sl_pppoe_by_if[SL_IF_MAX];
 extern bool sl_pppoe_access[SL_IF_MAX];
 
 /* Control packets each worker hands the main lcore, per class (discovery, LCP,
- * authentication, other NCPs): a token bucket of this many a second (burst: a tenth of a
+ * authentication, other NCPs, IPoE's DHCP): a token bucket of this many a second (burst: a tenth of a
  * second's, at least 10); set pppoe control-rate. */
-enum { SL_PPPOE_CL_DISC, SL_PPPOE_CL_LCP, SL_PPPOE_CL_AUTH, SL_PPPOE_CL_NCP, SL_PPPOE_NB_CL };
+enum { SL_PPPOE_CL_DISC, SL_PPPOE_CL_LCP, SL_PPPOE_CL_AUTH, SL_PPPOE_CL_NCP, SL_PPPOE_CL_DHCP,
+       SL_PPPOE_NB_CL };
 extern uint32_t sl_pppoe_ctl_rate;
+struct sl_ctl_rate {
+	uint64_t tokens, last;
+} __rte_cache_aligned;
+extern struct sl_ctl_rate sl_ctl_rates[SL_MAX_WORKERS + 1][SL_PPPOE_NB_CL];
+
+/* Whether worker w may punt one more control packet of class c now. */
+static inline bool sl_ctl_allow(const struct sl_worker *w, unsigned c)
+{
+	struct sl_ctl_rate *r = &sl_ctl_rates[w->id][c];
+	uint64_t hz = rte_get_tsc_hz(), now = rte_rdtsc(), rate = sl_pppoe_ctl_rate;
+	if (!rate)
+		return false;
+	uint64_t per = hz / rate ? hz / rate : 1, burst = RTE_MAX(rate / 10, 10u);
+	if (now - r->last >= per) {
+		uint64_t add = (now - r->last) / per;
+		r->tokens = RTE_MIN(burst, r->tokens + add);
+		r->last += add * per;
+	}
+	if (!r->tokens)
+		return false;
+	r->tokens--;
+	return true;
+}
 
 /* How many sessions exist (the CLI fuzzer's witness). */
 uint32_t sl_pppoe_count(void);

@@ -29,30 +29,7 @@ static uint16_t pi_arc[SL_ARC_MAX_FEATS]; /* the device-input features */
 
 uint32_t sl_pppoe_ctl_rate = 1000;
 
-/* Per worker and class: tokens and when they were last added. */
-static struct rate {
-	uint64_t tokens, last;
-} __rte_cache_aligned rates[SL_MAX_WORKERS + 1][SL_PPPOE_NB_CL];
-
-/* Whether worker w may punt one more control packet of class c now. */
-static inline bool ctl_allow(const struct sl_worker *w, unsigned c)
-{
-	struct rate *r = &rates[w->id][c];
-	uint64_t hz = rte_get_tsc_hz(), now = rte_rdtsc(), rate = sl_pppoe_ctl_rate;
-	uint64_t burst = RTE_MAX(rate / 10, 10u);
-	if (!rate)
-		return false;
-	uint64_t per = hz / rate ? hz / rate : 1;
-	if (now - r->last >= per) {
-		uint64_t add = (now - r->last) / per;
-		r->tokens = RTE_MIN(burst, r->tokens + add);
-		r->last += add * per;
-	}
-	if (!r->tokens)
-		return false;
-	r->tokens--;
-	return true;
-}
+struct sl_ctl_rate sl_ctl_rates[SL_MAX_WORKERS + 1][SL_PPPOE_NB_CL];
 
 /* The client's MAC: the frame's source, in the 14 bytes before the data (ethernet-input
  * strips the header, and a sub-interface's tags after moving the MACs up to them). */
@@ -123,7 +100,7 @@ static inline uint16_t pi_one(struct sl_worker *w, struct rte_mbuf *m)
 	unsigned cl = proto == SL_PPP_LCP				? SL_PPPOE_CL_LCP
 		      : proto == SL_PPP_PAP || proto == SL_PPP_CHAP ? SL_PPPOE_CL_AUTH
 								    : SL_PPPOE_CL_NCP;
-	if (unlikely(!ctl_allow(w, cl))) {
+	if (unlikely(!sl_ctl_allow(w, cl))) {
 		e = PI_ERR_RATE;
 		goto drop;
 	}
@@ -153,7 +130,7 @@ static inline uint16_t pd_one(struct sl_worker *w, struct rte_mbuf *m)
 	uint16_t e = PI_ERR_OFF;
 	if (likely(sl_pppoe_access[m->port])) {
 		bool ok = m->data_len >= SL_PPPOE_HDR && m->data_off >= RTE_ETHER_HDR_LEN;
-		if (likely(ok && ctl_allow(w, SL_PPPOE_CL_DISC))) {
+		if (likely(ok && sl_ctl_allow(w, SL_PPPOE_CL_DISC))) {
 			sl_meta2(m)->punt = SL_PUNT_PPPOE_DISC;
 			return PI_NEXT_PUNT;
 		}

@@ -21,7 +21,8 @@ struct sl_iface sl_ifaces[SL_IF_MAX];
 uint32_t sl_if_hwm;
 const char *const sl_if_type_names[SL_IF_NB_TYPES] = {"port", "sub", "bvi", "loopback", "pg",
 							  "vxlan", "gre", "ipip", "mplsudp",
-							  "mplsgre", "mpls-tunnel", "pppoe"};
+							  "mplsgre", "mpls-tunnel", "pppoe",
+							  "ipoe"};
 static uint16_t nb_graphs_cfg;
 struct rte_ring *sl_inject_ring;
 static struct rte_hash *sub_hash; /* VLAN sub-interfaces by parent and tags */

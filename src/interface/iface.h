@@ -69,6 +69,7 @@ enum sl_if_type {
 	SL_IF_MPLSGRE,  /* an MPLS-over-GRE tunnel: gre4-encap */
 	SL_IF_MPLSTUN,  /* an MPLS tunnel (labels over Ethernet to a next hop): mpls-tunnel-output */
 	SL_IF_PPPOE,    /* a PPPoE session (point to point): pppoe-output */
+	SL_IF_IPOE,     /* an IPoE subscriber session (point to point): ipoe-output */
 	SL_IF_NB_TYPES
 };
 extern const char *const sl_if_type_names[SL_IF_NB_TYPES];

@@ -12,6 +12,7 @@
 #include "../../src/acl/acl.h"
 #include "../../src/qos/hqos.h"
 #include "../../src/bng/pppoe.h"
+#include "../../src/bng/ipoe.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,13 +37,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	uint32_t before = sl_ip4_route_count(), before6 = sl_ip6_route_count(),
 		 tunnels = sl_tun_total(), labels = sl_mpls_count(), pols = sl_policer_count(),
-		 outs = sl_mpls_out_count(), pppoe = sl_pppoe_count(),
+		 outs = sl_mpls_out_count(), pppoe = sl_pppoe_count(), ipoe = sl_ipoe_count(),
 		 acls = sl_acl_count(), applied = sl_acl_applied(),
 		 qprof = sl_qos_profile_count(), qos = sl_qos_applied();
 	if (env_cli(line, true) != 0 &&
 	    (sl_ip4_route_count() != before || sl_ip6_route_count() != before6 ||
 	     sl_tun_total() != tunnels || sl_mpls_count() != labels ||
-	     sl_mpls_out_count() != outs || sl_pppoe_count() != pppoe ||
+	     sl_mpls_out_count() != outs || sl_pppoe_count() != pppoe || sl_ipoe_count() != ipoe ||
 	     sl_policer_count() != pols || sl_acl_count() != acls || sl_acl_applied() != applied ||
 	     sl_qos_profile_count() != qprof || sl_qos_applied() != qos))
 		abort();

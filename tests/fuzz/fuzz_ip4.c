@@ -110,6 +110,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    env_cli("set pppoe pool 100.64.1.1 100.64.1.9", false) ||
 	    env_cli("set pppoe user u password p", false) ||
 	    env_cli("set pppoe access port0", false) ||
+	    /* IPoE (DHCP) on VLAN 300 of port0 */
+	    env_cli("create sub-interfaces port0 300", false) ||
+	    env_cli("set interface state port0.300 up", false) ||
+	    env_cli("set interface ip address port0.300 100.65.0.1/24", false) ||
+	    env_cli("set ipoe pool 100.65.0.10 100.65.0.20", false) ||
+	    env_cli("set ipoe access port0.300", false) ||
 	    /* a policer on port0 that marks what exceeds and violates (nothing dropped) */
 	    env_cli("policer add name fz type 1r3c cir 8 cb 1000 eb 500 exceed-action "
 		    "mark-and-transmit AF11 violate-action mark-and-transmit 46", false) ||

@@ -1,0 +1,624 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* IPoE subscribers, control plane (main lcore): a DHCPv4 server (RFC 2131, 2132) on access
+ * interfaces, its leases from a pool on the access interface's subnet; an ACK creates the
+ * client's session (a logical interface ipoeN, point to point, in the access interface's
+ * table, with a /32 route to the lease through it), a RELEASE or the lease's expiry ends it.
+ *   set ipoe access IFACE [disable]    set ipoe pool FIRST LAST
+ *   set ipoe lease SECONDS             set ipoe dns A [B]
+ *   show ipoe leases                   clear ipoe lease A
+ * The access interface needs an address on the pool's subnet: the clients' router and the
+ * server's identifier. Not built yet (issue 17): DHCP relay with option 82 to another server,
+ * RADIUS for IPoE, per-session ACLs and QoS for IPoE. */
+#include "ipoe.h"
+#include "../cli/cli.h"
+#include "../ip4/ip4.h"
+#include "../runtime/feature.h"
+#include "../runtime/runtime.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rte_cycles.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+
+struct sl_ipoe_dp *sl_ipoe_by_if[SL_IF_MAX];
+static struct rte_hash *by_mac; /* (access << 48 | MAC) -> session interface */
+
+enum { DISCOVER = 1, OFFER, REQUEST, DECLINE, ACK, NAK, RELEASE, INFORM };
+enum { O_PAD = 0, O_MASK = 1, O_ROUTER = 3, O_DNS = 6, O_HOSTNAME = 12, O_REQ_IP = 50,
+       O_LEASE = 51, O_TYPE = 53, O_SERVER = 54, O_T1 = 58, O_T2 = 59, O_END = 255 };
+#define BOOTP_LEN 236
+#define OFFER_S 10 /* an offer not requested within this is forgotten */
+
+struct lease {
+	uint16_t access, ifx;         /* ifx: the session's interface once bound */
+	struct rte_ether_addr mac;
+	uint32_t ip;                  /* host order */
+	bool bound;
+	uint64_t expires, bound_at;   /* TSC */
+	char hostname[64];
+};
+
+#define LEASES 65536
+static struct lease *leases[LEASES];
+static uint32_t nleases, nbound;
+static uint32_t pool_lo, pool_hi, lease_s = 3600, dns[2];
+static uint8_t feat_on[SL_IF_MAX]; /* set ipoe access */
+
+#define IM_ERRORS(X)                                                                \
+	X(IM_BAD, "DHCP malformed (dropped)")                                       \
+	X(IM_NO_GW, "DHCP on an interface without an address on the pool's subnet") \
+	X(IM_POOL, "DHCP DISCOVER with the pool exhausted (no offer)")              \
+	X(IM_NOBUF, "no mbuf for a DHCP reply")
+enum { IM_ERRORS(SL_ERR_ENUM) IM_NB };
+static const char *const im_reasons[] = {IM_ERRORS(SL_ERR_STR)};
+static uint16_t im_err;
+
+static void count(int e)
+{
+	sl_main_ctx->errors[im_err + e]++;
+}
+
+static inline uint64_t mkey(uint16_t access, const uint8_t mac[6])
+{
+	uint64_t k = 0;
+	memcpy(&k, mac, 6);
+	return k | (uint64_t)access << 48;
+}
+
+uint16_t sl_ipoe_find(uint16_t access, const uint8_t mac[6])
+{
+	uint64_t k = mkey(access, mac);
+	void *d;
+	return rte_hash_lookup_data(by_mac, &k, &d) < 0 ? 0 : (uint16_t)(uintptr_t)d;
+}
+
+uint32_t sl_ipoe_count(void)
+{
+	return nbound;
+}
+
+static struct lease *lease_of(uint16_t access, const struct rte_ether_addr *mac)
+{
+	for (uint32_t i = 0; nleases && i < LEASES; i++)
+		if (leases[i] && leases[i]->access == access &&
+		    rte_is_same_ether_addr(&leases[i]->mac, mac))
+			return leases[i];
+	return NULL;
+}
+
+static struct lease *lease_by_ip(uint32_t ip)
+{
+	for (uint32_t i = 0; nleases && i < LEASES; i++)
+		if (leases[i] && leases[i]->ip == ip)
+			return leases[i];
+	return NULL;
+}
+
+/* The access interface's address on the pool's subnet (the router and server id), or 0. */
+static uint32_t gateway(uint16_t access, uint8_t *plen)
+{
+	const struct sl_iface *f = &sl_ifaces[access];
+	for (int i = 0; i < f->naddr; i++) {
+		uint32_t m = f->plens[i] ? ~0u << (32 - f->plens[i]) : 0;
+		if (pool_lo && ((f->addrs[i] ^ pool_lo) & m) == 0 && ((f->addrs[i] ^ pool_hi) & m) == 0) {
+			*plen = f->plens[i];
+			return f->addrs[i];
+		}
+	}
+	return 0;
+}
+
+static void dp_free(void *p, uintptr_t x)
+{
+	(void)x;
+	free(p);
+}
+
+/* The session of a lease being bound: interface, what the workers read, the /32 route. */
+static int session_up(struct lease *l, uint32_t idx)
+{
+	char name[32], why[160];
+	snprintf(name, sizeof(name), "ipoe%u", idx);
+	struct sl_iface *f;
+	if (sl_iface_create(SL_IF_IPOE, name, &sl_ifaces[l->access].mac, &f))
+		return -1;
+	f->p2p = true;
+	f->mtu = sl_ifaces[l->access].mtu;
+	uint16_t fib = sl_ifaces[l->access].fib;
+	if (fib && sl_ip4_table_set(f->port, fib, why, sizeof(why))) {
+		sl_iface_delete(f, why, sizeof(why));
+		return -1;
+	}
+	struct sl_ipoe_dp *d = malloc(sizeof(*d));
+	uint64_t k = mkey(l->access, l->mac.addr_bytes);
+	if (!d || rte_hash_add_key_data(by_mac, &k, (void *)(uintptr_t)f->port)) {
+		free(d);
+		sl_iface_delete(f, why, sizeof(why));
+		return -1;
+	}
+	*d = (struct sl_ipoe_dp){.access = l->access, .mac = l->mac, .ip = rte_cpu_to_be_32(l->ip)};
+	__atomic_store_n(&sl_ipoe_by_if[f->port], d, __ATOMIC_RELEASE);
+	sl_iface_set_up(f->port, true);
+	if (sl_ip4_route_add(fib, l->ip, 32, l->ip, f->port)) {
+		RTE_LOG(WARNING, USER1, "%s: route to the client not added\n", name);
+	}
+	l->ifx = f->port;
+	nbound++;
+	return 0;
+}
+
+static void lease_free(struct lease *l)
+{
+	if (l->ifx) {
+		uint16_t ifx = l->ifx;
+		sl_ip4_route_del(sl_ifaces[ifx].fib, l->ip, 32);
+		uint64_t k = mkey(l->access, l->mac.addr_bytes);
+		int32_t pos = rte_hash_del_key(by_mac, &k);
+		struct sl_ipoe_dp *d = sl_ipoe_by_if[ifx];
+		__atomic_store_n(&sl_ipoe_by_if[ifx], NULL, __ATOMIC_RELEASE);
+		char why[160];
+		if (sl_iface_delete(&sl_ifaces[ifx], why, sizeof(why)))
+			RTE_LOG(WARNING, USER1, "ipoe: interface not deleted: %s\n", why);
+		/* sl_iface_delete waited for a grace period: no worker holds the slot or d */
+		if (pos >= 0)
+			rte_hash_free_key_with_position(by_mac, pos);
+		dp_free(d, 0);
+		nbound--;
+	}
+	for (uint32_t i = 0; i < LEASES; i++)
+		if (leases[i] == l) {
+			leases[i] = NULL;
+			break;
+		}
+	nleases--;
+	free(l);
+}
+
+/* ---- DHCP ---- */
+
+struct dhcp_in {
+	uint8_t type;
+	uint32_t req_ip, server; /* host order; 0: not given */
+	char hostname[64];
+};
+
+static int options_parse(const uint8_t *o, uint32_t len, struct dhcp_in *in)
+{
+	memset(in, 0, sizeof(*in));
+	for (uint32_t i = 0; i < len;) {
+		uint8_t t = o[i];
+		if (t == O_END)
+			break;
+		if (t == O_PAD) {
+			i++;
+			continue;
+		}
+		if (i + 2 > len || i + 2 + o[i + 1] > len)
+			return -1;
+		const uint8_t *v = o + i + 2;
+		uint8_t l = o[i + 1];
+		if (t == O_TYPE && l == 1)
+			in->type = v[0];
+		else if (t == O_REQ_IP && l == 4)
+			in->req_ip = (uint32_t)v[0] << 24 | (uint32_t)v[1] << 16 | (uint32_t)v[2] << 8 | v[3];
+		else if (t == O_SERVER && l == 4)
+			in->server = (uint32_t)v[0] << 24 | (uint32_t)v[1] << 16 | (uint32_t)v[2] << 8 | v[3];
+		else if (t == O_HOSTNAME)
+			snprintf(in->hostname, sizeof(in->hostname), "%.*s", l, (const char *)v);
+		i += 2u + l;
+	}
+	return in->type ? 0 : -1;
+}
+
+static uint8_t *opt_u32(uint8_t *p, uint8_t t, uint32_t v)
+{
+	p[0] = t;
+	p[1] = 4;
+	v = rte_cpu_to_be_32(v);
+	memcpy(p + 2, &v, 4);
+	return p + 6;
+}
+
+/* A reply of type to the request req (its BOOTP part) from the gateway gw: yiaddr, the
+ * options of a lease, sent to the client's MAC and yiaddr, or broadcast when the client asked
+ * (flags) or for a NAK (RFC 2131 4.1). */
+static void reply(uint16_t access, const uint8_t *req, uint8_t type, uint32_t yiaddr, uint32_t gw,
+		  uint8_t plen)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(sl_pool);
+	uint16_t len = RTE_ETHER_HDR_LEN + 20 + 8 + BOOTP_LEN + 4 + 64;
+	uint8_t *h = m ? (uint8_t *)rte_pktmbuf_append(m, len) : NULL;
+	if (!h) {
+		rte_pktmbuf_free(m);
+		count(IM_NOBUF);
+		return;
+	}
+	memset(h, 0, len);
+	bool bcast = type == NAK || (req[10] & 0x80);
+	static const uint8_t all[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	memcpy(h, bcast ? all : req + 28, 6); /* chaddr */
+	memcpy(h + 6, &sl_ifaces[access].mac, 6);
+	h[12] = 0x08;
+	uint8_t *ip = h + RTE_ETHER_HDR_LEN, *udp = ip + 20, *b = udp + 8;
+	b[0] = 2; /* BOOTREPLY */
+	b[1] = 1;
+	b[2] = 6;
+	memcpy(b + 4, req + 4, 4);   /* xid */
+	memcpy(b + 10, req + 10, 2); /* flags */
+	if (type == ACK)
+		memcpy(b + 12, req + 12, 4); /* ciaddr */
+	uint32_t v = rte_cpu_to_be_32(yiaddr);
+	memcpy(b + 16, &v, 4);
+	memcpy(b + 24, req + 24, 4);  /* giaddr */
+	memcpy(b + 28, req + 28, 16); /* chaddr */
+	uint8_t *o = b + BOOTP_LEN;
+	o[0] = 99, o[1] = 130, o[2] = 83, o[3] = 99;
+	o += 4;
+	*o++ = O_TYPE, *o++ = 1, *o++ = type;
+	o = opt_u32(o, O_SERVER, gw);
+	if (type != NAK) {
+		o = opt_u32(o, O_LEASE, lease_s);
+		o = opt_u32(o, O_T1, lease_s / 2);
+		o = opt_u32(o, O_T2, lease_s / 8 * 7);
+		o = opt_u32(o, O_MASK, plen ? ~0u << (32 - plen) : 0);
+		o = opt_u32(o, O_ROUTER, gw);
+		if (dns[0]) {
+			*o++ = O_DNS;
+			*o++ = dns[1] ? 8 : 4;
+			for (int i = 0; i < (dns[1] ? 2 : 1); i++) {
+				uint32_t d = rte_cpu_to_be_32(dns[i]);
+				memcpy(o, &d, 4);
+				o += 4;
+			}
+		}
+	}
+	*o++ = O_END;
+	uint16_t ulen = (uint16_t)(o - udp);
+	rte_pktmbuf_trim(m, (uint16_t)(len - (o - h)));
+	udp[1] = 67;
+	udp[3] = 68;
+	udp[4] = (uint8_t)(ulen >> 8);
+	udp[5] = (uint8_t)ulen; /* checksum 0: none (RFC 768) */
+	struct rte_ipv4_hdr *iph = (struct rte_ipv4_hdr *)ip;
+	iph->version_ihl = 0x45;
+	iph->total_length = rte_cpu_to_be_16((uint16_t)(20 + ulen));
+	iph->time_to_live = 64;
+	iph->next_proto_id = IPPROTO_UDP;
+	iph->src_addr = rte_cpu_to_be_32(gw);
+	iph->dst_addr = bcast ? 0xffffffff : rte_cpu_to_be_32(yiaddr ? yiaddr : 0xffffffff);
+	iph->hdr_checksum = rte_ipv4_cksum(iph);
+	sl_iface_inject(m, access);
+}
+
+static uint32_t pool_free_ip(uint32_t want)
+{
+	if (want >= pool_lo && want <= pool_hi && !lease_by_ip(want))
+		return want;
+	for (uint32_t a = pool_lo; a && a <= pool_hi; a++)
+		if (!lease_by_ip(a))
+			return a;
+	return 0;
+}
+
+static void dhcp_input(struct rte_mbuf *m)
+{
+	const uint8_t *fr = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint16_t access = m->port;
+	uint32_t ihl = (fr[RTE_ETHER_HDR_LEN] & 0xf) * 4u, off = RTE_ETHER_HDR_LEN + ihl + 8;
+	struct dhcp_in in;
+	const uint8_t *b = fr + off;
+	static const uint8_t cookie[4] = {99, 130, 83, 99};
+	if (m->data_len < off + BOOTP_LEN + 4 || b[0] != 1 || b[1] != 1 || b[2] != 6 ||
+	    memcmp(b + BOOTP_LEN, cookie, 4) ||
+	    options_parse(b + BOOTP_LEN + 4, m->data_len - off - BOOTP_LEN - 4, &in) ||
+	    memcmp(b + 28, fr + RTE_ETHER_ADDR_LEN, 6)) { /* chaddr: the sender */
+		count(IM_BAD);
+		return;
+	}
+	uint8_t plen = 0;
+	uint32_t gw = gateway(access, &plen);
+	if (!gw) {
+		count(IM_NO_GW);
+		return;
+	}
+	struct rte_ether_addr mac;
+	memcpy(&mac, b + 28, 6);
+	struct lease *l = lease_of(access, &mac);
+	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
+	uint32_t ciaddr = (uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 | (uint32_t)b[14] << 8 | b[15];
+	switch (in.type) {
+	case DISCOVER: {
+		if (!l) {
+			uint32_t ip = pool_free_ip(in.req_ip);
+			uint32_t i = 0;
+			while (i < LEASES && leases[i])
+				i++;
+			if (!ip || i == LEASES || !(l = calloc(1, sizeof(*l)))) {
+				count(IM_POOL);
+				return;
+			}
+			l->access = access;
+			l->mac = mac;
+			l->ip = ip;
+			leases[i] = l;
+			nleases++;
+		}
+		if (!l->bound)
+			l->expires = now + OFFER_S * hz;
+		snprintf(l->hostname, sizeof(l->hostname), "%s", in.hostname);
+		reply(access, b, OFFER, l->ip, gw, plen);
+		return;
+	}
+	case REQUEST: {
+		/* SELECTING: our server id; INIT-REBOOT: a requested address; RENEWING or
+		 * REBINDING: ciaddr (RFC 2131 4.3.2) */
+		if (in.server && in.server != gw) { /* it took another server's offer */
+			if (l && !l->bound)
+				lease_free(l);
+			return;
+		}
+		uint32_t want = in.req_ip ? in.req_ip : ciaddr;
+		if (!l || l->ip != want) {
+			if (in.server || ciaddr || (want >= pool_lo && want <= pool_hi))
+				reply(access, b, NAK, 0, gw, plen);
+			return;
+		}
+		uint32_t idx = 0;
+		while (idx < LEASES && leases[idx] != l)
+			idx++;
+		if (!l->bound) {
+			if (session_up(l, idx)) {
+				reply(access, b, NAK, 0, gw, plen);
+				lease_free(l);
+				return;
+			}
+			l->bound = true;
+			l->bound_at = now;
+		}
+		l->expires = now + (uint64_t)lease_s * hz;
+		reply(access, b, ACK, l->ip, gw, plen);
+		return;
+	}
+	case RELEASE:
+	case DECLINE:
+		if (l && (in.type == DECLINE || l->ip == ciaddr))
+			lease_free(l);
+		return;
+	default:
+		return; /* INFORM and the server's own types: nothing */
+	}
+}
+
+static void dhcp_punt(struct rte_mbuf *m)
+{
+	dhcp_input(m);
+	rte_pktmbuf_free(m);
+}
+
+static void ipoe_tick(uint64_t now)
+{
+	for (uint32_t i = 0; nleases && i < LEASES; i++)
+		if (leases[i] && now > leases[i]->expires)
+			lease_free(leases[i]);
+}
+
+void sl_ipoe_subscriber_rows(struct sl_out *o)
+{
+	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
+	for (uint32_t i = 0; nbound && i < LEASES; i++) {
+		const struct lease *l = leases[i];
+		if (!l || !l->ifx)
+			continue;
+		struct sl_if_counters c = sl_iface_counters(l->ifx);
+		char v[10][32];
+		const uint8_t *b = l->mac.addr_bytes;
+		snprintf(v[0], 32, "%u", i);
+		sl_fmt_ip4(v[1], l->ip);
+		snprintf(v[2], 32, "%" PRIu64, now > l->bound_at ? (now - l->bound_at) / hz : 0);
+		snprintf(v[3], 32, "%" PRIu64, c.rx_pkts);
+		snprintf(v[4], 32, "%" PRIu64, c.rx_bytes);
+		snprintf(v[5], 32, "%" PRIu64, c.tx_pkts);
+		snprintf(v[6], 32, "%" PRIu64, c.tx_bytes);
+		snprintf(v[7], 32, "%02x:%02x:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3], b[4], b[5]);
+		char *row[17] = {"ipoe", v[0], sl_ifaces[l->ifx].name,
+				 l->hostname[0] ? (char *)l->hostname : "-", v[1], "up", v[2], v[3],
+				 v[4], v[5], v[6], sl_ifaces[l->access].name, v[7], "-", "-", "0", "-"};
+		sl_tbl_rowv(o, row);
+	}
+}
+
+/* ---- CLI ---- */
+
+static int cmd_access(struct sl_out *o, int argc, char **argv)
+{
+	if (argc < 1 || argc > 2 || (argc == 2 && strcmp(argv[1], "disable")))
+		return sl_out_error(o, "usage: set ipoe access IFACE [disable]");
+	struct sl_iface *f = sl_iface_by_name(argv[0]);
+	if (!f)
+		return sl_out_error(o, "unknown interface '%s'", argv[0]);
+	if (f->type != SL_IF_PORT && f->type != SL_IF_SUB)
+		return sl_out_error(o, "%s is a %s: IPoE is served on a port or a VLAN "
+				    "sub-interface", f->name, sl_if_type_names[f->type]);
+	bool on = argc == 1;
+	char why[160] = "";
+	if (!on)
+		for (uint32_t i = 0; nleases && i < LEASES; i++)
+			if (leases[i] && leases[i]->access == f->port)
+				lease_free(leases[i]);
+	feat_on[f->port] = on;
+	if (sl_feature_set(f->port, SL_ARC_DEVICE_INPUT, "ipoe-input", on, why, sizeof(why))) {
+		feat_on[f->port] = 0;
+		return sl_out_error(o, "cannot serve IPoE on %s: %s", f->name, why);
+	}
+	return 0;
+}
+SL_CLI_COMMAND(ipoe_access, .path = "set ipoe access", .usage = "IFACE [disable]",
+	       .help = "serve IPoE subscribers (DHCPv4) on IFACE, a port or VLAN sub-interface with "
+		       "an address on the pool's subnet; disable ends its sessions",
+	       .fn = cmd_access)
+
+static int cmd_pool(struct sl_out *o, int argc, char **argv)
+{
+	uint32_t lo, hi;
+	if (argc != 2)
+		return sl_out_error(o, "usage: set ipoe pool FIRST LAST");
+	if (sl_arg_ip4(o, argv[0], &lo) || sl_arg_ip4(o, argv[1], &hi))
+		return -1;
+	if (hi < lo || hi - lo >= LEASES || lo == 0)
+		return sl_out_error(o, "the pool is FIRST to LAST, at most 65,536 addresses");
+	if (nleases)
+		return sl_out_error(o, "%u leases hold addresses of the pool (clear ipoe lease)",
+				    nleases);
+	pool_lo = lo;
+	pool_hi = hi;
+	return 0;
+}
+SL_CLI_COMMAND(ipoe_pool, .path = "set ipoe pool", .usage = "FIRST LAST",
+	       .help = "the addresses DHCP leases to IPoE clients (on the access interface's "
+		       "subnet)",
+	       .fn = cmd_pool)
+
+static int cmd_lease(struct sl_out *o, int argc, char **argv)
+{
+	if (argc != 1)
+		return sl_out_error(o, "usage: set ipoe lease SECONDS");
+	return sl_arg_u32(o, "lease", argv[0], 10, 86400 * 7, &lease_s);
+}
+SL_CLI_COMMAND(ipoe_lease, .path = "set ipoe lease", .usage = "SECONDS",
+	       .help = "the lease time DHCP gives (default 3600; T1 half of it, T2 seven eighths)",
+	       .fn = cmd_lease)
+
+static int cmd_dns(struct sl_out *o, int argc, char **argv)
+{
+	uint32_t d[2] = {0, 0};
+	if (argc < 1 || argc > 2)
+		return sl_out_error(o, "usage: set ipoe dns A [B]");
+	for (int i = 0; i < argc; i++)
+		if (sl_arg_ip4(o, argv[i], &d[i]))
+			return -1;
+	memcpy(dns, d, sizeof(dns));
+	return 0;
+}
+SL_CLI_COMMAND(ipoe_dns, .path = "set ipoe dns", .usage = "A [B]",
+	       .help = "DNS servers DHCP gives IPoE clients", .fn = cmd_dns)
+
+static int cmd_show(struct sl_out *o, int argc, char **argv)
+{
+	(void)argv;
+	if (argc)
+		return sl_out_error(o, "usage: show ipoe leases");
+	sl_tbl_begin(o, "ipoe-leases", 7,
+		     (const char *[]){"address", "client-mac", "access", "state", "interface",
+				      "expires-s:u", "hostname"});
+	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
+	for (uint32_t i = 0; nleases && i < LEASES; i++) {
+		const struct lease *l = leases[i];
+		if (!l)
+			continue;
+		char a[16], mac[20], ex[16];
+		const uint8_t *b = l->mac.addr_bytes;
+		sl_fmt_ip4(a, l->ip);
+		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3],
+			 b[4], b[5]);
+		snprintf(ex, sizeof(ex), "%" PRIu64, l->expires > now ? (l->expires - now) / hz : 0);
+		sl_tbl_row(o, a, mac, sl_ifaces[l->access].name, l->bound ? "bound" : "offered",
+			   l->ifx ? sl_ifaces[l->ifx].name : "-", ex,
+			   l->hostname[0] ? l->hostname : "-");
+	}
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(show_ipoe, .path = "show ipoe leases", .usage = "",
+	       .help = "IPoE leases: address, client MAC, access interface, offered or bound, the "
+		       "session's interface, seconds left, host name",
+	       .fn = cmd_show)
+
+static int cmd_clear(struct sl_out *o, int argc, char **argv)
+{
+	uint32_t a;
+	if (argc != 1)
+		return sl_out_error(o, "usage: clear ipoe lease A");
+	if (sl_arg_ip4(o, argv[0], &a))
+		return -1;
+	struct lease *l = lease_by_ip(a);
+	if (!l)
+		return sl_out_error(o, "no IPoE lease of %s", argv[0]);
+	lease_free(l);
+	return 0;
+}
+SL_CLI_COMMAND(clear_ipoe, .path = "clear ipoe lease", .usage = "A",
+	       .help = "ends the lease of address A and its session", .fn = cmd_clear)
+
+/* The feature's hook: on only by set ipoe access (which ends the sessions when it goes). */
+int sl_ipoe_hook(uint16_t ifx, bool on, char *why, size_t len)
+{
+	if (on && !feat_on[ifx]) {
+		snprintf(why, len, "ipoe-input is turned on by set ipoe access %s",
+			 sl_ifaces[ifx].name);
+		return -1;
+	}
+	if (!on)
+		feat_on[ifx] = 0;
+	return 0;
+}
+
+/* An access interface with leases is not deleted. */
+static int ipoe_busy(const struct sl_iface *f, bool commit, char *why, size_t len)
+{
+	if (commit)
+		return 0;
+	for (uint32_t i = 0; nleases && i < LEASES; i++)
+		if (leases[i] && leases[i]->access == f->port) {
+			snprintf(why, len, "%s has IPoE leases (set ipoe access %s disable)", f->name,
+				 f->name);
+			return 1;
+		}
+	return 0;
+}
+
+static int ipoe_init(const struct sl_config *c)
+{
+	(void)c;
+	struct rte_hash_parameters hp = {
+		.name = "sl_ipoe", .entries = LEASES, .key_len = sizeof(uint64_t),
+		.hash_func = rte_hash_crc, .socket_id = SOCKET_ID_ANY,
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF |
+			      RTE_HASH_EXTRA_FLAGS_NO_FREE_ON_DEL,
+	};
+	return (by_mac = rte_hash_create(&hp)) ? 0 : -ENOMEM;
+}
+
+static void ipoe_fini(void)
+{
+	for (uint32_t i = 0; i < LEASES; i++) {
+		if (!leases[i])
+			continue;
+		if (leases[i]->ifx) {
+			free(sl_ipoe_by_if[leases[i]->ifx]);
+			sl_ipoe_by_if[leases[i]->ifx] = NULL;
+		}
+		free(leases[i]);
+		leases[i] = NULL;
+	}
+	rte_hash_free(by_mac);
+	by_mac = NULL;
+	nleases = nbound = 0;
+	pool_lo = pool_hi = 0;
+	lease_s = 3600;
+	memset(dns, 0, sizeof(dns));
+	memset(feat_on, 0, sizeof(feat_on));
+}
+
+SL_MODULE_REGISTER(ipoe_module, .name = "ipoe", .init = ipoe_init, .tick = ipoe_tick,
+		   .fini = ipoe_fini)
+
+RTE_INIT(ipoe_ctl_init)
+{
+	im_err = sl_error_register("ipoe (main)", im_reasons, IM_NB);
+	sl_punt_register(SL_PUNT_DHCP, dhcp_punt);
+	sl_iface_busy_register(ipoe_busy);
+}

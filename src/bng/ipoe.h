@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* IPoE subscribers (src/bng/ipoe.c): a DHCPv4 exchange on an access interface creates a
+ * session, a logical interface (type ipoe, point to point) keyed by the access interface and
+ * the client's MAC; ipoe-input (a device-input feature of the access interface) punts DHCP
+ * and gives the session's packets to routing as received on the session's interface;
+ * ipoe-output sends what is routed to the session to the client's MAC. */
+#ifndef SL_IPOE_H
+#define SL_IPOE_H
+
+#include "../interface/iface.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+/* What the workers read of a session: immutable while published, freed after a grace
+ * period. */
+struct sl_ipoe_dp {
+	uint16_t access;
+	struct rte_ether_addr mac;
+	uint32_t ip; /* network order: the leased address (its packets' source) */
+};
+
+extern struct sl_ipoe_dp *sl_ipoe_by_if[SL_IF_MAX];
+/* (access interface, client MAC) -> session interface, lock-free readers. */
+uint16_t sl_ipoe_find(uint16_t access, const uint8_t mac[6]);
+/* ipoe-input's feature hook (src/bng/ipoe.c): on only by set ipoe access. */
+int sl_ipoe_hook(uint16_t ifx, bool on, char *why, size_t len);
+/* show subscribers' rows for the bound IPoE sessions (its 17 columns). */
+struct sl_out;
+void sl_ipoe_subscriber_rows(struct sl_out *o);
+/* How many IPoE sessions exist. */
+uint32_t sl_ipoe_count(void);
+
+#endif
