@@ -18,10 +18,14 @@ if [ -n "$missing" ]; then
 	apt-get install -y -q $missing >/dev/null
 fi
 
-# FreeRADIUS for the PPPoE tests (each test starts its own in the foreground): installed with
-# its service kept from starting (a policy-rc.d of ours while apt runs, and not enabled)
-if ! dpkg-query -W -f='${Status}' freeradius 2>/dev/null | grep -q "install ok installed"; then
-	echo "setup: installing freeradius (its service not started)"
+# FreeRADIUS and Kea for the BNG tests (each test starts its own in the foreground): installed
+# with their services kept from starting (a policy-rc.d of ours while apt runs, and not enabled)
+services=""
+for p in freeradius kea-dhcp4-server; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || services="$services $p"
+done
+if [ -n "$services" ]; then
+	echo "setup: installing$services (their services not started)"
 	made=0
 	if [ ! -e /usr/sbin/policy-rc.d ]; then
 		printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
@@ -30,10 +34,12 @@ if ! dpkg-query -W -f='${Status}' freeradius 2>/dev/null | grep -q "install ok i
 	fi
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -q >/dev/null
-	apt-get install -y -q freeradius >/dev/null
+	apt-get install -y -q $services >/dev/null
 	[ "$made" = 1 ] && rm -f /usr/sbin/policy-rc.d
 	if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
-		systemctl disable freeradius >/dev/null 2>&1 || true
+		for p in $services; do
+			systemctl disable --now "$p" >/dev/null 2>&1 || true
+		done
 	fi
 fi
 

@@ -12,6 +12,7 @@
 #include "ipoe.h"
 #include "../cli/cli.h"
 #include "../ip4/ip4.h"
+#include "../ip4/route.h"
 #include "../runtime/feature.h"
 #include "../runtime/runtime.h"
 
@@ -46,6 +47,7 @@ struct lease {
 static struct lease *leases[LEASES];
 static uint32_t nleases, nbound;
 static uint32_t pool_lo, pool_hi, lease_s = 3600, dns[2];
+static uint32_t relay_server; /* host order; 0: sluiced answers itself */
 static uint8_t feat_on[SL_IF_MAX]; /* set ipoe access */
 
 #define IM_ERRORS(X)                                                                \
@@ -98,10 +100,15 @@ static struct lease *lease_by_ip(uint32_t ip)
 	return NULL;
 }
 
-/* The access interface's address on the pool's subnet (the router and server id), or 0. */
+/* The access interface's address on the pool's subnet (the router and server id; relaying,
+ * its first address: giaddr), or 0. */
 static uint32_t gateway(uint16_t access, uint8_t *plen)
 {
 	const struct sl_iface *f = &sl_ifaces[access];
+	if (relay_server && f->naddr) {
+		*plen = f->plens[0];
+		return f->addrs[0];
+	}
 	for (int i = 0; i < f->naddr; i++) {
 		uint32_t m = f->plens[i] ? ~0u << (32 - f->plens[i]) : 0;
 		if (pool_lo && ((f->addrs[i] ^ pool_lo) & m) == 0 && ((f->addrs[i] ^ pool_hi) & m) == 0) {
@@ -223,27 +230,50 @@ static uint8_t *opt_u32(uint8_t *p, uint8_t t, uint32_t v)
 	return p + 6;
 }
 
-/* A reply of type to the request req (its BOOTP part) from the gateway gw: yiaddr, the
- * options of a lease, sent to the client's MAC and yiaddr, or broadcast when the client asked
- * (flags) or for a NAK (RFC 2131 4.1). */
-static void reply(uint16_t access, const uint8_t *req, uint8_t type, uint32_t yiaddr, uint32_t gw,
-		  uint8_t plen)
+/* A BOOTP message (blen bytes: the fixed part, the cookie and options) to the client on
+ * access from gw: to its MAC and yiaddr, or broadcast when it asked (flags) or for a NAK
+ * (RFC 2131 4.1). */
+static void to_client(uint16_t access, const uint8_t *bootp, uint16_t blen, uint8_t type,
+		      uint32_t yiaddr, uint32_t gw)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(sl_pool);
-	uint16_t len = RTE_ETHER_HDR_LEN + 20 + 8 + BOOTP_LEN + 4 + 64;
+	uint16_t len = (uint16_t)(RTE_ETHER_HDR_LEN + 20 + 8 + blen);
 	uint8_t *h = m ? (uint8_t *)rte_pktmbuf_append(m, len) : NULL;
 	if (!h) {
 		rte_pktmbuf_free(m);
 		count(IM_NOBUF);
 		return;
 	}
-	memset(h, 0, len);
-	bool bcast = type == NAK || (req[10] & 0x80);
+	memset(h, 0, RTE_ETHER_HDR_LEN + 28);
+	bool bcast = type == NAK || (bootp[10] & 0x80) || !yiaddr;
 	static const uint8_t all[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-	memcpy(h, bcast ? all : req + 28, 6); /* chaddr */
+	memcpy(h, bcast ? all : bootp + 28, 6); /* chaddr */
 	memcpy(h + 6, &sl_ifaces[access].mac, 6);
 	h[12] = 0x08;
-	uint8_t *ip = h + RTE_ETHER_HDR_LEN, *udp = ip + 20, *b = udp + 8;
+	uint8_t *ip = h + RTE_ETHER_HDR_LEN, *udp = ip + 20;
+	memcpy(udp + 8, bootp, blen);
+	uint16_t ulen = (uint16_t)(8 + blen);
+	udp[1] = 67;
+	udp[3] = 68;
+	udp[4] = (uint8_t)(ulen >> 8);
+	udp[5] = (uint8_t)ulen; /* checksum 0: none (RFC 768) */
+	struct rte_ipv4_hdr *iph = (struct rte_ipv4_hdr *)ip;
+	iph->version_ihl = 0x45;
+	iph->total_length = rte_cpu_to_be_16((uint16_t)(20 + ulen));
+	iph->time_to_live = 64;
+	iph->next_proto_id = IPPROTO_UDP;
+	iph->src_addr = rte_cpu_to_be_32(gw);
+	iph->dst_addr = bcast ? 0xffffffff : rte_cpu_to_be_32(yiaddr);
+	iph->hdr_checksum = rte_ipv4_cksum(iph);
+	sl_iface_inject(m, access);
+}
+
+/* Our own answer of type to the request req (its BOOTP part), from the gateway gw: yiaddr and
+ * the options of a lease. */
+static void reply(uint16_t access, const uint8_t *req, uint8_t type, uint32_t yiaddr, uint32_t gw,
+		  uint8_t plen)
+{
+	uint8_t b[BOOTP_LEN + 4 + 64] = {0};
 	b[0] = 2; /* BOOTREPLY */
 	b[1] = 1;
 	b[2] = 6;
@@ -277,21 +307,117 @@ static void reply(uint16_t access, const uint8_t *req, uint8_t type, uint32_t yi
 		}
 	}
 	*o++ = O_END;
-	uint16_t ulen = (uint16_t)(o - udp);
-	rte_pktmbuf_trim(m, (uint16_t)(len - (o - h)));
+	to_client(access, b, (uint16_t)(o - b), type, type == NAK ? 0 : yiaddr, gw);
+}
+
+/* ---- relay (RFC 3046: option 82) ---- */
+
+static struct {
+	uint64_t up, down, dropped;
+} rst;
+
+/* An IPv4 packet the main lcore built (m's data: its header) by table fib's route: the
+ * adjacency's Ethernet header, out of its interface; ARP asked when the next hop is not
+ * resolved (the packet dropped: DHCP clients send again). */
+static int ip_send(uint16_t fib, struct rte_mbuf *m, uint32_t dst)
+{
+	uint32_t id = sl_ip4_fib_lookup(fib, dst);
+	if (id & SL_LB_FLAG) {
+		const struct sl_lb *lb = sl_lb_tbl[id & (SL_LB_MAX - 1)];
+		id = lb ? lb->adj[0] : SL_ADJ_ID_DROP;
+	}
+	const struct sl_adj *a = sl_adj_get(id);
+	uint8_t *eh = a->type == SL_ADJ_FORWARD
+			      ? (uint8_t *)rte_pktmbuf_prepend(m, RTE_ETHER_HDR_LEN) : NULL;
+	if (!eh) {
+		if (a->type == SL_ADJ_INCOMPLETE)
+			sl_arp_request(a->port, a->nh);
+		else if (a->type == SL_ADJ_GLEAN)
+			sl_arp_request(a->port, dst);
+		rte_pktmbuf_free(m);
+		rst.dropped++;
+		return -1;
+	}
+	memcpy(eh, a->rewrite, RTE_ETHER_HDR_LEN);
+	return sl_iface_inject(m, a->port);
+}
+
+/* The end of options o[0, len) (its END, or len), -1 when malformed; *has82 when option 82
+ * is there. */
+static int options_end(const uint8_t *o, uint32_t len, bool *has82)
+{
+	*has82 = false;
+	for (uint32_t i = 0; i < len;) {
+		if (o[i] == O_END)
+			return (int)i;
+		if (o[i] == O_PAD) {
+			i++;
+			continue;
+		}
+		if (i + 2 > len || i + 2 + o[i + 1] > len)
+			return -1;
+		*has82 |= o[i] == 82;
+		i += 2u + o[i + 1];
+	}
+	return (int)len;
+}
+
+/* A client's message to the server: giaddr ours, hops one more, option 82 with the access
+ * interface's name (circuit id) and the client's MAC (remote id) at the end. */
+static void relay_up(uint16_t access, const uint8_t *b, uint32_t blen, uint32_t gw)
+{
+	bool has82;
+	int end = options_end(b + BOOTP_LEN + 4, blen - BOOTP_LEN - 4, &has82);
+	const char *circ = sl_ifaces[access].name;
+	size_t cl = strlen(circ);
+	if (end < 0 || has82 || b[3] >= 16 || cl > 64) { /* RFC 3046 2.1: not from a client */
+		count(IM_BAD);
+		return;
+	}
+	uint32_t olen = 2 + 2 + (uint32_t)cl + 2 + 6;
+	uint16_t plen = (uint16_t)(20 + 8 + BOOTP_LEN + 4 + (uint32_t)end + olen + 1);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(sl_pool);
+	uint8_t *ip = m ? (uint8_t *)rte_pktmbuf_append(m, plen) : NULL;
+	if (!ip) {
+		rte_pktmbuf_free(m);
+		count(IM_NOBUF);
+		return;
+	}
+	uint8_t *udp = ip + 20, *d = udp + 8;
+	memcpy(d, b, BOOTP_LEN + 4 + (uint32_t)end);
+	d[3]++; /* hops */
+	uint32_t g = rte_cpu_to_be_32(gw);
+	if (!(d[24] | d[25] | d[26] | d[27]))
+		memcpy(d + 24, &g, 4);
+	uint8_t *o = d + BOOTP_LEN + 4 + end;
+	*o++ = 82;
+	*o++ = (uint8_t)(olen - 2);
+	*o++ = 1; /* Agent Circuit ID */
+	*o++ = (uint8_t)cl;
+	memcpy(o, circ, cl);
+	o += cl;
+	*o++ = 2; /* Agent Remote ID */
+	*o++ = 6;
+	memcpy(o, b + 28, 6);
+	o += 6;
+	*o++ = O_END;
+	uint16_t ulen = (uint16_t)(plen - 20);
+	memset(udp, 0, 8);
 	udp[1] = 67;
-	udp[3] = 68;
+	udp[3] = 67;
 	udp[4] = (uint8_t)(ulen >> 8);
-	udp[5] = (uint8_t)ulen; /* checksum 0: none (RFC 768) */
+	udp[5] = (uint8_t)ulen;
 	struct rte_ipv4_hdr *iph = (struct rte_ipv4_hdr *)ip;
+	memset(iph, 0, 20);
 	iph->version_ihl = 0x45;
-	iph->total_length = rte_cpu_to_be_16((uint16_t)(20 + ulen));
+	iph->total_length = rte_cpu_to_be_16(plen);
 	iph->time_to_live = 64;
 	iph->next_proto_id = IPPROTO_UDP;
-	iph->src_addr = rte_cpu_to_be_32(gw);
-	iph->dst_addr = bcast ? 0xffffffff : rte_cpu_to_be_32(yiaddr ? yiaddr : 0xffffffff);
+	iph->src_addr = g;
+	iph->dst_addr = rte_cpu_to_be_32(relay_server);
 	iph->hdr_checksum = rte_ipv4_cksum(iph);
-	sl_iface_inject(m, access);
+	if (ip_send(sl_ifaces[access].fib, m, relay_server) == 0)
+		rst.up++;
 }
 
 static uint32_t pool_free_ip(uint32_t want)
@@ -330,6 +456,12 @@ static void dhcp_input(struct rte_mbuf *m)
 	struct lease *l = lease_of(access, &mac);
 	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
 	uint32_t ciaddr = (uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 | (uint32_t)b[14] << 8 | b[15];
+	if (relay_server) { /* the server decides; its ACK makes the session (relay_down) */
+		if (l && (in.type == DECLINE || (in.type == RELEASE && l->ip == ciaddr)))
+			lease_free(l);
+		relay_up(access, b, m->data_len - off, gw);
+		return;
+	}
 	switch (in.type) {
 	case DISCOVER: {
 		if (!l) {
@@ -391,6 +523,114 @@ static void dhcp_input(struct rte_mbuf *m)
 	default:
 		return; /* INFORM and the server's own types: nothing */
 	}
+}
+
+/* A server's answer to us as relay: the access interface by its option 82 (circuit id, and
+ * the remote id the client's MAC), giaddr that interface's gateway; the option taken out, an
+ * ACK binds the lease (the server's address and lease time), a NAK ends it; then on to the
+ * client. */
+static void relay_down(struct rte_mbuf *m)
+{
+	const uint8_t *ip = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t ihl = (ip[0] & 0xf) * 4u, off = ihl + 8;
+	static const uint8_t cookie[4] = {99, 130, 83, 99};
+	const uint8_t *b = ip + off;
+	bool has82;
+	int end;
+	if (!relay_server || m->data_len < off + BOOTP_LEN + 4 || b[0] != 2 ||
+	    memcmp(b + BOOTP_LEN, cookie, 4) ||
+	    (end = options_end(b + BOOTP_LEN + 4, m->data_len - off - BOOTP_LEN - 4, &has82)) < 0 ||
+	    !has82) {
+		rst.dropped++;
+		return;
+	}
+	/* option 82's sub-options; the rest copied without it */
+	uint8_t out[1500], *o = out + BOOTP_LEN + 4;
+	char circ[65] = "";
+	bool mac_ok = false;
+	const uint8_t *opt = b + BOOTP_LEN + 4;
+	memcpy(out, b, BOOTP_LEN + 4);
+	for (int i = 0; i < end;) {
+		if (opt[i] == O_PAD) {
+			i++;
+			continue;
+		}
+		uint8_t t = opt[i], l = opt[i + 1];
+		if (t == 82) {
+			for (int k = 0; k + 2 <= l && k + 2 + opt[i + 2 + k + 1] <= l;
+			     k += 2 + opt[i + 2 + k + 1]) {
+				const uint8_t *so = opt + i + 2 + k;
+				if (so[0] == 1 && so[1] <= 64)
+					snprintf(circ, sizeof(circ), "%.*s", so[1], (const char *)so + 2);
+				else if (so[0] == 2 && so[1] == 6)
+					mac_ok = !memcmp(so + 2, b + 28, 6);
+			}
+		} else if (o + 2 + l < out + sizeof(out) - 1) {
+			memcpy(o, opt + i, 2u + l);
+			o += 2u + l;
+		}
+		i += 2 + l;
+	}
+	*o++ = O_END;
+	const struct sl_iface *f = sl_iface_by_name(circ);
+	uint8_t plen;
+	uint32_t giaddr = (uint32_t)b[24] << 24 | (uint32_t)b[25] << 16 | (uint32_t)b[26] << 8 | b[27];
+	if (!f || !mac_ok || !feat_on[f->port] || gateway(f->port, &plen) != giaddr) {
+		rst.dropped++;
+		return;
+	}
+	struct dhcp_in in;
+	uint32_t lease = lease_s;
+	if (options_parse(out + BOOTP_LEN + 4, (uint32_t)(o - out) - BOOTP_LEN - 4, &in)) {
+		rst.dropped++;
+		return;
+	}
+	for (const uint8_t *p = out + BOOTP_LEN + 4; p + 6 <= o && *p != O_END; p += 2 + p[1])
+		if (p[0] == O_LEASE && p[1] == 4)
+			lease = (uint32_t)p[2] << 24 | (uint32_t)p[3] << 16 | (uint32_t)p[4] << 8 | p[5];
+	uint16_t access = f->port;
+	struct rte_ether_addr mac;
+	memcpy(&mac, b + 28, 6);
+	uint32_t yiaddr = (uint32_t)b[16] << 24 | (uint32_t)b[17] << 16 | (uint32_t)b[18] << 8 | b[19];
+	struct lease *l = lease_of(access, &mac);
+	if (in.type == NAK && l)
+		lease_free(l);
+	if (in.type == ACK && yiaddr) {
+		if (l && l->ip != yiaddr)
+			lease_free(l), l = NULL;
+		uint32_t i = 0;
+		if (!l) {
+			while (i < LEASES && leases[i])
+				i++;
+			if (i == LEASES || !(l = calloc(1, sizeof(*l)))) {
+				count(IM_POOL);
+				return;
+			}
+			*l = (struct lease){.access = access, .mac = mac, .ip = yiaddr};
+			leases[i] = l;
+			nleases++;
+		}
+		while (i < LEASES && leases[i] != l)
+			i++;
+		if (!l->bound) {
+			if (session_up(l, i)) {
+				lease_free(l);
+				rst.dropped++;
+				return;
+			}
+			l->bound = true;
+			l->bound_at = rte_rdtsc();
+		}
+		l->expires = rte_rdtsc() + (uint64_t)lease * rte_get_tsc_hz();
+	}
+	to_client(access, out, (uint16_t)(o - out), in.type, in.type == NAK ? 0 : yiaddr, giaddr);
+	rst.down++;
+}
+
+static void relay_punt(struct rte_mbuf *m)
+{
+	relay_down(m);
+	rte_pktmbuf_free(m);
 }
 
 static void dhcp_punt(struct rte_mbuf *m)
@@ -506,6 +746,50 @@ static int cmd_dns(struct sl_out *o, int argc, char **argv)
 SL_CLI_COMMAND(ipoe_dns, .path = "set ipoe dns", .usage = "A [B]",
 	       .help = "DNS servers DHCP gives IPoE clients", .fn = cmd_dns)
 
+static int cmd_relay(struct sl_out *o, int argc, char **argv)
+{
+	uint32_t a;
+	if (argc == 1 && !strcmp(argv[0], "del")) {
+		relay_server = 0;
+		return 0;
+	}
+	if (argc != 2 || strcmp(argv[0], "server"))
+		return sl_out_error(o, "usage: set ipoe dhcp-relay server A | set ipoe dhcp-relay del");
+	if (sl_arg_ip4(o, argv[1], &a))
+		return -1;
+	relay_server = a;
+	return 0;
+}
+SL_CLI_COMMAND(ipoe_relay, .path = "set ipoe dhcp-relay", .usage = "server A | del",
+	       .help = "relay IPoE clients' DHCP to server A (RFC 3046: giaddr the access "
+		       "interface's address, option 82 with its name as circuit id and the "
+		       "client's MAC as remote id) instead of answering; its ACKs make the "
+		       "sessions",
+	       .fn = cmd_relay)
+
+static int cmd_show_relay(struct sl_out *o, int argc, char **argv)
+{
+	(void)argv;
+	if (argc)
+		return sl_out_error(o, "usage: show ipoe dhcp-relay");
+	sl_tbl_begin(o, "dhcp-relay", 4,
+		     (const char *[]){"server", "to-server:u", "to-clients:u", "dropped:u"});
+	if (relay_server) {
+		char v[4][24];
+		sl_fmt_ip4(v[0], relay_server);
+		snprintf(v[1], 24, "%" PRIu64, rst.up);
+		snprintf(v[2], 24, "%" PRIu64, rst.down);
+		snprintf(v[3], 24, "%" PRIu64, rst.dropped);
+		sl_tbl_row(o, v[0], v[1], v[2], v[3]);
+	}
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(show_ipoe_relay, .path = "show ipoe dhcp-relay", .usage = "",
+	       .help = "the DHCP relay's server and counts: relayed to it, to clients, dropped "
+		       "(answers without our option 82, next hop not resolved)",
+	       .fn = cmd_show_relay)
+
 static int cmd_show(struct sl_out *o, int argc, char **argv)
 {
 	(void)argv;
@@ -609,6 +893,8 @@ static void ipoe_fini(void)
 	nleases = nbound = 0;
 	pool_lo = pool_hi = 0;
 	lease_s = 3600;
+	relay_server = 0;
+	memset(&rst, 0, sizeof(rst));
 	memset(dns, 0, sizeof(dns));
 	memset(feat_on, 0, sizeof(feat_on));
 }
@@ -620,5 +906,6 @@ RTE_INIT(ipoe_ctl_init)
 {
 	im_err = sl_error_register("ipoe (main)", im_reasons, IM_NB);
 	sl_punt_register(SL_PUNT_DHCP, dhcp_punt);
+	sl_punt_register(SL_PUNT_DHCP_RELAY, relay_punt);
 	sl_iface_busy_register(ipoe_busy);
 }

@@ -78,6 +78,32 @@ static struct rte_node_register ii_node = {
 };
 SL_NODE_REGISTER(ii_node)
 
+/* ---- dhcp-relay-input: a DHCP server's answers to us as relay (UDP 67 on ip4-udp-local) ---- */
+
+static uint16_t dr_err;
+
+static inline uint16_t dr_one(struct sl_worker *w, struct rte_mbuf *m)
+{
+	if (unlikely(!sl_ctl_allow(w, SL_PPPOE_CL_DHCP))) {
+		sl_set_error(m, dr_err + II_ERR_RATE);
+		return II_NEXT_DROP;
+	}
+	sl_meta2(m)->punt = SL_PUNT_DHCP_RELAY;
+	return II_NEXT_PUNT;
+}
+
+SL_NODE_EACH(dr_process, dr_one)
+
+static struct rte_node_register dr_node = {
+	.name = "dhcp-relay-input",
+	.process = dr_process,
+	.init = sl_node_init,
+	.nb_edges = II_NB_NEXT,
+	.next_nodes = {[II_NEXT_DROP] = "error-drop", [II_NEXT_ETH] = "ethernet-input",
+		       [II_NEXT_PUNT] = "punt"},
+};
+SL_NODE_REGISTER(dr_node)
+
 /* ---- ipoe-output ---- */
 
 #define IO_ERRORS(X) X(IO_ERR_DOWN, "session down")
@@ -120,6 +146,8 @@ RTE_INIT(ipoe_nodes_init)
 {
 	ii_err = sl_error_register("ipoe-input", ii_reasons, II_NB_ERR);
 	io_err = sl_error_register("ipoe-output", io_reasons, IO_NB_ERR);
+	dr_err = sl_error_register("dhcp-relay-input", ii_reasons, II_NB_ERR);
+	sl_udp_port_register(67, "dhcp-relay-input");
 	ii_feat = sl_feature_register(SL_ARC_DEVICE_INPUT, "ipoe-input", "ipoe-input");
 	sl_feature_hook(SL_ARC_DEVICE_INPUT, ii_feat, sl_ipoe_hook);
 	sl_iface_output_register(SL_IF_IPOE, "ipoe-output");

@@ -147,3 +147,16 @@ def sluiced_factory(tmp_path):
         assert rc in (0, None), f"sluiced exit code {rc}"
         if rc == 0:  # a clean exit leaves no DPDK runtime folder behind
             assert not os.path.exists(f"/run/dpdk/{s.prefix}"), s.prefix
+
+
+def stop_process(proc, out=None):
+    """Ends a real component a test started (FreeRADIUS, Kea) by its PID: SIGTERM, then
+    SIGKILL after 10 s; closes its log."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    if out:
+        out.close()

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import stop_process
+
 TAG = f"ip{os.getpid() % 100000}"
 
 
@@ -112,3 +114,64 @@ def test_ipoe_cli(sluiced_factory, tmp_path):
     s.cli("set ipoe access port0 disable")
     assert s.js("show ipoe leases")["ipoe-leases"] == []
     assert s.stop() == 0
+
+
+KEA = """{"Dhcp4": {
+  "interfaces-config": {"interfaces": ["%s"], "dhcp-socket-type": "udp"},
+  "lease-database": {"type": "memfile", "persist": false},
+  "valid-lifetime": 120,
+  "subnet4": [{"id": 1, "subnet": "100.65.0.0/24", "pools": [{"pool": "100.65.0.50 - 100.65.0.60"}],
+               "option-data": [{"name": "routers", "data": "100.65.0.1"},
+                               {"name": "domain-name-servers", "data": "9.9.9.9"}]}],
+  "loggers": [{"name": "kea-dhcp4", "output_options": [{"output": "stdout"}],
+               "severity": "DEBUG", "debuglevel": 55}]
+}}
+"""
+
+
+def test_ipoe_dhcp_relay_to_kea(hosts, sluiced_factory, tmp_path):
+    """Relay mode: sluiced relays dhclient's DHCP to a real Kea (kea-dhcp4, in the namespace
+    past sluiced) with giaddr and option 82 (circuit id port0, remote id the client's MAC);
+    Kea's ACK, option 82 taken out, makes the session; the client pings Kea's host."""
+    import shutil
+    if not shutil.which("kea-dhcp4") or not os.path.exists("/sbin/dhclient"):
+        pytest.skip("kea-dhcp4-server or isc-dhcp-client is not installed (scripts/setup.sh installs them)")
+    resolv = hosts
+    cfg = tmp_path / "kea.json"
+    cfg.write_text(KEA % f"{TAG}b1")
+    log = tmp_path / "kea.log"
+    out = open(log, "w")
+    env = dict(os.environ, KEA_PIDFILE_DIR=str(tmp_path), KEA_LOCKFILE_DIR=str(tmp_path))
+    kea = subprocess.Popen(["ip", "netns", "exec", f"{TAG}b", "kea-dhcp4", "-c", str(cfg)],
+                           stdout=out, stderr=subprocess.STDOUT, env=env)
+    try:
+        end = time.time() + 20
+        while "DHCP4_STARTED" not in log.read_text():
+            assert kea.poll() is None and time.time() < end, log.read_text()[-3000:]
+            time.sleep(0.1)
+        devs = [f"net_af_packet0,iface={TAG}c0 {{ name port0 }}", f"net_af_packet1,iface={TAG}b0 {{ name port1 }}"]
+        s = sluiced_factory(devs, [
+            "set interface state port0 up", "set interface state port1 up",
+            "set interface ip address port0 100.65.0.1/24", "set interface ip address port1 10.10.2.10/24",
+            "set ipoe dhcp-relay server 10.10.2.2", "set ipoe access port0"])
+        lf, pf = tmp_path / "dhclient.leases", tmp_path / "dhclient.pid"
+        r = ns("c", f"timeout 40 dhclient -v -1 -lf {lf} -pf {pf} {TAG}c1", check=False)
+        assert r.returncode == 0, r.stdout + r.stderr + log.read_text()[-3000:]
+        assert "inet 100.65.0.50/24" in ns("c", f"ip -4 -o addr show dev {TAG}c1").stdout
+        assert "nameserver 9.9.9.9" in resolv.read_text()
+        lease = s.js("show ipoe leases")["ipoe-leases"]
+        assert [(x["address"], x["state"]) for x in lease] == [("100.65.0.50", "bound")]
+        r = ns("c", "ping -c 2 -i 0.2 -W 2 10.10.2.2", check=False)
+        assert r.returncode == 0, r.stdout + r.stderr
+        rel = s.js("show ipoe dhcp-relay")["dhcp-relay"][0]
+        assert rel["server"] == "10.10.2.2" and rel["to-server"] >= 2 and rel["to-clients"] >= 2, rel
+        # Kea saw the relay's giaddr and option 82: circuit id "port0" (70:6f:72:74:30)
+        text = log.read_text().lower()
+        assert "100.65.0.1" in text and "70:6f:72:74:30" in text, text[-4000:]
+        r = ns("c", f"timeout 20 dhclient -v -r -lf {lf} -pf {pf} {TAG}c1", check=False)
+        assert r.returncode == 0, r.stdout + r.stderr
+        time.sleep(0.5)
+        assert s.js("show ipoe leases")["ipoe-leases"] == []
+        assert s.stop() == 0
+    finally:
+        stop_process(kea, out)

@@ -14,6 +14,8 @@ import time
 
 import pytest
 
+from conftest import stop_process
+
 from scapy.all import ICMP, IP, UDP, Ether, Raw, conf, raw
 from scapy.layers.ppp import (PPP, PPP_IPCP, PPP_IPCP_Option_IPAddress, PPP_LCP_Configure,
                               PPP_LCP_Echo, PPP_LCP_MRU_Option, PPP_LCP_Magic_Number_Option,
@@ -411,13 +413,7 @@ def freeradius(tmp_path):
             time.sleep(0.1)
         yield port, log.read_text
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        out.close()
+        stop_process(proc, out)
 
 
 def acct_records(text):
