@@ -39,7 +39,8 @@ NODE_FUNCS = ["pg_stream_run", "eth_process", "in_process", "lk_process", "rw_pr
               "out_process", "tx_process", "po_process", "drop_process", "arp_process", "lo_process",
               "ie_process", "fr_process", "punt_process", "ic_process", "gl_process",
               "ul_process", "vxi_process", "vxo_process", "mu_process", "me_process",
-              "pi_process", "ai_process", "qo_process", "qs_polled"]
+              "pi_process", "ai_process", "qo_process", "qs_polled", "pppoe_in_process",
+              "pppoe_out_process"]
 # functions called inside counted ones, shown apart (their inclusive counts; not toggled)
 INNER_FUNCS = ["rte_acl_classify", "rte_sched_port_enqueue", "rte_sched_port_dequeue"]
 TUNNELS = os.environ.get("TUNNELS", os.environ.get("VXLAN", "1")) != "0"
@@ -105,6 +106,25 @@ ip route add 48.0.0.0/8 via 172.16.0.2 mplsudp0
 MU_DECAP_SETUP = SETUP + """mpls table add 0
 mpls local-label add 100 eos via ip4-lookup-in-table 0
 """
+
+
+# PPPoE: 48.0.0.0/8 routed into a session on pg1 (encap: PPPoE and PPP in front of each
+# packet, to the client's MAC), and the same frames arriving in a session on pg0 (decap)
+PPPOE_ENCAP_SETUP = SETUP.replace("ip route add 48.0.0.0/8 via 10.10.2.1\n", "") + """set pppoe access pg1
+create pppoe session client-ip 10.10.2.1 session-id 4660 client-mac 42:01:0a:0a:02:01 access pg1
+ip route add 48.0.0.0/8 via pppoe4660
+"""
+PPPOE_DECAP_SETUP = SETUP + """set pppoe access pg0
+create pppoe session client-ip 10.10.1.2 session-id 4660 client-mac 02:00:00:00:00:01 access pg0
+"""
+
+
+def pppoe_wrap(p):
+    """p (a routed test frame) as the client sends it to pg0 in session 4660."""
+    from scapy.all import IP, Ether, Raw, raw
+    from scapy.layers.ppp import PPPoE
+    return (Ether(dst="02:fe:00:00:00:00", src="02:00:00:00:00:01") / PPPoE(sessionid=4660) /
+            Raw(b"\x00\x21" + raw(p[IP])))
 
 
 # a policer on pg0's input that every packet conforms to (100 Gb/s, 100 MB of burst): the
@@ -366,7 +386,8 @@ def callgrind_one(tmp, setup, tag, wrap=None):
 
 VX_RUNS = (("routed", SETUP, None), ("vxlan-encap", VX_ENCAP_SETUP, None),
            ("vxlan-decap", VX_DECAP_SETUP, vxlan_wrap), ("mpls-encap", MU_ENCAP_SETUP, None),
-           ("mpls-decap", MU_DECAP_SETUP, mpls_wrap), ("policer", POLICER_SETUP, None),
+           ("mpls-decap", MU_DECAP_SETUP, mpls_wrap), ("pppoe-encap", PPPOE_ENCAP_SETUP, None),
+           ("pppoe-decap", PPPOE_DECAP_SETUP, pppoe_wrap), ("policer", POLICER_SETUP, None),
            ("acl-1", acl_setup(1), None), (f"acl-{ACL_RULES}", acl_setup(ACL_RULES), None),
            (f"qos-{QOS_PIPES}", QOS_SETUP, None))
 # RUNS=routed,acl-1,acl-1000: only those (the routed one is what the others are compared with),
@@ -384,7 +405,7 @@ def vx_added(v, unit, gen=None):
                                     {t: v[t] - gen[t] for t in v}),) if gen else ()):
         r = w["routed"]
         print(f"   added ({unit}){label}:")
-        for k in ("vxlan", "mpls"):
+        for k in ("vxlan", "mpls", "pppoe"):
             if f"{k}-encap" not in w or f"{k}-decap" not in w:
                 continue
             e, d = w[f"{k}-encap"], w[f"{k}-decap"]

@@ -66,11 +66,11 @@ drop:
 	return II_NEXT_DROP;
 }
 
-SL_NODE_EACH(ii_process, ii_one)
+SL_NODE_EACH(ipoe_in_process, ii_one)
 
 static struct rte_node_register ii_node = {
 	.name = "ipoe-input",
-	.process = ii_process,
+	.process = ipoe_in_process,
 	.init = sl_node_init,
 	.nb_edges = II_NB_NEXT,
 	.next_nodes = {[II_NEXT_DROP] = "error-drop", [II_NEXT_ETH] = "ethernet-input",
@@ -92,11 +92,11 @@ static inline uint16_t dr_one(struct sl_worker *w, struct rte_mbuf *m)
 	return II_NEXT_PUNT;
 }
 
-SL_NODE_EACH(dr_process, dr_one)
+SL_NODE_EACH(dhcp_relay_process, dr_one)
 
 static struct rte_node_register dr_node = {
 	.name = "dhcp-relay-input",
-	.process = dr_process,
+	.process = dhcp_relay_process,
 	.init = sl_node_init,
 	.nb_edges = II_NB_NEXT,
 	.next_nodes = {[II_NEXT_DROP] = "error-drop", [II_NEXT_ETH] = "ethernet-input",
@@ -131,11 +131,11 @@ static inline uint16_t io_one(struct sl_worker *w, struct rte_mbuf *m)
 	return sl_iface_tx_edge(io_tx0, s->access);
 }
 
-SL_NODE_EACH(io_process, io_one)
+SL_NODE_EACH(ipoe_out_process, io_one)
 
 static struct rte_node_register io_node = {
 	.name = "ipoe-output",
-	.process = io_process,
+	.process = ipoe_out_process,
 	.init = sl_node_init,
 	.nb_edges = IO_NB_STATIC,
 	.next_nodes = {[IO_NEXT_DROP] = "error-drop"},

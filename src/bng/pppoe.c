@@ -85,6 +85,7 @@ struct sess {
 	char acct_id[24];
 	uint64_t up_since, acct_last;
 	uint32_t term_cause;       /* RFC 2866 5.10, for the Stop */
+	bool fixed;                /* made by create pppoe session: no PPP, no timers */
 };
 
 struct user {
@@ -341,10 +342,11 @@ static void ipcp_request(struct sess *s)
 	ppp_send(s, SL_PPP_IPCP, CONF_REQ, s->ipcp_id, o, sizeof(o));
 }
 
-static struct sess *sess_new(uint16_t access, const struct rte_ether_addr *mac)
+/* A session on access for mac: id want (free), or a random free one when want is 0. */
+static struct sess *sess_new(uint16_t access, const struct rte_ether_addr *mac, uint16_t want)
 {
-	uint16_t sid = 0;
-	for (uint32_t i = 0; i < 65534; i++) { /* from a random start: ids are not guessable */
+	uint16_t sid = want && !sessions[want] ? want : 0;
+	for (uint32_t i = 0; !want && i < 65534; i++) { /* random ids: not guessable */
 		uint16_t c = (uint16_t)(1 + (rte_rand() % 65534));
 		if (!sessions[c]) {
 			sid = c;
@@ -512,7 +514,7 @@ static void disc_input(struct rte_mbuf *m)
 			count(PM_BAD_COOKIE);
 			return;
 		}
-		struct sess *s = ac_ip && pool_used ? sess_new(access, &mac) : NULL;
+		struct sess *s = ac_ip && pool_used ? sess_new(access, &mac, 0) : NULL;
 		uint16_t n = reply_tags(buf, &t, access, &mac, false);
 		if (!s) {
 			static const char err[] = "no session available";
@@ -646,7 +648,7 @@ static void ip_up(struct sess *s)
 	s->up = true;
 	s->echo_sent = s->up_since = s->timeout_base = rte_rdtsc();
 	dp_publish(s);
-	if (sl_radius_enabled()) {
+	if (sl_radius_enabled() && !s->fixed) {
 		snprintf(s->acct_id, sizeof(s->acct_id), "%08" PRIx64 "%04x",
 			 (uint64_t)(s->created & 0xffffffff), s->sid);
 		s->acct = true;
@@ -992,7 +994,7 @@ static void pppoe_tick(uint64_t now)
 	uint64_t hz = rte_get_tsc_hz();
 	for (uint32_t sid = 1; nsess && sid < 65535; sid++) {
 		struct sess *s = sessions[sid];
-		if (!s)
+		if (!s || s->fixed)
 			continue;
 		if (!s->up && since(now, s->created) > SETUP_S * hz) {
 			sess_end(s, true);
@@ -1104,6 +1106,85 @@ static uint32_t das_request(const struct sl_radius_das_req *q)
 }
 
 /* ---- CLI ---- */
+
+/* create pppoe session client-ip A session-id N client-mac M [access IFACE] [del] (VPP's, the
+ * PPP control plane elsewhere): a session up at once, with no PPP and no timers. */
+static int cmd_create(struct sl_out *o, int argc, char **argv)
+{
+	static const char usage[] = "usage: create pppoe session client-ip A session-id N "
+				    "client-mac M [access IFACE] [del]";
+	uint32_t ip = 0, sid = 0;
+	uint8_t mac[6];
+	bool have_mac = false, del = false;
+	int access = -1;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "del")) {
+			del = true;
+			continue;
+		}
+		if (!v)
+			return sl_out_error(o, "%s", usage);
+		i++;
+		if (!strcmp(a, "client-ip")) {
+			if (sl_arg_ip4(o, v, &ip))
+				return -1;
+		} else if (!strcmp(a, "session-id")) {
+			if (sl_arg_u32(o, "session-id", v, 1, 65534, &sid))
+				return -1;
+		} else if (!strcmp(a, "client-mac")) {
+			if (sl_arg_mac(o, v, mac))
+				return -1;
+			have_mac = true;
+		} else if (!strcmp(a, "access")) {
+			const struct sl_iface *f = sl_iface_by_name(v);
+			if (!f)
+				return sl_out_error(o, "unknown interface '%s'", v);
+			access = f->port;
+		} else {
+			return sl_out_error(o, "unknown option '%s'; %s", a, usage);
+		}
+	}
+	if (!ip || !sid || !have_mac)
+		return sl_out_error(o, "client-ip, session-id and client-mac are required; %s", usage);
+	struct sess *s = sessions[sid];
+	if (del) {
+		if (!s || !s->fixed || s->ip != ip || memcmp(&s->mac, mac, 6))
+			return sl_out_error(o, "no such session made by create pppoe session");
+		sess_end(s, false);
+		return 0;
+	}
+	if (s)
+		return sl_out_error(o, "session id %u is in use", sid);
+	for (uint32_t i = 0; access < 0 && i < sl_if_hwm; i++)
+		if (sl_pppoe_access[i])
+			access = (int)i;
+	if (access < 0 || !sl_pppoe_access[access])
+		return sl_out_error(o, "no PPPoE access interface (set pppoe access IFACE, or access "
+				    "IFACE here)");
+	bool pooled = pool_used && ip >= pool_lo && ip <= pool_hi;
+	if (ip_taken(NULL, ip) || (pooled && pool_used[ip - pool_lo]))
+		return sl_out_error(o, "another session has that client-ip");
+	if (!(s = sess_new((uint16_t)access, (const struct rte_ether_addr *)mac, (uint16_t)sid)))
+		return sl_out_error(o, "cannot create the session (interfaces full?)");
+	s->fixed = s->lcp_ours = s->lcp_theirs = s->authed = s->ipcp_ours = s->ipcp_theirs = true;
+	s->ip = ip;
+	if (pooled)
+		pool_used[ip - pool_lo] = 1; /* given back when it ends, as a pool address */
+	ip_up(s);
+	if (!s->up) {
+		sess_end(s, false);
+		return sl_out_error(o, "cannot route the client-ip through the session");
+	}
+	sl_out_msg(o, "%s", sl_ifaces[s->ifx].name);
+	return 0;
+}
+SL_CLI_COMMAND(create_pppoe, .path = "create pppoe session",
+	       .usage = "client-ip A session-id N client-mac M [access IFACE] [del]",
+	       .help = "a PPPoE session up at once (VPP's grammar, for a PPP control plane "
+		       "elsewhere): no LCP, authentication or timers; IPv4 to and from A through "
+		       "pppoeN on the access interface (the first served, unless named)",
+	       .fn = cmd_create)
 
 static int cmd_access(struct sl_out *o, int argc, char **argv)
 {

@@ -111,11 +111,11 @@ drop:
 	return PI_NEXT_DROP;
 }
 
-SL_NODE_EACH(pi_process, pi_one)
+SL_NODE_EACH(pppoe_in_process, pi_one)
 
 static struct rte_node_register pi_node = {
 	.name = "pppoe-input",
-	.process = pi_process,
+	.process = pppoe_in_process,
 	.init = sl_node_init,
 	.nb_edges = PI_NB_NEXT,
 	.next_nodes = {[PI_NEXT_DROP] = "error-drop", [PI_NEXT_IP4] = "ip4-input",
@@ -140,11 +140,11 @@ static inline uint16_t pd_one(struct sl_worker *w, struct rte_mbuf *m)
 	return PI_NEXT_DROP;
 }
 
-SL_NODE_EACH(pd_process, pd_one)
+SL_NODE_EACH(pppoe_disc_process, pd_one)
 
 static struct rte_node_register pd_node = {
 	.name = "pppoed-input",
-	.process = pd_process,
+	.process = pppoe_disc_process,
 	.init = sl_node_init,
 	.nb_edges = PI_NB_NEXT,
 	.next_nodes = {[PI_NEXT_DROP] = "error-drop", [PI_NEXT_IP4] = "ip4-input",
@@ -213,11 +213,11 @@ drop:
 	return PO_NEXT_DROP;
 }
 
-SL_NODE_EACH(po_process, po_one)
+SL_NODE_EACH(pppoe_out_process, po_one)
 
 static struct rte_node_register po_node = {
 	.name = "pppoe-output",
-	.process = po_process,
+	.process = pppoe_out_process,
 	.init = sl_node_init,
 	.nb_edges = PO_NB_STATIC,
 	.next_nodes = {[PO_NEXT_DROP] = "error-drop"},

@@ -7,6 +7,7 @@ PPPoE and PPP layers; then IPv4 flows both ways between the client's address and
 reply comes back encapsulated in the session. Also: a wrong password (PAP Nak, PADT), a PADR
 without our cookie, frames for no session (dropped by name), LCP echo, and PADT ending it."""
 import hashlib
+from pathlib import Path
 import os
 import select
 import subprocess
@@ -543,3 +544,48 @@ def test_pppoe_control_rate(links, sluiced_factory):
     finally:
         c.close()
     assert s.stop() == 0
+
+
+def test_pppoe_static_session_exact(sluiced_factory, tmp_path):
+    """VPP's create pppoe session (a session with its PPP elsewhere): IPv4 from the client in
+    PPPoE on port0 routed to port1, and IPv4 to the client from port1 encapsulated on port0,
+    byte by byte; padding after PPPoE's length trimmed; the session deleted."""
+    from conftest import MAC0, MAC1, NH1, PEER0, pcap_ports, pcap_outs
+    router = (Path(__file__).parents[1] / "common/router.cli").read_text().splitlines()
+    cm = "02:00:00:00:c1:09"
+    up = IP(src="100.64.5.5", dst="48.0.0.1", ttl=64) / UDP(sport=1, dport=9) / Raw(b"u" * 10)
+    in0 = [Ether(dst=MAC0, src=cm) / PPPoE(sessionid=0x1234, len=2 + len(up)) / Raw(b"\x00\x21" + raw(up) + b"\0" * 6),
+           Ether(dst=MAC0, src="02:00:00:00:c1:0a") / PPPoE(sessionid=0x1234) / IP4 / up]  # not its MAC
+    down = IP(src="48.0.0.9", dst="100.64.5.5", ttl=64) / UDP(sport=2, dport=9) / Raw(b"d" * 10)
+    in1 = [Ether(dst=MAC1, src=NH1) / down]
+    s = sluiced_factory(pcap_ports(tmp_path, in0, in1), router + [
+        "set pppoe access port0",
+        f"create pppoe session client-ip 100.64.5.5 session-id {0x1234} client-mac {cm}"])
+    s.wait_rx("port0", 2)
+    s.wait_rx("port1", 1)
+    errs = s.errors()
+    s.check_refused({
+        f"create pppoe session client-ip 100.64.5.6 session-id {0x1234} client-mac {cm}": "session id 4660 is in use",
+        f"create pppoe session client-ip 100.64.5.5 session-id 7 client-mac {cm}": "another session has that client-ip",
+        "create pppoe session client-ip 100.64.5.6 session-id 7": "client-ip, session-id and client-mac are required",
+        f"create pppoe session client-ip 100.64.5.6 session-id 9 client-mac {cm} del": "no such session",
+    })
+    s.cli(f"create pppoe session client-ip 100.64.5.5 session-id {0x1234} client-mac {cm} del")
+    assert s.js("show pppoe sessions")["pppoe-sessions"] == []
+    assert s.stop() == 0
+    out0, out1 = pcap_outs(tmp_path, 2)
+    want = up.copy()
+    want.ttl = 63
+    del want.chksum
+    assert len(out1) == 1 and raw(out1[0][IP]) == raw(IP(raw(want))), (errs, out1, out0)
+    assert (out1[0][Ether].src, out1[0][Ether].dst) == (MAC1, NH1)
+    enc = [x for x in out0 if PPPoE in x]
+    assert len(enc) == 1
+    e = enc[0]
+    dn = down.copy()
+    dn.ttl = 63
+    del dn.chksum
+    assert (e[Ether].dst, e[Ether].src, e[Ether].type) == (cm, MAC0, 0x8864)
+    assert raw(e)[14:22] == bytes([0x11, 0, 0x12, 0x34]) + (2 + len(down)).to_bytes(2, "big") + b"\x00\x21"
+    assert raw(e)[22:] == raw(IP(raw(dn)))
+    assert errs[("pppoe-input", "no such PPPoE session (id, interface, client MAC)")] == 1
