@@ -680,9 +680,9 @@ static int cmd_access(struct sl_out *o, int argc, char **argv)
 	struct sl_iface *f = sl_iface_by_name(argv[0]);
 	if (!f)
 		return sl_out_error(o, "unknown interface '%s'", argv[0]);
-	if (f->type != SL_IF_PORT && f->type != SL_IF_SUB)
-		return sl_out_error(o, "%s is a %s: IPoE is served on a port or a VLAN "
-				    "sub-interface", f->name, sl_if_type_names[f->type]);
+	if (f->type != SL_IF_PORT && f->type != SL_IF_SUB && f->type != SL_IF_PG)
+		return sl_out_error(o, "%s is a %s: IPoE is served on a port, a VLAN "
+				    "sub-interface or a pg interface", f->name, sl_if_type_names[f->type]);
 	bool on = argc == 1;
 	char why[160] = "";
 	if (!on)

@@ -208,6 +208,13 @@ static void dp_publish(struct sess *s)
 		return; /* the old copy stays: the session keeps its previous state */
 	*d = (struct sl_pppoe_dp){.access = s->access, .sid = s->sid, .mac = s->mac, .ip_up = s->up,
 				  .qos_pipe = s->qos_pipe};
+	memcpy(&d->mac48, &s->mac, 6);
+	memcpy(d->hdr, &s->mac, 6);
+	memcpy(d->hdr + 6, &sl_ifaces[s->access].mac, 6);
+	put16(d->hdr + 12, SL_PPPOE_SESS);
+	d->hdr[14] = 0x11;
+	d->hdr[15] = 0;
+	put16(d->hdr + 16, s->sid);
 	__atomic_store_n(&sl_pppoe_by_if[s->ifx], d, __ATOMIC_RELEASE);
 	if (old)
 		sl_rcu_retire(dp_free, old, 0);
@@ -1193,9 +1200,9 @@ static int cmd_access(struct sl_out *o, int argc, char **argv)
 	struct sl_iface *f = sl_iface_by_name(argv[0]);
 	if (!f)
 		return sl_out_error(o, "unknown interface '%s'", argv[0]);
-	if (f->type != SL_IF_PORT && f->type != SL_IF_SUB)
-		return sl_out_error(o, "%s is a %s: PPPoE is served on a port or a VLAN "
-				    "sub-interface", f->name, sl_if_type_names[f->type]);
+	if (f->type != SL_IF_PORT && f->type != SL_IF_SUB && f->type != SL_IF_PG)
+		return sl_out_error(o, "%s is a %s: PPPoE is served on a port, a VLAN "
+				    "sub-interface or a pg interface", f->name, sl_if_type_names[f->type]);
 	bool on = argc == 1;
 	if (!on)
 		for (uint32_t sid = 1; nsess && sid < 65535; sid++)

@@ -28,6 +28,9 @@ struct sl_pppoe_dp {
 	struct rte_ether_addr mac;
 	bool ip_up;
 	uint16_t qos_pipe;  /* its pipe in subport 0 of the access interface's QoS; 0: none */
+	uint64_t mac48;     /* the client's MAC in a word's low 48 bits (as loaded from a frame) */
+	uint8_t hdr[18];    /* what pppoe-output writes first: the client's MAC, the access
+			     * interface's, 0x8864, version/type, code, the session id */
 };
 
 /* Session id -> the session's interface (0: none), and interface -> its data. */

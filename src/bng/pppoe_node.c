@@ -38,7 +38,13 @@ static inline const uint8_t *src_mac(const struct rte_mbuf *m)
 	return rte_pktmbuf_mtod(m, const uint8_t *) - RTE_ETHER_HDR_LEN + RTE_ETHER_ADDR_LEN;
 }
 
-static inline uint16_t pi_one(struct sl_worker *w, struct rte_mbuf *m)
+/* The session of the vector's last packet: runs of one session are the rule. */
+struct pi_cache {
+	uint16_t sid, ifx;
+	const struct sl_pppoe_dp *s;
+};
+
+static inline uint16_t pi_one(struct sl_worker *w, struct rte_mbuf *m, struct pi_cache *c)
 {
 	uint16_t e;
 	const uint8_t *h = rte_pktmbuf_mtod(m, const uint8_t *);
@@ -59,10 +65,17 @@ static inline uint16_t pi_one(struct sl_worker *w, struct rte_mbuf *m)
 		e = PI_ERR_SHORT;
 		goto drop;
 	}
-	uint16_t ifx = __atomic_load_n(&sl_pppoe_sid_if[h[2] << 8 | h[3]], __ATOMIC_ACQUIRE);
-	const struct sl_pppoe_dp *s = ifx ? __atomic_load_n(&sl_pppoe_by_if[ifx], __ATOMIC_ACQUIRE)
-					  : NULL;
-	if (unlikely(!s || s->access != m->port || memcmp(src_mac(m), &s->mac, 6))) {
+	uint16_t sid = (uint16_t)(h[2] << 8 | h[3]);
+	if (unlikely(sid != c->sid || !c->s)) {
+		c->sid = sid;
+		c->ifx = __atomic_load_n(&sl_pppoe_sid_if[sid], __ATOMIC_ACQUIRE);
+		c->s = c->ifx ? __atomic_load_n(&sl_pppoe_by_if[c->ifx], __ATOMIC_ACQUIRE) : NULL;
+	}
+	const struct sl_pppoe_dp *s = c->s;
+	uint16_t ifx = c->ifx;
+	uint64_t mac;
+	memcpy(&mac, src_mac(m), 8); /* the source MAC and the ethertype after it */
+	if (unlikely(!s || s->access != m->port || (mac & RTE_LEN2MASK(48, uint64_t)) != s->mac48)) {
 		e = PI_ERR_SESSION;
 		goto drop;
 	}
@@ -72,14 +85,17 @@ static inline uint16_t pi_one(struct sl_worker *w, struct rte_mbuf *m)
 			e = PI_ERR_DOWN;
 			goto drop;
 		}
-		rte_pktmbuf_trim(m, (uint16_t)(m->data_len - SL_PPPOE_HDR - len)); /* padding */
+		if (unlikely(m->pkt_len != (uint32_t)SL_PPPOE_HDR + len)) /* padding after PPPoE's length */
+			rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - SL_PPPOE_HDR - len));
 		m->port = ifx;
 		w->ifc[ifx].rx_pkts++;
 		w->ifc[ifx].rx_bytes += len - 2u;
 		uint8_t feats = __atomic_load_n(&sl_if_features[ifx][SL_ARC_DEVICE_INPUT],
 						__ATOMIC_RELAXED);
-		if (likely(!feats)) {
-			rte_pktmbuf_adj(m, SL_PPPOE_HDR + 2);
+		if (likely(!feats)) { /* the 8 bytes of PPPoE and PPP off (all in this segment) */
+			m->data_off += SL_PPPOE_HDR + 2;
+			m->data_len -= SL_PPPOE_HDR + 2;
+			m->pkt_len -= SL_PPPOE_HDR + 2;
 			return PI_NEXT_IP4;
 		}
 		/* the MACs 8 bytes on, IPv4's ethertype over PPP's protocol: an Ethernet frame
@@ -111,7 +127,17 @@ drop:
 	return PI_NEXT_DROP;
 }
 
-SL_NODE_EACH(pppoe_in_process, pi_one)
+static uint16_t pppoe_in_process(struct rte_graph *g, struct rte_node *node, void **objs,
+				 uint16_t n)
+{
+	struct sl_worker *w = sl_node_worker(node);
+	struct pi_cache c = {.sid = 0, .s = NULL};
+	uint16_t nexts[n ? n : 1];
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = pi_one(w, objs[i], &c);
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
 
 static struct rte_node_register pi_node = {
 	.name = "pppoe-input",
@@ -165,11 +191,24 @@ static uint16_t po_err;
 enum { PO_NEXT_DROP, PO_NB_STATIC };
 static rte_edge_t po_tx0;
 
-static inline uint16_t po_one(struct sl_worker *w, struct rte_mbuf *m)
+/* The session of the vector's last packet, and the edge to its access interface. */
+struct po_cache {
+	uint16_t ifx, next;
+	const struct sl_pppoe_dp *s;
+};
+
+static inline uint16_t po_one(struct sl_worker *w, struct rte_mbuf *m, struct po_cache *c)
 {
 	uint16_t ifx = sl_meta(m)->tx_if, e;
-	const struct sl_pppoe_dp *s = __atomic_load_n(&sl_pppoe_by_if[ifx], __ATOMIC_ACQUIRE);
-	if (unlikely(!s || !s->ip_up || !sl_ifaces[ifx].up)) {
+	if (unlikely(ifx != c->ifx)) {
+		c->ifx = ifx;
+		c->s = __atomic_load_n(&sl_pppoe_by_if[ifx], __ATOMIC_ACQUIRE);
+		if (c->s && !(c->s->ip_up && sl_ifaces[ifx].up))
+			c->s = NULL;
+		c->next = c->s ? sl_iface_tx_edge(po_tx0, c->s->access) : PO_NEXT_DROP;
+	}
+	const struct sl_pppoe_dp *s = c->s;
+	if (unlikely(!s)) {
 		e = PO_ERR_DOWN;
 		goto drop;
 	}
@@ -187,33 +226,33 @@ static inline uint16_t po_one(struct sl_worker *w, struct rte_mbuf *m)
 		e = PO_ERR_HEADROOM;
 		goto drop;
 	}
-	const struct sl_iface *a = &sl_ifaces[s->access];
-	memcpy(h, &s->mac, 6);
-	memcpy(h + 6, &a->mac, 6);
-	h[12] = SL_PPPOE_SESS >> 8;
-	h[13] = SL_PPPOE_SESS & 0xff;
-	h[14] = 0x11;
-	h[15] = 0;
-	h[16] = (uint8_t)(s->sid >> 8);
-	h[17] = (uint8_t)s->sid;
-	h[18] = (uint8_t)((ip_len + 2) >> 8);
-	h[19] = (uint8_t)(ip_len + 2);
-	h[20] = SL_PPP_IP4 >> 8;
-	h[21] = SL_PPP_IP4 & 0xff;
+	memcpy(h, s->hdr, sizeof(s->hdr));
+	uint32_t tail = rte_cpu_to_be_32((uint32_t)(ip_len + 2) << 16 | SL_PPP_IP4);
+	memcpy(h + sizeof(s->hdr), &tail, 4); /* PPPoE's length, PPP's protocol */
 	if (s->qos_pipe) { /* the subscriber's pipe for qos-output on the access interface */
 		sl_meta2(m)->qos_subport = 0;
 		sl_meta2(m)->qos_pipe = s->qos_pipe;
 		m->ol_flags |= sl_flag_qos;
 	}
 	sl_meta(m)->tx_if = s->access;
-	return sl_iface_tx_edge(po_tx0, s->access);
+	return c->next;
 drop:
 	w->ifc[ifx].drops++;
 	sl_set_error(m, po_err + e);
 	return PO_NEXT_DROP;
 }
 
-SL_NODE_EACH(pppoe_out_process, po_one)
+static uint16_t pppoe_out_process(struct rte_graph *g, struct rte_node *node, void **objs,
+				  uint16_t n)
+{
+	struct sl_worker *w = sl_node_worker(node);
+	struct po_cache c = {.ifx = UINT16_MAX};
+	uint16_t nexts[n ? n : 1];
+	for (uint16_t i = 0; i < n; i++)
+		nexts[i] = po_one(w, objs[i], &c);
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
 
 static struct rte_node_register po_node = {
 	.name = "pppoe-output",
