@@ -4,6 +4,7 @@
  * number, echo, terminate; our request asks for PAP or CHAP with MD5 and takes the other
  * when the client's Nak suggests it), PAP (RFC 1334) or CHAP-MD5 (RFC 1994) against local users,
  * or a RADIUS server (src/bng/radius.c: Access-Accept's Framed-IP-Address, Session-Timeout,
+ * Idle-Timeout,
  * Filter-Id (the ACL on the session's input) and ERX-Qos-Profile-Name (the session's own QoS
  * pipe); accounting Start, Interim-Update and Stop with the session's counters; CoA and
  * Disconnect), IPCP (RFC 1332: the address from a pool or RADIUS, DNS by RFC 1877),
@@ -18,7 +19,7 @@
  *   set pppoe control-rate PPS               show pppoe sessions
  *   show subscribers [detail]                clear pppoe session N
  *   clear subscriber session N | user NAME | address A
- * Not built yet (issue 17): Idle-Timeout, IPv6CP, IPoE, the subscriber emulator. */
+ * Not built yet (issue 17): IPv6CP, the subscriber emulator. */
 #include "pppoe.h"
 #include "../cli/cli.h"
 #include "radius.h"
@@ -78,6 +79,9 @@ struct sess {
 	uint8_t auth_msg_id;       /* the PAP request's or CHAP response's id, to answer */
 	uint32_t session_timeout;  /* s, 0: none */
 	uint64_t timeout_base;     /* when it started counting (IPCP up, or a CoA's change) */
+	uint32_t idle_timeout;     /* s without a packet either way before it ends; 0: none */
+	uint64_t idle_pkts, idle_since; /* the packet count last seen to change, and when */
+	uint64_t idle_checked;
 	char filter[64];           /* Filter-Id: the ACL on its input */
 	char qos[32];              /* its QoS profile (RADIUS ERX-Qos-Profile-Name, or the user's) */
 	uint16_t qos_pipe;         /* its pipe in subport 0 of the access interface's QoS */
@@ -653,7 +657,7 @@ static void ip_up(struct sess *s)
 		return;
 	}
 	s->up = true;
-	s->echo_sent = s->up_since = s->timeout_base = rte_rdtsc();
+	s->echo_sent = s->up_since = s->timeout_base = s->idle_since = rte_rdtsc();
 	dp_publish(s);
 	if (sl_radius_enabled() && !s->fixed) {
 		snprintf(s->acct_id, sizeof(s->acct_id), "%08" PRIx64 "%04x",
@@ -844,8 +848,10 @@ static void radius_done(uint64_t ctx, const struct sl_radius_reply *r)
 		sl_buf_free(&o.js);
 		snprintf(s->filter, sizeof(s->filter), "%s", r->filter_id);
 	}
-	if (ok)
+	if (ok) {
 		s->session_timeout = r->session_timeout;
+		s->idle_timeout = r->idle_timeout;
+	}
 	auth_done(s, ok, s->user, s->auth, s->auth_msg_id, ok ? r->framed_ip : 0,
 		  ok ? r->qos_profile : NULL);
 }
@@ -1016,6 +1022,21 @@ static void pppoe_tick(uint64_t now)
 		}
 		if (s->acct && interim_s && since(now, s->acct_last) >= interim_s * hz)
 			acct_send(s, 3); /* Interim-Update */
+		if (s->up && s->idle_timeout && since(now, s->idle_checked) >= hz) {
+			/* once a second: a packet either way since the last look resets the clock */
+			s->idle_checked = now;
+			struct sl_if_counters c = sl_iface_counters(s->ifx);
+			uint64_t pkts = c.rx_pkts + c.tx_pkts;
+			if (pkts != s->idle_pkts) {
+				s->idle_pkts = pkts;
+				s->idle_since = now;
+			} else if (since(now, s->idle_since) >= (uint64_t)s->idle_timeout * hz) {
+				s->term_cause = 4; /* Idle-Timeout */
+				ppp_send(s, SL_PPP_LCP, TERM_REQ, ++s->lcp_id, NULL, 0);
+				sess_end(s, true);
+				continue;
+			}
+		}
 		if (!s->lcp_ours && since(now, s->lcp_sent) > RETRY_S * hz) {
 			if (s->lcp_tries >= RETRIES) {
 				sess_end(s, true);

@@ -325,6 +325,9 @@ bob Cleartext-Password := "bobpw"
 
 carol Cleartext-Password := "secret"
 \tFilter-Id = "nosuch"
+
+erin Cleartext-Password := "secret"
+\tIdle-Timeout = 1
 """
 
 RADIUS_SITE = """server default {
@@ -501,8 +504,12 @@ def test_pppoe_radius(links, sluiced_factory, freeradius):
         assert none is None
         _, none = bring_up(c, user="dave", password="wrong")
         assert none is None
+        # erin's Idle-Timeout of 1 s: no packet either way, and her session ends
+        sid5, _ = bring_up(c, user="erin")
+        c.take(lambda p: PPPoED in p and p[PPPoED].code == 0xa7 and p[PPPoED].sessionid == sid5,
+               timeout=5.0, what="PADT at the Idle-Timeout")
         rad = s.js("show radius")["radius"][0]
-        assert (rad["accepts"], rad["rejects"], rad["bad-answers"], rad["timeouts"]) == (3, 1, 0, 0), rad
+        assert (rad["accepts"], rad["rejects"], rad["bad-answers"], rad["timeouts"]) == (4, 1, 0, 0), rad
         assert (rad["das-port"], rad["das-acks"], rad["das-naks"], rad["das-bad"]) == (das, 2, 1, 0), rad
     finally:
         c.close()
@@ -518,6 +525,8 @@ def test_pppoe_radius(links, sluiced_factory, freeradius):
     assert stop["Calling-Station-Id"] == CMAC and stop["NAS-Identifier"] == "bng1"
     bob = next(r for r in recs if r.get("Acct-Status-Type") == "Stop" and r.get("User-Name") == "bob")
     assert bob["Acct-Terminate-Cause"] == "Admin-Reset"
+    erin = next(r for r in recs if r.get("Acct-Status-Type") == "Stop" and r.get("User-Name") == "erin")
+    assert erin["Acct-Terminate-Cause"] == "Idle-Timeout"
     assert s.stop() == 0
 
 
