@@ -15,6 +15,7 @@
  * Control: one shot (run, print a table or --json, exit), or --control PATH: a unix socket
  * taking one JSON request per line (start, stop, wait, update, stats, quit; see
  * docs/sluice-gen.md). A control thread, not a lane, runs the state machine of a run. */
+#include "bng_emu.h"
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
@@ -131,6 +132,10 @@ static struct {
 	const char *stream_text[MAX_STREAMS];
 	unsigned nb_text;
 } opt = {.port = {0, 1}, .duration = 5, .size = 64, .dst = "48.0.0.0/8", .src = "16.0.0.1"};
+
+/* the subscriber emulator's options (--pppoe-...): on with --pppoe-sessions */
+static struct bng_emu_opts emu = {.rate = 100, .user = "user", .password = "secret",
+				  .target = 0x0a0a0202, .timeout = 10};
 
 static volatile int quit;
 static void on_sig(int s)
@@ -953,6 +958,9 @@ static void usage(void)
 		"                  UDP: SRC[/LEN] [- END] [random] -> DST[/LEN] [- END] [random]\n"
 		"                  UDP: SPORT[-END] [random] -> DPORT[-END] [random] }'] ...\n"
 		"       [--control PATH]   (a JSON control socket instead of one run)\n"
+		"       [--pppoe-sessions N [--pppoe-rate PER_S] [--pppoe-user U]\n"
+		"        [--pppoe-password P] [--pppoe-traffic PKTS --pppoe-target A.B.C.D\n"
+		"        --pppoe-router-mac MAC] [--pppoe-timeout S]]   (the subscriber emulator)\n"
 		"  --stream takes sluiced's packet-generator grammar (sizes without the FCS); up to\n"
 		"  %d streams; under --bidir a stream without 'port' is sent both ways.\n"
 		"  Lanes: every worker lcore (EAL -l) sends and receives on a queue of its own.\n",
@@ -1066,7 +1074,11 @@ static int parse(int argc, char **argv)
 		{"duration", 1, 0, 'd'}, {"size", 1, 0, 's'},  {"dst", 1, 0, 'D'},
 		{"src", 1, 0, 'S'},      {"dst-mac", 1, 0, 'm'}, {"json", 0, 0, 'j'},
 		{"stream", 1, 0, 'x'},   {"count", 1, 0, 'c'},   {"bidir", 0, 0, 'b'},
-		{"control", 1, 0, 'C'},  {"progress", 0, 0, 'p'}, {0, 0, 0, 0}};
+		{"control", 1, 0, 'C'},  {"progress", 0, 0, 'p'},
+		{"pppoe-sessions", 1, 0, 1000}, {"pppoe-rate", 1, 0, 1001}, {"pppoe-user", 1, 0, 1002},
+		{"pppoe-password", 1, 0, 1003}, {"pppoe-traffic", 1, 0, 1004},
+		{"pppoe-target", 1, 0, 1005}, {"pppoe-router-mac", 1, 0, 1006},
+		{"pppoe-timeout", 1, 0, 1007}, {0, 0, 0, 0}};
 	int c;
 	char *end;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -1128,6 +1140,42 @@ static int parse(int argc, char **argv)
 			snprintf(c == 'D' ? opt.dst : opt.src, sizeof(opt.dst), "%s", optarg);
 			break;
 		}
+		case 1000:
+		case 1004: {
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || end == optarg || v > (c == 1000 ? 0xffffffu : 1000000u))
+				return fprintf(stderr, "sluice-gen: bad %s '%s'\n",
+					       c == 1000 ? "--pppoe-sessions" : "--pppoe-traffic", optarg), -1;
+			*(c == 1000 ? &emu.sessions : &emu.traffic) = (unsigned)v;
+			break;
+		}
+		case 1001:
+		case 1007: {
+			double v = strtod(optarg, &end);
+			if (*end || end == optarg || v <= 0)
+				return fprintf(stderr, "sluice-gen: bad %s '%s'\n",
+					       c == 1001 ? "--pppoe-rate" : "--pppoe-timeout", optarg), -1;
+			*(c == 1001 ? &emu.rate : &emu.timeout) = v;
+			break;
+		}
+		case 1002:
+		case 1003:
+			if (strlen(optarg) > 255)
+				return fprintf(stderr, "sluice-gen: --pppoe-user and --pppoe-password are at "
+					       "most 255 characters\n"), -1;
+			*(c == 1002 ? &emu.user : &emu.password) = optarg;
+			break;
+		case 1005: {
+			struct in_addr a;
+			if (inet_pton(AF_INET, optarg, &a) != 1)
+				return fprintf(stderr, "sluice-gen: bad --pppoe-target %s\n", optarg), -1;
+			emu.target = ntohl(a.s_addr);
+			break;
+		}
+		case 1006:
+			if (rte_ether_unformat_addr(optarg, &emu.router_mac))
+				return fprintf(stderr, "sluice-gen: bad --pppoe-router-mac %s\n", optarg), -1;
+			break;
 		default: usage(); return -1;
 		}
 	}
@@ -1141,7 +1189,11 @@ static int gen_main(int argc, char **argv)
 {
 	if (parse(argc, argv))
 		return 2;
-	if (build_streams())
+	emu.json = opt.json;
+	if (emu.sessions && (opt.port[0] == opt.port[1] || opt.control || opt.nb_text))
+		return fprintf(stderr, "sluice-gen: --pppoe-sessions takes the access port (--tx-port) "
+			       "and a peer port (--rx-port), without --stream or --control\n"), 2;
+	if (!emu.sessions && build_streams())
 		return 2;
 	if (!rte_eth_dev_is_valid_port(opt.port[0]) || !rte_eth_dev_is_valid_port(opt.port[1]))
 		return fprintf(stderr, "sluice-gen: port %u does not exist (%u ports)\n",
@@ -1179,6 +1231,14 @@ static int gen_main(int argc, char **argv)
 		if (a.link_status && b.link_status)
 			break;
 		rte_delay_ms(50);
+	}
+	if (emu.sessions) { /* the subscriber emulator alone, on this lcore */
+		int erc = bng_emu_run(&emu, opt.port[0], opt.port[1], mp);
+		for (unsigned pi = 0; pi < 2; pi++) {
+			rte_eth_dev_stop(opt.port[pi]);
+			rte_eth_dev_close(opt.port[pi]);
+		}
+		return erc;
 	}
 	int lfd = -1;
 	if (opt.control && (lfd = ctl_listen(opt.control)) < 0)

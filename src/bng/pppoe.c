@@ -19,8 +19,9 @@
  *   set pppoe control-rate PPS               show pppoe sessions
  *   show subscribers [detail]                clear pppoe session N
  *   clear subscriber session N | user NAME | address A
- * Not built yet (issue 17): IPv6CP, the subscriber emulator. */
+ * Not built yet (issue 17): IPv6CP. */
 #include "pppoe.h"
+#include "pppoe_wire.h"
 #include "../cli/cli.h"
 #include "radius.h"
 #include "ipoe.h"
@@ -132,16 +133,6 @@ uint32_t sl_pppoe_count(void)
 
 /* ---- frames ---- */
 
-static inline void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static inline uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
 
 /* TSC cycles from t to now; 0 for a t after now (set since the tick took its time) */
 static inline uint64_t since(uint64_t now, uint64_t t)
@@ -167,14 +158,7 @@ static struct rte_mbuf *frame(uint16_t access, const struct rte_ether_addr *dmac
 		return NULL;
 	}
 	memset(h, 0, len < 60 ? 60 : len);
-	memcpy(h, dmac, 6);
-	memcpy(h + 6, &sl_ifaces[access].mac, 6);
-	put16(h + 12, type);
-	h[14] = 0x11;
-	h[15] = code;
-	put16(h + 16, sid);
-	put16(h + 18, plen);
-	*pl = h + RTE_ETHER_HDR_LEN + SL_PPPOE_HDR;
+	*pl = sl_pppoe_hdr_write(h, dmac, &sl_ifaces[access].mac, type, code, sid, plen);
 	return m;
 }
 
@@ -186,10 +170,10 @@ static void ppp_send(struct sess *s, uint16_t proto, uint8_t code, uint8_t id, c
 	struct rte_mbuf *m = frame(s->access, &s->mac, SL_PPPOE_SESS, 0, s->sid, 2 + 4 + dlen, &p);
 	if (!m)
 		return;
-	put16(p, proto);
+	sl_put16(p, proto);
 	p[2] = code;
 	p[3] = id;
-	put16(p + 4, 4 + dlen);
+	sl_put16(p + 4, 4 + dlen);
 	if (dlen)
 		memcpy(p + 6, data, dlen);
 	s->tx_ctrl++;
@@ -215,10 +199,10 @@ static void dp_publish(struct sess *s)
 	memcpy(&d->mac48, &s->mac, 6);
 	memcpy(d->hdr, &s->mac, 6);
 	memcpy(d->hdr + 6, &sl_ifaces[s->access].mac, 6);
-	put16(d->hdr + 12, SL_PPPOE_SESS);
+	sl_put16(d->hdr + 12, SL_PPPOE_SESS);
 	d->hdr[14] = 0x11;
 	d->hdr[15] = 0;
-	put16(d->hdr + 16, s->sid);
+	sl_put16(d->hdr + 16, s->sid);
 	__atomic_store_n(&sl_pppoe_by_if[s->ifx], d, __ATOMIC_RELEASE);
 	if (old)
 		sl_rcu_retire(dp_free, old, 0);
@@ -300,10 +284,10 @@ static void lcp_request(struct sess *s)
 	bool chap = s->auth == SL_PPP_CHAP;
 	o[0] = LCP_MRU;
 	o[1] = 4;
-	put16(o + 2, SL_PPPOE_MTU);
+	sl_put16(o + 2, SL_PPPOE_MTU);
 	o[4] = LCP_AUTH;
 	o[5] = chap ? 5 : 4;
-	put16(o + 6, s->auth);
+	sl_put16(o + 6, s->auth);
 	uint8_t *mo = o + 8;
 	if (chap)
 		*mo++ = 5; /* MD5 (RFC 1994 2) */
@@ -410,7 +394,7 @@ static int tags_parse(const uint8_t *p, uint16_t len, struct tags *t)
 {
 	memset(t, 0, sizeof(*t));
 	for (uint16_t off = 0; off + 4 <= len;) {
-		uint16_t type = get16(p + off), l = get16(p + off + 2);
+		uint16_t type = sl_get16(p + off), l = sl_get16(p + off + 2);
 		if (off + 4 + l > len)
 			return -1;
 		const uint8_t *v = p + off + 4;
@@ -439,8 +423,8 @@ static int tags_parse(const uint8_t *p, uint16_t len, struct tags *t)
 
 static uint8_t *tag_put(uint8_t *p, uint16_t type, const void *v, uint16_t len)
 {
-	put16(p, type);
-	put16(p + 2, len);
+	sl_put16(p, type);
+	sl_put16(p + 2, len);
 	if (len)
 		memcpy(p + 4, v, len);
 	return p + 4 + len;
@@ -491,7 +475,7 @@ static void disc_input(struct rte_mbuf *m)
 	const uint8_t *h = rte_pktmbuf_mtod(m, const uint8_t *);
 	struct rte_ether_addr mac;
 	memcpy(&mac, h - RTE_ETHER_HDR_LEN + RTE_ETHER_ADDR_LEN, 6);
-	uint16_t access = m->port, sid = get16(h + 2), len = get16(h + 4);
+	uint16_t access = m->port, sid = sl_get16(h + 2), len = sl_get16(h + 4);
 	struct tags t;
 	if (h[0] != 0x11 || len > m->data_len - SL_PPPOE_HDR || rte_is_multicast_ether_addr(&mac) ||
 	    tags_parse(h + SL_PPPOE_HDR, len, &t)) {
@@ -605,10 +589,10 @@ static int conf_answer(struct sess *s, uint16_t proto, uint8_t id, const uint8_t
 static int lcp_opt(struct sess *s, const uint8_t *o, uint8_t *nak)
 {
 	if (o[0] == LCP_MRU && o[1] == 4) {
-		uint16_t mru = get16(o + 2);
+		uint16_t mru = sl_get16(o + 2);
 		if (mru > SL_PPPOE_MTU || mru < 576) { /* RFC 2516 7: at most 1492 */
 			memcpy(nak, o, 4);
-			put16(nak + 2, SL_PPPOE_MTU);
+			sl_put16(nak + 2, SL_PPPOE_MTU);
 			return CONF_NAK;
 		}
 		s->mru = mru;
@@ -685,7 +669,7 @@ static void lcp_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d
 		 * 6.2): ask again with it; anything else (we ask for MRU 1492, authentication and
 		 * a magic number, which a PPPoE client must take) ends the session */
 		uint16_t alt = s->auth == SL_PPP_PAP ? SL_PPP_CHAP : SL_PPP_PAP;
-		bool ok = id == s->lcp_id && len >= 4 && d[0] == LCP_AUTH && get16(d + 2) == alt &&
+		bool ok = id == s->lcp_id && len >= 4 && d[0] == LCP_AUTH && sl_get16(d + 2) == alt &&
 			  (alt == SL_PPP_PAP ? d[1] == 4 : d[1] == 5 && len >= 5 && d[4] == 5) &&
 			  len == d[1];
 		if (ok && s->lcp_tries < RETRIES) {
@@ -724,7 +708,7 @@ static void lcp_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d
 	default: { /* RFC 1661 5.6: the packet back in a Code-Reject */
 		uint8_t r[128] = {code, id};
 		size_t n = (size_t)len + 4 < sizeof(r) ? (size_t)len + 4 : sizeof(r);
-		put16(r + 2, (uint16_t)(len + 4));
+		sl_put16(r + 2, (uint16_t)(len + 4));
 		memcpy(r + 4, d, n - 4);
 		ppp_send(s, SL_PPP_LCP, CODE_REJ, ++s->lcp_id, r, (uint16_t)n);
 	}
@@ -971,16 +955,16 @@ static void ppp_punt(struct rte_mbuf *m)
 	const uint8_t *h = rte_pktmbuf_mtod(m, const uint8_t *);
 	struct rte_ether_addr mac;
 	memcpy(&mac, h - RTE_ETHER_HDR_LEN + RTE_ETHER_ADDR_LEN, 6);
-	uint16_t sid = get16(h + 2), len = get16(h + 4);
+	uint16_t sid = sl_get16(h + 2), len = sl_get16(h + 4);
 	struct sess *s = sessions[sid];
 	/* pppoe-input checked the session and that len fits; the PPP packet's own length too */
 	if (!s || s->access != m->port || !rte_is_same_ether_addr(&s->mac, &mac) || len < 6 ||
-	    get16(h + 10) < 4 || get16(h + 10) > len - 2) {
+	    sl_get16(h + 10) < 4 || sl_get16(h + 10) > len - 2) {
 		count(PM_BAD_PPP);
 		rte_pktmbuf_free(m);
 		return;
 	}
-	uint16_t proto = get16(h + 6), plen = get16(h + 10);
+	uint16_t proto = sl_get16(h + 6), plen = sl_get16(h + 10);
 	const uint8_t *p = h + 8;
 	s->rx_ctrl++;
 	if (proto == SL_PPP_LCP)

@@ -598,3 +598,39 @@ def test_pppoe_static_session_exact(sluiced_factory, tmp_path):
     assert raw(e)[14:22] == bytes([0x11, 0, 0x12, 0x34]) + (2 + len(down)).to_bytes(2, "big") + b"\x00\x21"
     assert raw(e)[22:] == raw(IP(raw(dn)))
     assert errs[("pppoe-input", "no such PPPoE session (id, interface, client MAC)")] == 1
+
+
+@pytest.mark.parametrize("auth", ["pap", "chap"])
+def test_subscriber_emulator(sluiced_factory, tmp_path, auth):
+    """sluice-gen's subscriber emulator over memif: 50 PPPoE sessions brought up at 200 a
+    second (PAP, or CHAP-MD5 as sluiced asks), 10 signed packets each way per session between
+    the session and the peer port, no loss, then all torn down; sluiced's tables agree."""
+    import json
+    from conftest import BUILD
+    s0, s1 = tmp_path / "m0.sock", tmp_path / "m1.sock"
+    s = sluiced_factory([f"net_memif0,role=server,id=0,socket={s0} {{ name port0 }}",
+                         f"net_memif1,role=server,id=0,socket={s1} {{ name port1 }}"], [
+        "set interface state port0 up", "set interface state port1 up",
+        "set interface ip address port1 10.10.2.10/24",
+        "set pppoe address 100.64.0.1", "set pppoe pool 100.64.1.1 100.64.1.100",
+        f"set pppoe auth {auth}", "set pppoe user alice password secret", "set pppoe access port0"])
+    rmac = next(i["mac"] for i in s.js("show hardware")["hardware"] if i["name"] == "port1").lower()
+    r = subprocess.run([str(BUILD / "sluice-gen"), "--no-huge", "--no-pci", "-m", "256", "-l", "0",
+                        "--file-prefix", f"gen-emu-{os.getpid()}", "--log-level", "3",
+                        "--vdev", f"net_memif0,role=client,id=0,socket={s0}",
+                        "--vdev", f"net_memif1,role=client,id=0,socket={s1}", "--",
+                        "--tx-port", "0", "--rx-port", "1", "--pppoe-sessions", "50",
+                        "--pppoe-rate", "200", "--pppoe-user", "alice", "--pppoe-password", "secret",
+                        "--pppoe-traffic", "10", "--pppoe-target", "10.10.2.2",
+                        "--pppoe-router-mac", rmac, "--json"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    rep = json.loads(r.stdout.strip().splitlines()[-1])
+    assert rep["up"] == 50 and rep["failed"] == {"discovery": 0, "lcp": 0, "auth": 0, "ipcp": 0}, rep
+    assert rep["setup_rate"] > 50, rep
+    t = rep["traffic"]
+    assert (t["up"]["sent"], t["up"]["received"], t["down"]["sent"], t["down"]["received"]) == (500, 500, 500, 500), t
+    assert t["sessions_with_loss"] == 0 and rep["torn_down"] == 50
+    time.sleep(0.5)
+    assert s.js("show pppoe sessions")["pppoe-sessions"] == []  # every PADT taken
+    assert s.stop() == 0

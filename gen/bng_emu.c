@@ -1,0 +1,545 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The subscriber emulator (gen/bng_emu.h). Client i has MAC 02:5e:0i (its index in the low
+ * 24 bits), so every frame the access concentrator sends names its session by its
+ * destination. One loop on the main lcore: PADIs started at the rate, each session's PPP
+ * answered as it comes (RFC 2516, 1661, 1334, 1994, 1332), phases timed out; then traffic;
+ * then PADT. */
+#include "bng_emu.h"
+#include "../src/bng/pppoe_wire.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <openssl/evp.h>
+#include <rte_arp.h>
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_udp.h>
+
+enum phase { P_IDLE, P_DISC, P_LCP, P_AUTH, P_IPCP, P_UP, P_FAILED, P_DOWN };
+static const char *const phase_names[] = {"idle", "discovery", "lcp", "auth", "ipcp", "up",
+					  "failed", "down"};
+
+struct esess {
+	uint8_t phase, failed_in;
+	bool padr_sent, lcp_ours, lcp_theirs, ipcp_ours, ipcp_theirs;
+	uint16_t sid, auth;
+	uint8_t lcp_id, ipcp_id;
+	struct rte_ether_addr ac;
+	uint32_t ip, magic;
+	uint64_t t_phase, t_up;
+	uint32_t up_tx, up_rx, down_tx, down_rx;
+	uint64_t up_lat, down_lat, up_max, down_max; /* TSC */
+};
+
+static struct esess *ss;
+static const struct bng_emu_opts *opt;
+static uint16_t acc_port, peer_port;
+static struct rte_mempool *pool;
+static struct rte_ether_addr peer_mac;
+
+#define SIG 0x45424c53u /* "SLBE" */
+
+
+static void client_mac(unsigned i, struct rte_ether_addr *m)
+{
+	*m = (struct rte_ether_addr){{0x02, 0x5e, 0x00, (uint8_t)(i >> 16), (uint8_t)(i >> 8),
+				      (uint8_t)i}};
+}
+
+static void tx(uint16_t port, struct rte_mbuf *m)
+{
+	if (rte_eth_tx_burst(port, 0, &m, 1) != 1)
+		rte_pktmbuf_free(m);
+}
+
+/* A frame from client i: Ethernet to dst of type, PPPoE (code, sid), plen bytes at *pl. */
+static struct rte_mbuf *frame(unsigned i, const struct rte_ether_addr *dst, uint16_t type,
+			      uint8_t code, uint16_t sid, uint16_t plen, uint8_t **pl)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint16_t len = (uint16_t)(RTE_ETHER_HDR_LEN + 6 + plen);
+	uint8_t *h = m ? (uint8_t *)rte_pktmbuf_append(m, len < 60 ? 60 : len) : NULL;
+	if (!h) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	memset(h, 0, len < 60 ? 60 : len);
+	struct rte_ether_addr me;
+	client_mac(i, &me);
+	*pl = sl_pppoe_hdr_write(h, dst, &me, type, code, sid, plen);
+	return m;
+}
+
+static void ppp_send(unsigned i, uint16_t proto, uint8_t code, uint8_t id, const uint8_t *d,
+		     uint16_t dl)
+{
+	uint8_t *p;
+	struct rte_mbuf *m = frame(i, &ss[i].ac, 0x8864, 0, ss[i].sid, (uint16_t)(6 + dl), &p);
+	if (!m)
+		return;
+	sl_put16(p, proto);
+	p[2] = code;
+	p[3] = id;
+	sl_put16(p + 4, (uint16_t)(4 + dl));
+	if (dl)
+		memcpy(p + 6, d, dl);
+	tx(acc_port, m);
+}
+
+static void set_phase(struct esess *s, uint8_t p)
+{
+	s->phase = p;
+	s->t_phase = rte_rdtsc();
+}
+
+static void fail(struct esess *s)
+{
+	s->failed_in = s->phase;
+	set_phase(s, P_FAILED);
+}
+
+static void padi(unsigned i)
+{
+	static const struct rte_ether_addr bcast = {{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}};
+	uint8_t *p;
+	struct rte_mbuf *m = frame(i, &bcast, 0x8863, 0x09, 0, 4 + 4 + 4, &p);
+	if (!m)
+		return;
+	sl_put16(p, 0x0101); /* Service-Name: any */
+	sl_put16(p + 4, 0x0103); /* Host-Uniq: the index */
+	sl_put16(p + 6, 4);
+	uint32_t v = htonl(i);
+	memcpy(p + 8, &v, 4);
+	tx(acc_port, m);
+	set_phase(&ss[i], P_DISC);
+}
+
+static void lcp_request(unsigned i)
+{
+	uint8_t o[10] = {1, 4, 0x05, 0xd4, 5, 6};
+	uint32_t mg = htonl(ss[i].magic);
+	memcpy(o + 6, &mg, 4);
+	ppp_send(i, 0xc021, 1, ++ss[i].lcp_id, o, sizeof(o));
+}
+
+static void ipcp_request(unsigned i)
+{
+	uint8_t o[6] = {3, 6};
+	uint32_t a = htonl(ss[i].ip);
+	memcpy(o + 2, &a, 4);
+	ppp_send(i, 0x8021, 1, ++ss[i].ipcp_id, o, sizeof(o));
+}
+
+static void authenticate(unsigned i)
+{
+	struct esess *s = &ss[i];
+	set_phase(s, P_AUTH);
+	if (s->auth != 0xc023)
+		return; /* CHAP: the server challenges */
+	size_t ul = strlen(opt->user), pl = strlen(opt->password);
+	uint8_t d[2 + 255 + 255];
+	d[0] = (uint8_t)ul;
+	memcpy(d + 1, opt->user, ul);
+	d[1 + ul] = (uint8_t)pl;
+	memcpy(d + 2 + ul, opt->password, pl);
+	ppp_send(i, 0xc023, 1, 1, d, (uint16_t)(2 + ul + pl));
+}
+
+static void disc_in(unsigned i, const uint8_t *h, uint16_t len, const uint8_t *src)
+{
+	struct esess *s = &ss[i];
+	if (h[1] == 0x07 && s->phase == P_DISC && !s->padr_sent) { /* PADO: PADR with its cookie */
+		const uint8_t *cookie = NULL;
+		uint16_t cl = 0;
+		for (uint16_t off = 6; off + 4 <= 6 + len;) {
+			uint16_t t = sl_get16(h + off), l = sl_get16(h + off + 2);
+			if (off + 4 + l > 6 + len)
+				break;
+			if (t == 0x0104)
+				cookie = h + off + 4, cl = l;
+			off = (uint16_t)(off + 4 + l);
+		}
+		memcpy(&s->ac, src, 6);
+		uint8_t *p;
+		struct rte_mbuf *m = frame(i, &s->ac, 0x8863, 0x19, 0,
+					   (uint16_t)(4 + 8 + (cookie ? 4 + cl : 0)), &p);
+		if (!m)
+			return;
+		sl_put16(p, 0x0101);
+		sl_put16(p + 4, 0x0103);
+		sl_put16(p + 6, 4);
+		uint32_t v = htonl(i);
+		memcpy(p + 8, &v, 4);
+		if (cookie) {
+			sl_put16(p + 12, 0x0104);
+			sl_put16(p + 14, cl);
+			memcpy(p + 16, cookie, cl);
+		}
+		tx(acc_port, m);
+		s->padr_sent = true;
+	} else if (h[1] == 0x65 && s->phase == P_DISC) { /* PADS */
+		s->sid = sl_get16(h + 2);
+		if (!s->sid) {
+			fail(s);
+			return;
+		}
+		set_phase(s, P_LCP);
+		lcp_request(i);
+	} else if (h[1] == 0xa7 && s->sid == sl_get16(h + 2)) { /* PADT */
+		set_phase(s, P_DOWN);
+	}
+}
+
+static void md5(const void *d, size_t l, uint8_t out[16])
+{
+	unsigned n = 16;
+	if (EVP_Digest(d, l, out, &n, EVP_md5(), NULL) != 1)
+		memset(out, 0, 16);
+}
+
+static void ppp_in(unsigned i, const uint8_t *h, uint16_t len, uint64_t now)
+{
+	struct esess *s = &ss[i];
+	if (sl_get16(h + 2) != s->sid || len < 2)
+		return;
+	uint16_t proto = sl_get16(h + 6);
+	const uint8_t *p = h + 8;
+	if (proto == 0x0021) { /* downstream traffic */
+		const uint8_t *ip = p;
+		uint32_t ihl = (ip[0] & 0xf) * 4u, sig, idx;
+		uint64_t t;
+		if (len < 2 + ihl + 8 + 16)
+			return;
+		memcpy(&sig, ip + ihl + 8, 4);
+		memcpy(&idx, ip + ihl + 12, 4);
+		memcpy(&t, ip + ihl + 16, 8);
+		if (sig == SIG && idx == i) {
+			s->down_rx++;
+			s->down_lat += now - t;
+			s->down_max = RTE_MAX(s->down_max, now - t);
+		}
+		return;
+	}
+	if (len < 6)
+		return;
+	uint8_t code = p[0], id = p[1];
+	uint16_t plen = sl_get16(p + 2);
+	if (plen < 4 || plen > len - 2)
+		return;
+	const uint8_t *d = p + 4;
+	uint16_t dl = (uint16_t)(plen - 4);
+	if (proto == 0xc021) {
+		if (code == 1) { /* the server's request: its authentication taken, all acked */
+			for (uint16_t off = 0; off + 2 <= dl && d[off + 1] >= 2; off = (uint16_t)(off + d[off + 1]))
+				if (d[off] == 3 && d[off + 1] >= 4)
+					s->auth = sl_get16(d + off + 2);
+			ppp_send(i, 0xc021, 2, id, d, dl);
+			s->lcp_theirs = true;
+		} else if (code == 2 && id == s->lcp_id) {
+			s->lcp_ours = true;
+		} else if (code == 3 || code == 4) {
+			fail(s);
+			return;
+		} else if (code == 9) { /* echo */
+			uint8_t r[4];
+			uint32_t mg = htonl(s->magic);
+			memcpy(r, &mg, 4);
+			ppp_send(i, 0xc021, 10, id, r, 4);
+		} else if (code == 5) {
+			ppp_send(i, 0xc021, 6, id, NULL, 0);
+			set_phase(s, P_DOWN);
+			return;
+		}
+		if (s->phase == P_LCP && s->lcp_ours && s->lcp_theirs)
+			authenticate(i);
+	} else if (proto == 0xc023 && s->phase == P_AUTH) {
+		if (code == 2) {
+			set_phase(s, P_IPCP);
+			ipcp_request(i);
+		} else {
+			fail(s);
+		}
+	} else if (proto == 0xc223 && s->phase == P_AUTH) {
+		if (code == 1 && dl >= 1 && d[0] + 1u <= dl) { /* challenge: MD5(id, secret, it) */
+			uint8_t in[1 + 255 + 255], r[1 + 16 + 255];
+			size_t pl = strlen(opt->password), ul = strlen(opt->user);
+			in[0] = id;
+			memcpy(in + 1, opt->password, pl);
+			memcpy(in + 1 + pl, d + 1, d[0]);
+			r[0] = 16;
+			md5(in, 1 + pl + d[0], r + 1);
+			memcpy(r + 17, opt->user, ul);
+			ppp_send(i, 0xc223, 2, id, r, (uint16_t)(17 + ul));
+		} else if (code == 3) {
+			set_phase(s, P_IPCP);
+			ipcp_request(i);
+		} else if (code == 4) {
+			fail(s);
+		}
+	} else if (proto == 0x8021 && s->phase == P_IPCP) {
+		if (code == 1) {
+			ppp_send(i, 0x8021, 2, id, d, dl);
+			s->ipcp_theirs = true;
+		} else if (code == 3 && dl >= 6 && d[0] == 3) { /* Nak: the address we get */
+			uint32_t a;
+			memcpy(&a, d + 2, 4);
+			s->ip = ntohl(a);
+			ipcp_request(i);
+		} else if (code == 2 && id == s->ipcp_id) {
+			s->ipcp_ours = true;
+		} else if (code == 4) {
+			fail(s);
+			return;
+		}
+		if (s->ipcp_ours && s->ipcp_theirs) {
+			set_phase(s, P_UP);
+			s->t_up = now;
+		}
+	}
+}
+
+/* What the peer port receives: ARP for the target answered, upstream traffic counted. */
+static void peer_in(struct rte_mbuf *m, uint64_t now)
+{
+	uint8_t *h = rte_pktmbuf_mtod(m, uint8_t *);
+	if (m->data_len >= 42 && sl_get16(h + 12) == RTE_ETHER_TYPE_ARP && sl_get16(h + 20) == 1) {
+		uint32_t tip;
+		memcpy(&tip, h + 38, 4);
+		if (ntohl(tip) != opt->target)
+			return;
+		struct rte_mbuf *r = rte_pktmbuf_alloc(pool);
+		uint8_t *a = r ? (uint8_t *)rte_pktmbuf_append(r, 60) : NULL;
+		if (!a) {
+			rte_pktmbuf_free(r);
+			return;
+		}
+		memset(a, 0, 60);
+		memcpy(a, h + 6, 6);
+		memcpy(a + 6, &peer_mac, 6);
+		sl_put16(a + 12, RTE_ETHER_TYPE_ARP);
+		memcpy(a + 14, h + 14, 6); /* hardware, protocol, sizes */
+		sl_put16(a + 20, 2);
+		memcpy(a + 22, &peer_mac, 6);
+		memcpy(a + 28, h + 38, 4);
+		memcpy(a + 32, h + 22, 10); /* the asker's MAC and address */
+		tx(peer_port, r);
+		return;
+	}
+	if (m->data_len < 14 + 20 + 8 + 16 || sl_get16(h + 12) != RTE_ETHER_TYPE_IPV4)
+		return;
+	const uint8_t *ip = h + 14;
+	uint32_t ihl = (ip[0] & 0xf) * 4u, sig, idx;
+	uint64_t t;
+	if (m->data_len < 14 + ihl + 8 + 16)
+		return;
+	memcpy(&sig, ip + ihl + 8, 4);
+	memcpy(&idx, ip + ihl + 12, 4);
+	memcpy(&t, ip + ihl + 16, 8);
+	if (sig == SIG && idx < opt->sessions) {
+		ss[idx].up_rx++;
+		ss[idx].up_lat += now - t;
+		ss[idx].up_max = RTE_MAX(ss[idx].up_max, now - t);
+	}
+}
+
+static void poll_ports(void)
+{
+	struct rte_mbuf *b[32];
+	uint64_t now = rte_rdtsc();
+	uint16_t n = rte_eth_rx_burst(acc_port, 0, b, 32);
+	for (uint16_t k = 0; k < n; k++) {
+		const uint8_t *h = rte_pktmbuf_mtod(b[k], const uint8_t *);
+		unsigned i = (unsigned)h[3] << 16 | (unsigned)h[4] << 8 | h[5];
+		uint16_t type = b[k]->data_len >= 20 ? sl_get16(h + 12) : 0, len = sl_get16(h + 18);
+		if (h[0] == 0x02 && h[1] == 0x5e && h[2] == 0 && i < opt->sessions &&
+		    (type == 0x8863 || type == 0x8864) && len <= b[k]->data_len - 20) {
+			if (type == 0x8863)
+				disc_in(i, h + 14, len, h + 6);
+			else
+				ppp_in(i, h + 14, len, now);
+		}
+		rte_pktmbuf_free(b[k]);
+	}
+	n = peer_port != acc_port ? rte_eth_rx_burst(peer_port, 0, b, 32) : 0;
+	for (uint16_t k = 0; k < n; k++) {
+		peer_in(b[k], now);
+		rte_pktmbuf_free(b[k]);
+	}
+}
+
+/* A UDP packet of session i's traffic: upstream (inside PPPoE, to the target) or downstream
+ * (from the peer port to the session's address), its payload the signature, i and the TSC. */
+static void traffic_one(unsigned i, bool up, uint64_t now, bool warm)
+{
+	struct esess *s = &ss[i];
+	uint16_t ipl = 20 + 8 + 18;
+	uint8_t *p;
+	struct rte_mbuf *m;
+	if (up) {
+		m = frame(i, &s->ac, 0x8864, 0, s->sid, (uint16_t)(2 + ipl), &p);
+		if (!m)
+			return;
+		sl_put16(p, 0x0021);
+		p += 2;
+	} else {
+		m = rte_pktmbuf_alloc(pool);
+		p = m ? (uint8_t *)rte_pktmbuf_append(m, 14 + ipl + 14) : NULL;
+		if (!p) {
+			rte_pktmbuf_free(m);
+			return;
+		}
+		memset(p, 0, 14 + ipl + 14);
+		memcpy(p, &opt->router_mac, 6);
+		memcpy(p + 6, &peer_mac, 6);
+		sl_put16(p + 12, RTE_ETHER_TYPE_IPV4);
+		p += 14;
+	}
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)p;
+	memset(ip, 0, 20);
+	ip->version_ihl = 0x45;
+	ip->total_length = htons(ipl);
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = htonl(up ? s->ip : opt->target);
+	ip->dst_addr = htonl(up ? opt->target : s->ip);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	uint8_t *u = p + 20;
+	sl_put16(u, 4000);
+	sl_put16(u + 2, 4001);
+	sl_put16(u + 4, 8 + 18);
+	sl_put16(u + 6, 0);
+	uint32_t sig = SIG, idx = warm ? UINT32_MAX : i; /* a warm-up packet is not counted */
+	memcpy(u + 8, &sig, 4);
+	memcpy(u + 12, &idx, 4);
+	memcpy(u + 16, &now, 8);
+	tx(up ? acc_port : peer_port, m);
+	if (warm)
+		return;
+	if (up)
+		s->up_tx++;
+	else
+		s->down_tx++;
+}
+
+static double us(uint64_t tsc)
+{
+	return (double)tsc * 1e6 / (double)rte_get_tsc_hz();
+}
+
+int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
+		struct rte_mempool *mp)
+{
+	opt = o;
+	acc_port = access;
+	peer_port = peer;
+	pool = mp;
+	rte_eth_macaddr_get(peer, &peer_mac);
+	ss = calloc(o->sessions, sizeof(*ss));
+	if (!ss)
+		return fprintf(stderr, "sluice-gen: no memory for %u sessions\n", o->sessions), 1;
+	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), to = (uint64_t)(o->timeout * hz);
+	for (unsigned i = 0; i < o->sessions; i++)
+		ss[i].magic = 0x51000000u | i;
+	/* set-up: PADIs at the rate, every answer handled as it comes, phases timed out */
+	unsigned started = 0, done = 0;
+	while (done < o->sessions) {
+		uint64_t now = rte_rdtsc();
+		while (started < o->sessions &&
+		       now >= start + (uint64_t)((double)started * (double)hz / o->rate))
+			padi(started++);
+		poll_ports();
+		done = 0;
+		for (unsigned i = 0; i < started; i++) {
+			struct esess *s = &ss[i];
+			if (s->phase > P_IDLE && s->phase < P_UP && now - s->t_phase > to && now > s->t_phase)
+				fail(s);
+			done += s->phase >= P_UP;
+		}
+	}
+	uint64_t setup_end = rte_rdtsc();
+	unsigned up = 0, failed[P_UP] = {0};
+	uint64_t last_up = start;
+	for (unsigned i = 0; i < o->sessions; i++) {
+		if (ss[i].phase == P_UP) {
+			up++;
+			last_up = RTE_MAX(last_up, ss[i].t_up);
+		} else if (ss[i].phase == P_FAILED) {
+			failed[ss[i].failed_in]++;
+		}
+	}
+	/* traffic: a warm-up packet upstream first (the router resolves the target, which the
+	 * peer port answers), then each up session's packets both ways, a burst per round, then
+	 * a second to drain */
+	for (unsigned i = 0; o->traffic && i < o->sessions; i++)
+		if (ss[i].phase == P_UP) {
+			traffic_one(i, true, rte_rdtsc(), true);
+			for (uint64_t end = rte_rdtsc() + hz / 2; rte_rdtsc() < end;)
+				poll_ports();
+			break;
+		}
+	for (unsigned k = 0; k < o->traffic; k++) {
+		for (unsigned i = 0; i < o->sessions; i++)
+			if (ss[i].phase == P_UP) {
+				traffic_one(i, true, rte_rdtsc(), false);
+				traffic_one(i, false, rte_rdtsc(), false);
+			}
+		for (int r = 0; r < 4; r++)
+			poll_ports();
+	}
+	for (uint64_t end = rte_rdtsc() + hz; rte_rdtsc() < end;)
+		poll_ports();
+	/* teardown: LCP Terminate-Request and PADT for each session still up */
+	unsigned torn = 0;
+	for (unsigned i = 0; i < o->sessions; i++) {
+		if (ss[i].phase != P_UP)
+			continue;
+		ppp_send(i, 0xc021, 5, ++ss[i].lcp_id, NULL, 0);
+		uint8_t *p;
+		struct rte_mbuf *m = frame(i, &ss[i].ac, 0x8863, 0xa7, ss[i].sid, 0, &p);
+		if (m)
+			tx(acc_port, m);
+		torn++;
+	}
+	for (uint64_t end = rte_rdtsc() + hz / 5; rte_rdtsc() < end;)
+		poll_ports();
+	/* the report */
+	uint64_t ut = 0, ur = 0, dt = 0, dr = 0, ul = 0, dl = 0, um = 0, dm = 0;
+	unsigned lossy = 0;
+	for (unsigned i = 0; i < o->sessions; i++) {
+		const struct esess *s = &ss[i];
+		ut += s->up_tx, ur += s->up_rx, dt += s->down_tx, dr += s->down_rx;
+		ul += s->up_lat, dl += s->down_lat;
+		um = RTE_MAX(um, s->up_max), dm = RTE_MAX(dm, s->down_max);
+		lossy += s->up_rx < s->up_tx || s->down_rx < s->down_tx;
+	}
+	double secs = (double)(last_up - start) / (double)hz;
+	if (o->json) {
+		printf("{\"sessions\": %u, \"up\": %u, \"setup_s\": %.3f, \"setup_rate\": %.1f, "
+		       "\"failed\": {\"discovery\": %u, \"lcp\": %u, \"auth\": %u, \"ipcp\": %u}, "
+		       "\"traffic\": {\"up\": {\"sent\": %" PRIu64 ", \"received\": %" PRIu64
+		       ", \"latency_us\": {\"mean\": %.1f, \"max\": %.1f}}, \"down\": {\"sent\": %" PRIu64
+		       ", \"received\": %" PRIu64 ", \"latency_us\": {\"mean\": %.1f, \"max\": %.1f}}, "
+		       "\"sessions_with_loss\": %u}, \"torn_down\": %u, \"setup_wall_s\": %.3f}\n",
+		       o->sessions, up, secs, secs > 0 ? up / secs : 0.0, failed[P_DISC], failed[P_LCP],
+		       failed[P_AUTH], failed[P_IPCP], ut, ur, ur ? us(ul) / (double)ur : 0.0, us(um),
+		       dt, dr, dr ? us(dl) / (double)dr : 0.0, us(dm), lossy, torn,
+		       (double)(setup_end - start) / (double)hz);
+	} else {
+		printf("sessions %u: up %u in %.3f s (%.1f/s); failed: discovery %u, lcp %u, auth %u, "
+		       "ipcp %u\n", o->sessions, up, secs, secs > 0 ? up / secs : 0.0, failed[P_DISC],
+		       failed[P_LCP], failed[P_AUTH], failed[P_IPCP]);
+		printf("traffic up: %" PRIu64 " sent, %" PRIu64 " received, latency mean %.1f us max "
+		       "%.1f us; down: %" PRIu64 " sent, %" PRIu64 " received, mean %.1f us max %.1f us; "
+		       "sessions with loss %u; torn down %u\n", ut, ur,
+		       ur ? us(ul) / (double)ur : 0.0, us(um), dt, dr, dr ? us(dl) / (double)dr : 0.0,
+		       us(dm), lossy, torn);
+	}
+	(void)phase_names;
+	free(ss);
+	return up == o->sessions && !lossy ? 0 : 1;
+}

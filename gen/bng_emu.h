@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* sluice-gen's subscriber emulator (the part BNG Blaster plays for BNG vendors): N PPPoE
+ * sessions brought up on the access port at a set rate (discovery, LCP, PAP or CHAP-MD5 as
+ * the server asks, IPCP), signed traffic each way per session between them and the peer
+ * port, then torn down; reported: set-up rate, failures by phase, loss and latency. */
+#ifndef SL_BNG_EMU_H
+#define SL_BNG_EMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <rte_ether.h>
+#include <rte_mempool.h>
+
+struct bng_emu_opts {
+	unsigned sessions;          /* 0: the emulator is off */
+	double rate;                /* sessions started a second */
+	const char *user, *password;
+	unsigned traffic;           /* packets each way per session (0: none) */
+	uint32_t target;            /* host order: where upstream packets go (behind the peer
+				     * port, which answers ARP for it) */
+	struct rte_ether_addr router_mac; /* downstream packets' destination on the peer port */
+	double timeout;             /* seconds a phase may take */
+	bool json;
+};
+
+/* Runs it on the main lcore with queue 0 of each port; 0 when every session came up and no
+ * packet was lost, 1 otherwise. */
+int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
+		struct rte_mempool *mp);
+
+#endif
