@@ -3,7 +3,7 @@
 BUILD ?= build
 PY := .venv/bin/python
 
-.PHONY: all setup build test unit e2e demo seed-000 seed-001 seed-004 bench bench-graph bench-graph-ab bench-txonly bench-instr asan fuzz clean
+.PHONY: all setup build test unit e2e demo seed-000 seed-001 seed-004 bench bench-bng bench-graph bench-graph-ab bench-txonly bench-instr asan fuzz clean
 
 all: build
 
@@ -60,6 +60,9 @@ seed-004: build
 
 bench-graph: build
 	$(PY) scripts/bench_graph.py
+
+bench-bng: build
+	$(PY) scripts/bench_bng.py
 
 bench-graph-ab: build
 	$(PY) scripts/bench_graph_ab.py

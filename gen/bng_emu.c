@@ -347,11 +347,14 @@ static void peer_in(struct rte_mbuf *m, uint64_t now)
 	}
 }
 
-static void poll_ports(void)
+/* Both ports' receive queues once; how many frames they held. */
+static unsigned poll_ports(void)
 {
 	struct rte_mbuf *b[32];
 	uint64_t now = rte_rdtsc();
+	unsigned got = 0;
 	uint16_t n = rte_eth_rx_burst(acc_port, 0, b, 32);
+	got += n;
 	for (uint16_t k = 0; k < n; k++) {
 		const uint8_t *h = rte_pktmbuf_mtod(b[k], const uint8_t *);
 		unsigned i = (unsigned)h[3] << 16 | (unsigned)h[4] << 8 | h[5];
@@ -366,10 +369,12 @@ static void poll_ports(void)
 		rte_pktmbuf_free(b[k]);
 	}
 	n = peer_port != acc_port ? rte_eth_rx_burst(peer_port, 0, b, 32) : 0;
+	got += n;
 	for (uint16_t k = 0; k < n; k++) {
 		peer_in(b[k], now);
 		rte_pktmbuf_free(b[k]);
 	}
+	return got;
 }
 
 /* A UDP packet of session i's traffic: upstream (inside PPPoE, to the target) or downstream
@@ -482,13 +487,19 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 				poll_ports();
 			break;
 		}
+	/* each round 32 sessions at a time, what came back taken in between, so that no ring
+	 * on the way holds more than a few bursts */
 	for (unsigned k = 0; k < o->traffic; k++) {
-		for (unsigned i = 0; i < o->sessions; i++)
+		for (unsigned i = 0; i < o->sessions; i++) {
 			if (ss[i].phase == P_UP) {
 				traffic_one(i, true, rte_rdtsc(), false);
 				traffic_one(i, false, rte_rdtsc(), false);
 			}
-		for (int r = 0; r < 4; r++)
+			if (i % 32 == 31)
+				for (uint64_t end = rte_rdtsc() + hz / 2000; rte_rdtsc() < end;)
+					poll_ports();
+		}
+		for (uint64_t end = rte_rdtsc() + hz / 1000; rte_rdtsc() < end;)
 			poll_ports();
 	}
 	for (uint64_t end = rte_rdtsc() + hz; rte_rdtsc() < end;)

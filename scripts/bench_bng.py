@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""PPPoE session set-up rate: sluiced (one worker, the main lcore beside it) serving PPPoE on a
+memif port, sluice-gen's subscriber emulator bringing SESSIONS sessions up at RATES a second
+(PAP against local users; AUTH=chap for CHAP-MD5), then TRAFFIC signed packets each way per
+session; per offered rate: sessions up, the set-up rate achieved, failures by phase, loss.
+REPEAT runs of each rate. 2-vCPU: the emulator, sluiced's main lcore and its worker share two
+cores, so the figures are this machine's, not a BNG's."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sluice_run import BUILD, Daemon, HugepagesAtLeast, remove_runtime_dirs  # noqa: E402
+
+SESSIONS = int(os.environ.get("SESSIONS", "2000"))
+RATES = [float(r) for r in os.environ.get("RATES", "500,1000,2000,5000").split(",")]
+TRAFFIC = int(os.environ.get("TRAFFIC", "10"))
+REPEAT = int(os.environ.get("REPEAT", "3"))
+AUTH = os.environ.get("AUTH", "pap")
+
+
+def one(tmp, rate, k):
+    d = Path(tmp) / f"r{rate:g}-{k}"
+    d.mkdir()
+    s0, s1 = d / "m0.sock", d / "m1.sock"
+    setup = f"""set interface state port0 up
+set interface state port1 up
+set interface ip address port1 10.10.2.10/24
+set pppoe address 100.64.0.1
+set pppoe pool 100.64.0.2 100.64.255.254
+set pppoe auth {AUTH}
+set pppoe user alice password secret
+set pppoe control-rate 100000
+set pppoe access port0
+"""
+    (d / "setup.cli").write_text(setup)
+    conf = f"""unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
+cpu {{ main-core 0 corelist-workers 1 }}
+dpdk {{
+  socket-mem 512
+  file-prefix bench-bng-{os.getpid()}
+  dev net_memif0,role=server,id=0,socket={s0} {{ name port0 }}
+  dev net_memif1,role=server,id=0,socket={s1} {{ name port1 }}
+}}
+"""
+    with Daemon(conf, d) as s:
+        rmac = next(i["mac"] for i in s.js("show hardware")["hardware"] if i["name"] == "port1").lower()
+        r = subprocess.run([str(BUILD / "sluice-gen"), "--no-huge", "--no-pci", "-m", "512", "-l", "0",
+                            "--file-prefix", f"bench-bng-gen-{os.getpid()}", "--log-level", "3",
+                            "--vdev", f"net_memif0,role=client,id=0,socket={s0}",
+                            "--vdev", f"net_memif1,role=client,id=0,socket={s1}", "--",
+                            "--tx-port", "0", "--rx-port", "1", "--pppoe-sessions", str(SESSIONS),
+                            "--pppoe-rate", str(rate), "--pppoe-user", "alice",
+                            "--pppoe-password", "secret", "--pppoe-traffic", str(TRAFFIC),
+                            "--pppoe-target", "10.10.2.2", "--pppoe-router-mac", rmac, "--json"],
+                           capture_output=True, text=True, timeout=600)
+        lines = [x for x in r.stdout.splitlines() if x.startswith("{")]
+        if not lines:
+            raise RuntimeError(r.stdout + r.stderr)
+        return json.loads(lines[-1])
+
+
+def main():
+    remove_runtime_dirs("bench-bng", "bench-bng-gen")
+    print(f"== PPPoE set-up: {SESSIONS} sessions ({AUTH}), {TRAFFIC} packets each way per session, "
+          f"{REPEAT} runs per offered rate", flush=True)
+    with HugepagesAtLeast(600), tempfile.TemporaryDirectory(prefix="sluice-bench-bng-") as tmp:
+        for rate in RATES:
+            rows = [one(tmp, rate, k) for k in range(REPEAT)]
+            got = sorted(x["setup_rate"] for x in rows)
+            for x in rows:
+                t = x["traffic"]
+                f = x["failed"]
+                print(f"   offered {rate:7g}/s: up {x['up']:5d}/{x['sessions']} at {x['setup_rate']:8.1f}/s "
+                      f"(failed: discovery {f['discovery']}, lcp {f['lcp']}, auth {f['auth']}, "
+                      f"ipcp {f['ipcp']}); traffic up {t['up']['received']}/{t['up']['sent']}, "
+                      f"down {t['down']['received']}/{t['down']['sent']}, sessions with loss "
+                      f"{t['sessions_with_loss']}", flush=True)
+            print(f"   offered {rate:g}/s: median set-up rate {got[len(got) // 2]:.1f}/s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
