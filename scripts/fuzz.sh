@@ -10,7 +10,7 @@ if [ ! -f build-fuzz/build.ninja ]; then
 		-Dbuildtype=debug -Dc_args=-fsanitize=fuzzer-no-link >/dev/null
 fi
 ninja -C build-fuzz >/dev/null
-for t in config cli ip4 ifaces pg genctl; do
+for t in config cli ip4 ifaces pg genctl radius; do
 	work=$(mktemp -d)
 	cp -r tests/fuzz/corpus/$t/. "$work/" 2>/dev/null || true
 	echo "fuzz_$t: ${secs}s"

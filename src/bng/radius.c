@@ -355,6 +355,29 @@ static bool answer_ok(const struct pending *q, uint8_t *b, uint16_t len)
 	return true;
 }
 
+struct das_strs {
+	char sid[64], user[64], filter[64], qos[32];
+};
+static uint32_t das_parse(const uint8_t *b, uint16_t len, struct sl_radius_das_req *q,
+			  struct das_strs *st);
+static void das_answer(const uint8_t *b, uint32_t cause, const struct sockaddr_in *from);
+
+/* For the fuzzer: bytes as an answer's attributes and as a dynamic authorization request's
+ * (the decoders alone: no authenticator, no session). */
+void sl_radius_decode(const uint8_t *b, size_t n)
+{
+	if (n < 20 || n > PKT_MAX)
+		return;
+	uint16_t len = (uint16_t)(b[2] << 8 | b[3]);
+	if (len < 20 || len > n)
+		return;
+	struct sl_radius_reply r;
+	parse_reply(b, len, &r);
+	struct das_strs st;
+	struct sl_radius_das_req q;
+	das_parse(b, len, &q, &st);
+}
+
 /* A Disconnect- or CoA-Request (RFC 5176 3): its Request Authenticator is MD5 of the packet
  * with 16 zero bytes in its place, then the secret; the answer's, MD5 of the answer with the
  * request's authenticator, then the secret. */
@@ -369,7 +392,21 @@ static void das_one(const uint8_t *b, uint16_t len, const struct sockaddr_in *fr
 		st.das_bad++;
 		return;
 	}
-	char sid[64] = "", user[64] = "", filter[64] = "", qos[32] = "";
+	struct das_strs strs;
+	struct sl_radius_das_req q;
+	uint32_t cause = das_parse(b, len, &q, &strs);
+	if (!cause)
+		cause = das_fn ? das_fn(&q) : 503;
+	das_answer(b, cause, from);
+}
+
+/* The attributes of a Disconnect- or CoA-Request: what names the session and what changes;
+ * 0, or 404 (Invalid Request) for an attribute that overruns the packet. */
+static uint32_t das_parse(const uint8_t *b, uint16_t len, struct sl_radius_das_req *qp,
+			  struct das_strs *st)
+{
+	char *sid = st->sid, *user = st->user, *filter = st->filter, *qos = st->qos;
+	sid[0] = user[0] = filter[0] = qos[0] = 0;
 	struct sl_radius_das_req q = {.code = b[0]};
 	uint32_t cause = 0;
 	for (uint16_t off = 20; off < len;) {
@@ -384,18 +421,18 @@ static void das_one(const uint8_t *b, uint16_t len, const struct sockaddr_in *fr
 				     : 0;
 		switch (b[off]) {
 		case A_ACCT_SESSION_ID:
-			snprintf(sid, sizeof(sid), "%.*s", vl, (const char *)v);
+			snprintf(sid, sizeof(st->sid), "%.*s", vl, (const char *)v);
 			q.session_id = sid;
 			break;
 		case A_USER_NAME:
-			snprintf(user, sizeof(user), "%.*s", vl, (const char *)v);
+			snprintf(user, sizeof(st->user), "%.*s", vl, (const char *)v);
 			q.user = user;
 			break;
 		case A_FRAMED_IP:
 			q.framed_ip = u;
 			break;
 		case A_FILTER_ID:
-			snprintf(filter, sizeof(filter), "%.*s", vl, (const char *)v);
+			snprintf(filter, sizeof(st->filter), "%.*s", vl, (const char *)v);
 			q.filter_id = filter;
 			break;
 		case A_SESSION_TIMEOUT:
@@ -405,7 +442,7 @@ static void das_one(const uint8_t *b, uint16_t len, const struct sockaddr_in *fr
 		case A_VSA:
 			if (vl >= 6 && v[0] == 0 && v[1] == 0 && v[2] == 0x13 && v[3] == 0x0a &&
 			    v[4] == 26 && v[5] >= 2 && v[5] <= vl - 4) {
-				snprintf(qos, sizeof(qos), "%.*s", v[5] - 2, (const char *)v + 6);
+				snprintf(qos, sizeof(st->qos), "%.*s", v[5] - 2, (const char *)v + 6);
 				q.qos_profile = qos;
 			}
 			break;
@@ -414,9 +451,14 @@ static void das_one(const uint8_t *b, uint16_t len, const struct sockaddr_in *fr
 		}
 		off = (uint16_t)(off + b[off + 1]);
 	}
-	if (!cause)
-		cause = das_fn ? das_fn(&q) : 503;
-	uint8_t r[64];
+	*qp = q;
+	return cause;
+}
+
+/* The ACK, or the NAK with its Error-Cause, to request b. */
+static void das_answer(const uint8_t *b, uint32_t cause, const struct sockaddr_in *from)
+{
+	uint8_t r[64], want[16];
 	uint16_t rl = 20;
 	r[0] = (uint8_t)(b[0] + (cause ? 2 : 1));
 	r[1] = b[1];

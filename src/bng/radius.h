@@ -6,6 +6,7 @@
 #define SL_RADIUS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <rte_ether.h>
 
@@ -54,6 +55,9 @@ struct sl_radius_das_req {
 	uint32_t session_timeout;
 };
 void sl_radius_das_handler(uint32_t (*fn)(const struct sl_radius_das_req *q));
+
+/* The fuzzer's way in: bytes decoded as an answer and as a dynamic authorization request. */
+void sl_radius_decode(const uint8_t *b, size_t n);
 
 bool sl_radius_enabled(void);
 /* 0, or -errno (no server, 256 requests out, no socket). */

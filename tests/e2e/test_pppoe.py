@@ -634,3 +634,22 @@ def test_subscriber_emulator(sluiced_factory, tmp_path, auth):
     time.sleep(0.5)
     assert s.js("show pppoe sessions")["pppoe-sessions"] == []  # every PADT taken
     assert s.stop() == 0
+
+
+def test_bng_doc_config(sluiced_factory, tmp_path):
+    """docs/bng.md's CLI, as it is written (pcap ports for its two ports), starts sluiced and
+    gives what the page says: PPPoE on port0, IPoE relaying on port0.100, RADIUS with its
+    dynamic authorization port."""
+    import re
+    from conftest import pcap_ports
+    doc = (Path(__file__).parents[2] / "docs/bng.md").read_text()
+    cli = re.search(r"## /etc/sluice/bng.cli\n\n```\n(.*?)```", doc, re.S).group(1)
+    lines = [x for x in cli.splitlines() if x.strip() and not x.startswith("#")]
+    port = free_udp_pair()
+    lines = [x.replace("das-port 3799", f"das-port {port}") for x in lines]
+    s = sluiced_factory(pcap_ports(tmp_path, [], []), lines)
+    rad = s.js("show radius")["radius"][0]
+    assert (rad["server"], rad["das-port"]) == ("192.0.2.20", port)
+    assert s.js("show ipoe dhcp-relay")["dhcp-relay"][0]["server"] == "192.0.2.30"
+    assert s.js("show subscribers")["subscribers"] == []
+    assert s.stop() == 0

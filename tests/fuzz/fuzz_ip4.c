@@ -151,6 +151,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size == 0)
 		return 0;
 	env_cli(modes[(data[0] & 0x7f) % 6], false);
+	/* bit 6: IPoE's DHCP relayed (answers from a server to port0.300's address parsed), else
+	 * answered by sluiced's own server */
+	env_cli(data[0] & 0x40 ? "set ipoe dhcp-relay server 10.10.2.1" : "set ipoe dhcp-relay del",
+		false);
 	bool traced = data[0] & 0x80;
 	if (traced)
 		env_cli("trace add port-rx 50", true);
