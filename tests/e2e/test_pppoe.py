@@ -388,7 +388,8 @@ def free_udp_pair():
 def freeradius(tmp_path):
     """A real FreeRADIUS (Debian's freeradius 3.2) in the foreground with a configuration of
     its own: the shipped one with our users, one virtual server on 127.0.0.1 (auth and acct
-    ports), PAP and CHAP. Yields (auth port, the function that returns its log so far)."""
+    ports), PAP and CHAP. Yields (auth port, the function that returns its log so far, the
+    function that stops it)."""
     import shutil
     if not shutil.which("freeradius"):
         pytest.skip("freeradius is not installed (scripts/setup.sh installs it)")
@@ -415,7 +416,7 @@ def freeradius(tmp_path):
         while "Ready to process requests" not in log.read_text():
             assert proc.poll() is None and time.time() < end, log.read_text()[-3000:]
             time.sleep(0.1)
-        yield port, log.read_text
+        yield port, log.read_text, lambda: stop_process(proc)
     finally:
         stop_process(proc, out)
 
@@ -443,7 +444,7 @@ def test_pppoe_radius(links, sluiced_factory, freeradius):
     in FreeRADIUS's own log; RFC 5176 from FreeRADIUS's radclient: a CoA changing alice's
     ACL, QoS profile and Session-Timeout (which then ends her session), a Disconnect of bob,
     and a NAK for a session that does not exist."""
-    port, radlog = freeradius
+    port, radlog, _ = freeradius
     das = free_udp_pair()
     s = start(sluiced_factory, "set pppoe acct-interim 1",
               f"set radius server 127.0.0.1 secret testing123 auth-port {port} acct-port {port + 1} "
@@ -652,4 +653,31 @@ def test_bng_doc_config(sluiced_factory, tmp_path):
     assert (rad["server"], rad["das-port"]) == ("192.0.2.20", port)
     assert s.js("show ipoe dhcp-relay")["dhcp-relay"][0]["server"] == "192.0.2.30"
     assert s.js("show subscribers")["subscribers"] == []
+    assert s.stop() == 0
+
+
+def test_pppoe_radius_server_gone(links, sluiced_factory, freeradius):
+    """A RADIUS server that goes away: the established session keeps forwarding (its Interim
+    accounting times out, counted), and a new one fails authentication once the request has
+    timed out (PAP Authenticate-Nak, no session left)."""
+    port, _, stop_radius = freeradius
+    s = start(sluiced_factory, "set pppoe acct-interim 1",
+              f"set radius server 127.0.0.1 secret testing123 auth-port {port} acct-port {port + 1} "
+              "timeout 1 retries 1")
+    c = Client(f"{TAG}a1", CMAC)
+    try:
+        sid, addr = bring_up(c, user="bob", password="bobpw")
+        stop_radius()
+        time.sleep(3.5)  # Interim-Updates go out and are never answered
+        for i in range(3):
+            c.send(sess(sid, IP4 / IP(src=addr, dst="10.10.2.2", ttl=64) / ICMP(id=80, seq=i)))
+            c.take(lambda p: PPP in p and p[PPP].proto == 0x0021 and ICMP in p and p[ICMP].seq == i,
+                   what=f"echo reply {i} with the server gone")
+        _, none = bring_up(c, user="bob", password="bobpw", expect_fail=True)
+        assert none is None
+        rad = s.js("show radius")["radius"][0]
+        assert rad["timeouts"] >= 2 and rad["accepts"] == 1, rad
+        assert [x["session"] for x in s.js("show pppoe sessions")["pppoe-sessions"]] == [sid]
+    finally:
+        c.close()
     assert s.stop() == 0
