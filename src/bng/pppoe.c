@@ -1124,11 +1124,12 @@ static uint32_t das_request(const struct sl_radius_das_req *q)
 static int cmd_create(struct sl_out *o, int argc, char **argv)
 {
 	static const char usage[] = "usage: create pppoe session client-ip A session-id N "
-				    "client-mac M [access IFACE] [del]";
+				    "client-mac M [access IFACE] [qos-profile Q] [del]";
 	uint32_t ip = 0, sid = 0;
 	uint8_t mac[6];
 	bool have_mac = false, del = false;
 	int access = -1;
+	const char *qos = NULL;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "del")) {
@@ -1153,6 +1154,8 @@ static int cmd_create(struct sl_out *o, int argc, char **argv)
 			if (!f)
 				return sl_out_error(o, "unknown interface '%s'", v);
 			access = f->port;
+		} else if (!strcmp(a, "qos-profile")) {
+			qos = v;
 		} else {
 			return sl_out_error(o, "unknown option '%s'; %s", a, usage);
 		}
@@ -1181,6 +1184,11 @@ static int cmd_create(struct sl_out *o, int argc, char **argv)
 		return sl_out_error(o, "cannot create the session (interfaces full?)");
 	s->fixed = s->lcp_ours = s->lcp_theirs = s->authed = s->ipcp_ours = s->ipcp_theirs = true;
 	s->ip = ip;
+	if (qos && qos_assign(s, qos)) {
+		sess_end(s, false);
+		return sl_out_error(o, "QoS profile %s cannot be given (show the log; does the access "
+				    "interface have QoS?)", qos);
+	}
 	if (pooled)
 		pool_used[ip - pool_lo] = 1; /* given back when it ends, as a pool address */
 	ip_up(s);
@@ -1192,7 +1200,7 @@ static int cmd_create(struct sl_out *o, int argc, char **argv)
 	return 0;
 }
 SL_CLI_COMMAND(create_pppoe, .path = "create pppoe session",
-	       .usage = "client-ip A session-id N client-mac M [access IFACE] [del]",
+	       .usage = "client-ip A session-id N client-mac M [access IFACE] [qos-profile Q] [del]",
 	       .help = "a PPPoE session up at once (VPP's grammar, for a PPP control plane "
 		       "elsewhere): no LCP, authentication or timers; IPv4 to and from A through "
 		       "pppoeN on the access interface (the first served, unless named)",

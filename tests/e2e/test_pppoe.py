@@ -681,3 +681,46 @@ def test_pppoe_radius_server_gone(links, sluiced_factory, freeradius):
     finally:
         c.close()
     assert s.stop() == 0
+
+
+def test_pppoe_subscriber_shaped_to_profile(sluiced_factory, tmp_path):
+    """Per-subscriber QoS: two sessions with profiles of 2 and 4 Mbit/s on a 10 Mbit/s access
+    port, each offered 8 Mbit/s from the uplink: each session's downstream leaves at its
+    profile's rate within 5% (rates from the output pcap's timestamps, the first and last half
+    second left out, as tests/e2e/test_qos.py measures)."""
+    from scapy.all import wrpcap
+    from conftest import MAC1, NH1, pcap_ports, pcap_outs
+    router = (Path(__file__).parents[1] / "common/router.cli").read_text().splitlines()
+    frames = []
+    for dst in ("100.64.5.5", "100.64.5.6"):
+        p = Ether(dst=MAC1, src=NH1) / IP(src="48.0.0.9", dst=dst) / UDP(sport=1, dport=9)
+        frames.append(p / Raw(b"q" * (1000 - len(p))))
+    wrpcap(str(tmp_path / "stream.pcap"), frames)
+    pps, secs = 2000, 3.0
+    n = int(pps * secs)
+    s = sluiced_factory(pcap_ports(tmp_path, [], []), router + [
+        "qos profile basic rate 10m", "qos profile p2 rate 2m", "qos profile p4 rate 4m",
+        "set interface qos port0 rate 10m profile basic pipes 16 pipe-from none",
+        "set pppoe access port0",
+        "create pppoe session client-ip 100.64.5.5 session-id 21 client-mac 02:00:00:00:c1:21 qos-profile p2",
+        "create pppoe session client-ip 100.64.5.6 session-id 22 client-mac 02:00:00:00:c1:22 qos-profile p4",
+        f"packet-generator new {{ name s limit {n} rate {pps} interface port1 worker 0 "
+        f"pcap {tmp_path}/stream.pcap }}"])
+    sub = {x["session"]: x for x in s.js("show pppoe sessions")["pppoe-sessions"]}
+    assert (sub[21]["qos-profile"], sub[21]["qos-pipe"], sub[22]["qos-profile"], sub[22]["qos-pipe"]) == \
+        ("p2", 1, "p4", 2)
+    s.check_refused({"create pppoe session client-ip 100.64.5.7 session-id 23 client-mac 02:00:00:00:c1:23 "
+                     "qos-profile nosuch": "QoS profile nosuch cannot be given"})
+    s.cli("packet-generator enable-stream s")
+    deadline = time.time() + secs + 20
+    while s.js("show packet-generator")["streams"][0]["sent"] < n and time.time() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    assert s.stop() == 0
+    out = [o for o in pcap_outs(tmp_path, 2)[0] if PPPoE in o]
+    t0, t1 = float(out[0].time) + 0.5, float(out[-1].time) - 0.5
+    for sid, want in ((21, 2e6), (22, 4e6)):
+        w = [o for o in out if o[PPPoE].sessionid == sid and t0 <= float(o.time) <= t1]
+        span = float(w[-1].time) - float(w[0].time)
+        rate = sum(len(o) + 24 for o in w[1:]) * 8 / span
+        assert abs(rate - want) / want < 0.05, (sid, rate)
