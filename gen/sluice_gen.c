@@ -136,6 +136,7 @@ static struct {
 /* the subscriber emulator's options (--pppoe-...): on with --pppoe-sessions */
 static struct bng_emu_opts emu = {.rate = 100, .user = "user", .password = "secret",
 				  .target = 0x0a0a0202, .timeout = 10};
+static double emu_hold; /* --pppoe-hold: seconds connected after the report */
 
 static volatile int quit;
 static void on_sig(int s)
@@ -960,7 +961,9 @@ static void usage(void)
 		"       [--control PATH]   (a JSON control socket instead of one run)\n"
 		"       [--pppoe-sessions N [--pppoe-rate PER_S] [--pppoe-user U]\n"
 		"        [--pppoe-password P] [--pppoe-traffic PKTS --pppoe-target A.B.C.D\n"
-		"        --pppoe-router-mac MAC] [--pppoe-timeout S]]   (the subscriber emulator)\n"
+		"        --pppoe-router-mac MAC] [--pppoe-timeout S] [--pppoe-hold S]]\n"
+		"        (the subscriber emulator; --pppoe-hold: stay connected S seconds, or until\n"
+		"        SIGTERM, after the report)\n"
 		"  --stream takes sluiced's packet-generator grammar (sizes without the FCS); up to\n"
 		"  %d streams; under --bidir a stream without 'port' is sent both ways.\n"
 		"  Lanes: every worker lcore (EAL -l) sends and receives on a queue of its own.\n",
@@ -1078,7 +1081,7 @@ static int parse(int argc, char **argv)
 		{"pppoe-sessions", 1, 0, 1000}, {"pppoe-rate", 1, 0, 1001}, {"pppoe-user", 1, 0, 1002},
 		{"pppoe-password", 1, 0, 1003}, {"pppoe-traffic", 1, 0, 1004},
 		{"pppoe-target", 1, 0, 1005}, {"pppoe-router-mac", 1, 0, 1006},
-		{"pppoe-timeout", 1, 0, 1007}, {0, 0, 0, 0}};
+		{"pppoe-timeout", 1, 0, 1007}, {"pppoe-hold", 1, 0, 1008}, {0, 0, 0, 0}};
 	int c;
 	char *end;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -1172,6 +1175,11 @@ static int parse(int argc, char **argv)
 			emu.target = ntohl(a.s_addr);
 			break;
 		}
+		case 1008:
+			emu_hold = strtod(optarg, &end);
+			if (*end || end == optarg || emu_hold < 0)
+				return fprintf(stderr, "sluice-gen: bad --pppoe-hold '%s'\n", optarg), -1;
+			break;
 		case 1006:
 			if (rte_ether_unformat_addr(optarg, &emu.router_mac))
 				return fprintf(stderr, "sluice-gen: bad --pppoe-router-mac %s\n", optarg), -1;
@@ -1234,6 +1242,13 @@ static int gen_main(int argc, char **argv)
 	}
 	if (emu.sessions) { /* the subscriber emulator alone, on this lcore */
 		int erc = bng_emu_run(&emu, opt.port[0], opt.port[1], mp);
+		fflush(stdout);
+		/* --pppoe-hold: stay connected (not polling) until SIGTERM or the time is up, so that
+		 * the peer can be looked at and stopped first: DPDK 22.11's memif PMD can read a
+		 * region its peer has just unmapped when the peer goes while it polls */
+		for (uint64_t end = rte_rdtsc() + (uint64_t)(emu_hold * rte_get_tsc_hz());
+		     !quit && rte_rdtsc() < end;)
+			rte_delay_us_sleep(20000);
 		for (unsigned pi = 0; pi < 2; pi++) {
 			rte_eth_dev_stop(opt.port[pi]);
 			rte_eth_dev_close(opt.port[pi]);

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from sluice_run import BUILD, Daemon, HugepagesAtLeast, remove_runtime_dirs  # noqa: E402
+from sluice_run import BUILD, Daemon, HugepagesAtLeast, remove_runtime_dirs, wait_or_kill  # noqa: E402
 
 SESSIONS = int(os.environ.get("SESSIONS", "2000"))
 RATES = [float(r) for r in os.environ.get("RATES", "500,1000,2000,5000").split(",")]
@@ -47,21 +47,33 @@ dpdk {{
   dev net_memif1,role=server,id=0,socket={s1} {{ name port1 }}
 }}
 """
-    with Daemon(conf, d) as s:
-        rmac = next(i["mac"] for i in s.js("show hardware")["hardware"] if i["name"] == "port1").lower()
-        r = subprocess.run([str(BUILD / "sluice-gen"), "--no-huge", "--no-pci", "-m", "512", "-l", "0",
+    # the emulator stays connected after its report until sluiced has stopped (DPDK 22.11's
+    # memif can read a region its peer just unmapped while it polls)
+    g = None
+    try:
+        with Daemon(conf, d) as s:
+            rmac = next(i["mac"] for i in s.js("show hardware")["hardware"] if i["name"] == "port1").lower()
+            g = subprocess.Popen([str(BUILD / "sluice-gen"), "--no-huge", "--no-pci", "-m", "512", "-l", "0",
                             "--file-prefix", f"bench-bng-gen-{os.getpid()}", "--log-level", "3",
                             "--vdev", f"net_memif0,role=client,id=0,socket={s0}",
                             "--vdev", f"net_memif1,role=client,id=0,socket={s1}", "--",
                             "--tx-port", "0", "--rx-port", "1", "--pppoe-sessions", str(SESSIONS),
                             "--pppoe-rate", str(rate), "--pppoe-user", "alice",
                             "--pppoe-password", "secret", "--pppoe-traffic", str(TRAFFIC),
-                            "--pppoe-target", "10.10.2.2", "--pppoe-router-mac", rmac, "--json"],
-                           capture_output=True, text=True, timeout=600)
-        lines = [x for x in r.stdout.splitlines() if x.startswith("{")]
-        if not lines:
-            raise RuntimeError(r.stdout + r.stderr)
-        return json.loads(lines[-1])
+                            "--pppoe-target", "10.10.2.2", "--pppoe-router-mac", rmac, "--json",
+                            "--pppoe-hold", "600"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            line, seen = "", []
+            while not line.startswith("{") and g.poll() is None:
+                line = g.stdout.readline()
+                seen.append(line)
+            if not line.startswith("{"):
+                raise RuntimeError("".join(seen) + g.stdout.read())
+            return json.loads(line)
+    finally:
+        if g:
+            g.terminate()
+            wait_or_kill(g, 30)
 
 
 def main():
