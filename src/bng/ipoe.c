@@ -119,12 +119,6 @@ static uint32_t gateway(uint16_t access, uint8_t *plen)
 	return 0;
 }
 
-static void dp_free(void *p, uintptr_t x)
-{
-	(void)x;
-	free(p);
-}
-
 /* The session of a lease being bound: interface, what the workers read, the /32 route. */
 static int session_up(struct lease *l, uint32_t idx)
 {
@@ -173,7 +167,7 @@ static void lease_free(struct lease *l)
 		/* sl_iface_delete waited for a grace period: no worker holds the slot or d */
 		if (pos >= 0)
 			rte_hash_free_key_with_position(by_mac, pos);
-		dp_free(d, 0);
+		free(d);
 		nbound--;
 	}
 	for (uint32_t i = 0; i < LEASES; i++)
@@ -663,7 +657,7 @@ void sl_ipoe_subscriber_rows(struct sl_out *o)
 		snprintf(v[4], 32, "%" PRIu64, c.rx_bytes);
 		snprintf(v[5], 32, "%" PRIu64, c.tx_pkts);
 		snprintf(v[6], 32, "%" PRIu64, c.tx_bytes);
-		snprintf(v[7], 32, "%02x:%02x:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3], b[4], b[5]);
+		sl_fmt_mac(v[7], b);
 		char *row[17] = {"ipoe", v[0], sl_ifaces[l->ifx].name,
 				 l->hostname[0] ? (char *)l->hostname : "-", v[1], "up", v[2], v[3],
 				 v[4], v[5], v[6], sl_ifaces[l->access].name, v[7], "-", "-", "0", "-"};
@@ -804,10 +798,8 @@ static int cmd_show(struct sl_out *o, int argc, char **argv)
 		if (!l)
 			continue;
 		char a[16], mac[20], ex[16];
-		const uint8_t *b = l->mac.addr_bytes;
 		sl_fmt_ip4(a, l->ip);
-		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3],
-			 b[4], b[5]);
+		sl_fmt_mac(mac, l->mac.addr_bytes);
 		snprintf(ex, sizeof(ex), "%" PRIu64, l->expires > now ? (l->expires - now) / hz : 0);
 		sl_tbl_row(o, a, mac, sl_ifaces[l->access].name, l->bound ? "bound" : "offered",
 			   l->ifx ? sl_ifaces[l->ifx].name : "-", ex,

@@ -182,12 +182,6 @@ static void ppp_send(struct sess *s, uint16_t proto, uint8_t code, uint8_t id, c
 
 /* ---- sessions ---- */
 
-static void dp_free(void *p, uintptr_t x)
-{
-	(void)x;
-	free(p);
-}
-
 /* What the workers read, published anew (the old copy freed after a grace period). */
 static void dp_publish(struct sess *s)
 {
@@ -205,7 +199,7 @@ static void dp_publish(struct sess *s)
 	sl_put16(d->hdr + 16, s->sid);
 	__atomic_store_n(&sl_pppoe_by_if[s->ifx], d, __ATOMIC_RELEASE);
 	if (old)
-		sl_rcu_retire(dp_free, old, 0);
+		sl_rcu_retire(sl_rcu_free, old, 0);
 }
 
 static uint32_t pool_take(void)
@@ -1407,8 +1401,7 @@ static int cmd_show(struct sl_out *o, int argc, char **argv)
 			continue;
 		char v[8][32];
 		snprintf(v[0], 32, "%u", s->sid);
-		const uint8_t *b = s->mac.addr_bytes;
-		snprintf(v[1], 32, "%02x:%02x:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3], b[4], b[5]);
+		sl_fmt_mac(v[1], s->mac.addr_bytes);
 		if (s->ip)
 			sl_fmt_ip4(v[2], s->ip);
 		else
@@ -1478,7 +1471,7 @@ static int cmd_subscribers(struct sl_out *o, int argc, char **argv)
 		snprintf(v[4], 32, "%" PRIu64, c.rx_bytes);
 		snprintf(v[5], 32, "%" PRIu64, c.tx_pkts);
 		snprintf(v[6], 32, "%" PRIu64, c.tx_bytes);
-		snprintf(v[7], 32, "%02x:%02x:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3], b[4], b[5]);
+		sl_fmt_mac(v[7], b);
 		snprintf(v[8], 32, "%u", s->session_timeout);
 		char *row[17] = {"pppoe", v[0], sl_ifaces[s->ifx].name, s->user[0] ? (char *)s->user : "-",
 				 v[1], (char *)state_of(s), v[2], v[3], v[4], v[5], v[6],

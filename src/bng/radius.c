@@ -130,8 +130,7 @@ static void attr_str(struct pkt *p, uint8_t type, const char *s)
 static void attr_mac(struct pkt *p, const struct rte_ether_addr *m)
 {
 	char s[18];
-	const uint8_t *b = m->addr_bytes;
-	snprintf(s, sizeof(s), "%02x:%02x:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3], b[4], b[5]);
+	sl_fmt_mac(s, m->addr_bytes);
 	attr_str(p, A_CALLING_STATION, s);
 }
 

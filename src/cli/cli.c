@@ -472,6 +472,12 @@ int sl_arg_mac(struct sl_out *o, const char *s, uint8_t mac[6])
 	return 0;
 }
 
+void sl_fmt_mac(char *buf, const uint8_t mac[6])
+{
+	sprintf(buf, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4],
+		mac[5]);
+}
+
 void sl_fmt_ip4(char *buf, uint32_t ip)
 {
 	sprintf(buf, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255);

@@ -76,5 +76,7 @@ int sl_arg_ip6(struct sl_out *o, const char *s, uint8_t ip[16]);
 int sl_arg_prefix6(struct sl_out *o, const char *s, uint8_t ip[16], uint8_t *len);
 int sl_arg_mac(struct sl_out *o, const char *s, uint8_t mac[6]);
 void sl_fmt_ip4(char *buf, uint32_t ip);
+/* aa:bb:cc:dd:ee:ff into buf (at least 18 bytes). */
+void sl_fmt_mac(char *buf, const uint8_t mac[6]);
 
 #endif

@@ -373,8 +373,7 @@ static void route_row_adj(struct sl_out *o, const struct sl_route *r, int src, u
 	if (a->type == SL_ADJ_FORWARD || a->type == SL_ADJ_INCOMPLETE)
 		sl_fmt_ip4(nh, a->nh);
 	if (a->type == SL_ADJ_FORWARD)
-		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", a->rewrite[0],
-			 a->rewrite[1], a->rewrite[2], a->rewrite[3], a->rewrite[4], a->rewrite[5]);
+		sl_fmt_mac(mac, a->rewrite);
 	char tbl[12];
 	snprintf(ids, sizeof(ids), "%u", id);
 	snprintf(tbl, sizeof(tbl), "%u", sl_fib_ids[r->fib]);
@@ -496,8 +495,7 @@ static int neigh_row(const struct sl_neigh *n, void *arg)
 	char ip[20], mac[20] = "", age[24] = "";
 	sl_fmt_ip4(ip, n->ip);
 	if (n->state != SL_NEIGH_INCOMPLETE) {
-		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", n->mac[0], n->mac[1],
-			 n->mac[2], n->mac[3], n->mac[4], n->mac[5]);
+		sl_fmt_mac(mac, n->mac);
 		snprintf(age, sizeof(age), "%.1f",
 			 (double)(rte_rdtsc() - n->last_seen) / (double)rte_get_tsc_hz());
 	}

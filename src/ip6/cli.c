@@ -11,11 +11,6 @@
 #include <string.h>
 #include <rte_cycles.h>
 
-static void fmt_mac(char *b, const uint8_t *m)
-{
-	snprintf(b, 20, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
-}
-
 /* One row: the route through adjacency id (source src), with weight w. */
 static void row_adj(struct sl_out *o, const struct sl_route6 *r, int src, uint32_t id, uint16_t w)
 {
@@ -29,7 +24,7 @@ static void row_adj(struct sl_out *o, const struct sl_route6 *r, int src, uint32
 	if (n)
 		sl_fmt_ip6(nh, n->ip);
 	if (a->type == SL_ADJ_FORWARD)
-		fmt_mac(mac, a->rewrite);
+		sl_fmt_mac(mac, a->rewrite);
 	snprintf(ids, sizeof(ids), "%u", id);
 	snprintf(tbl, sizeof(tbl), "%u", sl_fib_ids[r->fib]);
 	snprintf(ws, sizeof(ws), "%u", w);
@@ -142,7 +137,7 @@ static int neigh_row(const struct sl_neigh6 *n, void *arg)
 	char ip[46], mac[20] = "", age[24], router[4];
 	sl_fmt_ip6(ip, n->ip);
 	if (n->state != SL_ND_INCOMPLETE)
-		fmt_mac(mac, n->mac);
+		sl_fmt_mac(mac, n->mac);
 	snprintf(age, sizeof(age), "%.1f", (double)(rte_rdtsc() - n->since) / (double)rte_get_tsc_hz());
 	snprintf(router, sizeof(router), "%s", n->router ? "yes" : "no");
 	sl_tbl_row(o, sl_ifaces[n->port].name, ip, mac, sl_nd_state_names[n->state], age, router);

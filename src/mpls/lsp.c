@@ -58,12 +58,6 @@ uint32_t sl_mpls_out_count(void)
 	return n;
 }
 
-static void out_free(void *p, uintptr_t x)
-{
-	(void)x;
-	free(p);
-}
-
 void sl_mpls_out_release(uint16_t id)
 {
 	struct sl_mpls_out *o = sl_mpls_outs[id];
@@ -71,7 +65,7 @@ void sl_mpls_out_release(uint16_t id)
 		return;
 	__atomic_store_n(&sl_mpls_outs[id], NULL, __ATOMIC_RELEASE);
 	sl_ip4_neigh_unhold(o->port, o->nh);
-	sl_rcu_retire(out_free, o, 0);
+	sl_rcu_retire(sl_rcu_free, o, 0);
 }
 
 int sl_mpls_out_parse(struct sl_out *o, int argc, char **argv, bool pop)

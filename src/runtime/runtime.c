@@ -105,6 +105,12 @@ void sl_rcu_rte_free(void *p, uintptr_t x)
 	rte_free(p);
 }
 
+void sl_rcu_free(void *p, uintptr_t x)
+{
+	(void)x;
+	free(p);
+}
+
 int sl_runtime_init(uint16_t nb_graphs, const uint16_t *lcores)
 {
 	sl_nb_workers = nb_graphs;

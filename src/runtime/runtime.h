@@ -45,8 +45,9 @@ typedef void (*sl_retire_fn)(void *p, uintptr_t x);
 void sl_rcu_retire(sl_retire_fn fn, void *p, uintptr_t x);
 void sl_rcu_reclaim(void);
 void sl_rcu_sync(void);
-/* A retire function for rte_malloc'ed memory. */
+/* Retire functions for rte_malloc'ed and for malloc'ed memory. */
 void sl_rcu_rte_free(void *p, uintptr_t x);
+void sl_rcu_free(void *p, uintptr_t x);
 /* TSC cycles in microseconds. */
 double sl_tsc_us(uint64_t cycles);
 int sl_runtime_clone_tx(void);
