@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The subscriber emulator (gen/bng_emu.h). Client i has MAC 02:5e:0i (its index in the low
- * 24 bits), so every frame the access concentrator sends names its session by its
- * destination. One loop on the main lcore: PADIs started at the rate, each session's PPP
- * answered as it comes (RFC 2516, 1661, 1334, 1994, 1332), phases timed out; then traffic;
- * then PADT. */
+ * 24 bits), so every frame the BNG sends names its client by its destination (or, a DHCP
+ * broadcast, by its chaddr). Clients 0 to sessions-1 are PPPoE, the next ipoe_sessions IPoE
+ * (DHCPv4, tagged when ipoe_vlan is set). One loop on the main lcore: clients started at the
+ * rate, the two kinds in turn, each answered as its frames come (RFC 2516, 1661, 1334, 1994,
+ * 1332; RFC 2131), phases timed out; then traffic; then PADT or DHCPRELEASE. */
 #include "bng_emu.h"
 #include "../src/bng/pppoe_wire.h"
 
@@ -20,16 +21,16 @@
 #include <rte_mbuf.h>
 #include <rte_udp.h>
 
-enum phase { P_IDLE, P_DISC, P_LCP, P_AUTH, P_IPCP, P_UP, P_FAILED, P_DOWN };
-static const char *const phase_names[] = {"idle", "discovery", "lcp", "auth", "ipcp", "up",
-					  "failed", "down"};
+enum phase { P_IDLE, P_DISC, P_LCP, P_AUTH, P_IPCP, P_OFFER, P_ACK, P_UP, P_FAILED, P_DOWN };
 
 struct esess {
 	uint8_t phase, failed_in;
+	bool ipoe;
+	uint32_t server; /* IPoE: the DHCP server's identifier (host order) */
 	bool padr_sent, lcp_ours, lcp_theirs, ipcp_ours, ipcp_theirs;
 	uint16_t sid, auth;
 	uint8_t lcp_id, ipcp_id;
-	struct rte_ether_addr ac;
+	struct rte_ether_addr ac; /* the access concentrator's MAC, or the IPoE router's */
 	uint32_t ip, magic;
 	uint64_t t_phase, t_up;
 	uint32_t up_tx, up_rx, down_tx, down_rx;
@@ -41,9 +42,15 @@ static const struct bng_emu_opts *opt;
 static uint16_t acc_port, peer_port;
 static struct rte_mempool *pool;
 static struct rte_ether_addr peer_mac;
+static unsigned nclients; /* PPPoE and IPoE */
 
 #define SIG 0x45424c53u /* "SLBE" */
 
+
+static uint32_t sl_get32(const uint8_t *p)
+{
+	return (uint32_t)sl_get16(p) << 16 | sl_get16(p + 2);
+}
 
 static void client_mac(unsigned i, struct rte_ether_addr *m)
 {
@@ -55,6 +62,86 @@ static void tx(uint16_t port, struct rte_mbuf *m)
 {
 	if (rte_eth_tx_burst(port, 0, &m, 1) != 1)
 		rte_pktmbuf_free(m);
+}
+
+/* An IPv4 frame from IPoE client i to dst (tagged with ipoe_vlan if set), its IPv4 header
+ * (ipl bytes in all, from src to dst, UDP) written but for the checksum: *ip. */
+static struct rte_mbuf *ipoe_frame(unsigned i, const struct rte_ether_addr *dst, uint16_t ipl,
+				   uint32_t src, uint32_t to, uint8_t **ip)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint16_t l2 = opt->ipoe_vlan ? 18 : 14, len = (uint16_t)(l2 + ipl);
+	uint8_t *h = m ? (uint8_t *)rte_pktmbuf_append(m, len < 60 ? 60 : len) : NULL;
+	if (!h) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	memset(h, 0, len < 60 ? 60 : len);
+	memcpy(h, dst, 6);
+	client_mac(i, (struct rte_ether_addr *)(h + 6));
+	if (opt->ipoe_vlan) {
+		sl_put16(h + 12, RTE_ETHER_TYPE_VLAN);
+		sl_put16(h + 14, opt->ipoe_vlan);
+	}
+	sl_put16(h + l2 - 2, RTE_ETHER_TYPE_IPV4);
+	struct rte_ipv4_hdr *iph = (struct rte_ipv4_hdr *)(h + l2);
+	iph->version_ihl = 0x45;
+	iph->total_length = htons(ipl);
+	iph->time_to_live = 64;
+	iph->next_proto_id = IPPROTO_UDP;
+	iph->src_addr = htonl(src);
+	iph->dst_addr = htonl(to);
+	*ip = h + l2;
+	return m;
+}
+
+enum { DISCOVER = 1, OFFER, REQUEST, ACK = 5, NAK, RELEASE };
+
+/* A DHCP message of type from IPoE client i (RFC 2131): DISCOVER and REQUEST broadcast,
+ * RELEASE to the server; xid the index. */
+static void dhcp_send(unsigned i, uint8_t type)
+{
+	static const struct rte_ether_addr bcast = {{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}};
+	struct esess *s = &ss[i];
+	bool rel = type == RELEASE;
+	uint16_t ipl = 20 + 8 + 236 + 4 + 3 + 6 + 6 + 5 + 1;
+	uint8_t *ip;
+	struct rte_mbuf *m = ipoe_frame(i, rel ? &s->ac : &bcast, ipl, rel ? s->ip : 0,
+					rel ? s->server : 0xffffffffu, &ip);
+	if (!m)
+		return;
+	uint8_t *u = ip + 20, *b = u + 8, *o = b + 240;
+	sl_put16(u, 68);
+	sl_put16(u + 2, 67);
+	sl_put16(u + 4, (uint16_t)(ipl - 20));
+	b[0] = 1; /* BOOTREQUEST, Ethernet, 6 */
+	b[1] = 1;
+	b[2] = 6;
+	uint32_t xid = htonl(i), ci = htonl(rel ? s->ip : 0);
+	memcpy(b + 4, &xid, 4);
+	memcpy(b + 12, &ci, 4);
+	client_mac(i, (struct rte_ether_addr *)(b + 28));
+	static const uint8_t cookie[4] = {99, 130, 83, 99};
+	memcpy(b + 236, cookie, 4);
+	*o++ = 53, *o++ = 1, *o++ = type;
+	if (type == REQUEST) {
+		uint32_t a = htonl(s->ip);
+		*o++ = 50, *o++ = 4;
+		memcpy(o, &a, 4);
+		o += 4;
+	}
+	if (type != DISCOVER) {
+		uint32_t a = htonl(s->server);
+		*o++ = 54, *o++ = 4;
+		memcpy(o, &a, 4);
+		o += 4;
+	}
+	if (type != RELEASE)
+		*o++ = 55, *o++ = 3, *o++ = 1, *o++ = 3, *o++ = 6; /* mask, router, DNS */
+	*o = 255; /* the rest: pad */
+	struct rte_ipv4_hdr *iph = (struct rte_ipv4_hdr *)ip;
+	iph->hdr_checksum = rte_ipv4_cksum(iph);
+	tx(acc_port, m);
 }
 
 /* A frame from client i: Ethernet to dst of type, PPPoE (code, sid), plen bytes at *pl. */
@@ -103,8 +190,14 @@ static void fail(struct esess *s)
 	set_phase(s, P_FAILED);
 }
 
-static void padi(unsigned i)
+/* Client i starts: a PADI, or a DHCPDISCOVER. */
+static void client_start(unsigned i)
 {
+	if (ss[i].ipoe) {
+		dhcp_send(i, DISCOVER);
+		set_phase(&ss[i], P_OFFER);
+		return;
+	}
 	static const struct rte_ether_addr bcast = {{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}};
 	uint8_t *p;
 	struct rte_mbuf *m = frame(i, &bcast, 0x8863, 0x09, 0, 4 + 4 + 4, &p);
@@ -202,6 +295,8 @@ static void md5(const void *d, size_t l, uint8_t out[16])
 		memset(out, 0, 16);
 }
 
+static void down_in(unsigned i, const uint8_t *u, uint32_t len, uint64_t now);
+
 static void ppp_in(unsigned i, const uint8_t *h, uint16_t len, uint64_t now)
 {
 	struct esess *s = &ss[i];
@@ -210,19 +305,9 @@ static void ppp_in(unsigned i, const uint8_t *h, uint16_t len, uint64_t now)
 	uint16_t proto = sl_get16(h + 6);
 	const uint8_t *p = h + 8;
 	if (proto == 0x0021) { /* downstream traffic */
-		const uint8_t *ip = p;
-		uint32_t ihl = (ip[0] & 0xf) * 4u, sig, idx;
-		uint64_t t;
-		if (len < 2 + ihl + 8 + 16)
-			return;
-		memcpy(&sig, ip + ihl + 8, 4);
-		memcpy(&idx, ip + ihl + 12, 4);
-		memcpy(&t, ip + ihl + 16, 8);
-		if (sig == SIG && idx == i) {
-			s->down_rx++;
-			s->down_lat += now - t;
-			s->down_max = RTE_MAX(s->down_max, now - t);
-		}
+		uint32_t ihl = (p[0] & 0xf) * 4u;
+		if (len >= 2 + ihl)
+			down_in(i, p + ihl, len - 2 - ihl, now);
 		return;
 	}
 	if (len < 6)
@@ -303,6 +388,75 @@ static void ppp_in(unsigned i, const uint8_t *h, uint16_t len, uint64_t now)
 	}
 }
 
+/* Signed traffic for client i at UDP header u, len bytes to its end: counted. */
+static void down_in(unsigned i, const uint8_t *u, uint32_t len, uint64_t now)
+{
+	uint32_t sig, idx;
+	uint64_t t;
+	if (len < 8 + 16)
+		return;
+	memcpy(&sig, u + 8, 4);
+	memcpy(&idx, u + 12, 4);
+	memcpy(&t, u + 16, 8);
+	if (sig == SIG && idx == i) {
+		ss[i].down_rx++;
+		ss[i].down_lat += now - t;
+		ss[i].down_max = RTE_MAX(ss[i].down_max, now - t);
+	}
+}
+
+/* An IPv4 frame on the access port (its tag taken off) to client i, or a DHCP broadcast:
+ * the server's OFFER answered with a REQUEST, its ACK the client up, a NAK a failure;
+ * downstream traffic counted. */
+static void ipoe_in(unsigned i, const uint8_t *h, const uint8_t *ip, uint32_t len, uint64_t now)
+{
+	uint32_t ihl = (ip[0] & 0xf) * 4u;
+	if (len < ihl + 8 || ip[9] != IPPROTO_UDP)
+		return;
+	const uint8_t *u = ip + ihl, *b = u + 8;
+	if (sl_get16(u + 2) != 68) {
+		if (i < nclients && ss[i].ipoe)
+			down_in(i, u, len - ihl, now);
+		return;
+	}
+	if (len < ihl + 8 + 240 || b[0] != 2)
+		return;
+	i = (unsigned)b[31] << 16 | (unsigned)b[32] << 8 | b[33]; /* chaddr: the client */
+	uint32_t xid;
+	memcpy(&xid, b + 4, 4);
+	if (b[28] != 0x02 || b[29] != 0x5e || b[30] || i >= nclients || !ss[i].ipoe ||
+	    ntohl(xid) != i)
+		return;
+	struct esess *s = &ss[i];
+	uint8_t type = 0;
+	uint32_t server = 0;
+	for (uint32_t off = 240; off + 2 <= len - ihl - 8 && b[off] != 255;) {
+		if (b[off] == 0) {
+			off++;
+			continue;
+		}
+		if (off + 2 + b[off + 1] > len - ihl - 8)
+			break;
+		if (b[off] == 53 && b[off + 1] == 1)
+			type = b[off + 2];
+		else if (b[off] == 54 && b[off + 1] == 4)
+			server = sl_get32(b + off + 2);
+		off += 2u + b[off + 1];
+	}
+	if (type == OFFER && s->phase == P_OFFER) {
+		s->ip = sl_get32(b + 16);
+		s->server = server;
+		memcpy(&s->ac, h + 6, 6); /* the router */
+		dhcp_send(i, REQUEST);
+		set_phase(s, P_ACK);
+	} else if (type == ACK && s->phase == P_ACK && sl_get32(b + 16) == s->ip) {
+		set_phase(s, P_UP);
+		s->t_up = now;
+	} else if (type == NAK && (s->phase == P_ACK || s->phase == P_OFFER)) {
+		fail(s);
+	}
+}
+
 /* What the peer port receives: ARP for the target answered, upstream traffic counted. */
 static void peer_in(struct rte_mbuf *m, uint64_t now)
 {
@@ -340,7 +494,7 @@ static void peer_in(struct rte_mbuf *m, uint64_t now)
 	memcpy(&sig, ip + ihl + 8, 4);
 	memcpy(&idx, ip + ihl + 12, 4);
 	memcpy(&t, ip + ihl + 16, 8);
-	if (sig == SIG && idx < opt->sessions) {
+	if (sig == SIG && idx < nclients) {
 		ss[idx].up_rx++;
 		ss[idx].up_lat += now - t;
 		ss[idx].up_max = RTE_MAX(ss[idx].up_max, now - t);
@@ -359,8 +513,15 @@ static unsigned poll_ports(void)
 		const uint8_t *h = rte_pktmbuf_mtod(b[k], const uint8_t *);
 		unsigned i = (unsigned)h[3] << 16 | (unsigned)h[4] << 8 | h[5];
 		uint16_t type = b[k]->data_len >= 20 ? sl_get16(h + 12) : 0, len = sl_get16(h + 18);
-		if (h[0] == 0x02 && h[1] == 0x5e && h[2] == 0 && i < opt->sessions &&
-		    (type == 0x8863 || type == 0x8864) && len <= b[k]->data_len - 20) {
+		bool ours = h[0] == 0x02 && h[1] == 0x5e && h[2] == 0 && i < nclients;
+		uint16_t l2 = type == RTE_ETHER_TYPE_VLAN && b[k]->data_len >= 18 ? 18 : 14;
+		if (l2 == 18)
+			type = sl_get16(h + 16);
+		if (type == RTE_ETHER_TYPE_IPV4 && (ours || h[0] == 0xff) &&
+		    b[k]->data_len >= l2 + 20u) {
+			ipoe_in(ours ? i : UINT32_MAX, h, h + l2, b[k]->data_len - l2, now);
+		} else if (ours && !ss[i].ipoe && (type == 0x8863 || type == 0x8864) &&
+			   len <= b[k]->data_len - 20) {
 			if (type == 0x8863)
 				disc_in(i, h + 14, len, h + 6);
 			else
@@ -385,7 +546,10 @@ static void traffic_one(unsigned i, bool up, uint64_t now, bool warm)
 	uint16_t ipl = 20 + 8 + 18;
 	uint8_t *p;
 	struct rte_mbuf *m;
-	if (up) {
+	if (up && s->ipoe) {
+		if (!(m = ipoe_frame(i, &s->ac, ipl, 0, 0, &p)))
+			return;
+	} else if (up) {
 		m = frame(i, &s->ac, 0x8864, 0, s->sid, (uint16_t)(2 + ipl), &p);
 		if (!m)
 			return;
@@ -444,22 +608,33 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 	peer_port = peer;
 	pool = mp;
 	rte_eth_macaddr_get(peer, &peer_mac);
-	ss = calloc(o->sessions, sizeof(*ss));
+	nclients = o->sessions + o->ipoe_sessions;
+	ss = calloc(nclients, sizeof(*ss));
 	if (!ss)
-		return fprintf(stderr, "sluice-gen: no memory for %u sessions\n", o->sessions), 1;
+		return fprintf(stderr, "sluice-gen: no memory for %u clients\n", nclients), 1;
 	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), to = (uint64_t)(o->timeout * hz);
-	for (unsigned i = 0; i < o->sessions; i++)
+	for (unsigned i = 0; i < nclients; i++) {
 		ss[i].magic = 0x51000000u | i;
-	/* set-up: PADIs at the rate, every answer handled as it comes, phases timed out */
-	unsigned started = 0, done = 0;
-	while (done < o->sessions) {
+		ss[i].ipoe = i >= o->sessions;
+	}
+	/* set-up: clients started at the rate (a PPPoE one and an IPoE one in turn while both
+	 * kinds are left), every answer handled as it comes, phases timed out */
+	unsigned started = 0, done = 0, both = 2 * RTE_MIN(o->sessions, o->ipoe_sessions);
+	uint64_t last_scan = 0;
+	while (done < nclients) {
 		uint64_t now = rte_rdtsc();
-		while (started < o->sessions &&
-		       now >= start + (uint64_t)((double)started * (double)hz / o->rate))
-			padi(started++);
+		while (started < nclients &&
+		       now >= start + (uint64_t)((double)started * (double)hz / o->rate)) {
+			unsigned k = started++;
+			client_start(k < both ? (k % 2 ? o->sessions : 0) + k / 2
+				     : o->sessions > o->ipoe_sessions ? k - both / 2 : k);
+		}
 		poll_ports();
+		if (now - last_scan < hz / 1000)
+			continue; /* phases timed out each millisecond, not each poll */
+		last_scan = now;
 		done = 0;
-		for (unsigned i = 0; i < started; i++) {
+		for (unsigned i = 0; i < nclients; i++) {
 			struct esess *s = &ss[i];
 			if (s->phase > P_IDLE && s->phase < P_UP && now - s->t_phase > to && now > s->t_phase)
 				fail(s);
@@ -467,11 +642,12 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 		}
 	}
 	uint64_t setup_end = rte_rdtsc();
-	unsigned up = 0, failed[P_UP] = {0};
+	unsigned up = 0, up_ipoe = 0, failed[P_UP] = {0};
 	uint64_t last_up = start;
-	for (unsigned i = 0; i < o->sessions; i++) {
+	for (unsigned i = 0; i < nclients; i++) {
 		if (ss[i].phase == P_UP) {
 			up++;
+			up_ipoe += ss[i].ipoe;
 			last_up = RTE_MAX(last_up, ss[i].t_up);
 		} else if (ss[i].phase == P_FAILED) {
 			failed[ss[i].failed_in]++;
@@ -480,7 +656,7 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 	/* traffic: a warm-up packet upstream first (the router resolves the target, which the
 	 * peer port answers), then each up session's packets both ways, a burst per round, then
 	 * a second to drain */
-	for (unsigned i = 0; o->traffic && i < o->sessions; i++)
+	for (unsigned i = 0; o->traffic && i < nclients; i++)
 		if (ss[i].phase == P_UP) {
 			traffic_one(i, true, rte_rdtsc(), true);
 			for (uint64_t end = rte_rdtsc() + hz / 2; rte_rdtsc() < end;)
@@ -490,7 +666,7 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 	/* each round 32 sessions at a time, what came back taken in between, so that no ring
 	 * on the way holds more than a few bursts */
 	for (unsigned k = 0; k < o->traffic; k++) {
-		for (unsigned i = 0; i < o->sessions; i++) {
+		for (unsigned i = 0; i < nclients; i++) {
 			if (ss[i].phase == P_UP) {
 				traffic_one(i, true, rte_rdtsc(), false);
 				traffic_one(i, false, rte_rdtsc(), false);
@@ -504,11 +680,19 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 	}
 	for (uint64_t end = rte_rdtsc() + hz; rte_rdtsc() < end;)
 		poll_ports();
-	/* teardown: LCP Terminate-Request and PADT for each session still up */
+	/* teardown: LCP Terminate-Request and PADT for each session still up, DHCPRELEASE for
+	 * each lease */
 	unsigned torn = 0;
-	for (unsigned i = 0; i < o->sessions; i++) {
+	for (unsigned i = 0; i < nclients; i++) {
 		if (ss[i].phase != P_UP)
 			continue;
+		if (ss[i].ipoe) {
+			dhcp_send(i, RELEASE);
+			torn++;
+			if (torn % 32 == 0)
+				poll_ports();
+			continue;
+		}
 		ppp_send(i, 0xc021, 5, ++ss[i].lcp_id, NULL, 0);
 		uint8_t *p;
 		struct rte_mbuf *m = frame(i, &ss[i].ac, 0x8863, 0xa7, ss[i].sid, 0, &p);
@@ -521,7 +705,7 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 	/* the report */
 	uint64_t ut = 0, ur = 0, dt = 0, dr = 0, ul = 0, dl = 0, um = 0, dm = 0;
 	unsigned lossy = 0;
-	for (unsigned i = 0; i < o->sessions; i++) {
+	for (unsigned i = 0; i < nclients; i++) {
 		const struct esess *s = &ss[i];
 		ut += s->up_tx, ur += s->up_rx, dt += s->down_tx, dr += s->down_rx;
 		ul += s->up_lat, dl += s->down_lat;
@@ -530,27 +714,31 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 	}
 	double secs = (double)(last_up - start) / (double)hz;
 	if (o->json) {
-		printf("{\"sessions\": %u, \"up\": %u, \"setup_s\": %.3f, \"setup_rate\": %.1f, "
-		       "\"failed\": {\"discovery\": %u, \"lcp\": %u, \"auth\": %u, \"ipcp\": %u}, "
+		printf("{\"sessions\": %u, \"up\": %u, \"pppoe\": {\"sessions\": %u, \"up\": %u}, "
+		       "\"ipoe\": {\"sessions\": %u, \"up\": %u}, \"setup_s\": %.3f, "
+		       "\"setup_rate\": %.1f, \"failed\": {\"discovery\": %u, \"lcp\": %u, "
+		       "\"auth\": %u, \"ipcp\": %u, \"dhcp_offer\": %u, \"dhcp_ack\": %u}, "
 		       "\"traffic\": {\"up\": {\"sent\": %" PRIu64 ", \"received\": %" PRIu64
 		       ", \"latency_us\": {\"mean\": %.1f, \"max\": %.1f}}, \"down\": {\"sent\": %" PRIu64
 		       ", \"received\": %" PRIu64 ", \"latency_us\": {\"mean\": %.1f, \"max\": %.1f}}, "
 		       "\"sessions_with_loss\": %u}, \"torn_down\": %u, \"setup_wall_s\": %.3f}\n",
-		       o->sessions, up, secs, secs > 0 ? up / secs : 0.0, failed[P_DISC], failed[P_LCP],
-		       failed[P_AUTH], failed[P_IPCP], ut, ur, ur ? us(ul) / (double)ur : 0.0, us(um),
+		       nclients, up, o->sessions, up - up_ipoe, o->ipoe_sessions, up_ipoe, secs,
+		       secs > 0 ? up / secs : 0.0, failed[P_DISC], failed[P_LCP], failed[P_AUTH],
+		       failed[P_IPCP], failed[P_OFFER], failed[P_ACK], ut, ur, ur ? us(ul) / (double)ur : 0.0, us(um),
 		       dt, dr, dr ? us(dl) / (double)dr : 0.0, us(dm), lossy, torn,
 		       (double)(setup_end - start) / (double)hz);
 	} else {
-		printf("sessions %u: up %u in %.3f s (%.1f/s); failed: discovery %u, lcp %u, auth %u, "
-		       "ipcp %u\n", o->sessions, up, secs, secs > 0 ? up / secs : 0.0, failed[P_DISC],
-		       failed[P_LCP], failed[P_AUTH], failed[P_IPCP]);
+		printf("sessions %u (PPPoE %u, IPoE %u): up %u (PPPoE %u, IPoE %u) in %.3f s (%.1f/s); "
+		       "failed: discovery %u, lcp %u, auth %u, ipcp %u, dhcp offer %u, dhcp ack %u\n",
+		       nclients, o->sessions, o->ipoe_sessions, up, up - up_ipoe, up_ipoe, secs,
+		       secs > 0 ? up / secs : 0.0, failed[P_DISC], failed[P_LCP], failed[P_AUTH],
+		       failed[P_IPCP], failed[P_OFFER], failed[P_ACK]);
 		printf("traffic up: %" PRIu64 " sent, %" PRIu64 " received, latency mean %.1f us max "
 		       "%.1f us; down: %" PRIu64 " sent, %" PRIu64 " received, mean %.1f us max %.1f us; "
 		       "sessions with loss %u; torn down %u\n", ut, ur,
 		       ur ? us(ul) / (double)ur : 0.0, us(um), dt, dr, dr ? us(dl) / (double)dr : 0.0,
 		       us(dm), lossy, torn);
 	}
-	(void)phase_names;
 	free(ss);
-	return up == o->sessions && !lossy ? 0 : 1;
+	return up == nclients && !lossy ? 0 : 1;
 }

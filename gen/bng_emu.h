@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* sluice-gen's subscriber emulator (the part BNG Blaster plays for BNG vendors): N PPPoE
- * sessions brought up on the access port at a set rate (discovery, LCP, PAP or CHAP-MD5 as
- * the server asks, IPCP), signed traffic each way per session between them and the peer
- * port, then torn down; reported: set-up rate, failures by phase, loss and latency. */
+ * sessions (discovery, LCP, PAP or CHAP-MD5 as the server asks, IPCP) and M IPoE clients
+ * (DHCPv4 DISCOVER, OFFER, REQUEST, ACK; untagged or on a VLAN) brought up on the access
+ * port at a set rate, signed traffic each way per session between them and the peer port,
+ * then torn down (PADT, DHCPRELEASE); reported: set-up rate, failures by phase, loss and
+ * latency. */
 #ifndef SL_BNG_EMU_H
 #define SL_BNG_EMU_H
 
@@ -12,8 +14,10 @@
 #include <rte_mempool.h>
 
 struct bng_emu_opts {
-	unsigned sessions;          /* 0: the emulator is off */
-	double rate;                /* sessions started a second */
+	unsigned sessions;          /* PPPoE clients */
+	unsigned ipoe_sessions;     /* IPoE (DHCPv4) clients; both 0: the emulator is off */
+	uint16_t ipoe_vlan;         /* the IPoE clients' 802.1Q VLAN; 0: untagged */
+	double rate;                /* clients started a second, both kinds together */
 	const char *user, *password;
 	unsigned traffic;           /* packets each way per session (0: none) */
 	uint32_t target;            /* host order: where upstream packets go (behind the peer

@@ -959,11 +959,13 @@ static void usage(void)
 		"                  UDP: SRC[/LEN] [- END] [random] -> DST[/LEN] [- END] [random]\n"
 		"                  UDP: SPORT[-END] [random] -> DPORT[-END] [random] }'] ...\n"
 		"       [--control PATH]   (a JSON control socket instead of one run)\n"
-		"       [--pppoe-sessions N [--pppoe-rate PER_S] [--pppoe-user U]\n"
-		"        [--pppoe-password P] [--pppoe-traffic PKTS --pppoe-target A.B.C.D\n"
-		"        --pppoe-router-mac MAC] [--pppoe-timeout S] [--pppoe-hold S]]\n"
-		"        (the subscriber emulator; --pppoe-hold: stay connected S seconds, or until\n"
-		"        SIGTERM, after the report)\n"
+		"       [--pppoe-sessions N] [--ipoe-sessions M [--ipoe-vlan V]]\n"
+		"        [--pppoe-rate PER_S] [--pppoe-user U] [--pppoe-password P]\n"
+		"        [--pppoe-traffic PKTS --pppoe-target A.B.C.D --pppoe-router-mac MAC]\n"
+		"        [--pppoe-timeout S] [--pppoe-hold S]\n"
+		"        (the subscriber emulator: N PPPoE and M IPoE clients, started PER_S a second\n"
+		"        in all; --pppoe-hold: stay connected S seconds, or until SIGTERM, after the\n"
+		"        report)\n"
 		"  --stream takes sluiced's packet-generator grammar (sizes without the FCS); up to\n"
 		"  %d streams; under --bidir a stream without 'port' is sent both ways.\n"
 		"  Lanes: every worker lcore (EAL -l) sends and receives on a queue of its own.\n",
@@ -1081,7 +1083,8 @@ static int parse(int argc, char **argv)
 		{"pppoe-sessions", 1, 0, 1000}, {"pppoe-rate", 1, 0, 1001}, {"pppoe-user", 1, 0, 1002},
 		{"pppoe-password", 1, 0, 1003}, {"pppoe-traffic", 1, 0, 1004},
 		{"pppoe-target", 1, 0, 1005}, {"pppoe-router-mac", 1, 0, 1006},
-		{"pppoe-timeout", 1, 0, 1007}, {"pppoe-hold", 1, 0, 1008}, {0, 0, 0, 0}};
+		{"pppoe-timeout", 1, 0, 1007}, {"pppoe-hold", 1, 0, 1008},
+		{"ipoe-sessions", 1, 0, 1009}, {"ipoe-vlan", 1, 0, 1010}, {0, 0, 0, 0}};
 	int c;
 	char *end;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -1175,6 +1178,18 @@ static int parse(int argc, char **argv)
 			emu.target = ntohl(a.s_addr);
 			break;
 		}
+		case 1009:
+		case 1010: {
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || end == optarg || v > (c == 1009 ? 0xffffffu : 4094u))
+				return fprintf(stderr, "sluice-gen: bad %s '%s'\n",
+					       c == 1009 ? "--ipoe-sessions" : "--ipoe-vlan", optarg), -1;
+			if (c == 1009)
+				emu.ipoe_sessions = (unsigned)v;
+			else
+				emu.ipoe_vlan = (uint16_t)v;
+			break;
+		}
 		case 1008:
 			emu_hold = strtod(optarg, &end);
 			if (*end || end == optarg || emu_hold < 0)
@@ -1198,10 +1213,14 @@ static int gen_main(int argc, char **argv)
 	if (parse(argc, argv))
 		return 2;
 	emu.json = opt.json;
-	if (emu.sessions && (opt.port[0] == opt.port[1] || opt.control || opt.nb_text))
-		return fprintf(stderr, "sluice-gen: --pppoe-sessions takes the access port (--tx-port) "
-			       "and a peer port (--rx-port), without --stream or --control\n"), 2;
-	if (!emu.sessions && build_streams())
+	bool emulate = emu.sessions || emu.ipoe_sessions;
+	if (emu.sessions + emu.ipoe_sessions > 0xffffffu)
+		return fprintf(stderr, "sluice-gen: at most 16,777,215 clients in all\n"), 2;
+	if (emulate && (opt.port[0] == opt.port[1] || opt.control || opt.nb_text))
+		return fprintf(stderr, "sluice-gen: --pppoe-sessions and --ipoe-sessions take the "
+			       "access port (--tx-port) and a peer port (--rx-port), without --stream "
+			       "or --control\n"), 2;
+	if (!emulate && build_streams())
 		return 2;
 	if (!rte_eth_dev_is_valid_port(opt.port[0]) || !rte_eth_dev_is_valid_port(opt.port[1]))
 		return fprintf(stderr, "sluice-gen: port %u does not exist (%u ports)\n",
@@ -1240,7 +1259,7 @@ static int gen_main(int argc, char **argv)
 			break;
 		rte_delay_ms(50);
 	}
-	if (emu.sessions) { /* the subscriber emulator alone, on this lcore */
+	if (emulate) { /* the subscriber emulator alone, on this lcore */
 		int erc = bng_emu_run(&emu, opt.port[0], opt.port[1], mp);
 		fflush(stdout);
 		/* --pppoe-hold: stay connected (not polling) until SIGTERM or the time is up, so that

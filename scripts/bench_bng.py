@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""PPPoE session set-up rate: sluiced (one worker, the main lcore beside it) serving PPPoE on a
-memif port, sluice-gen's subscriber emulator bringing SESSIONS sessions up at RATES a second
-(PAP against local users; AUTH=chap for CHAP-MD5), then TRAFFIC signed packets each way per
-session; per offered rate: sessions up, the set-up rate achieved, failures by phase, loss.
-REPEAT runs of each rate. 2-vCPU: the emulator, sluiced's main lcore and its worker share two
+"""Subscriber set-up rate: sluiced (one worker, the main lcore beside it) serving PPPoE on a
+memif port and IPoE (its DHCP server) on VLAN 100 of it, sluice-gen's subscriber emulator
+bringing SESSIONS PPPoE sessions (PAP against local users; AUTH=chap for CHAP-MD5) and IPOE
+IPoE clients up at RATES a second in all, then TRAFFIC signed packets each way per session;
+per offered rate: sessions up, the set-up rate achieved, failures by phase, loss. REPEAT runs
+of each rate. 2-vCPU: the emulator, sluiced's main lcore and its worker share two
 cores, so the figures are this machine's, not a BNG's."""
 import json
 import os
@@ -17,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sluice_run import BUILD, Daemon, HugepagesAtLeast, remove_runtime_dirs, wait_or_kill  # noqa: E402
 
 SESSIONS = int(os.environ.get("SESSIONS", "2000"))
+IPOE = int(os.environ.get("IPOE", "0"))
 RATES = [float(r) for r in os.environ.get("RATES", "500,1000,2000,5000").split(",")]
 TRAFFIC = int(os.environ.get("TRAFFIC", "10"))
 REPEAT = int(os.environ.get("REPEAT", "3"))
@@ -36,6 +38,11 @@ set pppoe auth {AUTH}
 set pppoe user alice password secret
 set pppoe control-rate 100000
 set pppoe access port0
+create sub-interfaces port0 100
+set interface state port0.100 up
+set interface ip address port0.100 100.65.0.1/16
+set ipoe pool 100.65.0.10 100.65.255.250
+set ipoe access port0.100
 """
     (d / "setup.cli").write_text(setup)
     conf = f"""unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
@@ -58,6 +65,7 @@ dpdk {{
                             "--vdev", f"net_memif0,role=client,id=0,socket={s0}",
                             "--vdev", f"net_memif1,role=client,id=0,socket={s1}", "--",
                             "--tx-port", "0", "--rx-port", "1", "--pppoe-sessions", str(SESSIONS),
+                            "--ipoe-sessions", str(IPOE), "--ipoe-vlan", "100",
                             "--pppoe-rate", str(rate), "--pppoe-user", "alice",
                             "--pppoe-password", "secret", "--pppoe-traffic", str(TRAFFIC),
                             "--pppoe-target", "10.10.2.2", "--pppoe-router-mac", rmac, "--json",
@@ -78,7 +86,8 @@ dpdk {{
 
 def main():
     remove_runtime_dirs("bench-bng", "bench-bng-gen")
-    print(f"== PPPoE set-up: {SESSIONS} sessions ({AUTH}), {TRAFFIC} packets each way per session, "
+    print(f"== Subscriber set-up: {SESSIONS} PPPoE sessions ({AUTH}) and {IPOE} IPoE clients (VLAN 100), "
+          f"{TRAFFIC} packets each way per session, "
           f"{REPEAT} runs per offered rate", flush=True)
     with HugepagesAtLeast(600), tempfile.TemporaryDirectory(prefix="sluice-bench-bng-") as tmp:
         for rate in RATES:
@@ -87,9 +96,10 @@ def main():
             for x in rows:
                 t = x["traffic"]
                 f = x["failed"]
-                print(f"   offered {rate:7g}/s: up {x['up']:5d}/{x['sessions']} at {x['setup_rate']:8.1f}/s "
+                print(f"   offered {rate:7g}/s: up {x['up']:5d}/{x['sessions']} (PPPoE {x['pppoe']['up']}, "
+                      f"IPoE {x['ipoe']['up']}) at {x['setup_rate']:8.1f}/s "
                       f"(failed: discovery {f['discovery']}, lcp {f['lcp']}, auth {f['auth']}, "
-                      f"ipcp {f['ipcp']}); traffic up {t['up']['received']}/{t['up']['sent']}, "
+                      f"ipcp {f['ipcp']}, dhcp offer {f['dhcp_offer']}, dhcp ack {f['dhcp_ack']}); traffic up {t['up']['received']}/{t['up']['sent']}, "
                       f"down {t['down']['received']}/{t['down']['sent']}, sessions with loss "
                       f"{t['sessions_with_loss']}", flush=True)
             print(f"   offered {rate:g}/s: median set-up rate {got[len(got) // 2]:.1f}/s", flush=True)

@@ -35,6 +35,7 @@ enum { O_PAD = 0, O_MASK = 1, O_ROUTER = 3, O_DNS = 6, O_HOSTNAME = 12, O_REQ_IP
 #define OFFER_S 10 /* an offer not requested within this is forgotten */
 
 struct lease {
+	uint32_t slot;                /* its index in leases[]: the session is ipoe<slot> */
 	uint16_t access, ifx;         /* ifx: the session's interface once bound */
 	struct rte_ether_addr mac;
 	uint32_t ip;                  /* host order */
@@ -46,6 +47,11 @@ struct lease {
 #define LEASES 65536
 static struct lease *leases[LEASES];
 static uint32_t nleases, nbound;
+/* main lcore only, so that a DHCP packet costs the same with 20,000 leases as with one: the
+ * lease of a client (mkey) and of an address, as slots; the free slots, a stack */
+static struct rte_hash *lease_mac, *lease_ip;
+static uint32_t free_slots[LEASES], nfree;
+static uint32_t pool_next; /* no free address of the pool below pool_lo + this */
 static uint32_t pool_lo, pool_hi, lease_s = 3600, dns[2];
 static uint32_t relay_server; /* host order; 0: sluiced answers itself */
 static uint8_t feat_on[SL_IF_MAX]; /* set ipoe access */
@@ -83,21 +89,45 @@ uint32_t sl_ipoe_count(void)
 	return nbound;
 }
 
+static struct lease *lease_at(const struct rte_hash *h, uint64_t k)
+{
+	void *d;
+	return rte_hash_lookup_data(h, &k, &d) < 0 ? NULL : leases[(uintptr_t)d];
+}
+
 static struct lease *lease_of(uint16_t access, const struct rte_ether_addr *mac)
 {
-	for (uint32_t i = 0; nleases && i < LEASES; i++)
-		if (leases[i] && leases[i]->access == access &&
-		    rte_is_same_ether_addr(&leases[i]->mac, mac))
-			return leases[i];
-	return NULL;
+	return lease_at(lease_mac, mkey(access, mac->addr_bytes));
 }
 
 static struct lease *lease_by_ip(uint32_t ip)
 {
-	for (uint32_t i = 0; nleases && i < LEASES; i++)
-		if (leases[i] && leases[i]->ip == ip)
-			return leases[i];
-	return NULL;
+	return lease_at(lease_ip, ip);
+}
+
+/* A new lease of ip to the client (access, mac), neither of which has one; NULL when the
+ * table is full. */
+static struct lease *lease_new(uint16_t access, const struct rte_ether_addr *mac, uint32_t ip)
+{
+	uint64_t km = mkey(access, mac->addr_bytes), ki = ip;
+	struct lease *l = nfree ? calloc(1, sizeof(*l)) : NULL;
+	if (!l)
+		return NULL;
+	uint32_t slot = free_slots[nfree - 1];
+	if (rte_hash_add_key_data(lease_mac, &km, (void *)(uintptr_t)slot)) {
+		free(l);
+		return NULL;
+	}
+	if (rte_hash_add_key_data(lease_ip, &ki, (void *)(uintptr_t)slot)) {
+		rte_hash_del_key(lease_mac, &km);
+		free(l);
+		return NULL;
+	}
+	nfree--;
+	*l = (struct lease){.slot = slot, .access = access, .mac = *mac, .ip = ip};
+	leases[slot] = l;
+	nleases++;
+	return l;
 }
 
 /* The access interface's address on the pool's subnet (the router and server id; relaying,
@@ -120,10 +150,10 @@ static uint32_t gateway(uint16_t access, uint8_t *plen)
 }
 
 /* The session of a lease being bound: interface, what the workers read, the /32 route. */
-static int session_up(struct lease *l, uint32_t idx)
+static int session_up(struct lease *l)
 {
 	char name[32], why[160];
-	snprintf(name, sizeof(name), "ipoe%u", idx);
+	snprintf(name, sizeof(name), "ipoe%u", l->slot);
 	struct sl_iface *f;
 	if (sl_iface_create(SL_IF_IPOE, name, &sl_ifaces[l->access].mac, &f))
 		return -1;
@@ -170,11 +200,13 @@ static void lease_free(struct lease *l)
 		free(d);
 		nbound--;
 	}
-	for (uint32_t i = 0; i < LEASES; i++)
-		if (leases[i] == l) {
-			leases[i] = NULL;
-			break;
-		}
+	uint64_t km = mkey(l->access, l->mac.addr_bytes), ki = l->ip;
+	rte_hash_del_key(lease_mac, &km);
+	rte_hash_del_key(lease_ip, &ki);
+	leases[l->slot] = NULL;
+	free_slots[nfree++] = l->slot;
+	if (l->ip >= pool_lo && l->ip <= pool_hi)
+		pool_next = RTE_MIN(pool_next, l->ip - pool_lo);
 	nleases--;
 	free(l);
 }
@@ -414,13 +446,15 @@ static void relay_up(uint16_t access, const uint8_t *b, uint32_t blen, uint32_t 
 		rst.up++;
 }
 
+/* The address a client asked for if it is the pool's and free, else the lowest free one,
+ * looked for from the lowest that may be free (n addresses in n lookups, not n squared). */
 static uint32_t pool_free_ip(uint32_t want)
 {
 	if (want >= pool_lo && want <= pool_hi && !lease_by_ip(want))
 		return want;
-	for (uint32_t a = pool_lo; a && a <= pool_hi; a++)
-		if (!lease_by_ip(a))
-			return a;
+	for (; pool_lo && pool_next <= pool_hi - pool_lo; pool_next++)
+		if (!lease_by_ip(pool_lo + pool_next))
+			return pool_lo + pool_next;
 	return 0;
 }
 
@@ -460,18 +494,10 @@ static void dhcp_input(struct rte_mbuf *m)
 	case DISCOVER: {
 		if (!l) {
 			uint32_t ip = pool_free_ip(in.req_ip);
-			uint32_t i = 0;
-			while (i < LEASES && leases[i])
-				i++;
-			if (!ip || i == LEASES || !(l = calloc(1, sizeof(*l)))) {
+			if (!ip || !(l = lease_new(access, &mac, ip))) {
 				count(IM_POOL);
 				return;
 			}
-			l->access = access;
-			l->mac = mac;
-			l->ip = ip;
-			leases[i] = l;
-			nleases++;
 		}
 		if (!l->bound)
 			l->expires = now + OFFER_S * hz;
@@ -493,11 +519,8 @@ static void dhcp_input(struct rte_mbuf *m)
 				reply(access, b, NAK, 0, gw, plen);
 			return;
 		}
-		uint32_t idx = 0;
-		while (idx < LEASES && leases[idx] != l)
-			idx++;
 		if (!l->bound) {
-			if (session_up(l, idx)) {
+			if (session_up(l)) {
 				reply(access, b, NAK, 0, gw, plen);
 				lease_free(l);
 				return;
@@ -592,22 +615,16 @@ static void relay_down(struct rte_mbuf *m)
 	if (in.type == ACK && yiaddr) {
 		if (l && l->ip != yiaddr)
 			lease_free(l), l = NULL;
-		uint32_t i = 0;
-		if (!l) {
-			while (i < LEASES && leases[i])
-				i++;
-			if (i == LEASES || !(l = calloc(1, sizeof(*l)))) {
-				count(IM_POOL);
-				return;
-			}
-			*l = (struct lease){.access = access, .mac = mac, .ip = yiaddr};
-			leases[i] = l;
-			nleases++;
+		if (!l && lease_by_ip(yiaddr)) { /* the server gave another client's address */
+			rst.dropped++;
+			return;
 		}
-		while (i < LEASES && leases[i] != l)
-			i++;
+		if (!l && !(l = lease_new(access, &mac, yiaddr))) {
+			count(IM_POOL);
+			return;
+		}
 		if (!l->bound) {
-			if (session_up(l, i)) {
+			if (session_up(l)) {
 				lease_free(l);
 				rst.dropped++;
 				return;
@@ -709,6 +726,7 @@ static int cmd_pool(struct sl_out *o, int argc, char **argv)
 				    nleases);
 	pool_lo = lo;
 	pool_hi = hi;
+	pool_next = 0;
 	return 0;
 }
 SL_CLI_COMMAND(ipoe_pool, .path = "set ipoe pool", .usage = "FIRST LAST",
@@ -865,7 +883,18 @@ static int ipoe_init(const struct sl_config *c)
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF |
 			      RTE_HASH_EXTRA_FLAGS_NO_FREE_ON_DEL,
 	};
-	return (by_mac = rte_hash_create(&hp)) ? 0 : -ENOMEM;
+	if (!(by_mac = rte_hash_create(&hp)))
+		return -ENOMEM;
+	hp.extra_flag = 0;
+	hp.name = "sl_ipoe_lm";
+	lease_mac = rte_hash_create(&hp);
+	hp.name = "sl_ipoe_li";
+	lease_ip = rte_hash_create(&hp);
+	if (!lease_mac || !lease_ip)
+		return -ENOMEM;
+	for (nfree = 0; nfree < LEASES; nfree++)
+		free_slots[nfree] = LEASES - 1 - nfree; /* ipoe0 first */
+	return 0;
 }
 
 static void ipoe_fini(void)
@@ -881,9 +910,11 @@ static void ipoe_fini(void)
 		leases[i] = NULL;
 	}
 	rte_hash_free(by_mac);
-	by_mac = NULL;
-	nleases = nbound = 0;
-	pool_lo = pool_hi = 0;
+	rte_hash_free(lease_mac);
+	rte_hash_free(lease_ip);
+	by_mac = lease_mac = lease_ip = NULL;
+	nleases = nbound = nfree = 0;
+	pool_lo = pool_hi = pool_next = 0;
 	lease_s = 3600;
 	relay_server = 0;
 	memset(&rst, 0, sizeof(rst));

@@ -107,6 +107,10 @@ static uint16_t auth_default = SL_PPP_PAP;
 static uint32_t interim_s;     /* accounting Interim-Update every this many seconds; 0: none */
 static uint32_t ac_ip, dns[2], pool_lo, pool_hi;
 static uint8_t *pool_used; /* one byte per address of the pool */
+static uint32_t pool_next;  /* no free address below this offset */
+/* per access interface, the QoS pipes (of subport 0) its sessions hold, a byte each */
+static uint8_t *pipe_used[SL_IF_MAX];
+static uint32_t pipe_n[SL_IF_MAX];
 static uint64_t cookie_key;
 
 /* errors counted on the main lcore */
@@ -202,20 +206,25 @@ static void dp_publish(struct sess *s)
 		sl_rcu_retire(sl_rcu_free, old, 0);
 }
 
+/* The lowest free address, looked for from the lowest that may be free (n addresses in n
+ * steps, not n squared). */
 static uint32_t pool_take(void)
 {
-	for (uint32_t a = pool_lo; pool_used && a && a <= pool_hi; a++)
-		if (!pool_used[a - pool_lo]) {
-			pool_used[a - pool_lo] = 1;
-			return a;
+	for (uint32_t off = pool_next; pool_used && off <= pool_hi - pool_lo; off++)
+		if (!pool_used[off]) {
+			pool_used[off] = 1;
+			pool_next = off + 1;
+			return pool_lo + off;
 		}
 	return 0;
 }
 
 static void pool_give(uint32_t a)
 {
-	if (pool_used && a >= pool_lo && a <= pool_hi)
+	if (pool_used && a >= pool_lo && a <= pool_hi) {
 		pool_used[a - pool_lo] = 0;
+		pool_next = RTE_MIN(pool_next, a - pool_lo);
+	}
 }
 
 /* An Accounting-Request for s (RFC 2866): the session's counters as its interface has them
@@ -253,6 +262,8 @@ static void sess_end(struct sess *s, bool padt)
 	if (s->up)
 		sl_ip4_route_del(fib, s->ip, 32);
 	if (s->qos_pipe) { /* the pipe back to the interface's own profile */
+		if (s->qos_pipe < pipe_n[s->access])
+			pipe_used[s->access][s->qos_pipe] = 0;
 		struct sl_out o = {0};
 		sl_qos_pipe_set(&o, s->access, 0, s->qos_pipe, NULL);
 		sl_buf_free(&o.text);
@@ -727,12 +738,21 @@ static int qos_assign(struct sess *s, const char *profile)
 			profile, sl_ifaces[s->access].name);
 		return -1;
 	}
-	for (uint32_t p = 1; p < pipes && p < 65536; p++) {
-		bool used = false;
-		for (uint32_t sid = 1; !used && sid < 65535; sid++)
-			used = sessions[sid] && sessions[sid]->access == s->access &&
-			       sessions[sid]->qos_pipe == p;
-		if (used)
+	pipes = RTE_MIN(pipes, 65536u);
+	if (pipe_n[s->access] != pipes) { /* the scheduler was made again: the map too */
+		uint8_t *u = calloc(pipes, 1);
+		if (!u)
+			return -1;
+		free(pipe_used[s->access]);
+		pipe_used[s->access] = u;
+		pipe_n[s->access] = pipes;
+		for (uint32_t sid = 1; sid < 65535; sid++)
+			if (sessions[sid] && sessions[sid]->access == s->access &&
+			    sessions[sid]->qos_pipe && sessions[sid]->qos_pipe < pipes)
+				u[sessions[sid]->qos_pipe] = 1;
+	}
+	for (uint32_t p = 1; p < pipes; p++) {
+		if (pipe_used[s->access][p])
 			continue;
 		struct sl_out o = {0};
 		int rc = sl_qos_pipe_set(&o, s->access, 0, p, profile);
@@ -744,6 +764,7 @@ static int qos_assign(struct sess *s, const char *profile)
 		if (rc)
 			return -1;
 		s->qos_pipe = (uint16_t)p;
+		pipe_used[s->access][p] = 1;
 		snprintf(s->qos, sizeof(s->qos), "%s", profile);
 		return 0;
 	}
@@ -1285,6 +1306,7 @@ static int cmd_pool(struct sl_out *o, int argc, char **argv)
 	pool_used = u;
 	pool_lo = lo;
 	pool_hi = hi;
+	pool_next = 0;
 	return 0;
 }
 SL_CLI_COMMAND(pppoe_pool, .path = "set pppoe pool", .usage = "FIRST LAST",
@@ -1563,6 +1585,12 @@ static void pppoe_fini(void)
 	memset(users, 0, sizeof(users));
 	free(pool_used);
 	pool_used = NULL;
+	pool_next = 0;
+	for (uint32_t i = 0; i < SL_IF_MAX; i++) {
+		free(pipe_used[i]);
+		pipe_used[i] = NULL;
+		pipe_n[i] = 0;
+	}
 	nsess = 0;
 	ac_ip = 0;
 	auth_default = SL_PPP_PAP;

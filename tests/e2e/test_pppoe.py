@@ -601,31 +601,22 @@ def test_pppoe_static_session_exact(sluiced_factory, tmp_path):
     assert errs[("pppoe-input", "no such PPPoE session (id, interface, client MAC)")] == 1
 
 
-@pytest.mark.parametrize("auth", ["pap", "chap"])
-def test_subscriber_emulator(sluiced_factory, tmp_path, auth):
-    """sluice-gen's subscriber emulator over memif: 50 PPPoE sessions brought up at 200 a
-    second (PAP, or CHAP-MD5 as sluiced asks), 10 signed packets each way per session between
-    the session and the peer port, no loss, then all torn down; sluiced's tables agree."""
+def run_emulator(s, tmp_path, args):
+    """sluice-gen's subscriber emulator on sluiced s's memif ports (tmp_path/m0.sock access,
+    m1.sock peer) with args: its JSON report, taken with sluiced still running."""
     import json
     from conftest import BUILD
-    s0, s1 = tmp_path / "m0.sock", tmp_path / "m1.sock"
-    s = sluiced_factory([f"net_memif0,role=server,id=0,socket={s0} {{ name port0 }}",
-                         f"net_memif1,role=server,id=0,socket={s1} {{ name port1 }}"], [
-        "set interface state port0 up", "set interface state port1 up",
-        "set interface ip address port1 10.10.2.10/24",
-        "set pppoe address 100.64.0.1", "set pppoe pool 100.64.1.1 100.64.1.100",
-        f"set pppoe auth {auth}", "set pppoe user alice password secret", "set pppoe access port0"])
     rmac = next(i["mac"] for i in s.js("show hardware")["hardware"] if i["name"] == "port1").lower()
     # the emulator stays connected after its report (--pppoe-hold) until sluiced has been
     # looked at and stopped: DPDK 22.11's memif can read a region its peer just unmapped
     g = subprocess.Popen([str(BUILD / "sluice-gen"), "--no-huge", "--no-pci", "-m", "256", "-l", "0",
                           "--file-prefix", f"gen-emu-{os.getpid()}", "--log-level", "3",
-                          "--vdev", f"net_memif0,role=client,id=0,socket={s0}",
-                          "--vdev", f"net_memif1,role=client,id=0,socket={s1}", "--",
-                          "--tx-port", "0", "--rx-port", "1", "--pppoe-sessions", "50",
-                          "--pppoe-rate", "200", "--pppoe-user", "alice", "--pppoe-password", "secret",
-                          "--pppoe-traffic", "10", "--pppoe-target", "10.10.2.2",
-                          "--pppoe-router-mac", rmac, "--json", "--pppoe-hold", "60"],
+                          "--vdev", f"net_memif0,role=client,id=0,socket={tmp_path / 'm0.sock'}",
+                          "--vdev", f"net_memif1,role=client,id=0,socket={tmp_path / 'm1.sock'}", "--",
+                          "--tx-port", "0", "--rx-port", "1", "--pppoe-user", "alice",
+                          "--pppoe-password", "secret", "--pppoe-traffic", "10",
+                          "--pppoe-target", "10.10.2.2", "--pppoe-router-mac", rmac, "--json",
+                          "--pppoe-hold", "60"] + args,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         line = ""
@@ -633,17 +624,62 @@ def test_subscriber_emulator(sluiced_factory, tmp_path, auth):
             line = g.stdout.readline()
         assert line.startswith("{"), line + g.stdout.read()
         rep = json.loads(line)
-        assert rep["up"] == 50 and rep["failed"] == {"discovery": 0, "lcp": 0, "auth": 0, "ipcp": 0}, rep
-        assert rep["setup_rate"] > 50, rep
-        t = rep["traffic"]
-        assert (t["up"]["sent"], t["up"]["received"], t["down"]["sent"], t["down"]["received"]) == (500, 500, 500, 500), t
-        assert t["sessions_with_loss"] == 0 and rep["torn_down"] == 50
-        time.sleep(0.5)
-        assert s.js("show pppoe sessions")["pppoe-sessions"] == []  # every PADT taken
+        time.sleep(0.5)  # the last PADTs and DHCPRELEASEs taken
+        yield rep
         assert s.stop() == 0
     finally:
         stop_process(g)
     assert g.returncode == 0
+
+
+def emulator_sluiced(sluiced_factory, tmp_path, cli):
+    s0, s1 = tmp_path / "m0.sock", tmp_path / "m1.sock"
+    return sluiced_factory([f"net_memif0,role=server,id=0,socket={s0} {{ name port0 }}",
+                            f"net_memif1,role=server,id=0,socket={s1} {{ name port1 }}"], [
+        "set interface state port0 up", "set interface state port1 up",
+        "set interface ip address port1 10.10.2.10/24", "set pppoe address 100.64.0.1",
+        "set pppoe pool 100.64.1.1 100.64.1.100", "set pppoe user alice password secret"] + cli)
+
+
+NO_FAILURE = {"discovery": 0, "lcp": 0, "auth": 0, "ipcp": 0, "dhcp_offer": 0, "dhcp_ack": 0}
+
+
+@pytest.mark.parametrize("auth", ["pap", "chap"])
+def test_subscriber_emulator(sluiced_factory, tmp_path, auth):
+    """sluice-gen's subscriber emulator over memif: 50 PPPoE sessions brought up at 200 a
+    second (PAP, or CHAP-MD5 as sluiced asks), 10 signed packets each way per session between
+    the session and the peer port, no loss, then all torn down; sluiced's tables agree."""
+    s = emulator_sluiced(sluiced_factory, tmp_path, [f"set pppoe auth {auth}", "set pppoe access port0"])
+    for rep in run_emulator(s, tmp_path, ["--pppoe-sessions", "50", "--pppoe-rate", "200"]):
+        assert rep["up"] == 50 and rep["failed"] == NO_FAILURE, rep
+        assert rep["setup_rate"] > 50, rep
+        t = rep["traffic"]
+        assert (t["up"]["sent"], t["up"]["received"], t["down"]["sent"], t["down"]["received"]) == (500, 500, 500, 500), t
+        assert t["sessions_with_loss"] == 0 and rep["torn_down"] == 50
+        assert s.js("show pppoe sessions")["pppoe-sessions"] == []  # every PADT taken
+
+
+def test_subscriber_emulator_pppoe_and_ipoe(sluiced_factory, tmp_path):
+    """The emulator's two kinds at once: 40 PPPoE sessions on port0 and 40 IPoE clients on
+    VLAN 100 (sub-interface port0.100, sluiced's DHCP server), started in turn at 400 a
+    second; every client up, 10 signed packets each way each, none lost; sluiced shows 80
+    subscribers meanwhile (the emulator holds them while it sends) and none once the PADTs
+    and DHCPRELEASEs are in."""
+    s = emulator_sluiced(sluiced_factory, tmp_path, [
+        "create sub-interfaces port0 100", "set interface state port0.100 up",
+        "set interface ip address port0.100 100.65.0.1/24", "set ipoe pool 100.65.0.10 100.65.0.200",
+        "set pppoe control-rate 10000", "set pppoe access port0", "set ipoe access port0.100"])
+    for rep in run_emulator(s, tmp_path, ["--pppoe-sessions", "40", "--ipoe-sessions", "40",
+                                          "--ipoe-vlan", "100", "--pppoe-rate", "400"]):
+        assert (rep["up"], rep["pppoe"], rep["ipoe"]) == (80, {"sessions": 40, "up": 40},
+                                                          {"sessions": 40, "up": 40}), rep
+        assert rep["failed"] == NO_FAILURE, rep
+        t = rep["traffic"]
+        assert (t["up"]["sent"], t["up"]["received"], t["down"]["sent"], t["down"]["received"]) == (800, 800, 800, 800), t
+        assert t["sessions_with_loss"] == 0 and rep["torn_down"] == 80
+        assert s.js("show pppoe sessions")["pppoe-sessions"] == []
+        assert s.js("show ipoe leases")["ipoe-leases"] == []
+        assert s.js("show subscribers")["subscribers"] == []
 
 
 def test_bng_doc_config(sluiced_factory, tmp_path):
