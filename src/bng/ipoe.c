@@ -5,11 +5,15 @@
  * table, with a /32 route to the lease through it), a RELEASE or the lease's expiry ends it.
  *   set ipoe access IFACE [disable]    set ipoe pool FIRST LAST
  *   set ipoe lease SECONDS             set ipoe dns A [B]
+ *   set ipoe auth radius password P    set ipoe dhcp-relay server A
  *   show ipoe leases                   clear ipoe lease A
  * The access interface needs an address on the pool's subnet: the clients' router and the
- * server's identifier. Not built yet (issue 17): DHCP relay with option 82 to another server,
- * RADIUS for IPoE, per-session ACLs and QoS for IPoE. */
+ * server's identifier. With RADIUS, a new client is authorized before its OFFER, and the
+ * Accept's address, ACL, QoS profile and Session-Timeout apply to its lease and session. */
 #include "ipoe.h"
+#include "pppoe.h"
+#include "radius.h"
+#include "../acl/acl.h"
 #include "../cli/cli.h"
 #include "../ip4/ip4.h"
 #include "../ip4/route.h"
@@ -42,6 +46,16 @@ struct lease {
 	bool bound;
 	uint64_t expires, bound_at;   /* TSC */
 	char hostname[64];
+	/* RADIUS (set ipoe auth radius) */
+	uint32_t rad_token;           /* the Access-Request awaited; 0: none */
+	uint8_t *req;                 /* meanwhile, the client's last DISCOVER (BOOTP on) */
+	uint16_t req_len;
+	bool authed;                  /* accepted: what follows applies */
+	uint32_t session_timeout;     /* s from binding, 0: none */
+	char filter[64];              /* Filter-Id: the ACL on the session's input */
+	char qos[32];                 /* ERX-Qos-Profile-Name: a pipe of the access scheduler */
+	uint16_t qos_pipe;
+	char acct_id[20];             /* Acct-Session-Id once accounting started */
 };
 
 #define LEASES 65536
@@ -54,13 +68,19 @@ static uint32_t free_slots[LEASES], nfree;
 static uint32_t pool_next; /* no free address of the pool below pool_lo + this */
 static uint32_t pool_lo, pool_hi, lease_s = 3600, dns[2];
 static uint32_t relay_server; /* host order; 0: sluiced answers itself */
+static bool auth_radius;       /* set ipoe auth radius: each new client asked for first */
+static char auth_password[64];
+static uint32_t rad_seq, acct_seq;
 static uint8_t feat_on[SL_IF_MAX]; /* set ipoe access */
 
 #define IM_ERRORS(X)                                                                \
 	X(IM_BAD, "DHCP malformed (dropped)")                                       \
 	X(IM_NO_GW, "DHCP on an interface without an address on the pool's subnet") \
 	X(IM_POOL, "DHCP DISCOVER with the pool exhausted (no offer)")              \
-	X(IM_NOBUF, "no mbuf for a DHCP reply")
+	X(IM_NOBUF, "no mbuf for a DHCP reply")                                   \
+	X(IM_AUTH_WAIT, "DHCP from a client whose RADIUS answer is awaited")       \
+	X(IM_AUTH_FAIL, "DHCP client refused by RADIUS (reject, no answer, or an " \
+			"attribute it cannot have)")
 enum { IM_ERRORS(SL_ERR_ENUM) IM_NB };
 static const char *const im_reasons[] = {IM_ERRORS(SL_ERR_STR)};
 static uint16_t im_err;
@@ -105,8 +125,8 @@ static struct lease *lease_by_ip(uint32_t ip)
 	return lease_at(lease_ip, ip);
 }
 
-/* A new lease of ip to the client (access, mac), neither of which has one; NULL when the
- * table is full. */
+/* A new lease of ip (0: none yet, RADIUS asked) to the client (access, mac), neither of
+ * which has one; NULL when the table is full. */
 static struct lease *lease_new(uint16_t access, const struct rte_ether_addr *mac, uint32_t ip)
 {
 	uint64_t km = mkey(access, mac->addr_bytes), ki = ip;
@@ -118,7 +138,7 @@ static struct lease *lease_new(uint16_t access, const struct rte_ether_addr *mac
 		free(l);
 		return NULL;
 	}
-	if (rte_hash_add_key_data(lease_ip, &ki, (void *)(uintptr_t)slot)) {
+	if (ip && rte_hash_add_key_data(lease_ip, &ki, (void *)(uintptr_t)slot)) {
 		rte_hash_del_key(lease_mac, &km);
 		free(l);
 		return NULL;
@@ -149,6 +169,31 @@ static uint32_t gateway(uint16_t access, uint8_t *plen)
 	return 0;
 }
 
+/* An Accounting-Request for the bound lease l: the session's counters as its interface has
+ * them (input: what the client sent). */
+static void acct_send(struct lease *l, uint8_t status)
+{
+	if (!sl_radius_enabled())
+		return;
+	if (status == 1)
+		snprintf(l->acct_id, sizeof(l->acct_id), "ipoe-%08x", ++acct_seq);
+	if (!l->acct_id[0])
+		return;
+	struct sl_if_counters c = sl_iface_counters(l->ifx);
+	char user[20];
+	sl_fmt_mac(user, l->mac.addr_bytes);
+	struct sl_radius_acct a = {
+		.status = status, .session_id = l->acct_id, .user = user, .mac = &l->mac,
+		.nas_port = l->slot, .framed_ip = l->ip, .ipoe = true,
+		.nas_port_id = sl_ifaces[l->access].name,
+		.session_time = (uint32_t)((rte_rdtsc() - l->bound_at) / rte_get_tsc_hz()),
+		.in_octets = c.rx_bytes, .out_octets = c.tx_bytes, .in_packets = c.rx_pkts,
+		.out_packets = c.tx_pkts, .terminate_cause = 1,
+	};
+	if (sl_radius_acct(&a))
+		RTE_LOG(WARNING, USER1, "ipoe%u: accounting request not sent\n", l->slot);
+}
+
 /* The session of a lease being bound: interface, what the workers read, the /32 route. */
 static int session_up(struct lease *l)
 {
@@ -171,7 +216,24 @@ static int session_up(struct lease *l)
 		sl_iface_delete(f, why, sizeof(why));
 		return -1;
 	}
-	*d = (struct sl_ipoe_dp){.access = l->access, .mac = l->mac, .ip = rte_cpu_to_be_32(l->ip)};
+	if (l->filter[0]) { /* Filter-Id: checked when the answer came; applied now */
+		struct sl_out o = {0};
+		int acl = sl_acl_find(l->filter);
+		int rc = acl < 0 || sl_acl_if_apply(&o, f->port, 0, (uint32_t)acl, false);
+		if (rc)
+			RTE_LOG(WARNING, USER1, "%s: ACL %s not applied: %.*s\n", name, l->filter,
+				(int)o.text.len, o.text.p ? o.text.p : "");
+		sl_buf_free(&o.text);
+		sl_buf_free(&o.js);
+		if (rc) {
+			rte_hash_del_key(by_mac, &k);
+			free(d);
+			sl_iface_delete(f, why, sizeof(why));
+			return -1;
+		}
+	}
+	*d = (struct sl_ipoe_dp){.access = l->access, .mac = l->mac, .ip = rte_cpu_to_be_32(l->ip),
+				 .qos_pipe = l->qos_pipe};
 	__atomic_store_n(&sl_ipoe_by_if[f->port], d, __ATOMIC_RELEASE);
 	sl_iface_set_up(f->port, true);
 	if (sl_ip4_route_add(fib, l->ip, 32, l->ip, f->port)) {
@@ -179,11 +241,15 @@ static int session_up(struct lease *l)
 	}
 	l->ifx = f->port;
 	nbound++;
+	if (l->authed)
+		acct_send(l, 1); /* Start */
 	return 0;
 }
 
 static void lease_free(struct lease *l)
 {
+	if (l->ifx && l->acct_id[0])
+		acct_send(l, 2); /* Stop, before the interface and its counters go */
 	if (l->ifx) {
 		uint16_t ifx = l->ifx;
 		sl_ip4_route_del(sl_ifaces[ifx].fib, l->ip, 32);
@@ -202,7 +268,12 @@ static void lease_free(struct lease *l)
 	}
 	uint64_t km = mkey(l->access, l->mac.addr_bytes), ki = l->ip;
 	rte_hash_del_key(lease_mac, &km);
-	rte_hash_del_key(lease_ip, &ki);
+	if (l->ip)
+		rte_hash_del_key(lease_ip, &ki);
+	if (l->rad_token)
+		sl_radius_forget((uint64_t)l->slot << 32 | l->rad_token);
+	sl_bng_pipe_give(l->access, l->qos_pipe);
+	free(l->req);
 	leases[l->slot] = NULL;
 	free_slots[nfree++] = l->slot;
 	if (l->ip >= pool_lo && l->ip <= pool_hi)
@@ -297,7 +368,7 @@ static void to_client(uint16_t access, const uint8_t *bootp, uint16_t blen, uint
 /* Our own answer of type to the request req (its BOOTP part), from the gateway gw: yiaddr and
  * the options of a lease. */
 static void reply(uint16_t access, const uint8_t *req, uint8_t type, uint32_t yiaddr, uint32_t gw,
-		  uint8_t plen)
+		  uint8_t plen, uint32_t secs)
 {
 	uint8_t b[BOOTP_LEN + 4 + 64] = {0};
 	b[0] = 2; /* BOOTREPLY */
@@ -317,9 +388,9 @@ static void reply(uint16_t access, const uint8_t *req, uint8_t type, uint32_t yi
 	*o++ = O_TYPE, *o++ = 1, *o++ = type;
 	o = opt_u32(o, O_SERVER, gw);
 	if (type != NAK) {
-		o = opt_u32(o, O_LEASE, lease_s);
-		o = opt_u32(o, O_T1, lease_s / 2);
-		o = opt_u32(o, O_T2, lease_s / 8 * 7);
+		o = opt_u32(o, O_LEASE, secs);
+		o = opt_u32(o, O_T1, secs / 2);
+		o = opt_u32(o, O_T2, secs / 8 * 7);
 		o = opt_u32(o, O_MASK, plen ? ~0u << (32 - plen) : 0);
 		o = opt_u32(o, O_ROUTER, gw);
 		if (dns[0]) {
@@ -458,6 +529,108 @@ static uint32_t pool_free_ip(uint32_t want)
 	return 0;
 }
 
+/* The lease time a client is given: the configured one, cut to what is left of its
+ * Session-Timeout (at least a second). */
+static uint32_t lease_time(const struct lease *l)
+{
+	if (!l->session_timeout)
+		return lease_s;
+	uint64_t used = l->bound ? (rte_rdtsc() - l->bound_at) / rte_get_tsc_hz() : 0;
+	uint32_t left = used >= l->session_timeout ? 1 : l->session_timeout - (uint32_t)used;
+	return RTE_MIN(lease_s, left);
+}
+
+static void keep_request(struct lease *l, const uint8_t *b, uint32_t len)
+{
+	uint8_t *c = len <= 1500 ? malloc(len) : NULL;
+	if (!c)
+		return;
+	memcpy(c, b, len);
+	free(l->req);
+	l->req = c;
+	l->req_len = (uint16_t)len;
+}
+
+/* RADIUS's answer for the client of lease slot ctx >> 32 (set ipoe auth radius): on an
+ * Access-Accept, its address (Framed-IP-Address if free and on the access interface's
+ * subnet, else the pool's), Filter-Id (an ACL that must exist), QoS profile (a pipe of the
+ * access interface's scheduler) and Session-Timeout, then the OFFER to the DISCOVER it
+ * answered; a reject, no answer or an attribute it cannot have ends the lease (counted). */
+static void radius_done(uint64_t ctx, const struct sl_radius_reply *r)
+{
+	struct lease *l = leases[(uint32_t)(ctx >> 32) & (LEASES - 1)];
+	if (!l || l->rad_token != (uint32_t)ctx)
+		return;
+	l->rad_token = 0;
+	uint8_t plen = 0;
+	uint32_t gw = gateway(l->access, &plen), mask = plen ? ~0u << (32 - plen) : 0, ip = 0;
+	bool ok = r && r->accept && gw && l->req;
+	if (ok && r->filter_id[0] && sl_acl_find(r->filter_id) < 0) {
+		RTE_LOG(WARNING, USER1, "ipoe%u: Filter-Id '%s' names no ACL: refused\n", l->slot,
+			r->filter_id);
+		ok = false;
+	}
+	if (ok && r->framed_ip) {
+		ip = ((r->framed_ip ^ gw) & mask) == 0 && r->framed_ip != gw &&
+		     !lease_by_ip(r->framed_ip) ? r->framed_ip : 0;
+		if (!ip)
+			RTE_LOG(WARNING, USER1, "ipoe%u: Framed-IP-Address taken or not on %s's "
+				"subnet: refused\n", l->slot, sl_ifaces[l->access].name);
+	} else if (ok) {
+		ip = pool_free_ip(0);
+	}
+	uint64_t ki = ip;
+	ok = ok && ip && rte_hash_add_key_data(lease_ip, &ki, (void *)(uintptr_t)l->slot) == 0;
+	if (ok)
+		l->ip = ip;
+	if (ok && r->qos_profile[0]) {
+		char who[16];
+		snprintf(who, sizeof(who), "ipoe%u", l->slot);
+		l->qos_pipe = sl_bng_pipe_take(l->access, r->qos_profile, who);
+		ok = l->qos_pipe != 0;
+		snprintf(l->qos, sizeof(l->qos), "%s", ok ? r->qos_profile : "");
+	}
+	if (!ok) {
+		count(IM_AUTH_FAIL);
+		lease_free(l);
+		return;
+	}
+	l->authed = true;
+	l->session_timeout = r->session_timeout;
+	snprintf(l->filter, sizeof(l->filter), "%s", r->filter_id);
+	l->expires = rte_rdtsc() + OFFER_S * rte_get_tsc_hz();
+	reply(l->access, l->req, OFFER, l->ip, gw, plen, lease_time(l));
+	free(l->req);
+	l->req = NULL;
+}
+
+/* A new client's DISCOVER (BOOTP b, len bytes) with set ipoe auth radius: a lease without an
+ * address yet, and an Access-Request with its MAC as User-Name (and Calling-Station-Id), the
+ * configured password, and the access interface as NAS-Port-Id. */
+static void radius_ask(uint16_t access, const struct rte_ether_addr *mac, const uint8_t *b,
+		       uint32_t len)
+{
+	struct lease *l = lease_new(access, mac, 0);
+	if (!l) {
+		count(IM_POOL);
+		return;
+	}
+	l->expires = rte_rdtsc() + 60 * rte_get_tsc_hz(); /* past RADIUS's retries */
+	keep_request(l, b, len);
+	char user[20];
+	sl_fmt_mac(user, mac->addr_bytes);
+	struct sl_radius_auth_req q = {.user = user, .password = auth_password, .mac = mac,
+				       .nas_port = l->slot, .ipoe = true,
+				       .nas_port_id = sl_ifaces[access].name};
+	uint32_t tok = ++rad_seq ? rad_seq : ++rad_seq;
+	if (!l->req || sl_radius_auth(&q, radius_done, (uint64_t)l->slot << 32 | tok)) {
+		count(IM_AUTH_FAIL);
+		lease_free(l);
+		return;
+	}
+	l->rad_token = tok;
+}
+
 static void dhcp_input(struct rte_mbuf *m)
 {
 	const uint8_t *fr = rte_pktmbuf_mtod(m, const uint8_t *);
@@ -492,6 +665,15 @@ static void dhcp_input(struct rte_mbuf *m)
 	}
 	switch (in.type) {
 	case DISCOVER: {
+		if (!l && auth_radius) {
+			radius_ask(access, &mac, b, m->data_len - off);
+			return;
+		}
+		if (l && l->rad_token) { /* asked already: the newest DISCOVER answered */
+			keep_request(l, b, m->data_len - off);
+			count(IM_AUTH_WAIT);
+			return;
+		}
 		if (!l) {
 			uint32_t ip = pool_free_ip(in.req_ip);
 			if (!ip || !(l = lease_new(access, &mac, ip))) {
@@ -502,7 +684,7 @@ static void dhcp_input(struct rte_mbuf *m)
 		if (!l->bound)
 			l->expires = now + OFFER_S * hz;
 		snprintf(l->hostname, sizeof(l->hostname), "%s", in.hostname);
-		reply(access, b, OFFER, l->ip, gw, plen);
+		reply(access, b, OFFER, l->ip, gw, plen, lease_time(l));
 		return;
 	}
 	case REQUEST: {
@@ -514,22 +696,28 @@ static void dhcp_input(struct rte_mbuf *m)
 			return;
 		}
 		uint32_t want = in.req_ip ? in.req_ip : ciaddr;
+		if (l && l->bound && l->session_timeout &&
+		    now - l->bound_at >= (uint64_t)l->session_timeout * hz) {
+			reply(access, b, NAK, 0, gw, plen, 0); /* its Session-Timeout is over */
+			lease_free(l);
+			return;
+		}
 		if (!l || l->ip != want) {
 			if (in.server || ciaddr || (want >= pool_lo && want <= pool_hi))
-				reply(access, b, NAK, 0, gw, plen);
+				reply(access, b, NAK, 0, gw, plen, 0);
 			return;
 		}
 		if (!l->bound) {
 			if (session_up(l)) {
-				reply(access, b, NAK, 0, gw, plen);
+				reply(access, b, NAK, 0, gw, plen, 0);
 				lease_free(l);
 				return;
 			}
 			l->bound = true;
 			l->bound_at = now;
 		}
-		l->expires = now + (uint64_t)lease_s * hz;
-		reply(access, b, ACK, l->ip, gw, plen);
+		l->expires = now + (uint64_t)lease_time(l) * hz;
+		reply(access, b, ACK, l->ip, gw, plen, lease_time(l));
 		return;
 	}
 	case RELEASE:
@@ -675,9 +863,12 @@ void sl_ipoe_subscriber_rows(struct sl_out *o)
 		snprintf(v[5], 32, "%" PRIu64, c.tx_pkts);
 		snprintf(v[6], 32, "%" PRIu64, c.tx_bytes);
 		sl_fmt_mac(v[7], b);
+		snprintf(v[8], 32, "%u", l->session_timeout);
 		char *row[17] = {"ipoe", v[0], sl_ifaces[l->ifx].name,
 				 l->hostname[0] ? (char *)l->hostname : "-", v[1], "up", v[2], v[3],
-				 v[4], v[5], v[6], sl_ifaces[l->access].name, v[7], "-", "-", "0", "-"};
+				 v[4], v[5], v[6], sl_ifaces[l->access].name, v[7],
+				 l->filter[0] ? (char *)l->filter : "-", l->qos[0] ? (char *)l->qos : "-",
+				 v[8], l->acct_id[0] ? (char *)l->acct_id : "-"};
 		sl_tbl_rowv(o, row);
 	}
 }
@@ -758,6 +949,31 @@ static int cmd_dns(struct sl_out *o, int argc, char **argv)
 SL_CLI_COMMAND(ipoe_dns, .path = "set ipoe dns", .usage = "A [B]",
 	       .help = "DNS servers DHCP gives IPoE clients", .fn = cmd_dns)
 
+static int cmd_auth(struct sl_out *o, int argc, char **argv)
+{
+	if (argc == 1 && !strcmp(argv[0], "none")) {
+		auth_radius = false;
+		return 0;
+	}
+	if (argc != 3 || strcmp(argv[0], "radius") || strcmp(argv[1], "password"))
+		return sl_out_error(o, "usage: set ipoe auth radius password P | set ipoe auth none");
+	if (strlen(argv[2]) >= sizeof(auth_password))
+		return sl_out_error(o, "the password is at most %zu characters",
+				    sizeof(auth_password) - 1);
+	if (!sl_radius_enabled())
+		return sl_out_error(o, "no RADIUS server (set radius server ...)");
+	snprintf(auth_password, sizeof(auth_password), "%s", argv[2]);
+	auth_radius = true;
+	return 0;
+}
+SL_CLI_COMMAND(ipoe_auth, .path = "set ipoe auth", .usage = "radius password P | none",
+	       .help = "radius: each new IPoE client is authorized by the RADIUS server before "
+		       "its OFFER (User-Name its MAC, User-Password P, NAS-Port-Id the access "
+		       "interface); an Access-Accept's Framed-IP-Address, Filter-Id, "
+		       "ERX-Qos-Profile-Name and Session-Timeout apply to its lease and session, "
+		       "and accounting Start and Stop follow it. none (the default): no RADIUS",
+	       .fn = cmd_auth)
+
 static int cmd_relay(struct sl_out *o, int argc, char **argv)
 {
 	uint32_t a;
@@ -815,11 +1031,13 @@ static int cmd_show(struct sl_out *o, int argc, char **argv)
 		const struct lease *l = leases[i];
 		if (!l)
 			continue;
-		char a[16], mac[20], ex[16];
-		sl_fmt_ip4(a, l->ip);
+		char a[16] = "-", mac[20], ex[16];
+		if (l->ip)
+			sl_fmt_ip4(a, l->ip);
 		sl_fmt_mac(mac, l->mac.addr_bytes);
 		snprintf(ex, sizeof(ex), "%" PRIu64, l->expires > now ? (l->expires - now) / hz : 0);
-		sl_tbl_row(o, a, mac, sl_ifaces[l->access].name, l->bound ? "bound" : "offered",
+		sl_tbl_row(o, a, mac, sl_ifaces[l->access].name,
+			   l->bound ? "bound" : l->rad_token ? "authorizing" : "offered",
 			   l->ifx ? sl_ifaces[l->ifx].name : "-", ex,
 			   l->hostname[0] ? l->hostname : "-");
 	}
@@ -917,6 +1135,8 @@ static void ipoe_fini(void)
 	pool_lo = pool_hi = pool_next = 0;
 	lease_s = 3600;
 	relay_server = 0;
+	auth_radius = false;
+	auth_password[0] = 0;
 	memset(&rst, 0, sizeof(rst));
 	memset(dns, 0, sizeof(dns));
 	memset(feat_on, 0, sizeof(feat_on));

@@ -17,6 +17,7 @@ struct sl_ipoe_dp {
 	uint16_t access;
 	struct rte_ether_addr mac;
 	uint32_t ip; /* network order: the leased address (its packets' source) */
+	uint16_t qos_pipe; /* its pipe in subport 0 of the access interface's QoS; 0: none */
 };
 
 extern struct sl_ipoe_dp *sl_ipoe_by_if[SL_IF_MAX];

@@ -21,8 +21,9 @@ enum { II_ERRORS(SL_ERR_ENUM) II_NB_ERR };
 static const char *const ii_reasons[] = {II_ERRORS(SL_ERR_STR)};
 static uint16_t ii_err;
 static uint8_t ii_feat;
+static uint16_t ii_arc[SL_ARC_MAX_FEATS]; /* the session interface's device-input features */
 
-enum { II_NEXT_DROP, II_NEXT_ETH, II_NEXT_PUNT, II_NB_NEXT };
+enum { II_NEXT_DROP, II_NEXT_ETH, II_NEXT_PUNT, II_NEXT_FEAT, II_NB_NEXT };
 
 static inline uint16_t ii_one(struct sl_worker *w, struct rte_mbuf *m)
 {
@@ -60,7 +61,8 @@ static inline uint16_t ii_one(struct sl_worker *w, struct rte_mbuf *m)
 	m->port = ifx;
 	w->ifc[ifx].rx_pkts++;
 	w->ifc[ifx].rx_bytes += m->pkt_len - RTE_ETHER_HDR_LEN;
-	return II_NEXT_ETH;
+	/* the session's own device-input features (its RADIUS Filter-Id's ACL) first, if any */
+	return likely(!sl_if_features[ifx][SL_ARC_DEVICE_INPUT]) ? II_NEXT_ETH : II_NEXT_FEAT;
 drop:
 	sl_set_error(m, ii_err + e);
 	return II_NEXT_DROP;
@@ -68,13 +70,33 @@ drop:
 
 SL_NODE_EACH(ipoe_in_process, ii_one)
 
+/* ipoe-features: a session's frame (m->port its interface) to its first device-input
+ * feature, as ethernet-input would send a port's (ipoe-input is itself a feature of the arc,
+ * so it cannot start it). */
+static inline uint16_t if_one(struct sl_worker *w, struct rte_mbuf *m)
+{
+	(void)w;
+	return sl_feature_first(SL_ARC_DEVICE_INPUT, m->port, ii_arc, 0);
+}
+
+SL_NODE_EACH(ipoe_feat_process, if_one)
+
+static struct rte_node_register if_node = {
+	.name = "ipoe-features",
+	.process = ipoe_feat_process,
+	.init = sl_node_init,
+	.nb_edges = 1,
+	.next_nodes = {"ethernet-input"},
+};
+SL_NODE_REGISTER(if_node)
+
 static struct rte_node_register ii_node = {
 	.name = "ipoe-input",
 	.process = ipoe_in_process,
 	.init = sl_node_init,
 	.nb_edges = II_NB_NEXT,
 	.next_nodes = {[II_NEXT_DROP] = "error-drop", [II_NEXT_ETH] = "ethernet-input",
-		       [II_NEXT_PUNT] = "punt"},
+		       [II_NEXT_PUNT] = "punt", [II_NEXT_FEAT] = "ipoe-features"},
 };
 SL_NODE_REGISTER(ii_node)
 
@@ -98,7 +120,7 @@ static struct rte_node_register dr_node = {
 	.name = "dhcp-relay-input",
 	.process = dhcp_relay_process,
 	.init = sl_node_init,
-	.nb_edges = II_NB_NEXT,
+	.nb_edges = II_NEXT_FEAT, /* ipoe-input's first three */
 	.next_nodes = {[II_NEXT_DROP] = "error-drop", [II_NEXT_ETH] = "ethernet-input",
 		       [II_NEXT_PUNT] = "punt"},
 };
@@ -127,6 +149,11 @@ static inline uint16_t io_one(struct sl_worker *w, struct rte_mbuf *m)
 	uint8_t *h = rte_pktmbuf_mtod(m, uint8_t *);
 	memcpy(h, &s->mac, 6);
 	memcpy(h + 6, &sl_ifaces[s->access].mac, 6);
+	if (s->qos_pipe) { /* the subscriber's pipe for qos-output on the access interface */
+		sl_meta2(m)->qos_subport = 0;
+		sl_meta2(m)->qos_pipe = s->qos_pipe;
+		m->ol_flags |= sl_flag_qos;
+	}
 	sl_meta(m)->tx_if = s->access;
 	return sl_iface_tx_edge(io_tx0, s->access);
 }
@@ -150,6 +177,7 @@ RTE_INIT(ipoe_nodes_init)
 	sl_udp_port_register(67, "dhcp-relay-input");
 	ii_feat = sl_feature_register(SL_ARC_DEVICE_INPUT, "ipoe-input", "ipoe-input");
 	sl_feature_hook(SL_ARC_DEVICE_INPUT, ii_feat, sl_ipoe_hook);
+	sl_feature_start(SL_ARC_DEVICE_INPUT, "ipoe-features", ii_arc);
 	sl_iface_output_register(SL_IF_IPOE, "ipoe-output");
 	sl_iface_tx_user("ipoe-output", &io_tx0);
 }

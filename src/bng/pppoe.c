@@ -235,7 +235,7 @@ static void acct_send(struct sess *s, uint8_t status)
 	uint64_t now = rte_rdtsc();
 	struct sl_radius_acct a = {
 		.status = status, .session_id = s->acct_id, .user = s->user, .mac = &s->mac,
-		.nas_port = s->sid, .framed_ip = s->ip,
+		.nas_port = s->sid, .framed_ip = s->ip, .nas_port_id = sl_ifaces[s->access].name,
 		.session_time = (uint32_t)((since(now, s->up_since)) / rte_get_tsc_hz()),
 		.in_octets = c.rx_bytes, .out_octets = c.tx_bytes, .in_packets = c.rx_pkts,
 		.out_packets = c.tx_pkts, .terminate_cause = s->term_cause ? s->term_cause : 1,
@@ -261,14 +261,7 @@ static void sess_end(struct sess *s, bool padt)
 	uint16_t fib = sl_ifaces[s->ifx].fib;
 	if (s->up)
 		sl_ip4_route_del(fib, s->ip, 32);
-	if (s->qos_pipe) { /* the pipe back to the interface's own profile */
-		if (s->qos_pipe < pipe_n[s->access])
-			pipe_used[s->access][s->qos_pipe] = 0;
-		struct sl_out o = {0};
-		sl_qos_pipe_set(&o, s->access, 0, s->qos_pipe, NULL);
-		sl_buf_free(&o.text);
-		sl_buf_free(&o.js);
-	}
+	sl_bng_pipe_give(s->access, s->qos_pipe);
 	s->up = false;
 	__atomic_store_n(&sl_pppoe_sid_if[s->sid], 0, __ATOMIC_RELEASE);
 	struct sl_pppoe_dp *d = sl_pppoe_by_if[s->ifx];
@@ -728,49 +721,69 @@ static const struct user *user_find(const char *name)
 	return NULL;
 }
 
-/* Session s's QoS profile on a pipe of its access interface's scheduler (subport 0, the
- * first pipe from 1 that no session of that interface has): 0, or -1 (logged). */
-static int qos_assign(struct sess *s, const char *profile)
+/* A pipe of subport 0 of access's scheduler for a subscriber (PPPoE or IPoE: the first from
+ * 1 that no subscriber holds) given profile: the pipe, or 0 (logged as who's). */
+uint16_t sl_bng_pipe_take(uint16_t access, const char *profile, const char *who)
 {
 	uint32_t subports, pipes;
-	if (sl_qos_pipes(s->access, &subports, &pipes)) {
-		RTE_LOG(WARNING, USER1, "pppoe%u: QoS profile %s, but %s has no QoS\n", s->sid,
-			profile, sl_ifaces[s->access].name);
-		return -1;
+	if (sl_qos_pipes(access, &subports, &pipes)) {
+		RTE_LOG(WARNING, USER1, "%s: QoS profile %s, but %s has no QoS\n", who, profile,
+			sl_ifaces[access].name);
+		return 0;
 	}
 	pipes = RTE_MIN(pipes, 65536u);
-	if (pipe_n[s->access] != pipes) { /* the scheduler was made again: the map too */
+	if (pipe_n[access] != pipes) { /* the scheduler was made again: the map keeps what fits */
 		uint8_t *u = calloc(pipes, 1);
 		if (!u)
-			return -1;
-		free(pipe_used[s->access]);
-		pipe_used[s->access] = u;
-		pipe_n[s->access] = pipes;
-		for (uint32_t sid = 1; sid < 65535; sid++)
-			if (sessions[sid] && sessions[sid]->access == s->access &&
-			    sessions[sid]->qos_pipe && sessions[sid]->qos_pipe < pipes)
-				u[sessions[sid]->qos_pipe] = 1;
+			return 0;
+		if (pipe_used[access])
+			memcpy(u, pipe_used[access], RTE_MIN(pipes, pipe_n[access]));
+		free(pipe_used[access]);
+		pipe_used[access] = u;
+		pipe_n[access] = pipes;
 	}
 	for (uint32_t p = 1; p < pipes; p++) {
-		if (pipe_used[s->access][p])
+		if (pipe_used[access][p])
 			continue;
 		struct sl_out o = {0};
-		int rc = sl_qos_pipe_set(&o, s->access, 0, p, profile);
+		int rc = sl_qos_pipe_set(&o, access, 0, p, profile);
 		if (rc)
-			RTE_LOG(WARNING, USER1, "pppoe%u: %.*s\n", s->sid, (int)o.text.len,
+			RTE_LOG(WARNING, USER1, "%s: %.*s\n", who, (int)o.text.len,
 				o.text.p ? o.text.p : "");
 		sl_buf_free(&o.text);
 		sl_buf_free(&o.js);
 		if (rc)
-			return -1;
-		s->qos_pipe = (uint16_t)p;
-		pipe_used[s->access][p] = 1;
-		snprintf(s->qos, sizeof(s->qos), "%s", profile);
-		return 0;
+			return 0;
+		pipe_used[access][p] = 1;
+		return (uint16_t)p;
 	}
-	RTE_LOG(WARNING, USER1, "pppoe%u: no QoS pipe left on %s\n", s->sid,
-		sl_ifaces[s->access].name);
-	return -1;
+	RTE_LOG(WARNING, USER1, "%s: no QoS pipe left on %s\n", who, sl_ifaces[access].name);
+	return 0;
+}
+
+void sl_bng_pipe_give(uint16_t access, uint16_t pipe)
+{
+	if (!pipe)
+		return;
+	if (pipe < pipe_n[access])
+		pipe_used[access][pipe] = 0;
+	struct sl_out o = {0}; /* the pipe back to the interface's own profile */
+	sl_qos_pipe_set(&o, access, 0, pipe, NULL);
+	sl_buf_free(&o.text);
+	sl_buf_free(&o.js);
+}
+
+/* Session s's QoS profile on a pipe of its access interface's scheduler: 0, or -1 (logged). */
+static int qos_assign(struct sess *s, const char *profile)
+{
+	char who[16];
+	snprintf(who, sizeof(who), "pppoe%u", s->sid);
+	uint16_t p = sl_bng_pipe_take(s->access, profile, who);
+	if (!p)
+		return -1;
+	s->qos_pipe = p;
+	snprintf(s->qos, sizeof(s->qos), "%s", profile);
+	return 0;
 }
 
 /* Whether another session has address a. */
@@ -890,7 +903,8 @@ static void chap_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *
 	if (sl_radius_enabled()) {
 		struct sl_radius_auth_req q = {.user = name, .chap_id = id, .chap_response = d + 1,
 					       .chap_challenge = s->challenge, .mac = &s->mac,
-					       .nas_port = s->sid};
+					       .nas_port = s->sid,
+					       .nas_port_id = sl_ifaces[s->access].name};
 		radius_ask(s, &q, id, name);
 		return;
 	}
@@ -931,7 +945,8 @@ static void pap_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d
 			return;
 		}
 		struct sl_radius_auth_req q = {.user = name, .password = pass, .mac = &s->mac,
-					       .nas_port = s->sid};
+					       .nas_port = s->sid,
+					       .nas_port_id = sl_ifaces[s->access].name};
 		radius_ask(s, &q, id, name);
 		return;
 	}

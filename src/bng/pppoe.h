@@ -69,6 +69,12 @@ static inline bool sl_ctl_allow(const struct sl_worker *w, unsigned c)
 	return true;
 }
 
+/* Subscribers' QoS pipes (PPPoE's and IPoE's): a pipe of subport 0 of access's scheduler,
+ * the first no subscriber holds, given profile (0: none, logged as who's), and given back to
+ * the interface's own profile. */
+uint16_t sl_bng_pipe_take(uint16_t access, const char *profile, const char *who);
+void sl_bng_pipe_give(uint16_t access, uint16_t pipe);
+
 /* How many sessions exist (the CLI fuzzer's witness). */
 uint32_t sl_pppoe_count(void);
 

@@ -36,7 +36,7 @@ enum { A_USER_NAME = 1, A_USER_PASSWORD, A_CHAP_PASSWORD, A_NAS_IP, A_NAS_PORT, 
        A_ACCT_STATUS = 40, A_ACCT_IN_OCTETS = 42, A_ACCT_OUT_OCTETS, A_ACCT_SESSION_ID,
        A_ACCT_SESSION_TIME = 46, A_ACCT_IN_PACKETS, A_ACCT_OUT_PACKETS, A_ACCT_TERM_CAUSE,
        A_ACCT_IN_GIGA = 52, A_ACCT_OUT_GIGA, A_CHAP_CHALLENGE = 60, A_NAS_PORT_TYPE,
-       A_MSG_AUTH = 80, A_ERROR_CAUSE = 101 };
+       A_MSG_AUTH = 80, A_NAS_PORT_ID = 87, A_FRAMED_POOL, A_ERROR_CAUSE = 101 };
 enum { DISCONNECT_REQ = 40, DISCONNECT_ACK, DISCONNECT_NAK, COA_REQ, COA_ACK, COA_NAK };
 
 #define PKT_MAX 4096
@@ -192,6 +192,19 @@ static int finish(struct pending *q, struct pkt *p, uint8_t *msg_auth)
 	return 0;
 }
 
+/* NAS-Port, NAS-Port-Id, NAS-Port-Type (PPPoE: Virtual; IPoE: Ethernet), Service-Type
+ * Framed, and Framed-Protocol PPP for PPPoE. */
+static void port_attrs(struct pkt *p, uint32_t port, const char *port_id, bool ipoe)
+{
+	attr_u32(p, A_NAS_PORT, port);
+	if (port_id)
+		attr_str(p, A_NAS_PORT_ID, port_id);
+	attr_u32(p, A_NAS_PORT_TYPE, ipoe ? 15 : 5);
+	attr_u32(p, A_SERVICE_TYPE, 2);
+	if (!ipoe)
+		attr_u32(p, A_FRAMED_PROTOCOL, 1);
+}
+
 int sl_radius_auth(const struct sl_radius_auth_req *r, sl_radius_cb cb, uint64_t ctx)
 {
 	if (fd < 0)
@@ -230,10 +243,7 @@ int sl_radius_auth(const struct sl_radius_auth_req *r, sl_radius_cb cb, uint64_t
 	attr_str(&p, A_NAS_ID, nas_id);
 	if (nas_ip)
 		attr_u32(&p, A_NAS_IP, nas_ip);
-	attr_u32(&p, A_NAS_PORT, r->nas_port);
-	attr_u32(&p, A_NAS_PORT_TYPE, 5);   /* Virtual */
-	attr_u32(&p, A_SERVICE_TYPE, 2);    /* Framed */
-	attr_u32(&p, A_FRAMED_PROTOCOL, 1); /* PPP */
+	port_attrs(&p, r->nas_port, r->nas_port_id, r->ipoe);
 	attr_mac(&p, r->mac);
 	uint8_t zero[16] = {0};
 	uint8_t *ma = attr(&p, A_MSG_AUTH, zero, 16);
@@ -257,10 +267,7 @@ int sl_radius_acct(const struct sl_radius_acct *a)
 	attr_str(&p, A_NAS_ID, nas_id);
 	if (nas_ip)
 		attr_u32(&p, A_NAS_IP, nas_ip);
-	attr_u32(&p, A_NAS_PORT, a->nas_port);
-	attr_u32(&p, A_NAS_PORT_TYPE, 5);
-	attr_u32(&p, A_SERVICE_TYPE, 2);
-	attr_u32(&p, A_FRAMED_PROTOCOL, 1);
+	port_attrs(&p, a->nas_port, a->nas_port_id, a->ipoe);
 	if (a->framed_ip)
 		attr_u32(&p, A_FRAMED_IP, a->framed_ip);
 	attr_mac(&p, a->mac);
@@ -312,6 +319,9 @@ static void parse_reply(const uint8_t *b, uint16_t len, struct sl_radius_reply *
 			break;
 		case A_FILTER_ID:
 			snprintf(r->filter_id, sizeof(r->filter_id), "%.*s", vl, (const char *)v);
+			break;
+		case A_FRAMED_POOL:
+			snprintf(r->framed_pool, sizeof(r->framed_pool), "%.*s", vl, (const char *)v);
 			break;
 		case A_VSA: /* vendor 4874 (Juniper E-series), its attribute 26 */
 			if (vl >= 6 && v[0] == 0 && v[1] == 0 && v[2] == 0x13 && v[3] == 0x0a &&

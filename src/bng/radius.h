@@ -18,6 +18,10 @@ struct sl_radius_auth_req {
 	const uint8_t *chap_challenge; /* 16 bytes */
 	const struct rte_ether_addr *mac; /* Calling-Station-Id */
 	uint32_t nas_port;             /* the session id */
+	bool ipoe;                     /* an IPoE client: NAS-Port-Type Ethernet, no
+					* Framed-Protocol */
+	const char *nas_port_id;       /* NAS-Port-Id (RFC 2869): the access interface; NULL:
+					* none */
 };
 
 /* What an Access-Accept gave (0 / empty: not given). */
@@ -27,6 +31,7 @@ struct sl_radius_reply {
 	uint32_t session_timeout, idle_timeout;
 	char filter_id[64];
 	char qos_profile[32];          /* ERX-Qos-Profile-Name (Juniper's VSA 4874/26) */
+	char framed_pool[32];          /* Framed-Pool (RFC 2869 5.18) */
 	char reply_message[128];
 };
 
@@ -41,6 +46,8 @@ struct sl_radius_acct {
 	uint32_t session_time;
 	uint64_t in_octets, out_octets, in_packets, out_packets;
 	uint32_t terminate_cause;      /* RFC 2866 5.10, with Stop */
+	bool ipoe;                     /* as in sl_radius_auth_req */
+	const char *nas_port_id;
 };
 
 /* Dynamic authorization (RFC 5176): a Disconnect-Request (40) or CoA-Request (43) that

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import stop_process
+from test_pppoe import acct_records, freeradius  # noqa: F401 (a fixture)
 
 TAG = f"ip{os.getpid() % 100000}"
 
@@ -98,6 +99,76 @@ def test_ipoe_dhcp_client(hosts, sluiced_factory, tmp_path):
     assert s.stop() == 0
 
 
+def test_ipoe_radius(hosts, sluiced_factory, tmp_path, freeradius):
+    """IPoE clients authorized by a real FreeRADIUS (set ipoe auth radius): dhclient from MAC
+    02:aa:00:00:00:01 is accepted with Framed-IP-Address 100.65.0.77 (not the pool's), Filter-Id
+    acl9 (ICMP to 10.10.2.2 only) on its session's input, and ERX-Qos-Profile-Name gold (a pipe
+    of port0's scheduler for what it is sent), and pings past sluiced; UDP is denied by the
+    ACL; FreeRADIUS logs the Access-Request (User-Name the MAC, NAS-Port-Type Ethernet,
+    NAS-Port-Id port0) and accounting Start and, after DHCPRELEASE, Stop with the session's
+    counters. From 02:aa:00:00:00:02 (accepted, but its Filter-Id names no ACL) and from a MAC
+    the server does not know (rejected) no lease is given, counted by name."""
+    if not os.path.exists("/sbin/dhclient"):
+        pytest.skip("isc-dhcp-client is not installed (scripts/setup.sh installs it)")
+    port, radlog, _ = freeradius
+    devs = [f"net_af_packet0,iface={TAG}c0 {{ name port0 }}", f"net_af_packet1,iface={TAG}b0 {{ name port1 }}"]
+    s = sluiced_factory(devs, [
+        "set interface state port0 up", "set interface state port1 up",
+        "set interface ip address port0 100.65.0.1/24", "set interface ip address port1 10.10.2.10/24",
+        "set ipoe pool 100.65.0.10 100.65.0.20", "set ipoe lease 120",
+        f"set radius server 127.0.0.1 secret testing123 auth-port {port} acct-port {port + 1}",
+        "set acl-plugin acl permit src 100.65.0.77/32 dst 10.10.2.2/32 proto 1, "
+        "permit proto 17 sport 68 dport 67, deny tag acl9",
+        "qos profile basic rate 100m", "qos profile gold rate 2m",
+        "set interface qos port0 rate 100m profile basic pipes 16 pipe-from none",
+        "set ipoe auth radius password ipoe-pw", "set ipoe access port0"])
+    lf, pf = tmp_path / "dhclient.leases", tmp_path / "dhclient.pid"
+    ns("c", f"ip link set {TAG}c1 address 02:aa:00:00:00:01")
+    r = ns("c", f"timeout 30 dhclient -v -1 -lf {lf} -pf {pf} {TAG}c1", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "inet 100.65.0.77/24" in ns("c", f"ip -4 -o addr show dev {TAG}c1").stdout
+    sub = s.js("show subscribers detail")["subscribers"]
+    assert [(x["type"], x["address"], x["acl"], x["qos-profile"], x["session-timeout"], x["client-mac"])
+            for x in sub] == [("ipoe", "100.65.0.77", "acl9", "gold", 3600, "02:aa:00:00:00:01")], sub
+    assert sub[0]["acct-session-id"].startswith("ipoe-")
+    r = ns("c", "ping -c 3 -i 0.2 -W 2 10.10.2.2", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    ns("c", "bash -c 'echo x > /dev/udp/10.10.2.2/9'", check=False)
+    time.sleep(0.3)
+    assert s.errors().get(("acl-input", "acl deny")) == 1, (s.cli("show errors"), s.cli("show interface"), s.cli("show acl-plugin interface"))
+    # what port0 sent the client went through its pipe, with its profile
+    pipe = s.js("show qos port0 subport 0 pipe 1")["qos-queues"]
+    assert {q["profile"] for q in pipe} == {"gold"} and sum(q["packets"] for q in pipe) >= 3, pipe
+    r = ns("c", f"timeout 20 dhclient -v -r -lf {lf} -pf {pf} {TAG}c1", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    time.sleep(0.5)
+    assert s.js("show ipoe leases")["ipoe-leases"] == []
+    assert {q["profile"] for q in s.js("show qos port0 subport 0 pipe 1")["qos-queues"]} == {"basic"}
+    # refused: a Filter-Id naming no ACL, and a MAC the server rejects; one DISCOVER cycle each
+    for mac in ("02:aa:00:00:00:02", "02:aa:00:00:00:03"):
+        ns("c", f"ip link set {TAG}c1 address {mac}")
+        r = ns("c", f"timeout 6 dhclient -v -1 -lf {lf} -pf {pf} {TAG}c1", check=False)
+        assert r.returncode != 0
+        assert "DHCPOFFER" not in r.stdout + r.stderr
+    assert s.js("show ipoe leases")["ipoe-leases"] == []
+    assert s.errors()[("ipoe (main)", "DHCP client refused by RADIUS (reject, no answer, or an "
+                                      "attribute it cannot have)")] >= 2
+    rad = s.js("show radius")["radius"][0]
+    assert rad["rejects"] >= 1 and rad["accepts"] >= 2, rad
+    text = radlog()
+    assert 'User-Name = "02:aa:00:00:00:01"' in text and "NAS-Port-Type = Ethernet" in text
+    assert 'NAS-Port-Id = "port0"' in text and "Framed-Protocol" not in text
+    recs = acct_records(text)
+    start = next(r for r in recs if r.get("Acct-Status-Type") == "Start")
+    stop = next(r for r in recs if r.get("Acct-Status-Type") == "Stop")
+    assert (start["User-Name"], start["Framed-IP-Address"]) == ("02:aa:00:00:00:01", "100.65.0.77")
+    assert stop["Acct-Session-Id"] == start["Acct-Session-Id"]
+    # in: the pings and the UDP the ACL denied (counted as received on the session); out: the
+    # echo replies
+    assert int(stop["Acct-Input-Packets"]) >= 4 and int(stop["Acct-Output-Packets"]) >= 3, stop
+    assert s.stop() == 0
+
+
 def test_ipoe_cli(sluiced_factory, tmp_path):
     from conftest import pcap_ports
     s = sluiced_factory(pcap_ports(tmp_path, [], []), ["create loopback interface"])
@@ -109,7 +180,11 @@ def test_ipoe_cli(sluiced_factory, tmp_path):
         "set ipoe dns": "usage: set ipoe dns",
         "clear ipoe lease 10.0.0.1": "no IPoE lease of 10.0.0.1",
         "set interface feature port0 ipoe-input arc device-input": "turned on by set ipoe access port0",
+        "set ipoe auth radius password x": "no RADIUS server",
+        "set ipoe auth radius": "usage: set ipoe auth radius password P",
+        "set ipoe auth radius password " + "x" * 64: "at most 63 characters",
     })
+    s.cli("set ipoe auth none")
     s.cli("set ipoe access port0")
     s.cli("set ipoe access port0 disable")
     assert s.js("show ipoe leases")["ipoe-leases"] == []

@@ -328,6 +328,15 @@ carol Cleartext-Password := "secret"
 
 erin Cleartext-Password := "secret"
 \tIdle-Timeout = 1
+
+"02:aa:00:00:00:01" Cleartext-Password := "ipoe-pw"
+\tFramed-IP-Address = 100.65.0.77,
+\tSession-Timeout = 3600,
+\tFilter-Id = "acl9",
+\tERX-Qos-Profile-Name = "gold"
+
+"02:aa:00:00:00:02" Cleartext-Password := "ipoe-pw"
+\tFilter-Id = "nosuch"
 """
 
 RADIUS_SITE = """server default {
