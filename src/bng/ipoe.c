@@ -11,6 +11,7 @@
  * server's identifier. With RADIUS, a new client is authorized before its OFFER, and the
  * Accept's address, ACL, QoS profile and Session-Timeout apply to its lease and session. */
 #include "ipoe.h"
+#include "pool.h"
 #include "pppoe.h"
 #include "radius.h"
 #include "../acl/acl.h"
@@ -65,8 +66,8 @@ static uint32_t nleases, nbound;
  * lease of a client (mkey) and of an address, as slots; the free slots, a stack */
 static struct rte_hash *lease_mac, *lease_ip;
 static uint32_t free_slots[LEASES], nfree;
-static uint32_t pool_next; /* no free address of the pool below pool_lo + this */
-static uint32_t pool_lo, pool_hi, lease_s = 3600, dns[2];
+static struct sl_pools pools; /* the default, and those RADIUS's Framed-Pool names */
+static uint32_t lease_s = 3600, dns[2];
 static uint32_t relay_server; /* host order; 0: sluiced answers itself */
 static bool auth_radius;       /* set ipoe auth radius: each new client asked for first */
 static char auth_password[64];
@@ -150,18 +151,26 @@ static struct lease *lease_new(uint16_t access, const struct rte_ether_addr *mac
 	return l;
 }
 
-/* The access interface's address on the pool's subnet (the router and server id; relaying,
- * its first address: giaddr), or 0. */
-static uint32_t gateway(uint16_t access, uint8_t *plen)
+/* The access interface's address on the subnet of address ip (the client's router and
+ * the server id), ip 0 meaning the default pool's (all of it); relaying, its first address
+ * (giaddr); or 0. */
+static uint32_t gateway(uint16_t access, uint32_t ip, uint8_t *plen)
 {
 	const struct sl_iface *f = &sl_ifaces[access];
 	if (relay_server && f->naddr) {
 		*plen = f->plens[0];
 		return f->addrs[0];
 	}
-	for (int i = 0; i < f->naddr; i++) {
+	uint32_t lo = ip, hi = ip;
+	if (!ip) {
+		const struct sl_pool *p = sl_pool_find(&pools, "");
+		lo = p ? p->lo : 0;
+		hi = p ? p->hi : 0;
+	}
+	for (int i = 0; lo && i < f->naddr; i++) {
 		uint32_t m = f->plens[i] ? ~0u << (32 - f->plens[i]) : 0;
-		if (pool_lo && ((f->addrs[i] ^ pool_lo) & m) == 0 && ((f->addrs[i] ^ pool_hi) & m) == 0) {
+		if (((f->addrs[i] ^ lo) & m) == 0 && ((f->addrs[i] ^ hi) & m) == 0 &&
+		    f->addrs[i] != ip) {
 			*plen = f->plens[i];
 			return f->addrs[i];
 		}
@@ -276,8 +285,7 @@ static void lease_free(struct lease *l)
 	free(l->req);
 	leases[l->slot] = NULL;
 	free_slots[nfree++] = l->slot;
-	if (l->ip >= pool_lo && l->ip <= pool_hi)
-		pool_next = RTE_MIN(pool_next, l->ip - pool_lo);
+	sl_pool_give(&pools, l->ip);
 	nleases--;
 	free(l);
 }
@@ -517,16 +525,13 @@ static void relay_up(uint16_t access, const uint8_t *b, uint32_t blen, uint32_t 
 		rst.up++;
 }
 
-/* The address a client asked for if it is the pool's and free, else the lowest free one,
- * looked for from the lowest that may be free (n addresses in n lookups, not n squared). */
-static uint32_t pool_free_ip(uint32_t want)
+/* An address of pool p for a client, now in use: the one it asked for if p's and free,
+ * else p's lowest free one; 0 when none. */
+static uint32_t pool_pick(struct sl_pool *p, uint32_t want)
 {
-	if (want >= pool_lo && want <= pool_hi && !lease_by_ip(want))
+	if (p && want >= p->lo && want <= p->hi && !lease_by_ip(want) && sl_pool_claim(&pools, want))
 		return want;
-	for (; pool_lo && pool_next <= pool_hi - pool_lo; pool_next++)
-		if (!lease_by_ip(pool_lo + pool_next))
-			return pool_lo + pool_next;
-	return 0;
+	return sl_pool_take(p);
 }
 
 /* The lease time a client is given: the configured one, cut to what is left of its
@@ -563,26 +568,32 @@ static void radius_done(uint64_t ctx, const struct sl_radius_reply *r)
 		return;
 	l->rad_token = 0;
 	uint8_t plen = 0;
-	uint32_t gw = gateway(l->access, &plen), mask = plen ? ~0u << (32 - plen) : 0, ip = 0;
-	bool ok = r && r->accept && gw && l->req;
+	uint32_t gw = 0, ip = 0;
+	bool ok = r && r->accept && l->req;
 	if (ok && r->filter_id[0] && sl_acl_find(r->filter_id) < 0) {
 		RTE_LOG(WARNING, USER1, "ipoe%u: Filter-Id '%s' names no ACL: refused\n", l->slot,
 			r->filter_id);
 		ok = false;
 	}
-	if (ok && r->framed_ip) {
-		ip = ((r->framed_ip ^ gw) & mask) == 0 && r->framed_ip != gw &&
-		     !lease_by_ip(r->framed_ip) ? r->framed_ip : 0;
+	if (ok && r->framed_ip) { /* on the access interface's subnets, and no one else's */
+		ip = gateway(l->access, r->framed_ip, &plen) && !lease_by_ip(r->framed_ip) &&
+		     sl_pool_claim(&pools, r->framed_ip) ? r->framed_ip : 0;
 		if (!ip)
 			RTE_LOG(WARNING, USER1, "ipoe%u: Framed-IP-Address taken or not on %s's "
-				"subnet: refused\n", l->slot, sl_ifaces[l->access].name);
-	} else if (ok) {
-		ip = pool_free_ip(0);
+				"subnets: refused\n", l->slot, sl_ifaces[l->access].name);
+	} else if (ok) { /* Framed-Pool's, or the default pool's */
+		struct sl_pool *p = sl_pool_find(&pools, r->framed_pool);
+		if (!p)
+			RTE_LOG(WARNING, USER1, "ipoe%u: no address pool '%s': refused\n", l->slot,
+				r->framed_pool);
+		ip = pool_pick(p, 0);
 	}
 	uint64_t ki = ip;
-	ok = ok && ip && rte_hash_add_key_data(lease_ip, &ki, (void *)(uintptr_t)l->slot) == 0;
-	if (ok)
-		l->ip = ip;
+	if (ok && ip && rte_hash_add_key_data(lease_ip, &ki, (void *)(uintptr_t)l->slot) == 0)
+		l->ip = ip; /* lease_free gives it back */
+	else if (ip)
+		sl_pool_give(&pools, ip);
+	ok = ok && l->ip && (gw = gateway(l->access, l->ip, &plen)) != 0;
 	if (ok && r->qos_profile[0]) {
 		char who[16];
 		snprintf(who, sizeof(who), "ipoe%u", l->slot);
@@ -646,15 +657,15 @@ static void dhcp_input(struct rte_mbuf *m)
 		count(IM_BAD);
 		return;
 	}
+	struct rte_ether_addr mac;
+	memcpy(&mac, b + 28, 6);
+	struct lease *l = lease_of(access, &mac);
 	uint8_t plen = 0;
-	uint32_t gw = gateway(access, &plen);
+	uint32_t gw = gateway(access, l ? l->ip : 0, &plen); /* the lease's router, or the pool's */
 	if (!gw) {
 		count(IM_NO_GW);
 		return;
 	}
-	struct rte_ether_addr mac;
-	memcpy(&mac, b + 28, 6);
-	struct lease *l = lease_of(access, &mac);
 	uint64_t now = rte_rdtsc(), hz = rte_get_tsc_hz();
 	uint32_t ciaddr = (uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 | (uint32_t)b[14] << 8 | b[15];
 	if (relay_server) { /* the server decides; its ACK makes the session (relay_down) */
@@ -675,8 +686,9 @@ static void dhcp_input(struct rte_mbuf *m)
 			return;
 		}
 		if (!l) {
-			uint32_t ip = pool_free_ip(in.req_ip);
+			uint32_t ip = pool_pick(sl_pool_find(&pools, ""), in.req_ip);
 			if (!ip || !(l = lease_new(access, &mac, ip))) {
+				sl_pool_give(&pools, ip);
 				count(IM_POOL);
 				return;
 			}
@@ -703,7 +715,7 @@ static void dhcp_input(struct rte_mbuf *m)
 			return;
 		}
 		if (!l || l->ip != want) {
-			if (in.server || ciaddr || (want >= pool_lo && want <= pool_hi))
+			if (in.server || ciaddr || sl_pool_of(&pools, want))
 				reply(access, b, NAK, 0, gw, plen, 0);
 			return;
 		}
@@ -780,7 +792,7 @@ static void relay_down(struct rte_mbuf *m)
 	const struct sl_iface *f = sl_iface_by_name(circ);
 	uint8_t plen;
 	uint32_t giaddr = (uint32_t)b[24] << 24 | (uint32_t)b[25] << 16 | (uint32_t)b[26] << 8 | b[27];
-	if (!f || !mac_ok || !feat_on[f->port] || gateway(f->port, &plen) != giaddr) {
+	if (!f || !mac_ok || !feat_on[f->port] || gateway(f->port, 0, &plen) != giaddr) {
 		rst.dropped++;
 		return;
 	}
@@ -807,9 +819,12 @@ static void relay_down(struct rte_mbuf *m)
 			rst.dropped++;
 			return;
 		}
-		if (!l && !(l = lease_new(access, &mac, yiaddr))) {
-			count(IM_POOL);
-			return;
+		if (!l) {
+			if (!(l = lease_new(access, &mac, yiaddr))) {
+				count(IM_POOL);
+				return;
+			}
+			sl_pool_claim(&pools, yiaddr); /* as every lease's: lease_free gives it back */
 		}
 		if (!l->bound) {
 			if (session_up(l)) {
@@ -905,24 +920,12 @@ SL_CLI_COMMAND(ipoe_access, .path = "set ipoe access", .usage = "IFACE [disable]
 
 static int cmd_pool(struct sl_out *o, int argc, char **argv)
 {
-	uint32_t lo, hi;
-	if (argc != 2)
-		return sl_out_error(o, "usage: set ipoe pool FIRST LAST");
-	if (sl_arg_ip4(o, argv[0], &lo) || sl_arg_ip4(o, argv[1], &hi))
-		return -1;
-	if (hi < lo || hi - lo >= LEASES || lo == 0)
-		return sl_out_error(o, "the pool is FIRST to LAST, at most 65,536 addresses");
-	if (nleases)
-		return sl_out_error(o, "%u leases hold addresses of the pool (clear ipoe lease)",
-				    nleases);
-	pool_lo = lo;
-	pool_hi = hi;
-	pool_next = 0;
-	return 0;
+	return sl_pool_cmd(o, &pools, "ipoe", argc, argv);
 }
-SL_CLI_COMMAND(ipoe_pool, .path = "set ipoe pool", .usage = "FIRST LAST",
+SL_CLI_COMMAND(ipoe_pool, .path = "set ipoe pool", .usage = "FIRST LAST [name NAME]",
 	       .help = "the addresses DHCP leases to IPoE clients (on the access interface's "
-		       "subnet)",
+		       "subnet); with a name, a pool that RADIUS's Framed-Pool names (up to 16, not "
+		       "overlapping; one is redefined only while none of its addresses is leased)",
 	       .fn = cmd_pool)
 
 static int cmd_lease(struct sl_out *o, int argc, char **argv)
@@ -1132,7 +1135,7 @@ static void ipoe_fini(void)
 	rte_hash_free(lease_ip);
 	by_mac = lease_mac = lease_ip = NULL;
 	nleases = nbound = nfree = 0;
-	pool_lo = pool_hi = pool_next = 0;
+	sl_pools_clear(&pools);
 	lease_s = 3600;
 	relay_server = 0;
 	auth_radius = false;

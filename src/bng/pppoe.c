@@ -23,6 +23,7 @@
 #include "pppoe.h"
 #include "pppoe_wire.h"
 #include "../cli/cli.h"
+#include "pool.h"
 #include "radius.h"
 #include "ipoe.h"
 #include "../acl/acl.h"
@@ -105,9 +106,8 @@ static struct user users[USERS];
 static char ac_name[64] = "sluice", service[64];
 static uint16_t auth_default = SL_PPP_PAP;
 static uint32_t interim_s;     /* accounting Interim-Update every this many seconds; 0: none */
-static uint32_t ac_ip, dns[2], pool_lo, pool_hi;
-static uint8_t *pool_used; /* one byte per address of the pool */
-static uint32_t pool_next;  /* no free address below this offset */
+static uint32_t ac_ip, dns[2];
+static struct sl_pools pools; /* the default and those RADIUS's Framed-Pool names */
 /* per access interface, the QoS pipes (of subport 0) its sessions hold, a byte each */
 static uint8_t *pipe_used[SL_IF_MAX];
 static uint32_t pipe_n[SL_IF_MAX];
@@ -206,27 +206,6 @@ static void dp_publish(struct sess *s)
 		sl_rcu_retire(sl_rcu_free, old, 0);
 }
 
-/* The lowest free address, looked for from the lowest that may be free (n addresses in n
- * steps, not n squared). */
-static uint32_t pool_take(void)
-{
-	for (uint32_t off = pool_next; pool_used && off <= pool_hi - pool_lo; off++)
-		if (!pool_used[off]) {
-			pool_used[off] = 1;
-			pool_next = off + 1;
-			return pool_lo + off;
-		}
-	return 0;
-}
-
-static void pool_give(uint32_t a)
-{
-	if (pool_used && a >= pool_lo && a <= pool_hi) {
-		pool_used[a - pool_lo] = 0;
-		pool_next = RTE_MIN(pool_next, a - pool_lo);
-	}
-}
-
 /* An Accounting-Request for s (RFC 2866): the session's counters as its interface has them
  * (input: what the client sent). */
 static void acct_send(struct sess *s, uint8_t status)
@@ -270,7 +249,7 @@ static void sess_end(struct sess *s, bool padt)
 	if (sl_iface_delete(&sl_ifaces[s->ifx], why, sizeof(why)))
 		RTE_LOG(WARNING, USER1, "pppoe%u: interface not deleted: %s\n", s->sid, why);
 	free(d); /* sl_iface_delete waited for a grace period */
-	pool_give(s->ip);
+	sl_pool_give(&pools, s->ip);
 	sessions[s->sid] = NULL;
 	nsess--;
 	free(s);
@@ -507,7 +486,7 @@ static void disc_input(struct rte_mbuf *m)
 			count(PM_BAD_COOKIE);
 			return;
 		}
-		struct sess *s = ac_ip && pool_used ? sess_new(access, &mac, 0) : NULL;
+		struct sess *s = ac_ip && sl_pools_any(&pools) ? sess_new(access, &mac, 0) : NULL;
 		uint16_t n = reply_tags(buf, &t, access, &mac, false);
 		if (!s) {
 			static const char err[] = "no session available";
@@ -795,21 +774,21 @@ static bool ip_taken(const struct sess *me, uint32_t a)
 	return false;
 }
 
-/* Authenticated (or not) as name: an address (fixed, from RADIUS, or else from the pool),
- * then IPCP; or the session ends. */
+/* Authenticated (or not) as name: an address (fixed, from RADIUS; else from the pool that
+ * RADIUS named, or the default one), then IPCP; or the session ends. */
 static void auth_done(struct sess *s, bool ok, const char *name, uint16_t proto, uint8_t id,
-		      uint32_t fixed, const char *qos)
+		      uint32_t fixed, const char *qos, const char *pool)
 {
 	if (ok && !s->authed && qos && qos[0] && qos_assign(s, qos))
 		ok = false; /* a profile it cannot have: refused */
 	if (ok && !s->authed) {
-		if (fixed && (ip_taken(s, fixed) ||
-			      (pool_used && fixed >= pool_lo && fixed <= pool_hi &&
-			       pool_used[fixed - pool_lo])))
+		struct sl_pool *p = sl_pool_find(&pools, pool);
+		if (!fixed && !p)
+			RTE_LOG(WARNING, USER1, "pppoe%u: no address pool '%s': refused\n", s->sid,
+				pool ? pool : "");
+		if (fixed && (ip_taken(s, fixed) || !sl_pool_claim(&pools, fixed)))
 			fixed = 0, ok = false; /* another session has it */
-		else if (fixed && pool_used && fixed >= pool_lo && fixed <= pool_hi)
-			pool_used[fixed - pool_lo] = 1;
-		s->ip = ok ? (fixed ? fixed : pool_take()) : 0;
+		s->ip = ok ? (fixed ? fixed : sl_pool_take(p)) : 0;
 		ok = s->ip != 0;
 	}
 	bool chap = proto == SL_PPP_CHAP;
@@ -865,7 +844,7 @@ static void radius_done(uint64_t ctx, const struct sl_radius_reply *r)
 		s->idle_timeout = r->idle_timeout;
 	}
 	auth_done(s, ok, s->user, s->auth, s->auth_msg_id, ok ? r->framed_ip : 0,
-		  ok ? r->qos_profile : NULL);
+		  ok ? r->qos_profile : NULL, ok ? r->framed_pool : NULL);
 }
 
 static void radius_ask(struct sess *s, const struct sl_radius_auth_req *q, uint8_t id,
@@ -877,7 +856,7 @@ static void radius_ask(struct sess *s, const struct sl_radius_auth_req *q, uint8
 	s->rad_token = ++tokens ? tokens : ++tokens;
 	if (sl_radius_auth(q, radius_done, (uint64_t)s->sid << 32 | s->rad_token)) {
 		s->rad_token = 0;
-		auth_done(s, false, name, s->auth, id, 0, NULL);
+		auth_done(s, false, name, s->auth, id, 0, NULL, NULL);
 	}
 }
 
@@ -887,7 +866,7 @@ static void chap_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *
 	if (code != 2 || s->auth != SL_PPP_CHAP || !s->chap_id || id != s->chap_id)
 		return;
 	if (s->authed) { /* a response repeated after our Success was lost: answer again */
-		auth_done(s, true, s->user, SL_PPP_CHAP, id, 0, NULL);
+		auth_done(s, true, s->user, SL_PPP_CHAP, id, 0, NULL, NULL);
 		return;
 	}
 	if (s->rad_token) /* the server has it already */
@@ -921,7 +900,7 @@ static void chap_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *
 		ok = EVP_Digest(in, 1 + pl + 16, want, &wl, EVP_md5(), NULL) == 1 && wl == 16 &&
 		     !memcmp(want, d + 1, 16);
 	}
-	auth_done(s, ok, name, SL_PPP_CHAP, id, 0, u ? u->qos : NULL);
+	auth_done(s, ok, name, SL_PPP_CHAP, id, 0, u ? u->qos : NULL, NULL);
 }
 
 static void pap_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d, uint16_t len)
@@ -941,7 +920,7 @@ static void pap_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d
 	if (sl_radius_enabled()) {
 		if (s->rad_token || s->authed) {
 			if (s->authed) /* our Ack was lost: again */
-				auth_done(s, true, s->user, SL_PPP_PAP, id, 0, NULL);
+				auth_done(s, true, s->user, SL_PPP_PAP, id, 0, NULL, NULL);
 			return;
 		}
 		struct sl_radius_auth_req q = {.user = name, .password = pass, .mac = &s->mac,
@@ -951,7 +930,8 @@ static void pap_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d
 		return;
 	}
 	const struct user *u = user_find(name);
-	auth_done(s, u && !strcmp(u->pass, pass), name, SL_PPP_PAP, id, 0, u ? u->qos : NULL);
+	auth_done(s, u && !strcmp(u->pass, pass), name, SL_PPP_PAP, id, 0, u ? u->qos : NULL,
+		  NULL);
 }
 
 static void ipcp_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d, uint16_t len)
@@ -1207,8 +1187,8 @@ static int cmd_create(struct sl_out *o, int argc, char **argv)
 	if (access < 0 || !sl_pppoe_access[access])
 		return sl_out_error(o, "no PPPoE access interface (set pppoe access IFACE, or access "
 				    "IFACE here)");
-	bool pooled = pool_used && ip >= pool_lo && ip <= pool_hi;
-	if (ip_taken(NULL, ip) || (pooled && pool_used[ip - pool_lo]))
+	struct sl_pool *pl = sl_pool_of(&pools, ip);
+	if (ip_taken(NULL, ip) || (pl && pl->used[ip - pl->lo]))
 		return sl_out_error(o, "another session has that client-ip");
 	if (!(s = sess_new((uint16_t)access, (const struct rte_ether_addr *)mac, (uint16_t)sid)))
 		return sl_out_error(o, "cannot create the session (interfaces full?)");
@@ -1219,8 +1199,7 @@ static int cmd_create(struct sl_out *o, int argc, char **argv)
 		return sl_out_error(o, "QoS profile %s cannot be given (show the log; does the access "
 				    "interface have QoS?)", qos);
 	}
-	if (pooled)
-		pool_used[ip - pool_lo] = 1; /* given back when it ends, as a pool address */
+	sl_pool_claim(&pools, ip); /* given back when it ends, as a pool address */
 	ip_up(s);
 	if (!s->up) {
 		sess_end(s, false);
@@ -1304,28 +1283,13 @@ SL_CLI_COMMAND(pppoe_address, .path = "set pppoe address", .usage = "A",
 
 static int cmd_pool(struct sl_out *o, int argc, char **argv)
 {
-	uint32_t lo, hi;
-	if (argc != 2)
-		return sl_out_error(o, "usage: set pppoe pool FIRST LAST");
-	if (sl_arg_ip4(o, argv[0], &lo) || sl_arg_ip4(o, argv[1], &hi))
-		return -1;
-	if (hi < lo || hi - lo >= 65536 || lo == 0)
-		return sl_out_error(o, "the pool is FIRST to LAST, at most 65,536 addresses");
-	if (nsess)
-		return sl_out_error(o, "%u sessions hold addresses of the pool (clear pppoe session)",
-				    nsess);
-	uint8_t *u = calloc(hi - lo + 1, 1);
-	if (!u)
-		return sl_out_error(o, "out of memory");
-	free(pool_used);
-	pool_used = u;
-	pool_lo = lo;
-	pool_hi = hi;
-	pool_next = 0;
-	return 0;
+	return sl_pool_cmd(o, &pools, "pppoe", argc, argv);
 }
-SL_CLI_COMMAND(pppoe_pool, .path = "set pppoe pool", .usage = "FIRST LAST",
-	       .help = "the clients' IPv4 addresses (IPCP), at most 65,536", .fn = cmd_pool)
+SL_CLI_COMMAND(pppoe_pool, .path = "set pppoe pool", .usage = "FIRST LAST [name NAME]",
+	       .help = "the clients' IPv4 addresses (IPCP), at most 65,536 a pool; with a name, a "
+		       "pool that RADIUS's Framed-Pool names (up to 16 pools, not overlapping; "
+		       "one is redefined only while none of its addresses is in use)",
+	       .fn = cmd_pool)
 
 static int cmd_dns(struct sl_out *o, int argc, char **argv)
 {
@@ -1598,9 +1562,7 @@ static void pppoe_fini(void)
 	memset(sl_pppoe_sid_if, 0, sizeof(sl_pppoe_sid_if));
 	memset(sl_pppoe_access, 0, sizeof(sl_pppoe_access));
 	memset(users, 0, sizeof(users));
-	free(pool_used);
-	pool_used = NULL;
-	pool_next = 0;
+	sl_pools_clear(&pools);
 	for (uint32_t i = 0; i < SL_IF_MAX; i++) {
 		free(pipe_used[i]);
 		pipe_used[i] = NULL;

@@ -116,6 +116,7 @@ def test_ipoe_radius(hosts, sluiced_factory, tmp_path, freeradius):
         "set interface state port0 up", "set interface state port1 up",
         "set interface ip address port0 100.65.0.1/24", "set interface ip address port1 10.10.2.10/24",
         "set ipoe pool 100.65.0.10 100.65.0.20", "set ipoe lease 120",
+        "set ipoe pool 100.65.0.100 100.65.0.110 name biz",
         f"set radius server 127.0.0.1 secret testing123 auth-port {port} acct-port {port + 1}",
         "set acl-plugin acl permit src 100.65.0.77/32 dst 10.10.2.2/32 proto 1, "
         "permit proto 17 sport 68 dport 67, deny tag acl9",
@@ -144,17 +145,27 @@ def test_ipoe_radius(hosts, sluiced_factory, tmp_path, freeradius):
     time.sleep(0.5)
     assert s.js("show ipoe leases")["ipoe-leases"] == []
     assert {q["profile"] for q in s.js("show qos port0 subport 0 pipe 1")["qos-queues"]} == {"basic"}
+    # Framed-Pool: 02:aa:00:00:00:04's address from pool biz
+    ns("c", f"ip link set {TAG}c1 address 02:aa:00:00:00:04")
+    r = ns("c", f"timeout 30 dhclient -v -1 -lf {tmp_path / 'd4.leases'} -pf {pf} {TAG}c1", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "inet 100.65.0.100/24" in ns("c", f"ip -4 -o addr show dev {TAG}c1").stdout
+    r = ns("c", f"timeout 20 dhclient -v -r -lf {tmp_path / 'd4.leases'} -pf {pf} {TAG}c1", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
     # refused: a Filter-Id naming no ACL, and a MAC the server rejects; one DISCOVER cycle each
     for mac in ("02:aa:00:00:00:02", "02:aa:00:00:00:03"):
         ns("c", f"ip link set {TAG}c1 address {mac}")
         r = ns("c", f"timeout 6 dhclient -v -1 -lf {lf} -pf {pf} {TAG}c1", check=False)
         assert r.returncode != 0
         assert "DHCPOFFER" not in r.stdout + r.stderr
+    end = time.time() + 5  # FreeRADIUS delays its Access-Reject (reject_delay, 1 s)
+    while s.js("show ipoe leases")["ipoe-leases"] and time.time() < end:
+        time.sleep(0.2)
     assert s.js("show ipoe leases")["ipoe-leases"] == []
     assert s.errors()[("ipoe (main)", "DHCP client refused by RADIUS (reject, no answer, or an "
                                       "attribute it cannot have)")] >= 2
     rad = s.js("show radius")["radius"][0]
-    assert rad["rejects"] >= 1 and rad["accepts"] >= 2, rad
+    assert rad["rejects"] >= 1 and rad["accepts"] >= 3, rad
     text = radlog()
     assert 'User-Name = "02:aa:00:00:00:01"' in text and "NAS-Port-Type = Ethernet" in text
     assert 'NAS-Port-Id = "port0"' in text and "Framed-Protocol" not in text

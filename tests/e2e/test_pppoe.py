@@ -285,6 +285,15 @@ def test_pppoe_cli(sluiced_factory, tmp_path):
         "clear pppoe session 9": "no PPPoE session 9",
         "clear pppoe session 0": "session must be a number from 1",
     })
+    s.cli("set pppoe pool 10.0.0.1 10.0.0.9")
+    s.cli("set pppoe pool 10.0.1.1 10.0.1.9 name biz")
+    s.check_refused({
+        "set pppoe pool 10.0.0.5 10.0.0.20 name x": "it overlaps pool (default)",
+        "set pppoe pool 10.0.1.9 10.0.1.20": "it overlaps pool biz",
+        "set pppoe pool 10.0.2.1 10.0.2.9 label x": "usage: set pppoe pool FIRST LAST [name NAME]",
+        "set pppoe pool 10.0.2.1 10.0.2.9 name " + "n" * 32: "at most 31 characters",
+    })
+    s.cli("set pppoe pool 10.0.1.1 10.0.1.20 name biz")  # redefined: none in use
     s.cli("set pppoe access port0")
     s.cli("set pppoe user bob password x")
     s.cli("set pppoe user bob del")
@@ -337,6 +346,15 @@ erin Cleartext-Password := "secret"
 
 "02:aa:00:00:00:02" Cleartext-Password := "ipoe-pw"
 \tFilter-Id = "nosuch"
+
+"02:aa:00:00:00:04" Cleartext-Password := "ipoe-pw"
+\tFramed-Pool = "biz"
+
+frank Cleartext-Password := "secret"
+\tFramed-Pool = "biz"
+
+grace Cleartext-Password := "secret"
+\tFramed-Pool = "nosuch"
 """
 
 RADIUS_SITE = """server default {
@@ -461,7 +479,8 @@ def test_pppoe_radius(links, sluiced_factory, freeradius):
               "set acl-plugin acl permit src 100.64.9.9/32 dst 10.10.2.2/32 proto 1, deny tag acl7",
               "set acl-plugin acl permit tag open",
               "qos profile basic rate 100m", "qos profile gold rate 2m", "qos profile silver rate 1m",
-              "set interface qos port0 rate 100m profile basic pipes 16 pipe-from none")
+              "set interface qos port0 rate 100m profile basic pipes 16 pipe-from none",
+              "set pppoe pool 100.64.200.1 100.64.200.10 name biz")
 
     def radclient(kind, attrs):
         r = subprocess.run(["radclient", "-x", "-r", "1", "-t", "3", f"127.0.0.1:{das}", kind, "testing123"],
@@ -518,8 +537,14 @@ def test_pppoe_radius(links, sluiced_factory, freeradius):
         sid5, _ = bring_up(c, user="erin")
         c.take(lambda p: PPPoED in p and p[PPPoED].code == 0xa7 and p[PPPoED].sessionid == sid5,
                timeout=5.0, what="PADT at the Idle-Timeout")
+        # Framed-Pool: frank's address from pool biz; grace's names no pool, refused
+        sid6, _ = bring_up(c, user="frank", addr="100.64.200.1")
+        s.cli("clear subscriber user frank")
+        c.take(lambda p: PPPoED in p and p[PPPoED].code == 0xa7 and p[PPPoED].sessionid == sid6, what="PADT")
+        _, none = bring_up(c, user="grace", expect_fail=True)
+        assert none is None
         rad = s.js("show radius")["radius"][0]
-        assert (rad["accepts"], rad["rejects"], rad["bad-answers"], rad["timeouts"]) == (4, 1, 0, 0), rad
+        assert (rad["accepts"], rad["rejects"], rad["bad-answers"], rad["timeouts"]) == (6, 1, 0, 0), rad
         assert (rad["das-port"], rad["das-acks"], rad["das-naks"], rad["das-bad"]) == (das, 2, 1, 0), rad
     finally:
         c.close()
