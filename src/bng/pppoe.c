@@ -29,6 +29,7 @@
 #include "../acl/acl.h"
 #include "../qos/hqos.h"
 #include "../ip4/ip4.h"
+#include "../ip6/ip6.h"
 #include "../runtime/runtime.h"
 
 #include <errno.h>
@@ -54,6 +55,7 @@ enum { CONF_REQ = 1, CONF_ACK, CONF_NAK, CONF_REJ, TERM_REQ, TERM_ACK, CODE_REJ,
        ECHO_REQ, ECHO_REP, DISCARD_REQ };
 enum { LCP_MRU = 1, LCP_AUTH = 3, LCP_MAGIC = 5 };
 enum { IPCP_ADDR = 3, IPCP_DNS1 = 129, IPCP_DNS2 = 131 };
+enum { IPV6CP_IID = 1 }; /* RFC 5072 4.1: Interface-Identifier */
 
 #define RETRY_S 3      /* a Configure-Request unanswered is sent again (RFC 1661 4.6) */
 #define RETRIES 10     /* Max-Configure */
@@ -71,6 +73,12 @@ struct sess {
 	uint8_t chap_tries;
 	uint64_t chap_sent;
 	bool lcp_ours, lcp_theirs, authed, ipcp_ours, ipcp_theirs, up;
+	/* IPv6CP (RFC 5072), with set pppoe ipv6 prefix: our interface identifier and the
+	 * client's; when both are acked the session's /64 goes through it and it is advertised */
+	bool ip6cp_ours, ip6cp_theirs, ip6cp_off, up6;
+	uint8_t ip6cp_id, ip6cp_tries;
+	uint64_t ip6cp_sent;
+	uint8_t iid[8], peer_iid[8];
 	uint8_t lcp_tries, ipcp_tries, echo_missed;
 	uint64_t lcp_sent, ipcp_sent, echo_sent, created;
 	uint32_t ip; /* host order; 0 until authenticated */
@@ -107,6 +115,7 @@ static char ac_name[64] = "sluice", service[64];
 static uint16_t auth_default = SL_PPP_PAP;
 static uint32_t interim_s;     /* accounting Interim-Update every this many seconds; 0: none */
 static uint32_t ac_ip, dns[2];
+static uint8_t v6_prefix[16], v6_plen; /* set pppoe ipv6 prefix: session N's /64 in it */
 static struct sl_pools pools; /* the default and those RADIUS's Framed-Pool names */
 /* per access interface, the QoS pipes (of subport 0) its sessions hold, a byte each */
 static uint8_t *pipe_used[SL_IF_MAX];
@@ -193,7 +202,7 @@ static void dp_publish(struct sess *s)
 	if (!d)
 		return; /* the old copy stays: the session keeps its previous state */
 	*d = (struct sl_pppoe_dp){.access = s->access, .sid = s->sid, .mac = s->mac, .ip_up = s->up,
-				  .qos_pipe = s->qos_pipe};
+				  .ip6_up = s->up6, .qos_pipe = s->qos_pipe};
 	memcpy(&d->mac48, &s->mac, 6);
 	memcpy(d->hdr, &s->mac, 6);
 	memcpy(d->hdr + 6, &sl_ifaces[s->access].mac, 6);
@@ -204,6 +213,27 @@ static void dp_publish(struct sess *s)
 	__atomic_store_n(&sl_pppoe_by_if[s->ifx], d, __ATOMIC_RELEASE);
 	if (old)
 		sl_rcu_retire(sl_rcu_free, old, 0);
+}
+
+/* Session s's /64: the configured prefix with the session id in bits 48-63. */
+static void v6_session_prefix(const struct sess *s, uint8_t p[16])
+{
+	memcpy(p, v6_prefix, 16);
+	memset(p + 8, 0, 8);
+	sl_put16(p + 6, s->sid);
+}
+
+/* IPv6 of s down (IPv6CP's Terminate-Request, or the session's end): unpublished first. */
+static void ip6_down(struct sess *s)
+{
+	if (!s->up6)
+		return;
+	s->up6 = false;
+	dp_publish(s);
+	uint8_t p[16];
+	v6_session_prefix(s, p);
+	sl_ip6_route_del(sl_ifaces[s->ifx].fib, p, 64);
+	sl_ifaces[s->ifx].ra_max_s = 0;
 }
 
 /* An Accounting-Request for s (RFC 2866): the session's counters as its interface has them
@@ -238,6 +268,7 @@ static void sess_end(struct sess *s, bool padt)
 			sl_iface_inject(m, s->access);
 	}
 	uint16_t fib = sl_ifaces[s->ifx].fib;
+	ip6_down(s);
 	if (s->up)
 		sl_ip4_route_del(fib, s->ip, 32);
 	sl_bng_pipe_give(s->access, s->qos_pipe);
@@ -312,6 +343,25 @@ static void ipcp_request(struct sess *s)
 	s->ipcp_sent = rte_rdtsc();
 	s->ipcp_tries++;
 	ppp_send(s, SL_PPP_IPCP, CONF_REQ, s->ipcp_id, o, sizeof(o));
+}
+
+
+/* A modified EUI-64 interface identifier from a MAC (RFC 4291 appendix A). */
+static void eui64(const struct rte_ether_addr *mac, uint8_t iid[8])
+{
+	const uint8_t *m = mac->addr_bytes;
+	const uint8_t e[8] = {m[0] ^ 2, m[1], m[2], 0xff, 0xfe, m[3], m[4], m[5]};
+	memcpy(iid, e, 8);
+}
+
+static void ipv6cp_request(struct sess *s)
+{
+	uint8_t o[10] = {IPV6CP_IID, 10};
+	memcpy(o + 2, s->iid, 8);
+	s->ip6cp_id++;
+	s->ip6cp_sent = rte_rdtsc();
+	s->ip6cp_tries++;
+	ppp_send(s, SL_PPP_IPV6CP, CONF_REQ, s->ip6cp_id, o, sizeof(o));
 }
 
 /* A session on access for mac: id want (free), or a random free one when want is 0. */
@@ -809,6 +859,10 @@ static void auth_done(struct sess *s, bool ok, const char *name, uint16_t proto,
 		if (name != s->user)
 			snprintf(s->user, sizeof(s->user), "%.63s", name);
 		ipcp_request(s);
+		if (v6_plen) {
+			eui64(&sl_ifaces[s->access].mac, s->iid); /* the session interface's MAC */
+			ipv6cp_request(s);
+		}
 	}
 }
 
@@ -960,6 +1014,84 @@ static void ipcp_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *
 	ip_up(s);
 }
 
+/* The client's Interface-Identifier: acked unless zero or ours (RFC 5072 4.1), then Nak'd
+ * with its MAC's modified EUI-64 (or that with a bit changed, should it be ours). */
+static int ipv6cp_opt(struct sess *s, const uint8_t *o, uint8_t *nak)
+{
+	static const uint8_t zero[8];
+	if (o[0] != IPV6CP_IID || o[1] != 10)
+		return CONF_REJ;
+	if (memcmp(o + 2, zero, 8) && memcmp(o + 2, s->iid, 8)) {
+		memcpy(s->peer_iid, o + 2, 8);
+		return CONF_ACK;
+	}
+	nak[0] = IPV6CP_IID;
+	nak[1] = 10;
+	eui64(&s->mac, nak + 2);
+	if (!memcmp(nak + 2, s->iid, 8))
+		nak[9] ^= 1;
+	return CONF_NAK;
+}
+
+/* Both interface identifiers acked: IPv6 on the session's interface (link-local fe80::our
+ * identifier), its /64 routed through it and advertised to the client (RFC 4861, every 200
+ * to 600 s, the first at once, and in answer to its solicitations) for SLAAC. */
+static void ip6_up(struct sess *s)
+{
+	if (s->up6 || !s->ip6cp_ours || !s->ip6cp_theirs)
+		return;
+	uint8_t ll[16] = {0xfe, 0x80}, p[16], zero[16] = {0};
+	memcpy(ll + 8, s->iid, 8);
+	v6_session_prefix(s, p);
+	struct sl_iface *f = &sl_ifaces[s->ifx];
+	if (sl_ip6_enable(s->ifx, ll) || sl_ip6_route_add_path(f->fib, p, 64, zero, s->ifx, 1)) {
+		RTE_LOG(WARNING, USER1, "pppoe%u: IPv6 not brought up\n", s->sid);
+		return;
+	}
+	memcpy(f->ra_prefix, p, 16);
+	f->ra_prefix_len = 64;
+	sl_ip6_ra_enable(f, 600, 200);
+	s->up6 = true;
+	dp_publish(s);
+}
+
+
+static void ipv6cp_input(struct sess *s, uint8_t code, uint8_t id, const uint8_t *d, uint16_t len)
+{
+	if (!s->authed)
+		return;
+	switch (code) {
+	case CONF_REQ:
+		if (conf_answer(s, SL_PPP_IPV6CP, id, d, len, ipv6cp_opt, NULL, 0) == 1)
+			s->ip6cp_theirs = true;
+		break;
+	case CONF_ACK:
+		if (id == s->ip6cp_id)
+			s->ip6cp_ours = true;
+		break;
+	case CONF_NAK: /* another identifier for us: taken unless zero or the client's */
+		if (id == s->ip6cp_id && len >= 10 && d[0] == IPV6CP_IID && d[1] == 10 &&
+		    memcmp(d + 2, (const uint8_t[8]){0}, 8) && memcmp(d + 2, s->peer_iid, 8)) {
+			memcpy(s->iid, d + 2, 8);
+			ipv6cp_request(s);
+		}
+		break;
+	case CONF_REJ: /* no IPv6 with this client; IPv4 goes on */
+		if (id == s->ip6cp_id)
+			s->ip6cp_off = true;
+		break;
+	case TERM_REQ:
+		ppp_send(s, SL_PPP_IPV6CP, TERM_ACK, id, NULL, 0);
+		ip6_down(s);
+		s->ip6cp_ours = s->ip6cp_theirs = false;
+		s->ip6cp_off = true;
+		return;
+	default:
+		break;
+	}
+	ip6_up(s);
+}
+
 static void ppp_punt(struct rte_mbuf *m)
 {
 	const uint8_t *h = rte_pktmbuf_mtod(m, const uint8_t *);
@@ -985,6 +1117,8 @@ static void ppp_punt(struct rte_mbuf *m)
 		chap_input(s, p[0], p[1], p + 4, plen - 4);
 	else if (proto == SL_PPP_IPCP)
 		ipcp_input(s, p[0], p[1], p + 4, plen - 4);
+	else if (proto == SL_PPP_IPV6CP && v6_plen)
+		ipv6cp_input(s, p[0], p[1], p + 4, plen - 4);
 	else if (s->lcp_ours && s->lcp_theirs) { /* RFC 1661 5.7: Protocol-Reject */
 		uint8_t r[128];
 		uint16_t n = (uint16_t)(len < sizeof(r) ? len : sizeof(r));
@@ -1044,6 +1178,9 @@ static void pppoe_tick(uint64_t now)
 		if (s->authed && !s->ipcp_ours && since(now, s->ipcp_sent) > RETRY_S * hz &&
 		    s->ipcp_tries < RETRIES)
 			ipcp_request(s);
+		if (s->authed && v6_plen && !s->ip6cp_ours && !s->ip6cp_off &&
+		    since(now, s->ip6cp_sent) > RETRY_S * hz && s->ip6cp_tries < RETRIES)
+			ipv6cp_request(s);
 		if (s->up && since(now, s->echo_sent) > ECHO_S * hz) {
 			if (s->echo_missed >= 3) {
 				s->term_cause = 2; /* Lost-Carrier */
@@ -1291,6 +1428,34 @@ SL_CLI_COMMAND(pppoe_pool, .path = "set pppoe pool", .usage = "FIRST LAST [name 
 		       "one is redefined only while none of its addresses is in use)",
 	       .fn = cmd_pool)
 
+static int cmd_ipv6(struct sl_out *o, int argc, char **argv)
+{
+	uint8_t p[16], len;
+	if (argc == 1 && !strcmp(argv[0], "del")) {
+		if (nsess)
+			return sl_out_error(o, "%u sessions exist (clear pppoe session)", nsess);
+		v6_plen = 0;
+		return 0;
+	}
+	if (argc != 2 || strcmp(argv[0], "prefix"))
+		return sl_out_error(o, "usage: set pppoe ipv6 prefix P/LEN | set pppoe ipv6 del");
+	if (sl_arg_prefix6(o, argv[1], p, &len))
+		return -1;
+	if (len == 0 || len > 48)
+		return sl_out_error(o, "the prefix is at most a /48 (each session's /64 is numbered "
+				       "by its session id)");
+	if (nsess)
+		return sl_out_error(o, "%u sessions exist (clear pppoe session)", nsess);
+	sl_ip6_pfx_mask(v6_prefix, p, len);
+	v6_plen = len;
+	return 0;
+}
+SL_CLI_COMMAND(pppoe_ipv6, .path = "set pppoe ipv6", .usage = "prefix P/LEN | del",
+	       .help = "IPv6 for PPPoE sessions: IPv6CP (RFC 5072) negotiates interface "
+		       "identifiers, then session N gets the /64 of P numbered N (P at most a /48), "
+		       "routed through it and advertised to it for SLAAC",
+	       .fn = cmd_ipv6)
+
 static int cmd_dns(struct sl_out *o, int argc, char **argv)
 {
 	uint32_t d[2] = {0, 0};
@@ -1392,10 +1557,11 @@ static int cmd_show(struct sl_out *o, int argc, char **argv)
 	(void)argv;
 	if (argc)
 		return sl_out_error(o, "usage: show pppoe sessions");
-	sl_tbl_begin(o, "pppoe-sessions", 14,
+	sl_tbl_begin(o, "pppoe-sessions", 15,
 		     (const char *[]){"session:u", "interface", "access", "client-mac", "user",
 				      "address", "state", "mru:u", "control-rx:u", "control-tx:u",
-				      "acl", "session-timeout:u", "qos-profile", "qos-pipe:u"});
+				      "acl", "session-timeout:u", "qos-profile", "qos-pipe:u",
+				      "ipv6-prefix"});
 	for (uint32_t sid = 1; nsess && sid < 65535; sid++) {
 		const struct sess *s = sessions[sid];
 		if (!s)
@@ -1412,16 +1578,24 @@ static int cmd_show(struct sl_out *o, int argc, char **argv)
 		snprintf(v[5], 32, "%" PRIu64, s->tx_ctrl);
 		snprintf(v[6], 32, "%u", s->session_timeout);
 		snprintf(v[7], 32, "%u", s->qos_pipe);
+		char p6[52] = "-";
+		if (s->up6) {
+			uint8_t p[16];
+			v6_session_prefix(s, p);
+			sl_fmt_ip6(p6, p);
+			strcat(p6, "/64");
+		}
 		sl_tbl_row(o, v[0], sl_ifaces[s->ifx].name, sl_ifaces[s->access].name, v[1],
 			   s->user[0] ? s->user : "-", v[2], state_of(s), v[3], v[4], v[5],
-			   s->filter[0] ? s->filter : "-", v[6], s->qos[0] ? s->qos : "-", v[7]);
+			   s->filter[0] ? s->filter : "-", v[6], s->qos[0] ? s->qos : "-", v[7], p6);
 	}
 	sl_tbl_end(o);
 	return 0;
 }
 SL_CLI_COMMAND(show_pppoe, .path = "show pppoe sessions", .usage = "",
 	       .help = "PPPoE sessions: id, interface, access interface, client MAC, user, address, "
-		       "state (lcp, auth, ipcp, up), MRU, control packets",
+		       "state (lcp, auth, ipcp, up), MRU, control packets, ACL, Session-Timeout, "
+		       "QoS profile and pipe, IPv6 prefix (once IPv6CP is open)",
 	       .fn = cmd_show)
 
 static int cmd_clear(struct sl_out *o, int argc, char **argv)
@@ -1563,6 +1737,7 @@ static void pppoe_fini(void)
 	memset(sl_pppoe_access, 0, sizeof(sl_pppoe_access));
 	memset(users, 0, sizeof(users));
 	sl_pools_clear(&pools);
+	v6_plen = 0;
 	for (uint32_t i = 0; i < SL_IF_MAX; i++) {
 		free(pipe_used[i]);
 		pipe_used[i] = NULL;

@@ -27,6 +27,7 @@ struct sl_pppoe_dp {
 	uint16_t sid;
 	struct rte_ether_addr mac;
 	bool ip_up;
+	bool ip6_up;        /* IPv6CP open: IPv6 flows */
 	uint16_t qos_pipe;  /* its pipe in subport 0 of the access interface's QoS; 0: none */
 	uint64_t mac48;     /* the client's MAC in a word's low 48 bits (as loaded from a frame) */
 	uint8_t hdr[18];    /* what pppoe-output writes first: the client's MAC, the access

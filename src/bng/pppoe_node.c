@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* PPPoE's data path. pppoed-input (ethertype 0x8863): discovery punted to the main lcore on an
  * access interface. pppoe-input (0x8864): the session by its id, checked against the access
- * interface and the client's MAC; IPv4 (PPP 0x0021) stripped of its 8 bytes of PPPoE and PPP
- * and handed to ip4-input as received on the session's interface (or, when the session has
+ * interface and the client's MAC; IPv4 (PPP 0x0021) or IPv6 (0x0057, once IPv6CP is open)
+ * stripped of its 8 bytes of PPPoE and PPP and handed to ip4-input or ip6-input as received
+ * on the session's interface (or, when the session has
  * device-input features, an ACL or a policer, made an Ethernet frame again and given to
  * them, as a sub-interface's frames are); PPP's control protocols punted. pppoe-output, the session type's output node: what ip4-rewrite sent (an Ethernet
  * header it wrote from the session's point-to-point adjacency) gets the client's Ethernet
@@ -17,14 +18,13 @@
 	X(PI_ERR_SHORT, "PPPoE frame truncated (length beyond the frame)")  \
 	X(PI_ERR_VER, "PPPoE version/type not 1/1 or code not 0")          \
 	X(PI_ERR_SESSION, "no such PPPoE session (id, interface, client MAC)") \
-	X(PI_ERR_DOWN, "PPP protocol not up on the session (IPCP)")         \
-	X(PI_ERR_PROTO, "PPP protocol not supported (IPv6CP not built)")   \
+	X(PI_ERR_DOWN, "PPP protocol not up on the session (IPCP or IPv6CP)") \
 	X(PI_ERR_RATE, "control packets over the rate (set pppoe control-rate)")
 enum { PI_ERRORS(SL_ERR_ENUM) PI_NB_ERR };
 static const char *const pi_reasons[] = {PI_ERRORS(SL_ERR_STR)};
 static uint16_t pi_err, pd_err;
 
-enum { PI_NEXT_DROP, PI_NEXT_IP4, PI_NEXT_PUNT, PI_NB_NEXT };
+enum { PI_NEXT_DROP, PI_NEXT_IP4, PI_NEXT_PUNT, PI_NEXT_IP6, PI_NB_NEXT };
 static uint16_t pi_arc[SL_ARC_MAX_FEATS]; /* the device-input features */
 
 uint32_t sl_pppoe_ctl_rate = 1000;
@@ -43,6 +43,40 @@ struct pi_cache {
 	uint16_t sid, ifx;
 	const struct sl_pppoe_dp *s;
 };
+
+/* IPv4, or IPv6 when v6 (a constant at each call, so each path is its own), of session s
+ * (interface ifx, len bytes of PPPoE payload): stripped of PPPoE and PPP for ip4-input or
+ * ip6-input as received on ifx; or, when ifx has device-input features, the MACs moved 8
+ * bytes on and the protocol's ethertype written over PPP's: an Ethernet frame for the first
+ * feature, whose arc ends in the session's mode. Dropped while its NCP is not open. */
+static __rte_always_inline uint16_t pi_ip(struct sl_worker *w, struct rte_mbuf *m,
+					  const struct sl_pppoe_dp *s, uint16_t ifx, uint16_t len,
+					  bool v6)
+{
+	if (unlikely(!(v6 ? s->ip6_up : s->ip_up) || !sl_ifaces[ifx].up)) {
+		sl_set_error(m, pi_err + PI_ERR_DOWN);
+		return PI_NEXT_DROP;
+	}
+	if (unlikely(m->pkt_len != (uint32_t)SL_PPPOE_HDR + len)) /* padding after PPPoE's length */
+		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - SL_PPPOE_HDR - len));
+	m->port = ifx;
+	w->ifc[ifx].rx_pkts++;
+	w->ifc[ifx].rx_bytes += len - 2u;
+	uint8_t feats = __atomic_load_n(&sl_if_features[ifx][SL_ARC_DEVICE_INPUT], __ATOMIC_RELAXED);
+	if (likely(!feats)) { /* the 8 bytes of PPPoE and PPP off (all in this segment) */
+		m->data_off += SL_PPPOE_HDR + 2;
+		m->data_len -= SL_PPPOE_HDR + 2;
+		m->pkt_len -= SL_PPPOE_HDR + 2;
+		return v6 ? PI_NEXT_IP6 : PI_NEXT_IP4;
+	}
+	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+	uint16_t et = v6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4;
+	memmove(d + 8 - RTE_ETHER_HDR_LEN, d - RTE_ETHER_HDR_LEN, 2 * RTE_ETHER_ADDR_LEN);
+	d[6] = (uint8_t)(et >> 8);
+	d[7] = (uint8_t)et;
+	rte_pktmbuf_prepend(m, RTE_ETHER_HDR_LEN - 8); /* data_off >= 14: checked */
+	return pi_arc[__builtin_ctz(feats)];
+}
 
 static inline uint16_t pi_one(struct sl_worker *w, struct rte_mbuf *m, struct pi_cache *c)
 {
@@ -80,37 +114,10 @@ static inline uint16_t pi_one(struct sl_worker *w, struct rte_mbuf *m, struct pi
 		goto drop;
 	}
 	uint16_t proto = (uint16_t)(h[6] << 8 | h[7]);
-	if (likely(proto == SL_PPP_IP4)) {
-		if (unlikely(!s->ip_up || !sl_ifaces[ifx].up)) {
-			e = PI_ERR_DOWN;
-			goto drop;
-		}
-		if (unlikely(m->pkt_len != (uint32_t)SL_PPPOE_HDR + len)) /* padding after PPPoE's length */
-			rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - SL_PPPOE_HDR - len));
-		m->port = ifx;
-		w->ifc[ifx].rx_pkts++;
-		w->ifc[ifx].rx_bytes += len - 2u;
-		uint8_t feats = __atomic_load_n(&sl_if_features[ifx][SL_ARC_DEVICE_INPUT],
-						__ATOMIC_RELAXED);
-		if (likely(!feats)) { /* the 8 bytes of PPPoE and PPP off (all in this segment) */
-			m->data_off += SL_PPPOE_HDR + 2;
-			m->data_len -= SL_PPPOE_HDR + 2;
-			m->pkt_len -= SL_PPPOE_HDR + 2;
-			return PI_NEXT_IP4;
-		}
-		/* the MACs 8 bytes on, IPv4's ethertype over PPP's protocol: an Ethernet frame
-		 * to the session's MAC for its features, then ethernet-input (its mode) */
-		uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
-		memmove(d + 8 - RTE_ETHER_HDR_LEN, d - RTE_ETHER_HDR_LEN, 2 * RTE_ETHER_ADDR_LEN);
-		d[6] = RTE_ETHER_TYPE_IPV4 >> 8;
-		d[7] = RTE_ETHER_TYPE_IPV4 & 0xff;
-		rte_pktmbuf_prepend(m, RTE_ETHER_HDR_LEN - 8); /* data_off >= 14: checked */
-		return pi_arc[__builtin_ctz(feats)];
-	}
-	if (proto == SL_PPP_IP6) {
-		e = PI_ERR_PROTO;
-		goto drop;
-	}
+	if (likely(proto == SL_PPP_IP4))
+		return pi_ip(w, m, s, ifx, len, false);
+	if (proto == SL_PPP_IP6)
+		return pi_ip(w, m, s, ifx, len, true);
 	/* LCP, authentication, NCPs and anything else (answered with a protocol reject), each
 	 * class within its rate */
 	unsigned cl = proto == SL_PPP_LCP				? SL_PPPOE_CL_LCP
@@ -145,7 +152,7 @@ static struct rte_node_register pi_node = {
 	.init = sl_node_init,
 	.nb_edges = PI_NB_NEXT,
 	.next_nodes = {[PI_NEXT_DROP] = "error-drop", [PI_NEXT_IP4] = "ip4-input",
-		       [PI_NEXT_PUNT] = "punt"},
+		       [PI_NEXT_PUNT] = "punt", [PI_NEXT_IP6] = "ip6-input"},
 };
 SL_NODE_REGISTER(pi_node)
 
@@ -172,7 +179,7 @@ static struct rte_node_register pd_node = {
 	.name = "pppoed-input",
 	.process = pppoe_disc_process,
 	.init = sl_node_init,
-	.nb_edges = PI_NB_NEXT,
+	.nb_edges = PI_NEXT_IP6, /* pppoe-input's first three */
 	.next_nodes = {[PI_NEXT_DROP] = "error-drop", [PI_NEXT_IP4] = "ip4-input",
 		       [PI_NEXT_PUNT] = "punt"},
 };
@@ -181,8 +188,8 @@ SL_NODE_REGISTER(pd_node)
 /* ---- pppoe-output ---- */
 
 #define PO_ERRORS(X)                                                   \
-	X(PO_ERR_DOWN, "session down")                                 \
-	X(PO_ERR_NOT_IP, "not IPv4 (IPv6CP not built)")                \
+	X(PO_ERR_DOWN, "session down, or not up for the protocol (IPCP, IPv6CP)") \
+	X(PO_ERR_NOT_IP, "neither IPv4 nor IPv6")                      \
 	X(PO_ERR_HEADROOM, "no headroom for PPPoE and PPP")
 enum { PO_ERRORS(SL_ERR_ENUM) PO_NB_ERR };
 static const char *const po_reasons[] = {PO_ERRORS(SL_ERR_STR)};
@@ -203,7 +210,7 @@ static inline uint16_t po_one(struct sl_worker *w, struct rte_mbuf *m, struct po
 	if (unlikely(ifx != c->ifx)) {
 		c->ifx = ifx;
 		c->s = __atomic_load_n(&sl_pppoe_by_if[ifx], __ATOMIC_ACQUIRE);
-		if (c->s && !(c->s->ip_up && sl_ifaces[ifx].up))
+		if (c->s && !sl_ifaces[ifx].up)
 			c->s = NULL;
 		c->next = c->s ? sl_iface_tx_edge(po_tx0, c->s->access) : PO_NEXT_DROP;
 	}
@@ -213,9 +220,10 @@ static inline uint16_t po_one(struct sl_worker *w, struct rte_mbuf *m, struct po
 		goto drop;
 	}
 	uint8_t *fr = rte_pktmbuf_mtod(m, uint8_t *);
-	if (unlikely(m->data_len < RTE_ETHER_HDR_LEN ||
-		     fr[12] != RTE_ETHER_TYPE_IPV4 >> 8 || fr[13] != (RTE_ETHER_TYPE_IPV4 & 0xff))) {
-		e = PO_ERR_NOT_IP;
+	uint16_t et = m->data_len >= RTE_ETHER_HDR_LEN ? (uint16_t)(fr[12] << 8 | fr[13]) : 0;
+	uint16_t proto = likely(et == RTE_ETHER_TYPE_IPV4) ? SL_PPP_IP4 : SL_PPP_IP6;
+	if (unlikely(!(et == RTE_ETHER_TYPE_IPV4 ? s->ip_up : et == RTE_ETHER_TYPE_IPV6 && s->ip6_up))) {
+		e = et == RTE_ETHER_TYPE_IPV4 || et == RTE_ETHER_TYPE_IPV6 ? PO_ERR_DOWN : PO_ERR_NOT_IP;
 		goto drop;
 	}
 	uint16_t ip_len = (uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN);
@@ -227,7 +235,7 @@ static inline uint16_t po_one(struct sl_worker *w, struct rte_mbuf *m, struct po
 		goto drop;
 	}
 	memcpy(h, s->hdr, sizeof(s->hdr));
-	uint32_t tail = rte_cpu_to_be_32((uint32_t)(ip_len + 2) << 16 | SL_PPP_IP4);
+	uint32_t tail = rte_cpu_to_be_32((uint32_t)(ip_len + 2) << 16 | proto);
 	memcpy(h + sizeof(s->hdr), &tail, 4); /* PPPoE's length, PPP's protocol */
 	if (s->qos_pipe) { /* the subscriber's pipe for qos-output on the access interface */
 		sl_meta2(m)->qos_subport = 0;

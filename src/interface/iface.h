@@ -133,6 +133,9 @@ struct sl_iface {
 	uint8_t ra_initial;           /* initial advertisements still to send (6.2.4) */
 	uint64_t ra_next, ra_last;    /* TSC of the next advertisement, and of the last */
 	uint64_t ra_sent, rs_rx;      /* advertisements sent, solicitations answered */
+	uint8_t ra_prefix[16];        /* a prefix advertised besides the addresses' (a PPPoE
+				       * session's /64, routed through it) */
+	uint8_t ra_prefix_len;        /* 0: none */
 };
 
 extern struct sl_iface sl_ifaces[SL_IF_MAX];

@@ -276,6 +276,10 @@ int sl_ip6_table_busy(uint16_t port, char *why, size_t len);
 int sl_ip6_table_move(uint16_t port, uint16_t fib);
 /* Frees the packets held for resolution (fuzzers, exit). */
 void sl_ip6_held_flush(void);
+/* Router advertisements on f every min to max seconds (RFC 4861 6.2.1: 4-1800, and 3 to
+ * 0.75 max), the first at once (ip6 nd IFACE ra-interval; PPPoE sessions with IPv6CP). */
+struct sl_iface;
+void sl_ip6_ra_enable(struct sl_iface *f, uint16_t max, uint16_t min);
 
 struct sl_trace_rec;
 void sl_ip6_trace_fmt(char *buf, size_t len, const struct sl_trace_rec *r);

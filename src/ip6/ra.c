@@ -80,10 +80,16 @@ static void ra_send(struct sl_iface *f)
 			plen[np++] = f->plens6[i];
 		}
 	}
+	if (f->ra_prefix_len && np < SL_IF_MAX_ADDRS) {
+		memcpy(pfx[np], f->ra_prefix, 16);
+		plen[np++] = f->ra_prefix_len;
+	}
 	static const uint8_t all_nodes[16] = {0xff, 2, [15] = 1};
 	uint8_t *ic;
+	/* a point-to-point link (PPP) has no link-layer address to give */
+	uint16_t sll = f->p2p ? 0 : 8;
 	struct rte_mbuf *m = sl_ip6_nd_frame(f->port, NULL, f->ip6_ll, all_nodes,
-					     (uint16_t)(16 + 8 + 8 + 32 * np), &ic);
+					     (uint16_t)(16 + sll + 8 + 32 * np), &ic);
 	if (!m) {
 		ra_count(RA_NOBUF);
 		return;
@@ -93,10 +99,12 @@ static void ra_send(struct sl_iface *f)
 	ic[4] = 64; /* cur hop limit */
 	uint16_t life = rte_cpu_to_be_16(f->ra_lifetime_s);
 	memcpy(ic + 6, &life, 2); /* reachable time and retrans timer 0: unspecified */
-	o[0] = 1;                 /* source link-layer address */
-	o[1] = 1;
-	memcpy(o + 2, &f->mac, 6);
-	o += 8;
+	if (sll) {
+		o[0] = 1; /* source link-layer address */
+		o[1] = 1;
+		memcpy(o + 2, &f->mac, 6);
+		o += 8;
+	}
 	o[0] = 5; /* MTU */
 	o[1] = 1;
 	put32(o + 4, f->mtu);
@@ -197,16 +205,21 @@ static int cmd_nd(struct sl_out *o, int argc, char **argv)
 	min = max >= 9 ? max / 3 : max;
 	if (argc == 4 && sl_arg_u32(o, "ra-interval minimum", argv[3], 3, max * 3 / 4, &min))
 		return -1;
+	sl_ip6_ra_enable(f, (uint16_t)max, (uint16_t)min);
+	return 0;
+}
+
+void sl_ip6_ra_enable(struct sl_iface *f, uint16_t max, uint16_t min)
+{
 	bool was_on = f->ra_max_s != 0;
-	f->ra_min_s = (uint16_t)min;
+	f->ra_min_s = min;
 	if (!was_on) { /* 6.2.4: the first at once, then faster ones */
 		f->ra_initial = MAX_INITIAL_RTR_ADVERTISEMENTS;
 		f->ra_next = 0;
 	}
 	if (!f->ra_life_conf)
-		f->ra_lifetime_s = (uint16_t)RTE_MIN(3 * max, 9000u);
-	__atomic_store_n(&f->ra_max_s, (uint16_t)max, __ATOMIC_RELAXED);
-	return 0;
+		f->ra_lifetime_s = (uint16_t)RTE_MIN(3u * max, 9000u);
+	__atomic_store_n(&f->ra_max_s, max, __ATOMIC_RELAXED);
 }
 SL_CLI_COMMAND(nd6, .path = "ip6 nd", .usage = "IFACE ra-interval MAX [MIN] | ra-lifetime SECS | "
 						"ra-suppress",

@@ -268,6 +268,90 @@ def test_pppoe_session_to_a_real_host(links, sluiced_factory):
     assert s.stop() == 0
 
 
+def eui64(mac):
+    """A MAC's modified EUI-64 interface identifier (RFC 4291 appendix A), 8 bytes."""
+    m = bytes.fromhex(mac.replace(":", ""))
+    return bytes([m[0] ^ 2]) + m[1:3] + b"\xff\xfe" + m[3:]
+
+
+def ncp(p):
+    """A PPP control packet's bytes, without the frame's padding."""
+    d = raw(p[PPP].payload)
+    return d[:d[2] << 8 | d[3]]
+
+
+def v6cp(sid, code, ident, opts=b""):
+    return sess(sid, Raw(b"\x80\x57" + bytes([code, ident]) + (4 + len(opts)).to_bytes(2, "big") + opts))
+
+
+def test_pppoe_ipv6cp(links, sluiced_factory):
+    """IPv6 over a PPPoE session (RFC 5072): after authentication sluiced asks IPv6CP for its
+    interface identifier (the access MAC's EUI-64) beside IPCP; the client's zero identifier is
+    Nak'd with its own MAC's EUI-64, then acked; the session's /64 (session id N in
+    2001:db8:100:N::/64) is advertised in a router advertisement from fe80::(our identifier),
+    without a link-layer address, and the client's SLAAC address pings a host in a namespace
+    past sluiced (hop limit 63 back). IPv6CP's Terminate-Request takes IPv6 down (dropped by
+    name after) and leaves IPv4 up."""
+    from scapy.layers.inet6 import ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6ND_RA, ICMPv6NDOptPrefixInfo, IPv6
+    nb = f"ip netns exec {TAG}b"
+    sh(f"{nb} ip -6 addr add 2001:db8:2::2/64 dev {TAG}b1 nodad")
+    sh(f"{nb} ip -6 route add default via 2001:db8:2::10")
+    s = start(sluiced_factory, "set pppoe user alice password secret",
+              "set pppoe ipv6 prefix 2001:db8:100::/48", "set interface ip address port1 2001:db8:2::10/64")
+    c = Client(f"{TAG}a1", CMAC)
+    try:
+        sid, addr = bring_up(c)
+        req = c.take(is_ppp(0x8057, 1), what="IPv6CP Configure-Request")
+        d = ncp(req)
+        ours = eui64(AC_MAC)
+        assert d[4:] == b"\x01\x0a" + ours, d.hex()
+        c.send(v6cp(sid, 2, d[1], d[4:]))
+        c.send(v6cp(sid, 1, 1, b"\x01\x0a" + bytes(8)))
+        nak = ncp(c.take(is_ppp(0x8057, 3), what="IPv6CP Configure-Nak"))
+        assert nak[1] == 1 and nak[4:] == b"\x01\x0a" + eui64(CMAC), nak.hex()
+        c.send(v6cp(sid, 1, 2, nak[4:]))
+        ack = ncp(c.take(is_ppp(0x8057, 2), what="IPv6CP Configure-Ack"))
+        assert ack[1] == 2 and ack[4:] == nak[4:]
+        ra = c.take(lambda p: ICMPv6ND_RA in p, what="router advertisement")
+        assert ra[PPPoE].sessionid == sid and ra[PPP].proto == 0x0057
+        ll = "fe80::" + ":".join(ours[i:i + 2].hex() for i in range(0, 8, 2))
+        assert IPv6(src=ll).src == ra[IPv6].src and ra[IPv6].dst == "ff02::1" and ra[IPv6].hlim == 255
+        pi = ra[ICMPv6NDOptPrefixInfo]
+        prefix = f"2001:db8:100:{sid:x}::"
+        assert (pi.prefix, pi.prefixlen, pi.L, pi.A) == (IPv6(src=prefix).src, 64, 1, 1)
+        assert b"\x01\x01" + bytes.fromhex(AC_MAC.replace(":", "")) not in raw(ra[ICMPv6ND_RA].payload)
+        me = IPv6(src=f"2001:db8:100:{sid:x}:" + ":".join(eui64(CMAC)[i:i + 2].hex() for i in range(0, 8, 2))).src
+        ss = s.js("show pppoe sessions")["pppoe-sessions"][0]
+        assert ss["ipv6-prefix"] == f"{prefix}/64", ss
+        for i in range(3):
+            c.send(sess(sid, Raw(b"\x00\x57" + raw(IPv6(src=me, dst="2001:db8:2::2", hlim=64) /
+                                                   ICMPv6EchoRequest(id=6, seq=i)))))
+            rep = c.take(lambda p: ICMPv6EchoReply in p and p[ICMPv6EchoReply].seq == i, what=f"echo reply {i}")
+            assert (rep[Ether].dst, rep[PPPoE].sessionid, rep[PPP].proto) == (CMAC, sid, 0x0057)
+            assert (rep[IPv6].src, rep[IPv6].dst, rep[IPv6].hlim) == ("2001:db8:2::2", me, 63)
+            assert rep[PPPoE].len == 2 + 40 + rep[IPv6].plen
+        # IPv4 beside it still
+        c.send(sess(sid, IP4 / IP(src=addr, dst="10.10.2.2", ttl=64) / ICMP(id=78, seq=1)))
+        c.take(lambda p: PPP in p and p[PPP].proto == 0x0021 and ICMP in p, what="IPv4 echo reply")
+        # IPv6CP closed by the client: acked, IPv6 down, IPv4 still up
+        c.send(v6cp(sid, 5, 9))
+        assert raw(c.take(is_ppp(0x8057, 6), what="IPv6CP Terminate-Ack")[PPP].payload)[1] == 9
+        time.sleep(0.2)
+        c.send(sess(sid, Raw(b"\x00\x57" + raw(IPv6(src=me, dst="2001:db8:2::2") / ICMPv6EchoRequest(id=6, seq=9)))))
+        time.sleep(0.3)
+        assert s.errors()[("pppoe-input", "PPP protocol not up on the session (IPCP or IPv6CP)")] == 1
+        assert s.js("show pppoe sessions")["pppoe-sessions"][0]["ipv6-prefix"] == "-"
+        c.send(sess(sid, IP4 / IP(src=addr, dst="10.10.2.2", ttl=64) / ICMP(id=78, seq=2)))
+        c.take(lambda p: PPP in p and p[PPP].proto == 0x0021 and ICMP in p and p[ICMP].seq == 2,
+               what="IPv4 echo reply after IPv6CP closed")
+        c.send(disc(0xa7, sid))  # PADT: the session and its interface go
+        time.sleep(0.3)
+        assert s.js("show pppoe sessions")["pppoe-sessions"] == []
+    finally:
+        c.close()
+    assert s.stop() == 0
+
+
 def test_pppoe_cli(sluiced_factory, tmp_path):
     from conftest import pcap_ports
     s = sluiced_factory(pcap_ports(tmp_path, [], []), ["create loopback interface"])
@@ -284,6 +368,9 @@ def test_pppoe_cli(sluiced_factory, tmp_path):
         "set pppoe dns": "usage: set pppoe dns",
         "clear pppoe session 9": "no PPPoE session 9",
         "clear pppoe session 0": "session must be a number from 1",
+        "set pppoe ipv6 prefix 2001:db8::/56": "at most a /48",
+        "set pppoe ipv6 prefix 10.0.0.0/8": "10.0.0.0/8",
+        "set pppoe ipv6": "usage: set pppoe ipv6 prefix P/LEN",
     })
     s.cli("set pppoe pool 10.0.0.1 10.0.0.9")
     s.cli("set pppoe pool 10.0.1.1 10.0.1.9 name biz")

@@ -8,7 +8,8 @@
  * bit 7); ACLs on port0's input (deny UDP to port 7, TCP SYN+FIN, ICMPv6 type 1, then
  * permit) and on port1's output; 49.0.0.0/8 has two paths of weights 1 and 3 (each packet's flow
  * hash read from its header); hierarchical QoS on port1's output (pipes by VLAN IDs, TCs by
- * DSCP); no crash and no buffer leak, and show trace formats whatever the nodes recorded. */
+ * DSCP); PPPoE (discovery, and a session with IPCP and IPv6CP); IPoE's DHCP; no crash and no
+ * buffer leak, and show trace formats whatever the nodes recorded. */
 #include "fuzz.h"
 #include "../common/ring_env.h"
 #include "../../src/sluice.h"
@@ -109,7 +110,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    env_cli("set pppoe address 100.64.0.1", false) ||
 	    env_cli("set pppoe pool 100.64.1.1 100.64.1.9", false) ||
 	    env_cli("set pppoe user u password p", false) ||
+	    env_cli("set pppoe ipv6 prefix 2001:db8:100::/48", false) ||
 	    env_cli("set pppoe access port0", false) ||
+	    /* a session up at once (its PPP elsewhere): LCP, IPCP and IPv6CP parsed for it, IPv4
+	     * and, once IPv6CP opens, IPv6 through it */
+	    env_cli("create pppoe session client-ip 100.64.5.5 session-id 4660 client-mac "
+		    "02:00:00:00:00:c1 access port0", false) ||
 	    /* IPoE (DHCP) on VLAN 300 of port0 */
 	    env_cli("create sub-interfaces port0 300", false) ||
 	    env_cli("set interface state port0.300 up", false) ||
