@@ -392,9 +392,69 @@ VX_RUNS = (("routed", SETUP, None), ("vxlan-encap", VX_ENCAP_SETUP, None),
            (f"qos-{QOS_PIPES}", QOS_SETUP, None))
 # RUNS=routed,acl-1,acl-1000: only those (the routed one is what the others are compared with),
 # and neither the routing tables' runs nor bridging nor ECMP
-ONLY = bool(os.environ.get("RUNS"))
+ONLY = bool(os.environ.get("RUNS"))  # (bng: the BNG runs below)
 if ONLY:
     VX_RUNS = tuple(r for r in VX_RUNS if r[0] in os.environ["RUNS"].split(","))
+
+
+# The BNG at issue 17's scale (RUNS=bng, or BNG=1 beside the rest): BNG_SESSIONS PPPoE sessions
+# on pg1 (made by create pppoe session, the data path alone), the stream one packet to each
+# session's address in a random order, against the same packets routed to pg1 without
+# sessions; then with each session's own QoS pipe (the port at 100 Gbit/s and every pipe at 10:
+# the scheduler's cost, not its shaping) and an output ACL on each session's interface (two
+# rules, the packets permitted by the first)
+BNG_SESSIONS = int(os.environ.get("BNG_SESSIONS", "20000"))
+BNG = os.environ.get("BNG") == "1" or "bng" in os.environ.get("RUNS", "").split(",")
+
+
+def bng_addr(i):
+    return f"100.64.{(i + 1) >> 8}.{(i + 1) & 255}"
+
+
+def bng_setups(n):
+    routed = SETUP + "ip route add 100.64.0.0/16 via 10.10.2.1\n"
+    base = SETUP + "set pppoe access pg1\n"
+    mac = lambda i: "02:cc:00:%02x:%02x:%02x" % (i >> 16 & 255, i >> 8 & 255, i & 255)  # noqa: E731
+    sess = "".join(f"create pppoe session client-ip {bng_addr(i)} session-id {i + 1} client-mac {mac(i)} "
+                   f"access pg1{{q}}\n" for i in range(n))
+    pipes = 1 << max(n, 1).bit_length()
+    qos = (f"qos profile q rate 10g\nset interface qos pg1 rate 100g profile q pipes {pipes} "
+           "pipe-from none\nset acl-plugin acl permit dst 100.64.0.0/10 proto 17, deny\n")
+    acls = "".join(f"set acl-plugin interface pppoe{i + 1} output acl 0\n" for i in range(n))
+    return (("bng-routed", routed), (f"bng-{n}", base + sess.replace("{q}", "")),
+            (f"bng-{n}-qos-acl", base + qos + sess.replace("{q}", " qos-profile q") + acls))
+
+
+def bng_clocks(tmp):
+    """Clocks/packet per node: the same packets routed, into BNG_SESSIONS sessions, and into
+    them with a QoS pipe and an ACL each; how long each set-up took."""
+    out = {}
+    rnd = random.Random(17)
+    order = list(range(BNG_SESSIONS))
+    rnd.shuffle(order)
+    for tag, setup in bng_setups(BNG_SESSIONS):
+        d = tmp / tag
+        d.mkdir()
+        write_pcap(d / "in.pcap", [bng_addr(i) for i in order])
+        (d / "setup.cli").write_text(setup)
+        (d / "stream.cli").write_text(stream(PACKETS, d / "in.pcap"))
+        conf = f"""unix {{ cli-listen {d}/cli.sock log {d}/sluiced.log }}
+cpu {{ main-core 0 corelist-workers 1 }}
+dpdk {{ socket-mem 1536 }}
+"""
+        with HugepagesAtLeast(1600), Daemon(conf, d) as s:
+            t0 = time.time()
+            s.cli(f"exec {d}/setup.cli")
+            took = time.time() - t0
+            s.cli(f"exec {d}/stream.cli")
+            nodes, sums = stream_trials(s)
+            tx = s.js("show interface pg1")["interfaces"][0]["tx-packets"]
+            errs = s.js("show errors")["errors"]
+            nsess = len(s.js("show pppoe sessions")["pppoe-sessions"])
+        if errs:
+            print(f"   {tag} errors: {errs}")
+        out[tag] = (nodes, sums["whole path"], tx, took, nsess)
+    return out
 
 
 def vx_added(v, unit, gen=None):
@@ -489,7 +549,7 @@ def main():
                 for k, v in nodes.items():
                     print(f"   {k:16s} {v:8.1f}")
                 print(f"   whole path: {sum(nodes.values()):.1f}; pg1 sent {tx}")
-        if TUNNELS and PACKETS:
+        if TUNNELS and PACKETS and VX_RUNS:
             print(f"== tunnels, {PACKETS} packets (64-byte inner frames), {TRIALS} trials "
                   "(clocks/packet, median): " + " | ".join(t for t, _, _ in VX_RUNS), flush=True)
             vx = vxlan_clocks(tmp)
@@ -503,7 +563,23 @@ def main():
                 print(f"   {t:11s} whole path per trial: " + ", ".join(f"{x:.1f}" for x in v[1]) +
                       f"; median {med[t]:.1f}; pg1 sent {v[2]}")
             vx_added(med, "clocks/packet", {t: vx[t][0].get("pg-input", 0) for t in vx})
-        if shutil.which("valgrind") and CG_PACKETS and TUNNELS:
+        if BNG and PACKETS:
+            print(f"== BNG: {PACKETS} packets of 64 bytes, one to each of {BNG_SESSIONS} addresses "
+                  f"in turn, {TRIALS} trials (clocks/packet, median)", flush=True)
+            b = bng_clocks(tmp)
+            names = []
+            for v in b.values():
+                names += [k for k in v[0] if k not in names]
+            for k in names:
+                print(f"   {k:16s} " + " | ".join(f"{b[t][0].get(k, 0):8.1f}" for t in b))
+            med = {t: statistics.median(v[1]) for t, v in b.items()}
+            for t, v in b.items():
+                print(f"   {t:18s} whole path per trial: " + ", ".join(f"{x:.1f}" for x in v[1]) +
+                      f"; median {med[t]:.1f}; pg1 sent {v[2]}; {v[4]} sessions set up in {v[3]:.1f} s")
+            r = med["bng-routed"]
+            for t in list(b)[1:]:
+                print(f"   {t}: rate / routed without sessions (clocks ratio inverted) {r / med[t]:.3f}")
+        if shutil.which("valgrind") and CG_PACKETS and TUNNELS and VX_RUNS:
             print(f"== callgrind, tunnels: instructions/packet ({CG_PACKETS} packets minus 0), "
                   + " | ".join(t for t, _, _ in VX_RUNS), flush=True)
             cg = {t: callgrind_one(tmp, setup, f"vx-{t}", wrap) for t, setup, wrap in VX_RUNS}

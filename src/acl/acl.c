@@ -75,7 +75,12 @@ struct acl_ent {
 	uint64_t *hits;
 };
 
+/* A classifier of a list of ACLs, shared by every interface direction with that list (20,000
+ * subscribers with one Filter-Id: one classifier, built once, and a vector of packets to
+ * them classified in one call). */
 struct acl_cls {
+	struct acl_cls *next;    /* the live classifiers (main lcore) */
+	uint32_t refs;           /* interface directions that point to it */
 	struct rte_acl_ctx *ctx[2]; /* IPv4, IPv6; NULL when no rule is of that family */
 	bool fl;                 /* a rule has tcpflags: the contexts read the flags */
 	uint8_t nacl;
@@ -86,6 +91,7 @@ struct acl_cls {
 
 /* per interface and direction (0 input, 1 output) */
 static struct acl_cls *if_cls[SL_IF_MAX][2];
+static struct acl_cls *cls_live; /* each once, whatever number of interfaces use it */
 static uint8_t feat_in, feat_out;
 static uint32_t ctx_gen; /* rte_acl context names are unique */
 
@@ -258,6 +264,13 @@ static inline uint16_t acl_ifx(struct rte_mbuf *m, int dir)
 	return dir ? sl_meta(m)->tx_if : m->port;
 }
 
+/* Where a packet of interface ifx goes after the ACL feature in direction dir. */
+static inline uint16_t acl_next(uint16_t ifx, int dir)
+{
+	return dir ? sl_feature_next(SL_ARC_INTERFACE_OUTPUT, feat_out, ifx, 0)
+		   : sl_feature_next(SL_ARC_DEVICE_INPUT, feat_in, ifx, sl_ifaces[ifx].mode);
+}
+
 static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, void **objs,
 				  uint16_t n, int dir)
 {
@@ -268,14 +281,18 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 	uint32_t res[2][n ? n : 1];
 	uint16_t at[2][n ? n : 1];
 	for (uint16_t s = 0; s < n;) {
-		/* a run of one interface's packets (the rule): one classifier, one call per family */
+		/* a run of packets with one classifier and one next node (one interface's, or
+		 * those of interfaces that share their ACLs and features): one call per family */
 		uint16_t ifx = acl_ifx(objs[s], dir), e = s + 1;
-		while (e < n && acl_ifx(objs[e], dir) == ifx)
-			e++;
-		uint16_t next = dir ? sl_feature_next(SL_ARC_INTERFACE_OUTPUT, feat_out, ifx, 0)
-				    : sl_feature_next(SL_ARC_DEVICE_INPUT, feat_in, ifx,
-						      sl_ifaces[ifx].mode);
+		uint16_t next = acl_next(ifx, dir);
 		const struct acl_cls *c = __atomic_load_n(&if_cls[ifx][dir], __ATOMIC_ACQUIRE);
+		for (uint16_t x = ifx; e < n; e++) {
+			uint16_t y = acl_ifx(objs[e], dir);
+			if (y != x && (__atomic_load_n(&if_cls[y][dir], __ATOMIC_ACQUIRE) != c ||
+				       acl_next(y, dir) != next))
+				break;
+			x = y;
+		}
 		uint16_t cnt[2] = {0, 0};
 		for (uint16_t i = s; i < e; i++) {
 			nexts[i] = next;
@@ -495,14 +512,44 @@ fail:
 	return NULL;
 }
 
-/* Publishes c for (ifx, dir) and retires what was there. */
+/* The live classifier of that list of ACLs, or one built (not yet counted as used); NULL
+ * with the reason in o. */
+static struct acl_cls *cls_get(struct sl_out *o, const uint16_t *list, uint8_t nacl)
+{
+	for (struct acl_cls *c = cls_live; c; c = c->next)
+		if (c->nacl == nacl && !memcmp(c->acl, list, nacl * sizeof(list[0])))
+			return c;
+	struct acl_cls *c = cls_build(o, list, nacl);
+	if (c) {
+		c->next = cls_live;
+		cls_live = c;
+	}
+	return c;
+}
+
+/* c used by one interface direction fewer: unlinked and retired with its last. */
+static void cls_put(struct acl_cls *c)
+{
+	if (!c || --c->refs)
+		return;
+	for (struct acl_cls **p = &cls_live; *p; p = &(*p)->next)
+		if (*p == c) {
+			*p = c->next;
+			break;
+		}
+	sl_rcu_retire(cls_retire, c, 0);
+}
+
+/* Publishes c (from cls_get) for (ifx, dir) and lets go of what was there. */
 static void cls_publish(uint16_t ifx, int dir, struct acl_cls *c)
 {
 	struct acl_cls *old = if_cls[ifx][dir];
+	if (c)
+		c->refs++;
 	__atomic_store_n(&if_cls[ifx][dir], c, __ATOMIC_RELEASE);
-	if (old)
-		sl_rcu_retire(cls_retire, old, 0);
+	cls_put(old);
 }
+
 
 /* ---- control ---- */
 
@@ -746,24 +793,25 @@ static int cmd_set_acl(struct sl_out *o, int argc, char **argv)
 	}
 	struct acl *old = acls[idx];
 	acls[idx] = a; /* workers read classifiers only: none sees it before they are built */
-	/* every classifier that uses it, built anew before any is published */
-	struct acl_cls **built = NULL;
+	/* every live classifier that uses it, built anew before any is published */
+	struct acl_cls **built = NULL, **was = NULL;
 	uint32_t nb = 0, cap = 0;
 	int rc = 0;
-	for (uint32_t x = 0; old && acl_users[idx] && x < SL_IF_MAX * 2 && nb < acl_users[idx];
-	     x++) {
-		const struct acl_cls *c = if_cls[x / 2][x % 2];
+	for (struct acl_cls *c = old && acl_users[idx] ? cls_live : NULL; c; c = c->next) {
 		if (!cls_uses(c, idx))
 			continue;
 		if (nb == cap) {
 			cap = cap ? 2 * cap : 8;
-			struct acl_cls **nbuilt = realloc(built, cap * sizeof(*built));
-			if (!nbuilt) {
+			struct acl_cls **nb1 = realloc(built, cap * sizeof(*built));
+			struct acl_cls **nb2 = nb1 ? realloc(was, cap * sizeof(*was)) : NULL;
+			built = nb1 ? nb1 : built;
+			was = nb2 ? nb2 : was;
+			if (!nb1 || !nb2) {
 				rc = sl_out_error(o, "out of memory");
 				break;
 			}
-			built = nbuilt;
 		}
+		was[nb] = c;
 		if (!(built[nb] = cls_build(o, c->acl, c->nacl))) {
 			rc = -1;
 			break;
@@ -774,14 +822,23 @@ static int cmd_set_acl(struct sl_out *o, int argc, char **argv)
 		for (uint32_t k = 0; k < nb; k++)
 			cls_free(built[k]);
 		free(built);
+		free(was);
 		acls[idx] = old;
 		acl_free(a);
 		return -1;
 	}
-	for (uint32_t x = 0, k = 0; k < nb; x++)
-		if (cls_uses(if_cls[x / 2][x % 2], idx))
-			cls_publish((uint16_t)(x / 2), x % 2, built[k++]);
+	for (uint32_t k = 0; k < nb; k++) { /* each user of the old one to the new one */
+		built[k]->next = cls_live;
+		cls_live = built[k];
+		uint32_t users = was[k]->refs;
+		for (uint32_t x = 0; users && x < SL_IF_MAX * 2; x++)
+			if (if_cls[x / 2][x % 2] == was[k]) {
+				cls_publish((uint16_t)(x / 2), x % 2, built[k]);
+				users--;
+			}
+	}
 	free(built);
+	free(was);
 	if (old)
 		sl_rcu_retire(acl_retire, old, 0); /* after the classifiers that counted into it */
 	sl_out_msg(o, "ACL index: %u", idx);
@@ -866,7 +923,7 @@ int sl_acl_if_apply(struct sl_out *o, uint16_t ifx, int dir, uint32_t idx, bool 
 			sl_feature_set(ifx, arc, feat, false, why, sizeof(why));
 			return 0;
 		}
-		struct acl_cls *c = cls_build(o, list, n);
+		struct acl_cls *c = cls_get(o, list, n);
 		if (!c)
 			return -1;
 		cls_publish(ifx, dir, c);
@@ -879,7 +936,7 @@ int sl_acl_if_apply(struct sl_out *o, uint16_t ifx, int dir, uint32_t idx, bool 
 		return sl_out_error(o, "%s %s has %d ACLs, the most there are", f->name, dname,
 				    SL_ACL_PER_IF);
 	list[n++] = (uint16_t)idx;
-	struct acl_cls *c = cls_build(o, list, n);
+	struct acl_cls *c = cls_get(o, list, n);
 	if (!c)
 		return -1;
 	bool was_on = cur != NULL;
@@ -1014,9 +1071,11 @@ static int hook_out(uint16_t ifx, bool on, char *why, size_t len)
 
 static void acl_fini(void)
 {
-	for (uint32_t x = 0; x < SL_IF_MAX * 2; x++) {
-		cls_free(if_cls[x / 2][x % 2]);
-		if_cls[x / 2][x % 2] = NULL;
+	memset(if_cls, 0, sizeof(if_cls));
+	while (cls_live) {
+		struct acl_cls *c = cls_live;
+		cls_live = c->next;
+		cls_free(c);
 	}
 	for (int i = 0; i < SL_ACLS; i++) {
 		acl_free(acls[i]);

@@ -232,3 +232,40 @@ def test_acl_cli(sluiced_factory, tmp_path):
     s.cli("delete acl-plugin acl index 0")
     s.cli("delete acl-plugin acl index 1")
     assert s.js("show acl-plugin acl")["acl-rules"] == []
+
+
+def test_acl_shared_by_sub_interfaces(sluiced_factory, tmp_path):
+    """One ACL on the input of two VLAN sub-interfaces (they share one classifier, as 20,000
+    subscribers with one Filter-Id do): frames of both, interleaved so that each vector
+    alternates between them, are each classified by it (UDP to port 9 denied, the rest
+    routed); taking it off one leaves the other filtering, and replacing the ACL reaches the
+    one still using it."""
+    from scapy.all import Dot1Q
+    frames = []
+    for i in range(40):
+        vid, dport = (10, 20)[i % 2], (9, 10)[(i // 2) % 2]
+        frames.append(Ether(dst=MAC0, src=PEER0) / Dot1Q(vlan=vid) /
+                      IP(src=f"10.{vid + 20}.0.2", dst="48.0.0.1") / UDP(sport=5, dport=dport) / Raw(b"a" * 20))
+    s = sluiced_factory(pcap_ports(tmp_path, frames, []), ROUTER + [
+        "create sub-interfaces port0 10", "create sub-interfaces port0 20",
+        "set interface state port0.10 up", "set interface state port0.20 up",
+        "set interface ip address port0.10 10.30.0.1/16", "set interface ip address port0.20 10.40.0.1/16",
+        "set acl-plugin acl deny proto 17 dport 9, permit",
+        "set acl-plugin interface port0.10 input acl 0", "set acl-plugin interface port0.20 input acl 0"])
+    s.wait_rx("port0", len(frames))
+    time.sleep(0.3)
+    rules = s.js("show acl-plugin acl")["acl-rules"]
+    assert [r["hits"] for r in rules] == [20, 20]
+    assert s.errors()[("acl-input", "acl deny")] == 20
+    ifs = s.js("show acl-plugin interface")["acl-interfaces"]
+    assert [(x["interface"], x["acls"], x["rules"]) for x in ifs] == [("port0.10", "0", 2), ("port0.20", "0", 2)]
+    s.cli("set acl-plugin interface port0.10 input acl 0 del")
+    s.cli("set acl-plugin acl index 0 deny proto 17 dport 9, deny proto 6, permit")
+    ifs = s.js("show acl-plugin interface")["acl-interfaces"]
+    assert [(x["interface"], x["acls"], x["rules"]) for x in ifs] == [("port0.20", "0", 3)]
+    s.cli("set acl-plugin interface port0.10 input acl 0")  # the one classifier again
+    ifs = s.js("show acl-plugin interface")["acl-interfaces"]
+    assert [(x["interface"], x["rules"]) for x in ifs] == [("port0.10", 3), ("port0.20", 3)]
+    assert s.stop() == 0
+    out = pcap_outs(tmp_path, 2)[1]
+    assert len(out) == 20 and all(o[UDP].dport == 10 for o in out)
