@@ -457,6 +457,21 @@ dpdk {{ socket-mem 1536 }}
     return out
 
 
+def print_runs(runs, more=lambda v: ""):
+    """runs: tag -> (clocks per node, whole path per trial, pg1 sent, ...): a table of the
+    nodes, each run's trials; the medians of the whole path."""
+    names = []
+    for v in runs.values():
+        names += [k for k in v[0] if k not in names]
+    for k in names:
+        print(f"   {k:16s} " + " | ".join(f"{runs[t][0].get(k, 0):8.1f}" for t in runs))
+    med = {t: statistics.median(v[1]) for t, v in runs.items()}
+    for t, v in runs.items():
+        print(f"   {t:18s} whole path per trial: " + ", ".join(f"{x:.1f}" for x in v[1]) +
+              f"; median {med[t]:.1f}; pg1 sent {v[2]}" + more(v))
+    return med
+
+
 def vx_added(v, unit, gen=None):
     """What encapsulation and decapsulation add to the routed path (v: per run), per kind;
     with gen (per run: what the packet generator's own part cost), also without it (the
@@ -553,29 +568,13 @@ def main():
             print(f"== tunnels, {PACKETS} packets (64-byte inner frames), {TRIALS} trials "
                   "(clocks/packet, median): " + " | ".join(t for t, _, _ in VX_RUNS), flush=True)
             vx = vxlan_clocks(tmp)
-            names = []
-            for v in vx.values():
-                names += [k for k in v[0] if k not in names]
-            for k in names:
-                print(f"   {k:16s} " + " | ".join(f"{vx[t][0].get(k, 0):8.1f}" for t in vx))
-            med = {t: statistics.median(v[1]) for t, v in vx.items()}
-            for t, v in vx.items():
-                print(f"   {t:11s} whole path per trial: " + ", ".join(f"{x:.1f}" for x in v[1]) +
-                      f"; median {med[t]:.1f}; pg1 sent {v[2]}")
+            med = print_runs(vx)
             vx_added(med, "clocks/packet", {t: vx[t][0].get("pg-input", 0) for t in vx})
         if BNG and PACKETS:
             print(f"== BNG: {PACKETS} packets of 64 bytes, one to each of {BNG_SESSIONS} addresses "
                   f"in turn, {TRIALS} trials (clocks/packet, median)", flush=True)
             b = bng_clocks(tmp)
-            names = []
-            for v in b.values():
-                names += [k for k in v[0] if k not in names]
-            for k in names:
-                print(f"   {k:16s} " + " | ".join(f"{b[t][0].get(k, 0):8.1f}" for t in b))
-            med = {t: statistics.median(v[1]) for t, v in b.items()}
-            for t, v in b.items():
-                print(f"   {t:18s} whole path per trial: " + ", ".join(f"{x:.1f}" for x in v[1]) +
-                      f"; median {med[t]:.1f}; pg1 sent {v[2]}; {v[4]} sessions set up in {v[3]:.1f} s")
+            med = print_runs(b, lambda v: f"; {v[4]} sessions set up in {v[3]:.1f} s")
             r = med["bng-routed"]
             for t in list(b)[1:]:
                 print(f"   {t}: rate / routed without sessions (clocks ratio inverted) {r / med[t]:.3f}")
