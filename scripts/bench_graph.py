@@ -400,7 +400,7 @@ if ONLY:
 # The BNG at issue 17's scale (RUNS=bng, or BNG=1 beside the rest): BNG_SESSIONS PPPoE sessions
 # on pg1 (made by create pppoe session, the data path alone), the stream one packet to each
 # session's address in a random order, against the same packets routed to pg1 without
-# sessions; then with each session's own QoS pipe (the port at 100 Gbit/s and every pipe at 10:
+# sessions (by one route to one next hop, and to as many hosts on pg1's subnet); then with each session's own QoS pipe (the port at 100 Gbit/s and every pipe at 10:
 # the scheduler's cost, not its shaping) and an output ACL on each session's interface (two
 # rules, the packets permitted by the first)
 BNG_SESSIONS = int(os.environ.get("BNG_SESSIONS", "20000"))
@@ -421,7 +421,10 @@ def bng_setups(n):
     qos = (f"qos profile q rate 10g\nset interface qos pg1 rate 100g profile q pipes {pipes} "
            "pipe-from none\nset acl-plugin acl permit dst 100.64.0.0/10 proto 17, deny\n")
     acls = "".join(f"set acl-plugin interface pppoe{i + 1} output acl 0\n" for i in range(n))
-    return (("bng-routed", routed), (f"bng-{n}", base + sess.replace("{q}", "")),
+    # the same destinations as hosts on pg1's subnet: an adjacency each, as the sessions have
+    hosts = SETUP + "set interface ip address pg1 100.64.255.254/16\n" + "".join(
+        f"ip neighbor pg1 {bng_addr(i)} {mac(i)}\n" for i in range(n))
+    return (("bng-routed", routed), (f"bng-{n}-hosts", hosts), (f"bng-{n}", base + sess.replace("{q}", "")),
             (f"bng-{n}-qos-acl", base + qos + sess.replace("{q}", " qos-profile q") + acls))
 
 
@@ -432,7 +435,10 @@ def bng_clocks(tmp):
     rnd = random.Random(17)
     order = list(range(BNG_SESSIONS))
     rnd.shuffle(order)
+    only = os.environ.get("BNG_ONLY", "")  # tags to run (bng-routed,bng-20000,...); all
     for tag, setup in bng_setups(BNG_SESSIONS):
+        if only and tag not in only.split(","):
+            continue
         d = tmp / tag
         d.mkdir()
         write_pcap(d / "in.pcap", [bng_addr(i) for i in order])
@@ -575,9 +581,9 @@ def main():
                   f"in turn, {TRIALS} trials (clocks/packet, median)", flush=True)
             b = bng_clocks(tmp)
             med = print_runs(b, lambda v: f"; {v[4]} sessions set up in {v[3]:.1f} s")
-            r = med["bng-routed"]
-            for t in list(b)[1:]:
-                print(f"   {t}: rate / routed without sessions (clocks ratio inverted) {r / med[t]:.3f}")
+            for base in [t for t in ("bng-routed", f"bng-{BNG_SESSIONS}-hosts") if t in b]:
+                for t in [t for t in b if t not in ("bng-routed", f"bng-{BNG_SESSIONS}-hosts")]:
+                    print(f"   {t}: rate / {base} (clocks ratio inverted) {med[base] / med[t]:.3f}")
         if shutil.which("valgrind") and CG_PACKETS and TUNNELS and VX_RUNS:
             print(f"== callgrind, tunnels: instructions/packet ({CG_PACKETS} packets minus 0), "
                   + " | ".join(t for t, _, _ in VX_RUNS), flush=True)

@@ -81,8 +81,28 @@ static uint16_t rw_process(struct rte_graph *g, struct rte_node *node, void **ob
 	struct sl_worker *w = sl_node_worker(node);
 	uint16_t nexts[n];
 	struct rw_cache c = {.id = UINT32_MAX};
-	for (uint16_t i = 0; i < n; i++) {
-		nexts[i] = rw_one(w, objs[i], &c);
+	/* a vector to many adjacencies (hosts, subscriber sessions): each packet's adjacency
+	 * slot, adjacency and output interface fetched a few packets ahead, in three steps
+	 * since each gives the next's address; one adjacency (a route to a next hop): no need */
+	if (n > 8 && sl_meta(objs[0])->adj != sl_meta(objs[n - 1])->adj) {
+		for (uint16_t i = 0; i < n; i++) {
+			if (i + 8 < n)
+				rte_prefetch0(&sl_adj_tbl[sl_meta(objs[i + 8])->adj]);
+			if (i + 4 < n) {
+				const struct sl_adj *a = sl_adj_get(sl_meta(objs[i + 4])->adj);
+				if (a)
+					rte_prefetch0(a);
+			}
+			if (i + 2 < n) {
+				const struct sl_adj *a = sl_adj_get(sl_meta(objs[i + 2])->adj);
+				if (a)
+					rte_prefetch0(&sl_ifaces[a->port]);
+			}
+			nexts[i] = rw_one(w, objs[i], &c);
+		}
+	} else {
+		for (uint16_t i = 0; i < n; i++)
+			nexts[i] = rw_one(w, objs[i], &c);
 	}
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
