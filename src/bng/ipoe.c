@@ -15,6 +15,7 @@
 #include "pppoe.h"
 #include "radius.h"
 #include "../acl/acl.h"
+#include "../qos/hqos.h"
 #include "../cli/cli.h"
 #include "../ip4/ip4.h"
 #include "../ip4/route.h"
@@ -57,6 +58,9 @@ struct lease {
 	char qos[32];                 /* ERX-Qos-Profile-Name: a pipe of the access scheduler */
 	uint16_t qos_pipe;
 	char acct_id[20];             /* Acct-Session-Id once accounting started */
+	uint64_t acct_last;           /* TSC of the last Accounting-Request */
+	uint64_t timeout_base;        /* TSC the Session-Timeout counts from (binding, a CoA) */
+	uint8_t term_cause;           /* RFC 2866 5.10 for the Stop; 0: User-Request */
 };
 
 #define LEASES 65536
@@ -197,8 +201,9 @@ static void acct_send(struct lease *l, uint8_t status)
 		.nas_port_id = sl_ifaces[l->access].name,
 		.session_time = (uint32_t)((rte_rdtsc() - l->bound_at) / rte_get_tsc_hz()),
 		.in_octets = c.rx_bytes, .out_octets = c.tx_bytes, .in_packets = c.rx_pkts,
-		.out_packets = c.tx_pkts, .terminate_cause = 1,
+		.out_packets = c.tx_pkts, .terminate_cause = l->term_cause ? l->term_cause : 1,
 	};
+	l->acct_last = rte_rdtsc();
 	if (sl_radius_acct(&a))
 		RTE_LOG(WARNING, USER1, "ipoe%u: accounting request not sent\n", l->slot);
 }
@@ -540,7 +545,7 @@ static uint32_t lease_time(const struct lease *l)
 {
 	if (!l->session_timeout)
 		return lease_s;
-	uint64_t used = l->bound ? (rte_rdtsc() - l->bound_at) / rte_get_tsc_hz() : 0;
+	uint64_t used = l->bound ? (rte_rdtsc() - l->timeout_base) / rte_get_tsc_hz() : 0;
 	uint32_t left = used >= l->session_timeout ? 1 : l->session_timeout - (uint32_t)used;
 	return RTE_MIN(lease_s, left);
 }
@@ -709,7 +714,7 @@ static void dhcp_input(struct rte_mbuf *m)
 		}
 		uint32_t want = in.req_ip ? in.req_ip : ciaddr;
 		if (l && l->bound && l->session_timeout &&
-		    now - l->bound_at >= (uint64_t)l->session_timeout * hz) {
+		    now - l->timeout_base >= (uint64_t)l->session_timeout * hz) {
 			reply(access, b, NAK, 0, gw, plen, 0); /* its Session-Timeout is over */
 			lease_free(l);
 			return;
@@ -726,7 +731,7 @@ static void dhcp_input(struct rte_mbuf *m)
 				return;
 			}
 			l->bound = true;
-			l->bound_at = now;
+			l->bound_at = l->timeout_base = now;
 		}
 		l->expires = now + (uint64_t)lease_time(l) * hz;
 		reply(access, b, ACK, l->ip, gw, plen, lease_time(l));
@@ -853,11 +858,83 @@ static void dhcp_punt(struct rte_mbuf *m)
 	rte_pktmbuf_free(m);
 }
 
+/* The tick: leases expired, Session-Timeouts (a CoA may have shortened one) and
+ * Interim-Updates (set pppoe acct-interim). */
 static void ipoe_tick(uint64_t now)
 {
-	for (uint32_t i = 0; nleases && i < LEASES; i++)
-		if (leases[i] && now > leases[i]->expires)
-			lease_free(leases[i]);
+	uint64_t hz = rte_get_tsc_hz(), interim = (uint64_t)sl_pppoe_interim_s() * hz;
+	for (uint32_t i = 0; nleases && i < LEASES; i++) {
+		struct lease *l = leases[i];
+		if (!l)
+			continue;
+		bool timed_out = l->bound && l->session_timeout &&
+				 now - l->timeout_base >= (uint64_t)l->session_timeout * hz;
+		if (now > l->expires || timed_out) {
+			l->term_cause = timed_out ? 5 : 0; /* Session-Timeout */
+			lease_free(l);
+		} else if (l->bound && l->acct_id[0] && interim && now - l->acct_last >= interim) {
+			acct_send(l, 3); /* Interim-Update */
+		}
+	}
+}
+
+uint32_t sl_ipoe_das(const struct sl_radius_das_req *q)
+{
+	struct lease *l = NULL;
+	char user[20];
+	for (uint32_t i = 0; !l && nbound && i < LEASES; i++) {
+		struct lease *c = leases[i];
+		if (!c || !c->bound || !c->authed)
+			continue;
+		sl_fmt_mac(user, c->mac.addr_bytes);
+		if ((!q->session_id || !strcmp(q->session_id, c->acct_id)) &&
+		    (!q->user || !strcmp(q->user, user)) && (!q->framed_ip || q->framed_ip == c->ip))
+			l = c;
+	}
+	if (!l)
+		return 503; /* Session Context Not Found */
+	if (q->code == 40) {
+		l->term_cause = 6; /* Admin-Reset */
+		lease_free(l);
+		return 0;
+	}
+	if (q->filter_id) {
+		int acl = q->filter_id[0] ? sl_acl_find(q->filter_id) : -1;
+		char who[16];
+		snprintf(who, sizeof(who), "ipoe%u", l->slot);
+		if ((q->filter_id[0] && acl < 0) ||
+		    sl_bng_acl_swap(l->ifx, l->filter, acl, q->filter_id, who))
+			return 407; /* Invalid Attribute Value */
+	}
+	if (q->qos_profile) {
+		struct sl_out o = {0};
+		char who[16];
+		snprintf(who, sizeof(who), "ipoe%u", l->slot);
+		uint16_t pipe = l->qos_pipe;
+		int rc = pipe ? sl_qos_pipe_set(&o, l->access, 0, pipe, q->qos_profile)
+			      : !(pipe = sl_bng_pipe_take(l->access, q->qos_profile, who));
+		sl_buf_free(&o.text);
+		sl_buf_free(&o.js);
+		if (rc)
+			return 407;
+		snprintf(l->qos, sizeof(l->qos), "%s", q->qos_profile);
+		if (pipe != l->qos_pipe) { /* the workers' copy, with its new pipe */
+			struct sl_ipoe_dp *d = malloc(sizeof(*d)), *old = sl_ipoe_by_if[l->ifx];
+			if (!d) {
+				sl_bng_pipe_give(l->access, pipe);
+				return 506; /* Resources Unavailable */
+			}
+			*d = *old;
+			d->qos_pipe = l->qos_pipe = pipe;
+			__atomic_store_n(&sl_ipoe_by_if[l->ifx], d, __ATOMIC_RELEASE);
+			sl_rcu_retire(sl_rcu_free, old, 0);
+		}
+	}
+	if (q->has_timeout) {
+		l->session_timeout = q->session_timeout;
+		l->timeout_base = rte_rdtsc(); /* counts from now */
+	}
+	return 0;
 }
 
 void sl_ipoe_subscriber_rows(struct sl_out *o)

@@ -25,6 +25,10 @@ extern struct sl_ipoe_dp *sl_ipoe_by_if[SL_IF_MAX];
 uint16_t sl_ipoe_find(uint16_t access, const uint8_t mac[6]);
 /* ipoe-input's feature hook (src/bng/ipoe.c): on only by set ipoe access. */
 int sl_ipoe_hook(uint16_t ifx, bool on, char *why, size_t len);
+/* A Disconnect- or CoA-Request (RFC 5176) for an IPoE session that RADIUS authorized
+ * (pppoe.c's handler asks when no PPPoE session matches): 0 (ACK) or an Error-Cause. */
+struct sl_radius_das_req;
+uint32_t sl_ipoe_das(const struct sl_radius_das_req *q);
 /* show subscribers' rows for the bound IPoE sessions (its 17 columns). */
 struct sl_out;
 void sl_ipoe_subscriber_rows(struct sl_out *o);

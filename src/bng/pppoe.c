@@ -139,6 +139,11 @@ static void count(int e)
 	sl_main_ctx->errors[pm_err + e]++;
 }
 
+uint32_t sl_pppoe_interim_s(void)
+{
+	return interim_s;
+}
+
 uint32_t sl_pppoe_count(void)
 {
 	return nsess;
@@ -1198,22 +1203,24 @@ static void pppoe_tick(uint64_t now)
 /* ---- dynamic authorization (RFC 5176) ---- */
 
 /* ACL acl (or none, -1) on s's input in place of the one it has; 0, or -1 (logged). */
-static int acl_swap(struct sess *s, int acl, const char *name)
+/* A subscriber's input ACL swapped (PPPoE's or IPoE's session interface ifx, whose Filter-Id
+ * is filter): acl (an index, or -1: none) named name instead, the old one back on failure;
+ * 0, or -1 (logged as who's). */
+int sl_bng_acl_swap(uint16_t ifx, char filter[64], int acl, const char *name, const char *who)
 {
-	int old = s->filter[0] ? sl_acl_find(s->filter) : -1;
+	int old = filter[0] ? sl_acl_find(filter) : -1;
 	if (old == acl)
 		return 0;
 	struct sl_out o = {0};
 	int rc = 0;
 	if (old >= 0)
-		sl_acl_if_apply(&o, s->ifx, 0, (uint32_t)old, true);
-	if (acl >= 0 && (rc = sl_acl_if_apply(&o, s->ifx, 0, (uint32_t)acl, false)) && old >= 0)
-		sl_acl_if_apply(&o, s->ifx, 0, (uint32_t)old, false); /* as it was */
+		sl_acl_if_apply(&o, ifx, 0, (uint32_t)old, true);
+	if (acl >= 0 && (rc = sl_acl_if_apply(&o, ifx, 0, (uint32_t)acl, false)) && old >= 0)
+		sl_acl_if_apply(&o, ifx, 0, (uint32_t)old, false); /* as it was */
 	if (rc)
-		RTE_LOG(WARNING, USER1, "pppoe%u: %.*s\n", s->sid, (int)o.text.len,
-			o.text.p ? o.text.p : "");
+		RTE_LOG(WARNING, USER1, "%s: %.*s\n", who, (int)o.text.len, o.text.p ? o.text.p : "");
 	else
-		snprintf(s->filter, sizeof(s->filter), "%s", acl >= 0 ? name : "");
+		snprintf(filter, 64, "%s", acl >= 0 ? name : "");
 	sl_buf_free(&o.text);
 	sl_buf_free(&o.js);
 	return rc;
@@ -1234,7 +1241,7 @@ static uint32_t das_request(const struct sl_radius_das_req *q)
 			s = c;
 	}
 	if (!s)
-		return 503; /* Session Context Not Found */
+		return sl_ipoe_das(q); /* an IPoE session's, or 503 */
 	if (q->code == 40) {
 		s->term_cause = 6; /* Admin-Reset */
 		ppp_send(s, SL_PPP_LCP, TERM_REQ, ++s->lcp_id, NULL, 0);
@@ -1243,7 +1250,10 @@ static uint32_t das_request(const struct sl_radius_das_req *q)
 	}
 	if (q->filter_id) {
 		int acl = q->filter_id[0] ? sl_acl_find(q->filter_id) : -1;
-		if ((q->filter_id[0] && acl < 0) || acl_swap(s, acl, q->filter_id))
+		char who[16];
+		snprintf(who, sizeof(who), "pppoe%u", s->sid);
+		if ((q->filter_id[0] && acl < 0) ||
+		    sl_bng_acl_swap(s->ifx, s->filter, acl, q->filter_id, who))
 			return 407; /* Invalid Attribute Value */
 	}
 	if (q->qos_profile) {

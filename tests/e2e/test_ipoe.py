@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import stop_process
-from test_pppoe import acct_records, freeradius  # noqa: F401 (a fixture)
+from test_pppoe import acct_records, free_udp_pair, freeradius  # noqa: F401 (a fixture)
 
 TAG = f"ip{os.getpid() % 100000}"
 
@@ -111,16 +111,18 @@ def test_ipoe_radius(hosts, sluiced_factory, tmp_path, freeradius):
     if not os.path.exists("/sbin/dhclient"):
         pytest.skip("isc-dhcp-client is not installed (scripts/setup.sh installs it)")
     port, radlog, _ = freeradius
+    das = free_udp_pair()
     devs = [f"net_af_packet0,iface={TAG}c0 {{ name port0 }}", f"net_af_packet1,iface={TAG}b0 {{ name port1 }}"]
     s = sluiced_factory(devs, [
         "set interface state port0 up", "set interface state port1 up",
         "set interface ip address port0 100.65.0.1/24", "set interface ip address port1 10.10.2.10/24",
         "set ipoe pool 100.65.0.10 100.65.0.20", "set ipoe lease 120",
         "set ipoe pool 100.65.0.100 100.65.0.110 name biz",
-        f"set radius server 127.0.0.1 secret testing123 auth-port {port} acct-port {port + 1}",
+        f"set radius server 127.0.0.1 secret testing123 auth-port {port} acct-port {port + 1} "
+        f"das-port {das}", "set pppoe acct-interim 1",
         "set acl-plugin acl permit src 100.65.0.77/32 dst 10.10.2.2/32 proto 1, "
-        "permit proto 17 sport 68 dport 67, deny tag acl9",
-        "qos profile basic rate 100m", "qos profile gold rate 2m",
+        "permit proto 17 sport 68 dport 67, deny tag acl9", "set acl-plugin acl permit tag open",
+        "qos profile basic rate 100m", "qos profile gold rate 2m", "qos profile silver rate 1m",
         "set interface qos port0 rate 100m profile basic pipes 16 pipe-from none",
         "set ipoe auth radius password ipoe-pw", "set ipoe access port0"])
     lf, pf = tmp_path / "dhclient.leases", tmp_path / "dhclient.pid"
@@ -140,6 +142,27 @@ def test_ipoe_radius(hosts, sluiced_factory, tmp_path, freeradius):
     # what port0 sent the client went through its pipe, with its profile
     pipe = s.js("show qos port0 subport 0 pipe 1")["qos-queues"]
     assert {q["profile"] for q in pipe} == {"gold"} and sum(q["packets"] for q in pipe) >= 3, pipe
+
+    def radclient(kind, attrs):
+        r = subprocess.run(["radclient", "-x", "-r", "1", "-t", "3", f"127.0.0.1:{das}", kind, "testing123"],
+                           input=attrs, capture_output=True, text=True)
+        return r.stdout + r.stderr
+    # RFC 5176: a CoA by MAC (another ACL, another profile on the same pipe), then a
+    # Disconnect by address; the client is not told (IPoE has no way), its lease is gone
+    out = radclient("coa", 'User-Name = "02:aa:00:00:00:01", Filter-Id = "open", ERX-Qos-Profile-Name = "silver"\n')
+    assert "Received CoA-ACK" in out, out
+    sub = s.js("show subscribers detail")["subscribers"][0]
+    assert (sub["acl"], sub["qos-profile"]) == ("open", "silver"), sub
+    assert {q["profile"] for q in s.js("show qos port0 subport 0 pipe 1")["qos-queues"]} == {"silver"}
+    ns("c", "bash -c 'echo x > /dev/udp/10.10.2.2/9'", check=False)
+    time.sleep(1.5)  # and an Interim-Update goes out
+    assert s.errors()[("acl-input", "acl deny")] == 1
+    out = radclient("disconnect", 'Framed-IP-Address = 100.65.0.77\n')
+    assert "Received Disconnect-ACK" in out, out
+    out = radclient("disconnect", 'User-Name = "02:aa:00:00:00:09"\n')
+    assert "Received Disconnect-NAK" in out, out
+    assert s.js("show ipoe leases")["ipoe-leases"] == []
+    assert {q["profile"] for q in s.js("show qos port0 subport 0 pipe 1")["qos-queues"]} == {"basic"}
     r = ns("c", f"timeout 20 dhclient -v -r -lf {lf} -pf {pf} {TAG}c1", check=False)
     assert r.returncode == 0, r.stdout + r.stderr
     time.sleep(0.5)
@@ -173,7 +196,9 @@ def test_ipoe_radius(hosts, sluiced_factory, tmp_path, freeradius):
     start = next(r for r in recs if r.get("Acct-Status-Type") == "Start")
     stop = next(r for r in recs if r.get("Acct-Status-Type") == "Stop")
     assert (start["User-Name"], start["Framed-IP-Address"]) == ("02:aa:00:00:00:01", "100.65.0.77")
-    assert stop["Acct-Session-Id"] == start["Acct-Session-Id"]
+    assert stop["Acct-Session-Id"] == start["Acct-Session-Id"] and stop["Acct-Terminate-Cause"] == "Admin-Reset"
+    assert any(r.get("Acct-Status-Type") == "Interim-Update" and r.get("Acct-Session-Id") == start["Acct-Session-Id"]
+               for r in recs)
     # in: the pings and the UDP the ACL denied (counted as received on the session); out: the
     # echo replies
     assert int(stop["Acct-Input-Packets"]) >= 4 and int(stop["Acct-Output-Packets"]) >= 3, stop
