@@ -411,10 +411,14 @@ def bng_addr(i):
     return f"100.64.{(i + 1) >> 8}.{(i + 1) & 255}"
 
 
+def bng_mac(i):
+    return "02:cc:00:%02x:%02x:%02x" % (i >> 16 & 255, i >> 8 & 255, i & 255)
+
+
 def bng_setups(n):
     routed = SETUP + "ip route add 100.64.0.0/16 via 10.10.2.1\n"
     base = SETUP + "set pppoe access pg1\n"
-    mac = lambda i: "02:cc:00:%02x:%02x:%02x" % (i >> 16 & 255, i >> 8 & 255, i & 255)  # noqa: E731
+    mac = bng_mac
     sess = "".join(f"create pppoe session client-ip {bng_addr(i)} session-id {i + 1} client-mac {mac(i)} "
                    f"access pg1{{q}}\n" for i in range(n))
     pipes = 1 << max(n, 1).bit_length()
@@ -424,8 +428,27 @@ def bng_setups(n):
     # the same destinations as hosts on pg1's subnet: an adjacency each, as the sessions have
     hosts = SETUP + "set interface ip address pg1 100.64.255.254/16\n" + "".join(
         f"ip neighbor pg1 {bng_addr(i)} {mac(i)}\n" for i in range(n))
+    # upstream: the same sessions on pg0, each sending its packet to 48.0.0.0/8 (routed to pg1
+    # as in SETUP), with an input ACL each, against the same inner packets routed from pg0
+    up = SETUP + "set pppoe access pg0\n" + sess.replace("access pg1{q}", "access pg0")
+    up_acls = ("set acl-plugin acl permit src 100.64.0.0/10 proto 17, deny\n" +
+               "".join(f"set acl-plugin interface pppoe{i + 1} input acl 0\n" for i in range(n)))
     return (("bng-routed", routed), (f"bng-{n}-hosts", hosts), (f"bng-{n}", base + sess.replace("{q}", "")),
-            (f"bng-{n}-qos-acl", base + qos + sess.replace("{q}", " qos-profile q") + acls))
+            (f"bng-{n}-qos-acl", base + qos + sess.replace("{q}", " qos-profile q") + acls),
+            ("bng-up-routed", SETUP), (f"bng-up-{n}", up), (f"bng-up-{n}-acl", up + up_acls))
+
+
+def bng_up_pcap(path, order, sessions):
+    """Upstream frames: session i's client (MAC bng_mac(i), session id i + 1) sending UDP from
+    its address to 48.0.0.0/8, in PPPoE when sessions, else as plain IPv4 from its MAC."""
+    from scapy.all import IP, UDP, Ether, Raw, raw, wrpcap
+    from scapy.layers.ppp import PPPoE
+    out = []
+    for i in order:
+        ip = IP(src=bng_addr(i), dst=f"48.0.{i >> 8 & 255}.{i & 255 or 1}") / UDP(sport=2123, dport=10000) / Raw(b"\0" * 18)
+        e = Ether(dst="02:fe:00:00:00:00", src=bng_mac(i))
+        out.append(e / PPPoE(sessionid=i + 1) / Raw(b"\x00\x21" + raw(ip)) if sessions else e / ip)
+    wrpcap(str(path), out)
 
 
 def bng_clocks(tmp):
@@ -441,7 +464,10 @@ def bng_clocks(tmp):
             continue
         d = tmp / tag
         d.mkdir()
-        write_pcap(d / "in.pcap", [bng_addr(i) for i in order])
+        if tag.startswith("bng-up"):
+            bng_up_pcap(d / "in.pcap", order, tag != "bng-up-routed")
+        else:
+            write_pcap(d / "in.pcap", [bng_addr(i) for i in order])
         (d / "setup.cli").write_text(setup)
         (d / "stream.cli").write_text(stream(PACKETS, d / "in.pcap"))
         conf = f"""unix {{ cli-listen {d}/cli.sock log {d}/sluiced.log }}
@@ -581,8 +607,10 @@ def main():
                   f"in turn, {TRIALS} trials (clocks/packet, median)", flush=True)
             b = bng_clocks(tmp)
             med = print_runs(b, lambda v: f"; {v[4]} sessions set up in {v[3]:.1f} s")
-            for base in [t for t in ("bng-routed", f"bng-{BNG_SESSIONS}-hosts") if t in b]:
-                for t in [t for t in b if t not in ("bng-routed", f"bng-{BNG_SESSIONS}-hosts")]:
+            bases = ("bng-routed", f"bng-{BNG_SESSIONS}-hosts", "bng-up-routed")
+            for base in [t for t in bases if t in b]:
+                up = base.startswith("bng-up")
+                for t in [t for t in b if t not in bases and t.startswith("bng-up") == up]:
                     print(f"   {t}: rate / {base} (clocks ratio inverted) {med[base] / med[t]:.3f}")
         if shutil.which("valgrind") and CG_PACKETS and TUNNELS and VX_RUNS:
             print(f"== callgrind, tunnels: instructions/packet ({CG_PACKETS} packets minus 0), "
