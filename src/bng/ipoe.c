@@ -898,18 +898,12 @@ uint32_t sl_ipoe_das(const struct sl_radius_das_req *q)
 		lease_free(l);
 		return 0;
 	}
-	if (q->filter_id) {
-		int acl = q->filter_id[0] ? sl_acl_find(q->filter_id) : -1;
-		char who[16];
-		snprintf(who, sizeof(who), "ipoe%u", l->slot);
-		if ((q->filter_id[0] && acl < 0) ||
-		    sl_bng_acl_swap(l->ifx, l->filter, acl, q->filter_id, who))
-			return 407; /* Invalid Attribute Value */
-	}
+	char who[16];
+	snprintf(who, sizeof(who), "ipoe%u", l->slot);
+	if (q->filter_id && sl_bng_acl_swap(l->ifx, l->filter, q->filter_id, who))
+		return 407; /* Invalid Attribute Value */
 	if (q->qos_profile) {
 		struct sl_out o = {0};
-		char who[16];
-		snprintf(who, sizeof(who), "ipoe%u", l->slot);
 		uint16_t pipe = l->qos_pipe;
 		int rc = pipe ? sl_qos_pipe_set(&o, l->access, 0, pipe, q->qos_profile)
 			      : !(pipe = sl_bng_pipe_take(l->access, q->qos_profile, who));

@@ -1206,8 +1206,11 @@ static void pppoe_tick(uint64_t now)
 /* A subscriber's input ACL swapped (PPPoE's or IPoE's session interface ifx, whose Filter-Id
  * is filter): acl (an index, or -1: none) named name instead, the old one back on failure;
  * 0, or -1 (logged as who's). */
-int sl_bng_acl_swap(uint16_t ifx, char filter[64], int acl, const char *name, const char *who)
+int sl_bng_acl_swap(uint16_t ifx, char filter[64], const char *name, const char *who)
 {
+	int acl = name[0] ? sl_acl_find(name) : -1;
+	if (name[0] && acl < 0)
+		return -1;
 	int old = filter[0] ? sl_acl_find(filter) : -1;
 	if (old == acl)
 		return 0;
@@ -1248,14 +1251,10 @@ static uint32_t das_request(const struct sl_radius_das_req *q)
 		sess_end(s, true);
 		return 0;
 	}
-	if (q->filter_id) {
-		int acl = q->filter_id[0] ? sl_acl_find(q->filter_id) : -1;
-		char who[16];
-		snprintf(who, sizeof(who), "pppoe%u", s->sid);
-		if ((q->filter_id[0] && acl < 0) ||
-		    sl_bng_acl_swap(s->ifx, s->filter, acl, q->filter_id, who))
-			return 407; /* Invalid Attribute Value */
-	}
+	char who[16];
+	snprintf(who, sizeof(who), "pppoe%u", s->sid);
+	if (q->filter_id && sl_bng_acl_swap(s->ifx, s->filter, q->filter_id, who))
+		return 407; /* Invalid Attribute Value */
 	if (q->qos_profile) {
 		struct sl_out o = {0};
 		int rc = s->qos_pipe ? sl_qos_pipe_set(&o, s->access, 0, s->qos_pipe, q->qos_profile)

@@ -75,9 +75,10 @@ static inline bool sl_ctl_allow(const struct sl_worker *w, unsigned c)
  * the interface's own profile. */
 uint16_t sl_bng_pipe_take(uint16_t access, const char *profile, const char *who);
 void sl_bng_pipe_give(uint16_t access, uint16_t pipe);
-/* A subscriber session's input ACL (RADIUS's Filter-Id, filter) swapped for acl (an index,
- * -1: none) named name, the old one kept on failure: 0, or -1 (logged as who's). */
-int sl_bng_acl_swap(uint16_t ifx, char filter[64], int acl, const char *name, const char *who);
+/* A subscriber session's input ACL (RADIUS's Filter-Id, filter) swapped for the ACL named
+ * name ("": none), the old one kept on failure: 0, or -1 (no such ACL; or refused, logged as
+ * who's). */
+int sl_bng_acl_swap(uint16_t ifx, char filter[64], const char *name, const char *who);
 
 /* set pppoe acct-interim: seconds between Interim-Updates (PPPoE's and IPoE's); 0: none. */
 uint32_t sl_pppoe_interim_s(void);
