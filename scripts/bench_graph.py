@@ -18,6 +18,7 @@ tunnel runs, and nothing else."""
 import json
 import os
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -336,6 +337,35 @@ dpdk {{ socket-mem 1024 }}
     return nodes, tx, macs
 
 
+def callgrind_until_sent(d, extra, n, limit_s):
+    """sluiced (d/startup.conf) under callgrind with the extra options, counting inside the
+    node functions, until pg's stream s0 has sent n frames (at most limit_s seconds, else an
+    error: a partial count is not per packet); its output file."""
+    out = d / "cg.out"
+    args = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--collect-atstart=no"]
+    args += extra + [f"--toggle-collect={f}" for f in NODE_FUNCS]
+    log = open(d / "vg.log", "w")
+    p = subprocess.Popen(args + [str(BUILD / "sluiced"), str(d / "startup.conf")], stdout=log,
+                         stderr=subprocess.STDOUT)
+    ctl = [str(BUILD / "sluicectl"), "-s", str(d / "cli.sock"), "--json", "show packet-generator"]
+    try:
+        for _ in range(limit_s * 2):
+            time.sleep(0.5)
+            if p.poll() is not None:
+                raise RuntimeError((d / "vg.log").read_text()[-2000:])
+            r = subprocess.run(ctl, capture_output=True, text=True)
+            if r.returncode == 0 and json.loads(r.stdout)["streams"][0]["sent"] >= n:
+                break
+        else:
+            raise RuntimeError(f"{d}: {n} frames not sent in {limit_s} s under callgrind")
+    finally:
+        if p.poll() is None:
+            p.terminate()
+            wait_or_kill(p, 300)
+        log.close()
+    return out
+
+
 def callgrind(tmp, n, setup=SETUP, tag="1", fam=4, wrap=None):
     d = tmp / f"cg-{tag}-{n}"
     d.mkdir()
@@ -348,25 +378,7 @@ ip4 {{ max-routes 1024 tbl8s 256 }}
 ip6 {{ max-routes 1024 tbl8s 256 }}
 """
     (d / "startup.conf").write_text(conf)
-    out = d / "cg.out"
-    args = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--collect-atstart=no"]
-    args += [f"--toggle-collect={f}" for f in NODE_FUNCS]
-    log = open(d / "vg.log", "w")
-    p = subprocess.Popen(args + [str(BUILD / "sluiced"), str(d / "startup.conf")], stdout=log,
-                         stderr=subprocess.STDOUT)
-    ctl = [str(BUILD / "sluicectl"), "-s", str(d / "cli.sock"), "--json", "show packet-generator"]
-    try:
-        for _ in range(1200):
-            time.sleep(0.5)
-            if p.poll() is not None:
-                raise RuntimeError((d / "vg.log").read_text()[-2000:])
-            r = subprocess.run(ctl, capture_output=True, text=True)
-            if r.returncode == 0 and json.loads(r.stdout)["streams"][0]["sent"] >= n:
-                break
-        p.terminate()
-        wait_or_kill(p, 120)
-    finally:
-        log.close()
+    out = callgrind_until_sent(d, [], n, 600)
     per, total = {}, 0
     for count, name, _ in callgrind_inclusive(out):
         if name == "PROGRAM":
@@ -486,6 +498,63 @@ dpdk {{ socket-mem 1536 }}
         if errs:
             print(f"   {tag} errors: {errs}")
         out[tag] = (nodes, sums["whole path"], tx, took, nsess)
+    return out
+
+
+# BNG_CACHE=N: each BNG run (BNG_ONLY's) under callgrind's cache simulation instead, N packets
+# (several passes over the sessions) after the set-up: per node, instructions, data reads and
+# writes, and the data lines missed in a 32 KB L1 and in a 1 MB last level (this machine's
+# per-core L2), per packet. Deterministic, where the clocks of the runs above swing by hundreds.
+BNG_CACHE = int(os.environ.get("BNG_CACHE", "0"))
+CACHE_EVENTS = ("Ir", "Dr", "Dw", "D1mr", "D1mw", "DLmr", "DLmw")
+
+
+def bng_cachesim(tmp):
+    """tag -> {node function: {event: per packet}}, each BNG run's set-up then BNG_CACHE
+    packets, the counts taken inside the node functions only; printed as each run ends."""
+    out = {}
+    order = list(range(BNG_SESSIONS))
+    random.Random(17).shuffle(order)
+    only = os.environ.get("BNG_ONLY", "")
+    for tag, setup in bng_setups(BNG_SESSIONS):
+        if only and tag not in only.split(","):
+            continue
+        d = tmp / f"cache-{tag}"
+        d.mkdir()
+        if tag.startswith("bng-up"):
+            bng_up_pcap(d / "in.pcap", order, tag != "bng-up-routed")
+        else:
+            write_pcap(d / "in.pcap", [bng_addr(i) for i in order])
+        (d / "setup.cli").write_text(setup + stream(BNG_CACHE, d / "in.pcap") +
+                                     "packet-generator enable-stream s0\n")
+        conf = f"""unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
+dpdk {{ no-huge socket-mem 1536 }}
+"""
+        (d / "startup.conf").write_text(conf)
+        cg = callgrind_until_sent(d, ["--cache-sim=yes", "--D1=32768,8,64", "--LL=1048576,16,64"],
+                                  BNG_CACHE, 2400)
+        ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--show=" + ",".join(CACHE_EVENTS),
+                              str(cg)], capture_output=True, text=True).stdout
+        per = {}
+        for line in ann.splitlines():
+            # each event's count ("." for none), maybe with its share in parentheses, then
+            # the function
+            toks = re.sub(r"\([^)]*\)", " ", line).split()
+            if len(toks) <= len(CACHE_EVENTS) or not all(re.fullmatch(r"[\d,]+|\.", t)
+                                                         for t in toks[:len(CACHE_EVENTS)]):
+                continue
+            nums = [int(t.replace(",", "")) if t != "." else 0 for t in toks[:len(CACHE_EVENTS)]]
+            name = toks[len(CACHE_EVENTS)].rsplit(":", 1)[-1]
+            if name in NODE_FUNCS or name in INNER_FUNCS:
+                per[name] = {e: v / BNG_CACHE for e, v in zip(CACHE_EVENTS, nums)}
+        out[tag] = per
+        print(f"   {tag}: " + "  ".join(CACHE_EVENTS), flush=True)
+        for f in NODE_FUNCS + INNER_FUNCS:
+            if f in per:
+                inner = "  (inside)" if f in INNER_FUNCS else ""
+                print(f"     {f:18s} " + " ".join(f"{per[f][e]:7.1f}" for e in CACHE_EVENTS) + inner)
+        tot = {e: sum(per[f][e] for f in per if f in NODE_FUNCS) for e in CACHE_EVENTS}
+        print(f"     {'all nodes':18s} " + " ".join(f"{tot[e]:7.1f}" for e in CACHE_EVENTS), flush=True)
     return out
 
 
@@ -612,6 +681,10 @@ def main():
                 up = base.startswith("bng-up")
                 for t in [t for t in b if t not in bases and t.startswith("bng-up") == up]:
                     print(f"   {t}: rate / {base} (clocks ratio inverted) {med[base] / med[t]:.3f}")
+        if BNG and BNG_CACHE and shutil.which("valgrind"):
+            print(f"== BNG under callgrind's cache simulation (L1 32 KB, last level 1 MB): "
+                  f"{BNG_CACHE} packets over {BNG_SESSIONS} sessions, per packet", flush=True)
+            bng_cachesim(tmp)
         if shutil.which("valgrind") and CG_PACKETS and TUNNELS and VX_RUNS:
             print(f"== callgrind, tunnels: instructions/packet ({CG_PACKETS} packets minus 0), "
                   + " | ".join(t for t, _, _ in VX_RUNS), flush=True)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -129,8 +130,22 @@ static int eal_args(const struct sl_config *c, char **av, int max, char *store, 
 #undef ADD
 }
 
+/* The tables the workers index by interface, adjacency or session (sl_ifaces alone is 40 MB)
+ * are static arrays: on 4 KB pages, a packet to another interface misses the TLB as well as
+ * the cache. Transparent huge pages for the zero-filled data (the kernel's "madvise" mode asks
+ * for it), asked before the arrays are first written. */
+extern char __bss_start[], _end[];
+static void huge_bss(void)
+{
+	uintptr_t a = RTE_ALIGN_CEIL((uintptr_t)__bss_start, (uintptr_t)2 << 20);
+	uintptr_t b = RTE_ALIGN_FLOOR((uintptr_t)_end, (uintptr_t)2 << 20);
+	if (b > a)
+		(void)madvise((void *)a, b - a, MADV_HUGEPAGE);
+}
+
 int main(int argc, char **argv)
 {
+	huge_bss();
 	const char *path = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--version")) {

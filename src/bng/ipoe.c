@@ -217,7 +217,7 @@ static int session_up(struct lease *l)
 	if (sl_iface_create(SL_IF_IPOE, name, &sl_ifaces[l->access].mac, &f))
 		return -1;
 	f->p2p = true;
-	f->mtu = sl_ifaces[l->access].mtu;
+	sl_iface_set_mtu(f->port, sl_ifaces[l->access].mtu);
 	uint16_t fib = sl_ifaces[l->access].fib;
 	if (fib && sl_ip4_table_set(f->port, fib, why, sizeof(why))) {
 		sl_iface_delete(f, why, sizeof(why));

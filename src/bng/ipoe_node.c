@@ -139,7 +139,7 @@ static inline uint16_t io_one(struct sl_worker *w, struct rte_mbuf *m)
 {
 	uint16_t ifx = sl_meta(m)->tx_if;
 	const struct sl_ipoe_dp *s = __atomic_load_n(&sl_ipoe_by_if[ifx], __ATOMIC_ACQUIRE);
-	if (unlikely(!s || !sl_ifaces[ifx].up || m->data_len < RTE_ETHER_HDR_LEN)) {
+	if (unlikely(!s || !sl_if_fast[ifx].up || m->data_len < RTE_ETHER_HDR_LEN)) {
 		w->ifc[ifx].drops++;
 		sl_set_error(m, io_err + IO_ERR_DOWN);
 		return IO_NEXT_DROP;

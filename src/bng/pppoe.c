@@ -30,6 +30,7 @@
 #include "../qos/hqos.h"
 #include "../ip4/ip4.h"
 #include "../ip6/ip6.h"
+#include "../runtime/slab.h"
 #include "../runtime/runtime.h"
 
 #include <errno.h>
@@ -200,14 +201,23 @@ static void ppp_send(struct sess *s, uint16_t proto, uint8_t code, uint8_t id, c
 
 /* ---- sessions ---- */
 
+/* Sessions' published data, 32 bytes each, packed (sl_slab). */
+static struct sl_slab dp_mem = SL_SLAB_INIT("pppoe sessions", sizeof(struct sl_pppoe_dp));
+
+static void dp_retired(void *old, uintptr_t x)
+{
+	(void)x;
+	sl_slab_put(&dp_mem, old);
+}
+
 /* What the workers read, published anew (the old copy freed after a grace period). */
 static void dp_publish(struct sess *s)
 {
-	struct sl_pppoe_dp *d = malloc(sizeof(*d)), *old = sl_pppoe_by_if[s->ifx];
+	struct sl_pppoe_dp *d = sl_slab_get(&dp_mem), *old = sl_pppoe_by_if[s->ifx];
 	if (!d)
 		return; /* the old copy stays: the session keeps its previous state */
-	*d = (struct sl_pppoe_dp){.access = s->access, .sid = s->sid, .mac = s->mac, .ip_up = s->up,
-				  .ip6_up = s->up6, .qos_pipe = s->qos_pipe};
+	*d = (struct sl_pppoe_dp){.access = s->access, .ip_up = s->up, .ip6_up = s->up6,
+				  .qos_pipe = s->qos_pipe};
 	memcpy(&d->mac48, &s->mac, 6);
 	memcpy(d->hdr, &s->mac, 6);
 	memcpy(d->hdr + 6, &sl_ifaces[s->access].mac, 6);
@@ -217,7 +227,7 @@ static void dp_publish(struct sess *s)
 	sl_put16(d->hdr + 16, s->sid);
 	__atomic_store_n(&sl_pppoe_by_if[s->ifx], d, __ATOMIC_RELEASE);
 	if (old)
-		sl_rcu_retire(sl_rcu_free, old, 0);
+		sl_rcu_retire(dp_retired, old, 0);
 }
 
 /* Session s's /64: the configured prefix with the session id in bits 48-63. */
@@ -284,7 +294,7 @@ static void sess_end(struct sess *s, bool padt)
 	char why[160];
 	if (sl_iface_delete(&sl_ifaces[s->ifx], why, sizeof(why)))
 		RTE_LOG(WARNING, USER1, "pppoe%u: interface not deleted: %s\n", s->sid, why);
-	free(d); /* sl_iface_delete waited for a grace period */
+	sl_slab_put(&dp_mem, d); /* sl_iface_delete waited for a grace period */
 	sl_pool_give(&pools, s->ip);
 	sessions[s->sid] = NULL;
 	nsess--;
@@ -392,7 +402,7 @@ static struct sess *sess_new(uint16_t access, const struct rte_ether_addr *mac, 
 		return NULL;
 	}
 	f->p2p = true;
-	f->mtu = SL_PPPOE_MTU;
+	sl_iface_set_mtu(f->port, SL_PPPOE_MTU);
 	if (sl_ifaces[access].fib && sl_ip4_table_set(f->port, sl_ifaces[access].fib, why, sizeof(why))) {
 		sl_iface_delete(f, why, sizeof(why));
 		free(s);
@@ -1736,7 +1746,6 @@ static void pppoe_fini(void)
 {
 	for (uint32_t sid = 1; sid < 65535; sid++) {
 		if (sessions[sid]) {
-			free(sl_pppoe_by_if[sessions[sid]->ifx]);
 			sl_pppoe_by_if[sessions[sid]->ifx] = NULL;
 			free(sessions[sid]);
 			sessions[sid] = NULL;
@@ -1745,6 +1754,7 @@ static void pppoe_fini(void)
 	memset(sl_pppoe_sid_if, 0, sizeof(sl_pppoe_sid_if));
 	memset(sl_pppoe_access, 0, sizeof(sl_pppoe_access));
 	memset(users, 0, sizeof(users));
+	sl_slab_release(&dp_mem);
 	sl_pools_clear(&pools);
 	v6_plen = 0;
 	for (uint32_t i = 0; i < SL_IF_MAX; i++) {

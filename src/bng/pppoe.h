@@ -21,18 +21,18 @@
 #define SL_PPPOE_MTU 1492
 
 /* What the workers read of a session (immutable while published; freed after a grace
- * period): its access interface, id and client MAC, and whether IPCP is open (IPv4 flows). */
+ * period; 32 bytes, two a cache line, packed by an sl_slab): the header its frames get (the
+ * client's MAC, the session id), its access interface and QoS pipe, and which NCPs are open. */
 struct sl_pppoe_dp {
-	uint16_t access;
-	uint16_t sid;
-	struct rte_ether_addr mac;
-	bool ip_up;
-	bool ip6_up;        /* IPv6CP open: IPv6 flows */
-	uint16_t qos_pipe;  /* its pipe in subport 0 of the access interface's QoS; 0: none */
-	uint64_t mac48;     /* the client's MAC in a word's low 48 bits (as loaded from a frame) */
 	uint8_t hdr[18];    /* what pppoe-output writes first: the client's MAC, the access
 			     * interface's, 0x8864, version/type, code, the session id */
+	uint16_t access;
+	uint16_t qos_pipe;  /* its pipe in subport 0 of the access interface's QoS; 0: none */
+	bool ip_up;
+	bool ip6_up;        /* IPv6CP open: IPv6 flows */
+	uint64_t mac48;     /* the client's MAC in a word's low 48 bits (as loaded from a frame) */
 };
+_Static_assert(sizeof(struct sl_pppoe_dp) == 32, "two sessions a cache line");
 
 /* Session id -> the session's interface (0: none), and interface -> its data. */
 extern uint16_t sl_pppoe_sid_if[65536];

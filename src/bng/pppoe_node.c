@@ -61,7 +61,7 @@ static __rte_always_inline uint16_t pi_ip(struct sl_worker *w, struct rte_mbuf *
 					  const struct sl_pppoe_dp *s, uint16_t ifx, uint16_t len,
 					  bool v6)
 {
-	if (unlikely(!(v6 ? s->ip6_up : s->ip_up) || !sl_ifaces[ifx].up)) {
+	if (unlikely(!(v6 ? s->ip6_up : s->ip_up) || !sl_if_fast[ifx].up)) {
 		sl_set_error(m, pi_err + PI_ERR_DOWN);
 		return PI_NEXT_DROP;
 	}
@@ -156,7 +156,7 @@ static __rte_noinline void pi_many(struct sl_worker *w, void **objs, uint16_t n,
 			const struct sl_pppoe_dp *p = x ? sl_pppoe_by_if[x] : NULL;
 			if (p)
 				rte_prefetch0(p);
-			rte_prefetch0(&sl_ifaces[x]);
+			rte_prefetch0(&sl_if_fast[x]);
 			rte_prefetch0(&w->ifc[x]);
 			rte_prefetch0(&sl_if_features[x]);
 		}
@@ -243,7 +243,7 @@ static inline uint16_t po_one(struct sl_worker *w, struct rte_mbuf *m, struct po
 	if (unlikely(ifx != c->ifx)) {
 		c->ifx = ifx;
 		c->s = __atomic_load_n(&sl_pppoe_by_if[ifx], __ATOMIC_ACQUIRE);
-		if (c->s && !sl_ifaces[ifx].up)
+		if (c->s && !sl_if_fast[ifx].up)
 			c->s = NULL;
 		c->next = c->s ? sl_iface_tx_edge(po_tx0, c->s->access) : PO_NEXT_DROP;
 	}
@@ -300,7 +300,7 @@ static uint16_t pppoe_out_process(struct rte_graph *g, struct rte_node *node, vo
 				const struct sl_pppoe_dp *p = sl_pppoe_by_if[x];
 				if (p)
 					rte_prefetch0(p);
-				rte_prefetch0(&sl_ifaces[x]);
+				rte_prefetch0(&sl_if_fast[x]);
 				rte_prefetch0(&w->ifc[x]);
 			}
 			nexts[i] = po_one(w, objs[i], &c);

@@ -18,7 +18,16 @@
 #include <rte_hash_crc.h>
 
 struct sl_iface sl_ifaces[SL_IF_MAX];
+struct sl_if_fast sl_if_fast[SL_IF_MAX] __rte_cache_aligned;
 uint32_t sl_if_hwm;
+
+/* Where senders send interface f's packets, in both copies (sl_if_fast). */
+static void tx_slot_set(struct sl_iface *f, uint16_t slot)
+{
+	__atomic_store_n(&f->tx_slot, slot, __ATOMIC_RELEASE);
+	__atomic_store_n(&sl_if_fast[f->port].tx_slot, slot, __ATOMIC_RELEASE);
+}
+
 const char *const sl_if_type_names[SL_IF_NB_TYPES] = {"port", "sub", "bvi", "loopback", "pg",
 							  "vxlan", "gre", "ipip", "mplsudp",
 							  "mplsgre", "mpls-tunnel", "pppoe",
@@ -119,7 +128,7 @@ static int port_start(struct sl_iface *ifc, struct rte_mempool *mp, struct rte_e
 	}
 	uint16_t mtu = 1500;
 	rte_eth_dev_get_mtu(p, &mtu);
-	ifc->mtu = mtu;
+	sl_iface_set_mtu(p, mtu);
 	rte_eth_promiscuous_enable(p);
 	return rte_eth_dev_start(p);
 }
@@ -169,9 +178,10 @@ int sl_iface_init(const struct sl_config *c, struct rte_mempool *mp, uint16_t nb
 		}
 		ifc->used = true;
 		ifc->type = SL_IF_PORT;
-		ifc->tx_slot = ifc->out_slot = (uint16_t)SL_TX_SLOT_PORT(port);
-		ifc->peer = port;
 		ifc->port = port;
+		ifc->out_slot = (uint16_t)SL_TX_SLOT_PORT(port);
+		tx_slot_set(ifc, ifc->out_slot);
+		ifc->peer = port;
 		memcpy(ifc->name, name, sizeof(name));
 		name_link(port);
 		ifc->nb_rxq = d->nb_rxq ? d->nb_rxq : 1;
@@ -319,9 +329,9 @@ void sl_iface_out_features(uint16_t ifx, bool any)
 	if (any) {
 		__atomic_store_n(&f->tx_meta, true, __ATOMIC_RELEASE);
 		sl_rcu_sync();
-		__atomic_store_n(&f->tx_slot, (uint16_t)SL_TX_SLOT_ARC, __ATOMIC_RELEASE);
+		tx_slot_set(f, (uint16_t)SL_TX_SLOT_ARC);
 	} else {
-		__atomic_store_n(&f->tx_slot, f->out_slot, __ATOMIC_RELEASE);
+		tx_slot_set(f, f->out_slot);
 		sl_rcu_sync();
 		__atomic_store_n(&f->tx_meta, meta, __ATOMIC_RELEASE);
 	}
@@ -358,12 +368,14 @@ int sl_iface_create(enum sl_if_type t, const char *name, const struct rte_ether_
 	struct sl_iface *f = &sl_ifaces[i];
 	memset(f, 0, sizeof(*f));
 	f->type = (uint8_t)t;
-	f->tx_slot = f->out_slot = (uint16_t)t;
+	f->out_slot = (uint16_t)t;
 	f->tx_meta = true;
 	f->port = (uint16_t)i;
+	tx_slot_set(f, f->out_slot);
+	sl_iface_set_up(f->port, false);
+	sl_iface_set_mtu(f->port, 1500);
 	f->peer = (uint16_t)i;
 	f->virt = true;
-	f->mtu = 1500;
 	f->nb_txq = 1;
 	f->rxq_worker[0] = SL_NO_WORKER;
 	if (mac)
@@ -399,7 +411,7 @@ int sl_iface_delete(struct sl_iface *f, char *why, size_t len)
 	for (int k = 0; k < nb_busy_fns; k++)
 		if (busy_fns[k](f, false, why, len))
 			return -EBUSY;
-	f->up = 0;
+	sl_iface_set_up(f->port, false);
 	for (int k = 0; k < nb_busy_fns; k++)
 		busy_fns[k](f, true, why, len);
 	int32_t pos = -1;
@@ -458,7 +470,7 @@ int sl_iface_sub_create(struct sl_iface *p, uint32_t id, uint16_t tpid, uint16_t
 	f->tpid = tpid;
 	f->vid = vid;
 	f->inner_vid = inner;
-	f->mtu = p->mtu;
+	sl_iface_set_mtu(f->port, p->mtu);
 	if ((rc = rte_hash_add_key_data(sub_hash, &k, (void *)(uintptr_t)f->port))) {
 		char why[8];
 		f->nb_subs = 0;
@@ -615,11 +627,24 @@ SL_CLI_COMMAND(show_hardware, .path = "show hardware", .usage = "",
 void sl_iface_set_up(uint16_t ifx, bool up)
 {
 	__atomic_store_n(&sl_ifaces[ifx].up, up, __ATOMIC_RELEASE);
+	__atomic_store_n(&sl_if_fast[ifx].up, up, __ATOMIC_RELEASE);
 }
 
 void sl_iface_set_mtu(uint16_t ifx, uint16_t mtu)
 {
 	__atomic_store_n(&sl_ifaces[ifx].mtu, mtu, __ATOMIC_RELEASE);
+	__atomic_store_n(&sl_if_fast[ifx].mtu, mtu, __ATOMIC_RELEASE);
+}
+
+uint32_t sl_if_fast_check(void)
+{
+	for (uint32_t i = 0; i < sl_if_hwm; i++) {
+		const struct sl_iface *f = &sl_ifaces[i];
+		const struct sl_if_fast *c = &sl_if_fast[i];
+		if (f->used && (c->tx_slot != f->tx_slot || c->mtu != f->mtu || c->up != f->up))
+			return i + 1;
+	}
+	return 0;
 }
 
 int sl_iface_place_rxq(uint16_t ifx, uint16_t q, uint16_t w, char *why, size_t len)

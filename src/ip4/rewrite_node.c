@@ -31,7 +31,7 @@ static inline void rw_cache_fill(struct rw_cache *c, uint32_t id)
 {
 	c->id = id;
 	c->adj = sl_adj_get(id);
-	c->mtu = sl_ifaces[c->adj->port].mtu;
+	c->mtu = sl_if_fast[c->adj->port].mtu;
 	c->next = sl_iface_tx_edge(rw_tx0, c->adj->port);
 	c->ifx = c->adj->port;
 }
@@ -96,7 +96,7 @@ static uint16_t rw_process(struct rte_graph *g, struct rte_node *node, void **ob
 			if (i + 2 < n) {
 				const struct sl_adj *a = sl_adj_get(sl_meta(objs[i + 2])->adj);
 				if (a)
-					rte_prefetch0(&sl_ifaces[a->port]);
+					rte_prefetch0(&sl_if_fast[a->port]);
 			}
 			nexts[i] = rw_one(w, objs[i], &c);
 		}

@@ -20,6 +20,7 @@
 #include <rte_hash.h>
 #include <rte_jhash.h>
 #include <rte_malloc.h>
+#include "../runtime/slab.h"
 
 struct sl_adj *sl_adj_tbl[SL_ADJ_MAX];
 struct rte_fib *sl_fibs[SL_FIB_MAX];
@@ -41,6 +42,10 @@ void sl_ip4_neigh_age_set(uint64_t seconds)
 	sl_neigh_age_s = seconds;
 }
 
+/* Adjacencies, packed (a host's or a session's, made between their other records, would
+ * otherwise each lie on its own heap page: ip4-lookup and ip4-rewrite read one a packet). */
+static struct sl_slab adj_mem = SL_SLAB_INIT("adjacencies", sizeof(struct sl_adj));
+
 /* After a grace period: the old record is freed, and the id (unless 0) recycled. */
 static void adj_retired(void *old, uintptr_t id)
 {
@@ -48,7 +53,7 @@ static void adj_retired(void *old, uintptr_t id)
 		__atomic_store_n(&sl_adj_tbl[id], sl_adj_tbl[SL_ADJ_ID_DROP], __ATOMIC_RELEASE);
 		adj_free[adj_nfree++] = (uint32_t)id;
 	}
-	free(old);
+	sl_slab_put(&adj_mem, old);
 }
 
 static void retire(struct sl_adj *old, uint32_t id)
@@ -60,10 +65,9 @@ static void retire(struct sl_adj *old, uint32_t id)
 struct sl_adj *sl_adj_new(uint8_t type, uint16_t port, uint32_t nh,
 				   const uint8_t *dmac, uint16_t ethertype)
 {
-	struct sl_adj *a = aligned_alloc(32, sizeof(*a));
+	struct sl_adj *a = sl_slab_get(&adj_mem);
 	if (!a)
 		return NULL;
-	memset(a, 0, sizeof(*a));
 	a->type = type;
 	a->port = port;
 	a->nh = nh;
@@ -94,7 +98,7 @@ int sl_adj_alloc(struct sl_adj *a, uint32_t *id)
 	if (adj_nfree == 0)
 		sl_rcu_reclaim();
 	if (adj_nfree == 0) {
-		free(a);
+		sl_slab_put(&adj_mem, a);
 		return -ENOSPC;
 	}
 	*id = adj_free[--adj_nfree];
@@ -188,12 +192,8 @@ void sl_ip4_fini(void)
 	lb_nfree = 0;
 	free_hash_data(&rib);
 	free_hash_data(&neighs);
-	struct sl_adj *drop = sl_adj_tbl[SL_ADJ_ID_DROP];
-	for (uint32_t i = 1; drop && i < SL_ADJ_MAX; i++)
-		if (sl_adj_tbl[i] != drop)
-			free(sl_adj_tbl[i]);
-	free(drop);
 	memset(sl_adj_tbl, 0, sizeof(sl_adj_tbl));
+	sl_slab_release(&adj_mem);
 	free(adj_free);
 	adj_free = NULL;
 	adj_nfree = 0;

@@ -41,7 +41,7 @@ static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, struct rw
 	if (unlikely(mt->adj != c->id)) {
 		c->id = mt->adj;
 		c->adj = sl_adj_get(c->id);
-		c->mtu = sl_ifaces[c->adj->port].mtu;
+		c->mtu = sl_if_fast[c->adj->port].mtu;
 		c->next = sl_iface_tx_edge(rw_tx0, c->adj->port);
 	}
 	const struct sl_adj *adj = c->adj;

@@ -173,7 +173,7 @@ static int cmd_tunnel(struct sl_out *o, int argc, char **argv)
 		return sl_out_error(o, "cannot create %s: %s", name, strerror(-rc));
 	}
 	/* the inner packet's limit: the interface's MTU less the labels */
-	f->mtu = (uint16_t)(sl_ifaces[out->port].mtu - 4 * out->n);
+	sl_iface_set_mtu(f->port, (uint16_t)(sl_ifaces[out->port].mtu - 4 * out->n));
 	f->p2p = true;
 	__atomic_store_n(&tun_out[f->port], (uint16_t)id, __ATOMIC_RELEASE);
 	sl_out_msg(o, "%s", f->name);

@@ -183,7 +183,7 @@ int sl_tun_create(struct sl_out *o, struct sl_tun *t, enum sl_if_type type,
 		return rc == -EEXIST ? sl_out_error(o, "interface '%s' exists", name)
 				     : sl_out_error(o, "cannot create %s: %s", name, strerror(-rc));
 	}
-	f->mtu = mtu;
+	sl_iface_set_mtu(f->port, mtu);
 	f->outer_fib = t->fib;
 	f->p2p = !t->eth;
 	t->ifx = f->port;

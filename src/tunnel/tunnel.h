@@ -189,7 +189,7 @@ static inline uint8_t *sl_tun_encap(struct rte_mbuf *m, const struct sl_tun *t, 
 	if (likely(fast)) {
 		memcpy(d, a->rewrite, RTE_ETHER_HDR_LEN);
 		sl_meta(m)->tx_if = a->port;
-		*out = (uint16_t)(tx0 + sl_ifaces[a->port].tx_slot);
+		*out = (uint16_t)(tx0 + sl_if_fast[a->port].tx_slot);
 	} else {
 		rte_pktmbuf_adj(m, RTE_ETHER_HDR_LEN);
 		sl_meta2(m)->fib = t->fib;

@@ -491,6 +491,7 @@ static void test_device_input_and_output_arcs(void)
 	snprintf(line, sizeof(line), "pcap trace tx intfc port1 file %s", path);
 	cli(line);
 	CHECK(sl_ifaces[1].tx_slot == SL_TX_SLOT_ARC && sl_ifaces[1].tx_meta);
+	CHECK(sl_if_fast[1].tx_slot == SL_TX_SLOT_ARC && sl_if_fast_check() == 0);
 	for (int i = 0; i < 10; i++)
 		rte_ring_enqueue(rx[0], udp_pkt(0x30000500u + (uint32_t)i, 64, (uint16_t)i));
 	env_walk_worker(0, 4);
@@ -499,6 +500,7 @@ static void test_device_input_and_output_arcs(void)
 	rte_pktmbuf_free_bulk(out, n);
 	cli("pcap trace off");
 	CHECK(sl_ifaces[1].tx_slot == sl_ifaces[1].out_slot && !sl_ifaces[1].tx_meta);
+	CHECK(sl_if_fast_check() == 0);
 	/* the pcap header and ten records of 16 + 60 bytes */
 	CHECK(file_size(path) == 24 + 10 * (16 + 60));
 	for (int i = 0; i < 5; i++)
@@ -546,6 +548,14 @@ static void test_pg_output_free(void)
 	cli("set interface state pg8 up");
 	struct sl_iface *a = sl_iface_by_name("pg7"), *b = sl_iface_by_name("pg8");
 	CHECK(a && b);
+	/* the workers' packed copy of each interface (sl_if_fast) follows its state and MTU */
+	CHECK(a && sl_if_fast[a->port].up && sl_if_fast[a->port].mtu == a->mtu);
+	cli("set interface mtu 1400 pg8");
+	cli("set interface state pg8 down");
+	CHECK(b && b->mtu == 1400 && sl_if_fast[b->port].mtu == 1400 && !sl_if_fast[b->port].up);
+	cli("set interface mtu 1500 pg8");
+	cli("set interface state pg8 up");
+	CHECK(sl_if_fast_check() == 0);
 	struct rte_mempool *other = rte_pktmbuf_pool_create("sl-unit-other", 63, 0, 0,
 							    RTE_MBUF_DEFAULT_BUF_SIZE,
 							    SOCKET_ID_ANY);
@@ -843,7 +853,7 @@ static void test_qos_output(void)
 		fprintf(stderr, "qos: sent %u, tail-dropped %lu, held %lu of 64\n", n,
 			(unsigned long)tail, (unsigned long)held);
 	CHECK(held > 0 && n + tail + held == 64);
-	CHECK(sl_ifaces[1].tx_slot == sl_ifaces[1].out_slot);
+	CHECK(sl_ifaces[1].tx_slot == sl_ifaces[1].out_slot && sl_if_fast_check() == 0);
 	cli("qos profile s del");
 	cli("qos profile u del");
 	walk(4);
