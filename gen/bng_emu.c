@@ -33,6 +33,8 @@ struct esess {
 	struct rte_ether_addr ac; /* the access concentrator's MAC, or the IPoE router's */
 	uint32_t ip, magic;
 	uint64_t t_phase, t_up;
+	uint64_t t_sent;   /* the last PADI or DHCPDISCOVER */
+	uint8_t tries;     /* sent again so far */
 	uint32_t up_tx, up_rx, down_tx, down_rx;
 	uint64_t up_lat, down_lat, up_max, down_max; /* TSC */
 };
@@ -190,12 +192,12 @@ static void fail(struct esess *s)
 	set_phase(s, P_FAILED);
 }
 
-/* Client i starts: a PADI, or a DHCPDISCOVER. */
-static void client_start(unsigned i)
+/* Client i's first message: a PADI, or a DHCPDISCOVER. */
+static void client_hello(unsigned i)
 {
+	ss[i].t_sent = rte_rdtsc();
 	if (ss[i].ipoe) {
 		dhcp_send(i, DISCOVER);
-		set_phase(&ss[i], P_OFFER);
 		return;
 	}
 	static const struct rte_ether_addr bcast = {{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}};
@@ -209,7 +211,28 @@ static void client_start(unsigned i)
 	uint32_t v = htonl(i);
 	memcpy(p + 8, &v, 4);
 	tx(acc_port, m);
-	set_phase(&ss[i], P_DISC);
+}
+
+/* Client i starts. */
+static void client_start(unsigned i)
+{
+	client_hello(i);
+	set_phase(&ss[i], ss[i].ipoe ? P_OFFER : P_DISC);
+}
+
+/* A client with no answer to its first message sends it again after 1, 2 and 4 s (RFC 2516
+ * 5.1's PADI and RFC 2131 4.1's DHCPDISCOVER, both with the wait doubled); the phase's timeout
+ * still counts from the first. Counted. */
+static unsigned retransmits;
+static void client_again(unsigned i, uint64_t now, uint64_t hz)
+{
+	struct esess *s = &ss[i];
+	bool waiting = s->ipoe ? s->phase == P_OFFER : s->phase == P_DISC && !s->padr_sent;
+	if (waiting && s->tries < 3 && now - s->t_sent > hz << s->tries) {
+		s->tries++;
+		retransmits++;
+		client_hello(i);
+	}
 }
 
 static void lcp_request(unsigned i)
@@ -638,6 +661,8 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 			struct esess *s = &ss[i];
 			if (s->phase > P_IDLE && s->phase < P_UP && now - s->t_phase > to && now > s->t_phase)
 				fail(s);
+			else
+				client_again(i, now, hz);
 			done += s->phase >= P_UP;
 		}
 	}
@@ -721,18 +746,20 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 		       "\"traffic\": {\"up\": {\"sent\": %" PRIu64 ", \"received\": %" PRIu64
 		       ", \"latency_us\": {\"mean\": %.1f, \"max\": %.1f}}, \"down\": {\"sent\": %" PRIu64
 		       ", \"received\": %" PRIu64 ", \"latency_us\": {\"mean\": %.1f, \"max\": %.1f}}, "
-		       "\"sessions_with_loss\": %u}, \"torn_down\": %u, \"setup_wall_s\": %.3f}\n",
+		       "\"sessions_with_loss\": %u}, \"torn_down\": %u, \"setup_wall_s\": %.3f, "
+		       "\"retransmits\": %u}\n",
 		       nclients, up, o->sessions, up - up_ipoe, o->ipoe_sessions, up_ipoe, secs,
 		       secs > 0 ? up / secs : 0.0, failed[P_DISC], failed[P_LCP], failed[P_AUTH],
 		       failed[P_IPCP], failed[P_OFFER], failed[P_ACK], ut, ur, ur ? us(ul) / (double)ur : 0.0, us(um),
 		       dt, dr, dr ? us(dl) / (double)dr : 0.0, us(dm), lossy, torn,
-		       (double)(setup_end - start) / (double)hz);
+		       (double)(setup_end - start) / (double)hz, retransmits);
 	} else {
 		printf("sessions %u (PPPoE %u, IPoE %u): up %u (PPPoE %u, IPoE %u) in %.3f s (%.1f/s); "
-		       "failed: discovery %u, lcp %u, auth %u, ipcp %u, dhcp offer %u, dhcp ack %u\n",
+		       "failed: discovery %u, lcp %u, auth %u, ipcp %u, dhcp offer %u, dhcp ack %u; "
+		       "PADIs and DHCPDISCOVERs sent again %u\n",
 		       nclients, o->sessions, o->ipoe_sessions, up, up - up_ipoe, up_ipoe, secs,
 		       secs > 0 ? up / secs : 0.0, failed[P_DISC], failed[P_LCP], failed[P_AUTH],
-		       failed[P_IPCP], failed[P_OFFER], failed[P_ACK]);
+		       failed[P_IPCP], failed[P_OFFER], failed[P_ACK], retransmits);
 		printf("traffic up: %" PRIu64 " sent, %" PRIu64 " received, latency mean %.1f us max "
 		       "%.1f us; down: %" PRIu64 " sent, %" PRIu64 " received, mean %.1f us max %.1f us; "
 		       "sessions with loss %u; torn down %u\n", ut, ur,
