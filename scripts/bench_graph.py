@@ -43,7 +43,8 @@ NODE_FUNCS = ["pg_stream_run", "eth_process", "in_process", "lk_process", "rw_pr
               "pi_process", "ai_process", "qo_process", "qs_polled", "pppoe_in_process",
               "pppoe_out_process"]
 # functions called inside counted ones, shown apart (their inclusive counts; not toggled)
-INNER_FUNCS = ["rte_acl_classify", "rte_sched_port_enqueue", "rte_sched_port_dequeue"]
+INNER_FUNCS = ["rte_acl_classify", "rte_sched_port_enqueue", "rte_sched_port_dequeue", "sl_wheel_enqueue",
+               "sl_wheel_dequeue"]
 TUNNELS = os.environ.get("TUNNELS", os.environ.get("VXLAN", "1")) != "0"
 
 SETUP = """create packet-generator interface pg0
@@ -337,13 +338,13 @@ dpdk {{ socket-mem 1024 }}
     return nodes, tx, macs
 
 
-def callgrind_until_sent(d, extra, n, limit_s):
+def callgrind_until_sent(d, extra, n, limit_s, funcs=NODE_FUNCS):
     """sluiced (d/startup.conf) under callgrind with the extra options, counting inside the
     node functions, until pg's stream s0 has sent n frames (at most limit_s seconds, else an
     error: a partial count is not per packet); its output file."""
     out = d / "cg.out"
     args = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--collect-atstart=no"]
-    args += extra + [f"--toggle-collect={f}" for f in NODE_FUNCS]
+    args += extra + [f"--toggle-collect={f}" for f in funcs]
     log = open(d / "vg.log", "w")
     p = subprocess.Popen(args + [str(BUILD / "sluiced"), str(d / "startup.conf")], stdout=log,
                          stderr=subprocess.STDOUT)
@@ -414,7 +415,8 @@ if ONLY:
 # session's address in a random order, against the same packets routed to pg1 without
 # sessions (by one route to one next hop, and to as many hosts on pg1's subnet); then with each session's own QoS pipe (the port at 100 Gbit/s and every pipe at 10:
 # the scheduler's cost, not its shaping) and an output ACL on each session's interface (two
-# rules, the packets permitted by the first)
+# rules, the packets permitted by the first); and the same with the pipes on the timing wheel
+# (scheduler wheel) instead of rte_sched
 BNG_SESSIONS = int(os.environ.get("BNG_SESSIONS", "20000"))
 BNG = os.environ.get("BNG") == "1" or "bng" in os.environ.get("RUNS", "").split(",")
 
@@ -445,8 +447,10 @@ def bng_setups(n):
     up = SETUP + "set pppoe access pg0\n" + sess.replace("access pg1{q}", "access pg0")
     up_acls = ("set acl-plugin acl permit src 100.64.0.0/10 proto 17, deny\n" +
                "".join(f"set acl-plugin interface pppoe{i + 1} input acl 0\n" for i in range(n)))
+    wheel = qos.replace("pipe-from none", "pipe-from none scheduler wheel")
     return (("bng-routed", routed), (f"bng-{n}-hosts", hosts), (f"bng-{n}", base + sess.replace("{q}", "")),
             (f"bng-{n}-qos-acl", base + qos + sess.replace("{q}", " qos-profile q") + acls),
+            (f"bng-{n}-wheel-acl", base + wheel + sess.replace("{q}", " qos-profile q") + acls),
             ("bng-up-routed", SETUP), (f"bng-up-{n}", up), (f"bng-up-{n}-acl", up + up_acls))
 
 
@@ -507,6 +511,9 @@ dpdk {{ socket-mem 1536 }}
 # per-core L2), per packet. Deterministic, where the clocks of the runs above swing by hundreds.
 BNG_CACHE = int(os.environ.get("BNG_CACHE", "0"))
 CACHE_EVENTS = ("Ir", "Dr", "Dw", "D1mr", "D1mw", "DLmr", "DLmw")
+# and the output arc's nodes, which the BNG's ACL and QoS runs go through (acl-output,
+# interface-output-features, interface-tx)
+CACHE_FUNCS = NODE_FUNCS + ["ao_process", "of_process", "it_process"]
 
 
 def bng_cachesim(tmp):
@@ -532,7 +539,7 @@ dpdk {{ no-huge socket-mem 1536 }}
 """
         (d / "startup.conf").write_text(conf)
         cg = callgrind_until_sent(d, ["--cache-sim=yes", "--D1=32768,8,64", "--LL=1048576,16,64"],
-                                  BNG_CACHE, 2400)
+                                  BNG_CACHE, 2400, CACHE_FUNCS)
         ann = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--show=" + ",".join(CACHE_EVENTS),
                               str(cg)], capture_output=True, text=True).stdout
         per = {}
@@ -545,15 +552,15 @@ dpdk {{ no-huge socket-mem 1536 }}
                 continue
             nums = [int(t.replace(",", "")) if t != "." else 0 for t in toks[:len(CACHE_EVENTS)]]
             name = toks[len(CACHE_EVENTS)].rsplit(":", 1)[-1]
-            if name in NODE_FUNCS or name in INNER_FUNCS:
+            if name in CACHE_FUNCS or name in INNER_FUNCS:
                 per[name] = {e: v / BNG_CACHE for e, v in zip(CACHE_EVENTS, nums)}
         out[tag] = per
         print(f"   {tag}: " + "  ".join(CACHE_EVENTS), flush=True)
-        for f in NODE_FUNCS + INNER_FUNCS:
+        for f in CACHE_FUNCS + INNER_FUNCS:
             if f in per:
                 inner = "  (inside)" if f in INNER_FUNCS else ""
                 print(f"     {f:18s} " + " ".join(f"{per[f][e]:7.1f}" for e in CACHE_EVENTS) + inner)
-        tot = {e: sum(per[f][e] for f in per if f in NODE_FUNCS) for e in CACHE_EVENTS}
+        tot = {e: sum(per[f][e] for f in per if f in CACHE_FUNCS) for e in CACHE_EVENTS}
         print(f"     {'all nodes':18s} " + " ".join(f"{tot[e]:7.1f}" for e in CACHE_EVENTS), flush=True)
     return out
 

@@ -28,6 +28,7 @@
 #include "../runtime/feature.h"
 #include "../runtime/runtime.h"
 #include "../interface/iface.h"
+#include "wheel.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -65,6 +66,7 @@ enum { OP_PIPE = 1, OP_STATS };
 struct hqos {
 	/* read by every worker sending on the interface */
 	struct rte_sched_port *port;
+	struct sl_wheel *wheel; /* scheduler wheel: the pipes shaped on it (port is NULL) */
 	struct rte_ring *handoff; /* the other workers' frames, to the owner */
 	uint32_t sp_mask, pipe_mask, pipes_log2;
 	uint16_t ifx, owner;
@@ -80,12 +82,15 @@ struct hqos {
 		uint64_t pkts, bytes;
 	} o __rte_cache_aligned;
 	uint64_t *deq_tc; /* the owner's: dequeued per [subport * QOS_TCS + tc] */
+	uint64_t *wq;     /* the wheel's, the owner's: per [subport * QOS_TCS + tc], frames and
+			   * bytes in, frames and bytes dropped (rte_sched counts these itself) */
 	/* a request to the owner: main writes it, then seq; the owner runs it, then done */
 	struct {
 		uint32_t seq, done;
 		int op, rc;
 		uint32_t subport, pipe, stats_pipe; /* stats_pipe: UINT32_MAX, none */
 		int32_t add;                        /* OP_PIPE: a profile to add first, or -1 */
+		int32_t prof;                       /* OP_PIPE: our profile's index */
 		uint32_t id;                        /* OP_PIPE: the rte_sched profile id */
 		uint16_t qlen[QOS_QUEUES];
 	} mb __rte_cache_aligned;
@@ -223,7 +228,8 @@ static __attribute__((noinline)) uint16_t qs_dequeue(struct rte_graph *g, struct
 {
 	rte_edge_t next = sl_feature_next(SL_ARC_INTERFACE_OUTPUT, feat, h->ifx, 0);
 	struct rte_mbuf **to = (struct rte_mbuf **)rte_node_next_stream_get(g, node, next, want);
-	int got = rte_sched_port_dequeue(h->port, to, want);
+	int got = h->wheel ? sl_wheel_dequeue(h->wheel, to, want, rte_rdtsc())
+			   : rte_sched_port_dequeue(h->port, to, want);
 	uint64_t bytes = 0;
 	uint32_t shift = h->pipes_log2 + 4;
 	for (int i = 0; i < got; i++) {
@@ -276,10 +282,43 @@ static inline uint16_t qos_drain(struct rte_graph *g, struct rte_node *node, str
  * lost three frames in four). Smaller chunks cost more per frame: rte_sched_port_dequeue's
  * fixed part (make bench-graph's callgrind, 4,096 pipes: 1,127 instructions a frame in
  * chunks of 256, 1,221 of 64, 1,275 of 32). */
+static __rte_noinline uint16_t wheel_in(struct rte_graph *g, struct rte_node *node,
+					       struct sl_worker *w, struct hqos *h,
+					       struct rte_mbuf **b, uint16_t n, uint64_t now)
+{
+	uint32_t shift = 4, spshift = h->pipes_log2 + 4;
+	for (uint16_t i = 0; i < n; i++) {
+		/* frames to many pipes (subscribers): each one's state, then its FIFO's slot,
+		 * fetched a few frames ahead */
+		if (i + 8 < n)
+			sl_wheel_prefetch_pipe(h->wheel, rte_mbuf_sched_queue_get(b[i + 8]) >> shift);
+		if (i + 4 < n)
+			sl_wheel_prefetch_slot(h->wheel, rte_mbuf_sched_queue_get(b[i + 4]) >> shift);
+		struct rte_mbuf *m = b[i];
+		uint32_t qid = rte_mbuf_sched_queue_get(m);
+		uint64_t *c = &h->wq[((qid >> spshift) * QOS_TCS + rte_mbuf_sched_traffic_class_get(m)) * 4];
+		uint32_t len = m->pkt_len;
+		if (likely(sl_wheel_enqueue(h->wheel, m, qid >> shift, now))) {
+			c[0]++;
+			c[1] += len;
+			h->o.queued++;
+		} else {
+			c[2]++;
+			c[3] += len;
+			w->errors[qo_err + QO_ERR_FULL]++;
+			w->ifc[h->ifx].drops++;
+			rte_pktmbuf_free(m);
+		}
+	}
+	return qos_drain(g, node, h, now, RTE_GRAPH_BURST_SIZE, false);
+}
+
 static uint16_t qos_in(struct rte_graph *g, struct rte_node *node, struct sl_worker *w,
 		       struct hqos *h, struct rte_mbuf **b, uint16_t n, uint64_t now)
 {
 	uint16_t out = 0;
+	if (h->wheel)
+		return wheel_in(g, node, w, h, b, n, now);
 	for (uint16_t i = 0; i < n; i += h->chunk) {
 		uint16_t k = (uint16_t)RTE_MIN(h->chunk, n - i);
 		int e = rte_sched_port_enqueue(h->port, b + i, k); /* frees what it drops */
@@ -366,11 +405,48 @@ static void add_stats(struct rte_sched_queue_stats *a, const struct rte_sched_qu
 	a->n_bytes_dropped += s->n_bytes_dropped;
 }
 
+/* The wheel's requests: a pipe's rate; its counters (totals, where rte_sched's are read and
+ * cleared) into the accumulators show qos reads. */
+static void wheel_mailbox(struct hqos *h)
+{
+	struct sl_wheel *wh = h->wheel;
+	if (h->mb.op == OP_PIPE) {
+		const struct qos_profile *pr = profiles[h->mb.prof];
+		sl_wheel_pipe_rate(wh, h->mb.subport * h->pipes + h->mb.pipe, pr->p.tb_rate,
+				   pr->p.tb_size);
+		return;
+	}
+	if (h->mb.op != OP_STATS)
+		return;
+	for (uint32_t sp = 0; sp < h->subports; sp++)
+		for (int t = 0; t < QOS_TCS; t++) {
+			const uint64_t *c = &h->wq[(sp * QOS_TCS + (uint32_t)t) * 4];
+			struct rte_sched_subport_stats *a = &h->sp_acc[sp];
+			a->n_pkts_tc[t] = c[0];
+			a->n_bytes_tc[t] = c[1];
+			a->n_pkts_tc_dropped[t] = c[2];
+			a->n_bytes_tc_dropped[t] = c[3];
+		}
+	if (h->mb.stats_pipe != UINT32_MAX) {
+		uint32_t p = h->mb.subport * h->pipes + h->mb.stats_pipe;
+		const struct sl_wheel_pipe *pp = &wh->pipes[p];
+		struct rte_sched_queue_stats *a = &h->q_acc[p * QOS_QUEUES];
+		a->n_pkts = pp->pkts + pp->count; /* in, as rte_sched counts: sent or waiting */
+		a->n_bytes = pp->bytes;
+		a->n_pkts_dropped = pp->drops;
+		a->n_bytes_dropped = pp->drop_bytes;
+		memset(h->mb.qlen, 0, sizeof(h->mb.qlen));
+		h->mb.qlen[0] = pp->count;
+	}
+}
+
 /* On the owner between two walks (or on the main lcore while no worker runs). */
 static void mailbox_run(struct hqos *h)
 {
 	int rc = 0;
-	if (h->mb.op == OP_PIPE) {
+	if (h->wheel) {
+		wheel_mailbox(h);
+	} else if (h->mb.op == OP_PIPE) {
 		if (h->mb.add >= 0) {
 			for (uint32_t s = 0; !rc && s < h->subports; s++)
 				rc = rte_sched_subport_pipe_profile_add(h->port, s,
@@ -624,6 +700,8 @@ static void hqos_free(struct hqos *h)
 	if (!h)
 		return;
 	rte_sched_port_free(h->port); /* frees the frames still queued */
+	sl_wheel_free(h->wheel);
+	rte_free(h->wq);
 	rte_ring_free(h->handoff);
 	rte_free(h->pipe_prof);
 	rte_free(h->sp_acc);
@@ -635,6 +713,13 @@ static void hqos_free(struct hqos *h)
 /* The rte_sched port of h, every pipe of profile idx (id 0 in every subport). */
 static int hqos_build(struct sl_out *o, struct hqos *h, int idx, uint32_t mtu)
 {
+	if (h->wq) { /* scheduler wheel */
+		h->wheel = sl_wheel_create(h->subports * h->pipes, h->qsize, h->o.overhead,
+					   profiles[idx]->p.tb_rate, profiles[idx]->p.tb_size,
+					   rte_rdtsc());
+		return h->wheel ? 0 : sl_out_error(o, "out of memory for the wheel's %u pipes",
+						   h->subports * h->pipes);
+	}
 	struct rte_sched_subport_profile_params spp = {
 		.tb_rate = h->rate / 8, .tb_size = RTE_MAX(h->rate / 800, 2 * 1538ull),
 		.tc_period = tc_period_for(h->rate / 8)};
@@ -733,7 +818,8 @@ static int cmd_set_if_qos(struct sl_out *o, int argc, char **argv)
 	static const char usage[] =
 		"usage: set interface qos IFACE rate R profile NAME [subports N] [pipes N] "
 		"[queue-size Q] [classify dscp|vlan-prio] [pipe-from none|vlan|ip-dst] "
-		"[overhead B] [worker W] | set interface qos IFACE disable";
+		"[overhead B] [worker W] [scheduler rte_sched|wheel] | set interface qos IFACE "
+		"disable";
 	if (argc < 2)
 		return sl_out_error(o, "%s", usage);
 	struct sl_iface *f = sl_iface_by_name(argv[0]);
@@ -751,6 +837,7 @@ static int cmd_set_if_qos(struct sl_out *o, int argc, char **argv)
 	uint32_t worker = 0;
 	int idx = -1;
 	uint8_t cls = CLS_DSCP, pf = PF_NONE;
+	bool wheel = false;
 	for (int i = 1; i < argc; i += 2) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!v)
@@ -786,6 +873,10 @@ static int cmd_set_if_qos(struct sl_out *o, int argc, char **argv)
 				cls = CLS_PCP;
 			else
 				return sl_out_error(o, "classify '%s': dscp or vlan-prio", v);
+		} else if (!strcmp(a, "scheduler")) {
+			if (strcmp(v, "rte_sched") && strcmp(v, "wheel"))
+				return sl_out_error(o, "scheduler '%s': rte_sched or wheel", v);
+			wheel = !strcmp(v, "wheel");
 		} else if (!strcmp(a, "pipe-from")) {
 			int k = 0;
 			while (k < 3 && strcmp(v, pf_names[k]))
@@ -846,7 +937,11 @@ static int cmd_set_if_qos(struct sl_out *o, int argc, char **argv)
 	h->sp_acc = rte_zmalloc("sl_qos", subports * sizeof(*h->sp_acc), 0);
 	h->q_acc = rte_zmalloc("sl_qos", (size_t)subports * pipes * QOS_QUEUES * sizeof(*h->q_acc), 0);
 	h->deq_tc = rte_zmalloc("sl_qos", subports * QOS_TCS * sizeof(uint64_t), RTE_CACHE_LINE_SIZE);
-	if (!h->handoff || !h->pipe_prof || !h->sp_acc || !h->q_acc || !h->deq_tc) {
+	if (wheel)
+		h->wq = rte_zmalloc("sl_qos", subports * QOS_TCS * 4 * sizeof(uint64_t),
+				    RTE_CACHE_LINE_SIZE);
+	if (!h->handoff || !h->pipe_prof || !h->sp_acc || !h->q_acc || !h->deq_tc ||
+	    (wheel && !h->wq)) {
 		hqos_free(h);
 		return sl_out_error(o, "out of memory for %u x %u pipes", subports, pipes);
 	}
@@ -871,12 +966,14 @@ static int cmd_set_if_qos(struct sl_out *o, int argc, char **argv)
 SL_CLI_COMMAND(set_if_qos, .path = "set interface qos",
 	       .usage = "IFACE rate R profile NAME [subports N] [pipes N] [queue-size Q] "
 			"[classify dscp|vlan-prio] [pipe-from none|vlan|ip-dst] [overhead B] "
-			"[worker W] | IFACE disable",
+			"[worker W] [scheduler rte_sched|wheel] | IFACE disable",
 	       .help = "hierarchical QoS (rte_sched) on what IFACE sends: the port's rate in "
 		       "bits/s, N subports of N pipes (powers of 2), every pipe of the profile, "
 		       "Q frames per queue (64), the TC by DSCP or VLAN priority, the pipe from "
 		       "the metadata or else the VLAN IDs or the IP destination's low bits; "
-		       "worker W (0) schedules it",
+		       "worker W (0) schedules it; scheduler wheel: each pipe shaped to its "
+		       "profile's rate and burst alone, one queue of Q frames a pipe, at a "
+		       "fraction of rte_sched's cost",
 	       .fn = cmd_set_if_qos)
 
 static struct hqos *qos_of(struct sl_out *o, const char *name)
@@ -948,6 +1045,7 @@ int sl_qos_pipe_set(struct sl_out *o, uint16_t ifx, uint32_t s, uint32_t p, cons
 	h->mb.subport = s;
 	h->mb.pipe = p;
 	h->mb.add = add;
+	h->mb.prof = idx;
 	h->mb.id = id < 0 ? 0 : (uint32_t)id;
 	int rc = mailbox_call(h);
 	if (rc)
@@ -1021,10 +1119,11 @@ static int cmd_show(struct sl_out *o, int argc, char **argv)
 	h->mb.stats_pipe = p;
 	mailbox_call(h);
 	char v[12][24];
-	sl_tbl_begin(o, "qos", 12,
+	sl_tbl_begin(o, "qos", 13,
 		     (const char *[]){"interface", "rate-bps:u", "subports:u", "pipes:u",
 				      "queue-size:u", "overhead:u", "classify", "pipe-from",
-				      "worker:u", "queued:u", "sent-packets:u", "sent-bytes:u"});
+				      "worker:u", "queued:u", "sent-packets:u", "sent-bytes:u",
+				      "scheduler"});
 	u64s(v[0], h->rate);
 	u64s(v[1], h->subports);
 	u64s(v[2], h->pipes);
@@ -1035,7 +1134,7 @@ static int cmd_show(struct sl_out *o, int argc, char **argv)
 	u64s(v[7], __atomic_load_n(&h->o.pkts, __ATOMIC_RELAXED));
 	u64s(v[8], __atomic_load_n(&h->o.bytes, __ATOMIC_RELAXED));
 	sl_tbl_row(o, sl_ifaces[h->ifx].name, v[0], v[1], v[2], v[3], v[4], cls_names[h->classify],
-		   pf_names[h->pipe_from], v[5], v[6], v[7], v[8]);
+		   pf_names[h->pipe_from], v[5], v[6], v[7], v[8], h->wheel ? "wheel" : "rte_sched");
 	sl_tbl_end(o);
 	if (p != UINT32_MAX) {
 		uint32_t base = (s * h->pipes + p) * QOS_QUEUES;
@@ -1043,10 +1142,11 @@ static int cmd_show(struct sl_out *o, int argc, char **argv)
 			     (const char *[]){"queue:u", "tc:u", "profile", "packets:u", "bytes:u",
 					      "dropped-packets:u", "dropped-bytes:u", "depth:u"});
 		const struct qos_profile *pr = profiles[h->pipe_prof[s * h->pipes + p]];
-		for (uint32_t q = 0; q < QOS_QUEUES; q++) {
+		/* the wheel: one queue a pipe, every class's frames in it (shown as TC12's) */
+		for (uint32_t q = 0; q < (h->wheel ? 1u : QOS_QUEUES); q++) {
 			const struct rte_sched_queue_stats *a = &h->q_acc[base + q];
 			u64s(v[0], q);
-			u64s(v[1], q < QOS_BE ? q : QOS_BE);
+			u64s(v[1], q < QOS_BE && !h->wheel ? q : QOS_BE);
 			u64s(v[2], a->n_pkts);
 			u64s(v[3], a->n_bytes);
 			u64s(v[4], a->n_pkts_dropped);

@@ -849,11 +849,12 @@ def test_pppoe_radius_server_gone(links, sluiced_factory, freeradius):
     assert s.stop() == 0
 
 
-def test_pppoe_subscriber_shaped_to_profile(sluiced_factory, tmp_path):
+@pytest.mark.parametrize("sched", ["rte_sched", "wheel"])
+def test_pppoe_subscriber_shaped_to_profile(sluiced_factory, tmp_path, sched):
     """Per-subscriber QoS: two sessions with profiles of 2 and 4 Mbit/s on a 10 Mbit/s access
     port, each offered 8 Mbit/s from the uplink: each session's downstream leaves at its
     profile's rate within 5% (rates from the output pcap's timestamps, the first and last half
-    second left out, as tests/e2e/test_qos.py measures)."""
+    second left out, as tests/e2e/test_qos.py measures); by rte_sched and by the wheel."""
     from scapy.all import wrpcap
     from conftest import MAC1, NH1, pcap_ports, pcap_outs
     router = (Path(__file__).parents[1] / "common/router.cli").read_text().splitlines()
@@ -866,7 +867,7 @@ def test_pppoe_subscriber_shaped_to_profile(sluiced_factory, tmp_path):
     n = int(pps * secs)
     s = sluiced_factory(pcap_ports(tmp_path, [], []), router + [
         "qos profile basic rate 10m", "qos profile p2 rate 2m", "qos profile p4 rate 4m",
-        "set interface qos port0 rate 10m profile basic pipes 16 pipe-from none",
+        f"set interface qos port0 rate 10m profile basic pipes 16 pipe-from none scheduler {sched}",
         "set pppoe access port0",
         "create pppoe session client-ip 100.64.5.5 session-id 21 client-mac 02:00:00:00:c1:21 qos-profile p2",
         "create pppoe session client-ip 100.64.5.6 session-id 22 client-mac 02:00:00:00:c1:22 qos-profile p4",

@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Hierarchical QoS (rte_sched) on port1's output, fed by pg streams routed from port0: a pipe
-shaped to R sends R, two pipes of rates 1:3 share a congested port 1:3, the best-effort TC's
-WRR weights 1:3 split it 1:3, TC0 goes before TC12, every drop named; and the CLI's refusals.
+shaped to R sends R, two pipes of rates 1:3 share a congested port 1:3 (both also by the
+timing wheel, scheduler wheel), the best-effort TC's WRR weights 1:3 split it 1:3, TC0 goes
+before TC12, every drop named; and the CLI's refusals.
 Rates come from the output pcap's own timestamps (the frames and their 24 bytes of framing
 while the stream lasts, its first and last half second left out), so a loaded machine makes them noisier but
 not wrong."""
 import time
 from pathlib import Path
+
+import pytest
 
 from scapy.all import IP, UDP, Ether, Raw, wrpcap
 
@@ -53,17 +56,19 @@ def rate_bps(frames, secs):
     return sum(len(f) + 24 for f in frames[1:]) * 8 / secs
 
 
-def test_qos_pipe_shaped(sluiced_factory, tmp_path):
+@pytest.mark.parametrize("sched", ["rte_sched", "wheel"])
+def test_qos_pipe_shaped(sluiced_factory, tmp_path, sched):
     """A pipe of 4 Mbit/s on a 10 Mbit/s port, offered 8: it sends 4 within 5%, the rest
-    dropped by name (queue full)."""
+    dropped by name (queue full); by rte_sched and by the wheel."""
     out, show, errs, n = run(sluiced_factory, tmp_path, [
-        "qos profile p4 rate 4m", "set interface qos port1 rate 10m profile p4"],
+        "qos profile p4 rate 4m", f"set interface qos port1 rate 10m profile p4 scheduler {sched}"],
         [frame()], 1000, 3.0)
     w, secs = window(out)
     r = rate_bps(w, secs)
     assert abs(r - 4e6) / 4e6 < 0.05, r
     q = show["qos"][0]
     assert q["interface"] == "port1" and q["rate-bps"] == 10_000_000 and q["pipes"] == 1
+    assert q["scheduler"] == sched
     drops = errs[("qos-output", "qos queue full (tail drop)")]
     assert len(out) + drops == n, (len(out), drops, n)
     tc12 = show["qos-tcs"][12]
@@ -71,12 +76,14 @@ def test_qos_pipe_shaped(sluiced_factory, tmp_path):
     assert tc12["packets"] == len(out) and tc12["depth"] == 0
 
 
-def test_qos_two_pipes_share_1_3(sluiced_factory, tmp_path):
+@pytest.mark.parametrize("sched", ["rte_sched", "wheel"])
+def test_qos_two_pipes_share_1_3(sluiced_factory, tmp_path, sched):
     """Pipes 0 and 1 (by the destination's low bits) of 2 and 6 Mbit/s on an 8 Mbit/s port,
-    each offered 8: they share it 1:3 within 5%."""
+    each offered 8: they share it 1:3 within 5%; by rte_sched and by the wheel (whose pipe
+    shows its one queue)."""
     out, show, errs, n = run(sluiced_factory, tmp_path, [
         "qos profile a rate 2m", "qos profile b rate 6m",
-        "set interface qos port1 rate 8m profile a pipes 4 pipe-from ip-dst",
+        f"set interface qos port1 rate 8m profile a pipes 4 pipe-from ip-dst scheduler {sched}",
         "set qos pipe port1 subport 0 pipe 1 profile b"],
         [frame("48.0.0.0"), frame("48.0.0.1")], 2000, 3.0)
     w, secs = window(out)
@@ -160,6 +167,7 @@ def test_qos_cli(sluiced_factory, tmp_path):
         "set interface qos port1 rate 10m profile ok queue-size 100": "queue-size '100'",
         "set interface qos port1 rate 10m profile ok worker 9": "worker '9'",
         "set interface qos port1 rate 10m profile ok pipe-from mac": "pipe-from 'mac'",
+        "set interface qos port1 rate 10m profile ok scheduler wfq": "scheduler 'wfq': rte_sched or wheel",
         "set interface qos nosuch rate 10m profile ok": "unknown interface 'nosuch'",
         "set interface qos port1 disable": "port1 has no QoS",
         "show qos port1": "port1 has no QoS",
@@ -197,4 +205,12 @@ def test_qos_cli(sluiced_factory, tmp_path):
     assert s.js("show qos profile ok")["qos-profiles"][0]["users"] == 0
     s.cli("qos profile other del")
     assert "other" not in {p["name"] for p in s.js("show qos profile")["qos-profiles"]}
+    # the wheel: one queue a pipe, its profile set as rte_sched's are
+    s.cli("set interface qos port1 rate 10m profile ok pipes 8 scheduler wheel")
+    assert s.js("show qos port1")["qos"][0]["scheduler"] == "wheel"
+    s.cli("set qos pipe port1 subport 0 pipe 3 profile same")
+    pipe = s.js("show qos port1 subport 0 pipe 3")["qos-queues"]
+    assert [(q["queue"], q["tc"], q["profile"], q["packets"]) for q in pipe] == [(0, 12, "same", 0)]
+    assert s.js("show qos profile same")["qos-profiles"][0]["users"] == 1
+    s.cli("set interface qos port1 disable")
     assert s.stop() == 0
