@@ -179,7 +179,7 @@ int sl_iface_init(const struct sl_config *c, struct rte_mempool *mp, uint16_t nb
 		ifc->used = true;
 		ifc->type = SL_IF_PORT;
 		ifc->port = port;
-		ifc->out_slot = (uint16_t)SL_TX_SLOT_PORT(port);
+		ifc->out_slot = sl_if_fast[port].out_slot = (uint16_t)SL_TX_SLOT_PORT(port);
 		tx_slot_set(ifc, ifc->out_slot);
 		ifc->peer = port;
 		memcpy(ifc->name, name, sizeof(name));
@@ -368,7 +368,7 @@ int sl_iface_create(enum sl_if_type t, const char *name, const struct rte_ether_
 	struct sl_iface *f = &sl_ifaces[i];
 	memset(f, 0, sizeof(*f));
 	f->type = (uint8_t)t;
-	f->out_slot = (uint16_t)t;
+	f->out_slot = sl_if_fast[i].out_slot = (uint16_t)t;
 	f->tx_meta = true;
 	f->port = (uint16_t)i;
 	tx_slot_set(f, f->out_slot);
@@ -641,7 +641,8 @@ uint32_t sl_if_fast_check(void)
 	for (uint32_t i = 0; i < sl_if_hwm; i++) {
 		const struct sl_iface *f = &sl_ifaces[i];
 		const struct sl_if_fast *c = &sl_if_fast[i];
-		if (f->used && (c->tx_slot != f->tx_slot || c->mtu != f->mtu || c->up != f->up))
+		if (f->used && (c->tx_slot != f->tx_slot || c->mtu != f->mtu || c->up != f->up ||
+				c->out_slot != f->out_slot))
 			return i + 1;
 	}
 	return 0;

@@ -145,12 +145,13 @@ extern uint32_t sl_if_hwm;      /* one past the highest index ever used: loops s
  * apart from struct sl_iface's 632 (seed 003's read-mostly line): 20,000 subscriber sessions'
  * fit in 160 KB, where their sl_iface lines span 12 MB. A copy of sl_iface's fields of the
  * same names, written only with them, by sl_iface_set_up, sl_iface_set_mtu and the tx_slot
- * stores of iface.c. */
+ * and out_slot stores of iface.c. */
 struct sl_if_fast {
 	uint16_t tx_slot;
 	uint16_t mtu;
 	uint8_t up;
-	uint8_t pad[3];
+	uint8_t pad;
+	uint16_t out_slot;  /* its own output (set once, when it is made) */
 };
 _Static_assert(sizeof(struct sl_if_fast) == 8, "eight interfaces a cache line");
 extern struct sl_if_fast sl_if_fast[SL_IF_MAX];

@@ -116,7 +116,7 @@ static inline uint16_t of_one(struct sl_worker *w, struct rte_mbuf *m)
 	(void)w;
 	uint16_t ifx = sl_meta(m)->tx_if;
 	return sl_feature_first(SL_ARC_INTERFACE_OUTPUT, ifx, of_arc,
-				(uint16_t)(of_tx0 + sl_ifaces[ifx].out_slot));
+				(uint16_t)(of_tx0 + sl_if_fast[ifx].out_slot));
 }
 
 SL_NODE_EACH(of_process, of_one)
@@ -132,7 +132,7 @@ SL_NODE_REGISTER(of_node)
 static inline uint16_t it_one(struct sl_worker *w, struct rte_mbuf *m)
 {
 	(void)w;
-	return (uint16_t)(it_tx0 + sl_ifaces[sl_meta(m)->tx_if].out_slot);
+	return (uint16_t)(it_tx0 + sl_if_fast[sl_meta(m)->tx_if].out_slot);
 }
 
 SL_NODE_EACH(it_process, it_one)

@@ -133,6 +133,8 @@ uint16_t sl_wheel_dequeue(struct sl_wheel *w, struct rte_mbuf **out, uint16_t wa
 	}
 	while (n < want) {
 		if (w->rhead == w->rtail) { /* the next due slot's pipes */
+			if (!w->scheduled) /* none in any slot: on to now at once */
+				w->cur = RTE_MAX(w->cur, end + 1);
 			if (w->cur > end)
 				break;
 			slot_take(w, w->cur++);
