@@ -125,9 +125,10 @@ uint16_t sl_wheel_dequeue(struct sl_wheel *w, struct rte_mbuf **out, uint16_t wa
 		return 0;
 	}
 	/* after a gap longer than the wheel (the owner idle, or late) every slot is due: each
-	 * list taken in the order of the slots, instead of stepping through the gap */
+	 * list taken in the order of the slots (unless every pipe is ready: no list has any),
+	 * instead of stepping through the gap */
 	if (unlikely(end > w->cur + SL_WHEEL_SLOTS)) {
-		for (uint32_t k = 0; k < SL_WHEEL_SLOTS; k++)
+		for (uint32_t k = 0; w->scheduled > w->rtail - w->rhead && k < SL_WHEEL_SLOTS; k++)
 			slot_take(w, w->cur + k);
 		w->cur = end + 1;
 	}
