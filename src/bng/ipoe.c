@@ -54,6 +54,8 @@ struct lease {
 	uint16_t req_len;
 	bool authed;                  /* accepted: what follows applies */
 	uint32_t session_timeout;     /* s from binding, 0: none */
+	uint32_t idle_timeout;        /* s without a packet either way before it ends; 0: none */
+	struct sl_bng_idle idle;
 	char filter[64];              /* Filter-Id: the ACL on the session's input */
 	char qos[32];                 /* ERX-Qos-Profile-Name: a pipe of the access scheduler */
 	uint16_t qos_pipe;
@@ -613,6 +615,7 @@ static void radius_done(uint64_t ctx, const struct sl_radius_reply *r)
 	}
 	l->authed = true;
 	l->session_timeout = r->session_timeout;
+	l->idle_timeout = r->idle_timeout;
 	snprintf(l->filter, sizeof(l->filter), "%s", r->filter_id);
 	l->expires = rte_rdtsc() + OFFER_S * rte_get_tsc_hz();
 	reply(l->access, l->req, OFFER, l->ip, gw, plen, lease_time(l));
@@ -731,7 +734,7 @@ static void dhcp_input(struct rte_mbuf *m)
 				return;
 			}
 			l->bound = true;
-			l->bound_at = l->timeout_base = now;
+			l->bound_at = l->timeout_base = l->idle.since = l->idle.checked = now;
 		}
 		l->expires = now + (uint64_t)lease_time(l) * hz;
 		reply(access, b, ACK, l->ip, gw, plen, lease_time(l));
@@ -858,8 +861,8 @@ static void dhcp_punt(struct rte_mbuf *m)
 	rte_pktmbuf_free(m);
 }
 
-/* The tick: leases expired, Session-Timeouts (a CoA may have shortened one) and
- * Interim-Updates (set pppoe acct-interim). */
+/* The tick: leases expired, Session-Timeouts (a CoA may have shortened one), Idle-Timeouts
+ * and Interim-Updates (set pppoe acct-interim). */
 static void ipoe_tick(uint64_t now)
 {
 	uint64_t hz = rte_get_tsc_hz(), interim = (uint64_t)sl_pppoe_interim_s() * hz;
@@ -871,6 +874,9 @@ static void ipoe_tick(uint64_t now)
 				 now - l->timeout_base >= (uint64_t)l->session_timeout * hz;
 		if (now > l->expires || timed_out) {
 			l->term_cause = timed_out ? 5 : 0; /* Session-Timeout */
+			lease_free(l);
+		} else if (l->bound && l->ifx && sl_bng_idle_over(&l->idle, l->ifx, l->idle_timeout, now)) {
+			l->term_cause = 4; /* Idle-Timeout */
 			lease_free(l);
 		} else if (l->bound && l->acct_id[0] && interim && now - l->acct_last >= interim) {
 			acct_send(l, 3); /* Interim-Update */

@@ -91,8 +91,7 @@ struct sess {
 	uint32_t session_timeout;  /* s, 0: none */
 	uint64_t timeout_base;     /* when it started counting (IPCP up, or a CoA's change) */
 	uint32_t idle_timeout;     /* s without a packet either way before it ends; 0: none */
-	uint64_t idle_pkts, idle_since; /* the packet count last seen to change, and when */
-	uint64_t idle_checked;
+	struct sl_bng_idle idle;
 	char filter[64];           /* Filter-Id: the ACL on its input */
 	char qos[32];              /* its QoS profile (RADIUS ERX-Qos-Profile-Name, or the user's) */
 	uint16_t qos_pipe;         /* its pipe in subport 0 of the access interface's QoS */
@@ -683,7 +682,7 @@ static void ip_up(struct sess *s)
 		return;
 	}
 	s->up = true;
-	s->echo_sent = s->up_since = s->timeout_base = s->idle_since = rte_rdtsc();
+	s->echo_sent = s->up_since = s->timeout_base = s->idle.since = rte_rdtsc();
 	dp_publish(s);
 	if (sl_radius_enabled() && !s->fixed) {
 		snprintf(s->acct_id, sizeof(s->acct_id), "%08" PRIx64 "%04x",
@@ -1165,20 +1164,11 @@ static void pppoe_tick(uint64_t now)
 		}
 		if (s->acct && interim_s && since(now, s->acct_last) >= interim_s * hz)
 			acct_send(s, 3); /* Interim-Update */
-		if (s->up && s->idle_timeout && since(now, s->idle_checked) >= hz) {
-			/* once a second: a packet either way since the last look resets the clock */
-			s->idle_checked = now;
-			struct sl_if_counters c = sl_iface_counters(s->ifx);
-			uint64_t pkts = c.rx_pkts + c.tx_pkts;
-			if (pkts != s->idle_pkts) {
-				s->idle_pkts = pkts;
-				s->idle_since = now;
-			} else if (since(now, s->idle_since) >= (uint64_t)s->idle_timeout * hz) {
-				s->term_cause = 4; /* Idle-Timeout */
-				ppp_send(s, SL_PPP_LCP, TERM_REQ, ++s->lcp_id, NULL, 0);
-				sess_end(s, true);
-				continue;
-			}
+		if (s->up && sl_bng_idle_over(&s->idle, s->ifx, s->idle_timeout, now)) {
+			s->term_cause = 4; /* Idle-Timeout */
+			ppp_send(s, SL_PPP_LCP, TERM_REQ, ++s->lcp_id, NULL, 0);
+			sess_end(s, true);
+			continue;
 		}
 		if (!s->lcp_ours && since(now, s->lcp_sent) > RETRY_S * hz) {
 			if (s->lcp_tries >= RETRIES) {
@@ -1216,6 +1206,22 @@ static void pppoe_tick(uint64_t now)
 /* A subscriber's input ACL swapped (PPPoE's or IPoE's session interface ifx, whose Filter-Id
  * is filter): acl (an index, or -1: none) named name instead, the old one back on failure;
  * 0, or -1 (logged as who's). */
+bool sl_bng_idle_over(struct sl_bng_idle *c, uint16_t ifx, uint32_t timeout_s, uint64_t now)
+{
+	uint64_t hz = rte_get_tsc_hz();
+	if (!timeout_s || now - c->checked < hz)
+		return false;
+	c->checked = now;
+	struct sl_if_counters k = sl_iface_counters(ifx);
+	uint64_t pkts = k.rx_pkts + k.tx_pkts;
+	if (pkts != c->pkts) {
+		c->pkts = pkts;
+		c->since = now;
+		return false;
+	}
+	return now - c->since >= (uint64_t)timeout_s * hz;
+}
+
 int sl_bng_acl_swap(uint16_t ifx, char filter[64], const char *name, const char *who)
 {
 	int acl = name[0] ? sl_acl_find(name) : -1;

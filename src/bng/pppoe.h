@@ -75,6 +75,13 @@ static inline bool sl_ctl_allow(const struct sl_worker *w, unsigned c)
  * the interface's own profile. */
 uint16_t sl_bng_pipe_take(uint16_t access, const char *profile, const char *who);
 void sl_bng_pipe_give(uint16_t access, uint16_t pipe);
+/* A subscriber session's Idle-Timeout clock (PPPoE's or IPoE's), started at since: whether its
+ * interface ifx has seen no packet either way for timeout_s seconds, looked at once a second
+ * (a packet since the last look resets the clock). */
+struct sl_bng_idle {
+	uint64_t pkts, since, checked;
+};
+bool sl_bng_idle_over(struct sl_bng_idle *c, uint16_t ifx, uint32_t timeout_s, uint64_t now);
 /* A subscriber session's input ACL (RADIUS's Filter-Id, filter) swapped for the ACL named
  * name ("": none), the old one kept on failure: 0, or -1 (no such ACL; or refused, logged as
  * who's). */

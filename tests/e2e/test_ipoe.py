@@ -106,8 +106,10 @@ def test_ipoe_radius(hosts, sluiced_factory, tmp_path, freeradius):
     of port0's scheduler for what it is sent), and pings past sluiced; UDP is denied by the
     ACL; FreeRADIUS logs the Access-Request (User-Name the MAC, NAS-Port-Type Ethernet,
     NAS-Port-Id port0) and accounting Start and, after DHCPRELEASE, Stop with the session's
-    counters. From 02:aa:00:00:00:02 (accepted, but its Filter-Id names no ACL) and from a MAC
-    the server does not know (rejected) no lease is given, counted by name."""
+    counters. 02:aa:00:00:00:04 gets its address from Framed-Pool biz, and its lease ends after
+    its Idle-Timeout (2 s) with no packet. From 02:aa:00:00:00:02 (accepted, but its Filter-Id
+    names no ACL) and from a MAC the server does not know (rejected) no lease is given, counted
+    by name."""
     if not os.path.exists("/sbin/dhclient"):
         pytest.skip("isc-dhcp-client is not installed (scripts/setup.sh installs it)")
     port, radlog, _ = freeradius
@@ -173,6 +175,11 @@ def test_ipoe_radius(hosts, sluiced_factory, tmp_path, freeradius):
     r = ns("c", f"timeout 30 dhclient -v -1 -lf {tmp_path / 'd4.leases'} -pf {pf} {TAG}c1", check=False)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "inet 100.65.0.100/24" in ns("c", f"ip -4 -o addr show dev {TAG}c1").stdout
+    # its Idle-Timeout of 2 s: with no packet either way the lease ends (the Stop below)
+    end = time.time() + 10
+    while s.js("show ipoe leases")["ipoe-leases"] and time.time() < end:
+        time.sleep(0.2)
+    assert s.js("show ipoe leases")["ipoe-leases"] == []
     r = ns("c", f"timeout 20 dhclient -v -r -lf {tmp_path / 'd4.leases'} -pf {pf} {TAG}c1", check=False)
     assert r.returncode == 0, r.stdout + r.stderr
     # refused: a Filter-Id naming no ACL, and a MAC the server rejects; one DISCOVER cycle each
@@ -202,6 +209,8 @@ def test_ipoe_radius(hosts, sluiced_factory, tmp_path, freeradius):
     # in: the pings and the UDP the ACL denied (counted as received on the session); out: the
     # echo replies
     assert int(stop["Acct-Input-Packets"]) >= 4 and int(stop["Acct-Output-Packets"]) >= 3, stop
+    idle = [r for r in recs if r.get("Acct-Status-Type") == "Stop" and r.get("User-Name") == "02:aa:00:00:00:04"]
+    assert [r["Acct-Terminate-Cause"] for r in idle] == ["Idle-Timeout"], idle
     assert s.stop() == 0
 
 

@@ -435,7 +435,8 @@ erin Cleartext-Password := "secret"
 \tFilter-Id = "nosuch"
 
 "02:aa:00:00:00:04" Cleartext-Password := "ipoe-pw"
-\tFramed-Pool = "biz"
+\tFramed-Pool = "biz",
+\tIdle-Timeout = 2
 
 frank Cleartext-Password := "secret"
 \tFramed-Pool = "biz"
