@@ -21,6 +21,7 @@
 #include "../ip4/route.h"
 #include "../runtime/feature.h"
 #include "../runtime/runtime.h"
+#include "../runtime/slab.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -32,6 +33,14 @@
 #include <rte_hash_crc.h>
 
 struct sl_ipoe_dp *sl_ipoe_by_if[SL_IF_MAX];
+/* Sessions' published data, 16 bytes each, packed (sl_slab), as PPPoE's. */
+static struct sl_slab dp_mem = SL_SLAB_INIT("ipoe sessions", sizeof(struct sl_ipoe_dp));
+
+static void dp_retired(void *old, uintptr_t x)
+{
+	(void)x;
+	sl_slab_put(&dp_mem, old);
+}
 static struct rte_hash *by_mac; /* (access << 48 | MAC) -> session interface */
 
 enum { DISCOVER = 1, OFFER, REQUEST, DECLINE, ACK, NAK, RELEASE, INFORM };
@@ -225,10 +234,10 @@ static int session_up(struct lease *l)
 		sl_iface_delete(f, why, sizeof(why));
 		return -1;
 	}
-	struct sl_ipoe_dp *d = malloc(sizeof(*d));
+	struct sl_ipoe_dp *d = sl_slab_get(&dp_mem);
 	uint64_t k = mkey(l->access, l->mac.addr_bytes);
 	if (!d || rte_hash_add_key_data(by_mac, &k, (void *)(uintptr_t)f->port)) {
-		free(d);
+		sl_slab_put(&dp_mem, d);
 		sl_iface_delete(f, why, sizeof(why));
 		return -1;
 	}
@@ -243,7 +252,7 @@ static int session_up(struct lease *l)
 		sl_buf_free(&o.js);
 		if (rc) {
 			rte_hash_del_key(by_mac, &k);
-			free(d);
+			sl_slab_put(&dp_mem, d);
 			sl_iface_delete(f, why, sizeof(why));
 			return -1;
 		}
@@ -279,7 +288,7 @@ static void lease_free(struct lease *l)
 		/* sl_iface_delete waited for a grace period: no worker holds the slot or d */
 		if (pos >= 0)
 			rte_hash_free_key_with_position(by_mac, pos);
-		free(d);
+		sl_slab_put(&dp_mem, d);
 		nbound--;
 	}
 	uint64_t km = mkey(l->access, l->mac.addr_bytes), ki = l->ip;
@@ -919,7 +928,7 @@ uint32_t sl_ipoe_das(const struct sl_radius_das_req *q)
 			return 407;
 		snprintf(l->qos, sizeof(l->qos), "%s", q->qos_profile);
 		if (pipe != l->qos_pipe) { /* the workers' copy, with its new pipe */
-			struct sl_ipoe_dp *d = malloc(sizeof(*d)), *old = sl_ipoe_by_if[l->ifx];
+			struct sl_ipoe_dp *d = sl_slab_get(&dp_mem), *old = sl_ipoe_by_if[l->ifx];
 			if (!d) {
 				sl_bng_pipe_give(l->access, pipe);
 				return 506; /* Resources Unavailable */
@@ -927,7 +936,7 @@ uint32_t sl_ipoe_das(const struct sl_radius_das_req *q)
 			*d = *old;
 			d->qos_pipe = l->qos_pipe = pipe;
 			__atomic_store_n(&sl_ipoe_by_if[l->ifx], d, __ATOMIC_RELEASE);
-			sl_rcu_retire(sl_rcu_free, old, 0);
+			sl_rcu_retire(dp_retired, old, 0);
 		}
 	}
 	if (q->has_timeout) {
@@ -1200,10 +1209,8 @@ static void ipoe_fini(void)
 	for (uint32_t i = 0; i < LEASES; i++) {
 		if (!leases[i])
 			continue;
-		if (leases[i]->ifx) {
-			free(sl_ipoe_by_if[leases[i]->ifx]);
+		if (leases[i]->ifx)
 			sl_ipoe_by_if[leases[i]->ifx] = NULL;
-		}
 		free(leases[i]);
 		leases[i] = NULL;
 	}
@@ -1211,6 +1218,7 @@ static void ipoe_fini(void)
 	rte_hash_free(lease_mac);
 	rte_hash_free(lease_ip);
 	by_mac = lease_mac = lease_ip = NULL;
+	sl_slab_release(&dp_mem);
 	nleases = nbound = nfree = 0;
 	sl_pools_clear(&pools);
 	lease_s = 3600;

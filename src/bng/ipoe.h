@@ -19,6 +19,7 @@ struct sl_ipoe_dp {
 	uint32_t ip; /* network order: the leased address (its packets' source) */
 	uint16_t qos_pipe; /* its pipe in subport 0 of the access interface's QoS; 0: none */
 };
+_Static_assert(sizeof(struct sl_ipoe_dp) == 16, "four sessions a cache line (sl_slab)");
 
 extern struct sl_ipoe_dp *sl_ipoe_by_if[SL_IF_MAX];
 /* (access interface, client MAC) -> session interface, lock-free readers. */
