@@ -918,13 +918,8 @@ uint32_t sl_ipoe_das(const struct sl_radius_das_req *q)
 	if (q->filter_id && sl_bng_acl_swap(l->ifx, l->filter, q->filter_id, who))
 		return 407; /* Invalid Attribute Value */
 	if (q->qos_profile) {
-		struct sl_out o = {0};
-		uint16_t pipe = l->qos_pipe;
-		int rc = pipe ? sl_qos_pipe_set(&o, l->access, 0, pipe, q->qos_profile)
-			      : !(pipe = sl_bng_pipe_take(l->access, q->qos_profile, who));
-		sl_buf_free(&o.text);
-		sl_buf_free(&o.js);
-		if (rc)
+		uint16_t pipe = sl_bng_pipe_profile(l->access, l->qos_pipe, q->qos_profile, who);
+		if (!pipe)
 			return 407;
 		snprintf(l->qos, sizeof(l->qos), "%s", q->qos_profile);
 		if (pipe != l->qos_pipe) { /* the workers' copy, with its new pipe */

@@ -789,6 +789,17 @@ static const struct user *user_find(const char *name)
 
 /* A pipe of subport 0 of access's scheduler for a subscriber (PPPoE or IPoE: the first from
  * 1 that no subscriber holds) given profile: the pipe, or 0 (logged as who's). */
+uint16_t sl_bng_pipe_profile(uint16_t access, uint16_t pipe, const char *profile, const char *who)
+{
+	if (!pipe)
+		return sl_bng_pipe_take(access, profile, who);
+	struct sl_out o = {0};
+	int rc = sl_qos_pipe_set(&o, access, 0, pipe, profile);
+	sl_buf_free(&o.text);
+	sl_buf_free(&o.js);
+	return rc ? 0 : pipe;
+}
+
 uint16_t sl_bng_pipe_take(uint16_t access, const char *profile, const char *who)
 {
 	uint32_t subports, pipes;
@@ -852,7 +863,6 @@ static int qos_assign(struct sess *s, const char *profile)
 	return 0;
 }
 
-/* Whether another session has address a. */
 /* Authenticated (or not) as name: an address (fixed, from RADIUS; else from the pool that
  * RADIUS named, or the default one), then IPCP; or the session ends. */
 static void auth_done(struct sess *s, bool ok, const char *name, uint16_t proto, uint8_t id,
@@ -1287,13 +1297,10 @@ static uint32_t das_request(const struct sl_radius_das_req *q)
 	if (q->filter_id && sl_bng_acl_swap(s->ifx, s->filter, q->filter_id, who))
 		return 407; /* Invalid Attribute Value */
 	if (q->qos_profile) {
-		struct sl_out o = {0};
-		int rc = s->qos_pipe ? sl_qos_pipe_set(&o, s->access, 0, s->qos_pipe, q->qos_profile)
-				     : qos_assign(s, q->qos_profile);
-		sl_buf_free(&o.text);
-		sl_buf_free(&o.js);
-		if (rc)
+		uint16_t pipe = sl_bng_pipe_profile(s->access, s->qos_pipe, q->qos_profile, who);
+		if (!pipe)
 			return 407;
+		s->qos_pipe = pipe;
 		snprintf(s->qos, sizeof(s->qos), "%s", q->qos_profile);
 		dp_publish(s);
 	}

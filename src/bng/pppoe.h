@@ -75,6 +75,9 @@ static inline bool sl_ctl_allow(const struct sl_worker *w, unsigned c)
  * the interface's own profile. */
 uint16_t sl_bng_pipe_take(uint16_t access, const char *profile, const char *who);
 void sl_bng_pipe_give(uint16_t access, uint16_t pipe);
+/* A CoA's QoS profile for a subscriber: its pipe (when it has one) given the profile, else a
+ * pipe taken with it; the pipe, or 0 when refused. */
+uint16_t sl_bng_pipe_profile(uint16_t access, uint16_t pipe, const char *profile, const char *who);
 /* A subscriber session's Idle-Timeout clock (PPPoE's or IPoE's), started at since: whether its
  * interface ifx has seen no packet either way for timeout_s seconds, looked at once a second
  * (a packet since the last look resets the clock). */

@@ -152,7 +152,8 @@ uint16_t sl_wheel_dequeue(struct sl_wheel *w, struct rte_mbuf **out, uint16_t wa
 		struct sl_wheel_pipe *pp = &w->pipes[p];
 		w->scheduled--;
 		if (pp->next > now) { /* within its slot, not yet: a later slot's list */
-			slot_put(w, p, RTE_MAX(pp->next >> w->shift, w->cur));
+			slot_put(w, p, RTE_MIN(RTE_MAX(pp->next >> w->shift, w->cur),
+					       w->cur + SL_WHEEL_SLOTS - 1));
 			continue;
 		}
 		struct rte_mbuf *m = w->q[(size_t)p * w->qsize + pp->head];
