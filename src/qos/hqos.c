@@ -287,18 +287,34 @@ static __rte_noinline uint16_t wheel_in(struct rte_graph *g, struct rte_node *no
 					       struct rte_mbuf **b, uint16_t n, uint64_t now)
 {
 	uint32_t shift = 4, spshift = h->pipes_log2 + 4;
+	/* frames of idle pipes within their rate leave at once (sl_wheel_pass), while the port
+	 * has credit and no pipe due before them waits for it (the ready array empty) */
+	rte_edge_t next = sl_feature_next(SL_ARC_INTERFACE_OUTPUT, feat, h->ifx, 0);
+	struct rte_mbuf **to = (struct rte_mbuf **)rte_node_next_stream_get(g, node, next, n);
+	double credits = h->wheel->rhead == h->wheel->rtail ? h->o.credits : 0;
+	uint64_t passed = 0, pbytes = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		/* frames to many pipes (subscribers): each one's state, then its FIFO's slot,
 		 * fetched a few frames ahead */
 		if (i + 8 < n)
 			sl_wheel_prefetch_pipe(h->wheel, rte_mbuf_sched_queue_get(b[i + 8]) >> shift);
 		if (i + 4 < n)
-			sl_wheel_prefetch_slot(h->wheel, rte_mbuf_sched_queue_get(b[i + 4]) >> shift);
+			sl_wheel_prefetch_slot(h->wheel, rte_mbuf_sched_queue_get(b[i + 4]) >> shift,
+					       now);
 		struct rte_mbuf *m = b[i];
 		uint32_t qid = rte_mbuf_sched_queue_get(m);
-		uint64_t *c = &h->wq[((qid >> spshift) * QOS_TCS + rte_mbuf_sched_traffic_class_get(m)) * 4];
+		uint32_t tc = rte_mbuf_sched_traffic_class_get(m);
+		uint32_t sp = qid >> spshift;
+		uint64_t *c = &h->wq[(sp * QOS_TCS + tc) * 4];
 		uint32_t len = m->pkt_len;
-		if (likely(sl_wheel_enqueue(h->wheel, m, qid >> shift, now))) {
+		if (credits > 0 && sl_wheel_pass(h->wheel, qid >> shift, len, now)) {
+			credits -= len + h->o.overhead;
+			c[0]++;
+			c[1] += len;
+			h->deq_tc[sp * QOS_TCS + tc]++;
+			to[passed++] = m;
+			pbytes += len;
+		} else if (likely(sl_wheel_enqueue(h->wheel, m, qid >> shift, now))) {
 			c[0]++;
 			c[1] += len;
 			h->o.queued++;
@@ -310,7 +326,15 @@ static __rte_noinline uint16_t wheel_in(struct rte_graph *g, struct rte_node *no
 			rte_pktmbuf_free(m);
 		}
 	}
-	return qos_drain(g, node, h, now, RTE_GRAPH_BURST_SIZE, false);
+	rte_node_next_stream_put(g, node, next, (uint16_t)passed);
+	if (passed) {
+		pbytes += passed * h->o.overhead;
+		h->o.credits -= (double)pbytes;
+		h->o.avg_len = (uint32_t)(pbytes / passed);
+		h->o.pkts += passed;
+		h->o.bytes += pbytes;
+	}
+	return (uint16_t)(passed + qos_drain(g, node, h, now, RTE_GRAPH_BURST_SIZE, false));
 }
 
 static uint16_t qos_in(struct rte_graph *g, struct rte_node *node, struct sl_worker *w,

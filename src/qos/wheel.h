@@ -41,15 +41,18 @@ struct sl_wheel {
 };
 
 /* For a caller enqueueing many frames: pipe p's state, fetched a few frames ahead; then, once
- * that is in, the FIFO slot its next frame goes to. */
+ * that is in, the FIFO slot its next frame goes to, unless that frame will pass at once
+ * (sl_wheel_pass, by now). */
 static inline void sl_wheel_prefetch_pipe(const struct sl_wheel *w, uint32_t p)
 {
 	__builtin_prefetch(&w->pipes[p], 1);
 }
-static inline void sl_wheel_prefetch_slot(const struct sl_wheel *w, uint32_t p)
+static inline void sl_wheel_prefetch_slot(const struct sl_wheel *w, uint32_t p, uint64_t now)
 {
 	const struct sl_wheel_pipe *pp = &w->pipes[p];
-	__builtin_prefetch(&w->q[(size_t)p * w->qsize + ((pp->head + pp->count) & (w->qsize - 1))], 1);
+	if (pp->count || pp->next > now)
+		__builtin_prefetch(&w->q[(size_t)p * w->qsize +
+					 ((pp->head + pp->count) & (w->qsize - 1))], 1);
 }
 
 #define SL_WHEEL_SLOTS 4096
@@ -63,6 +66,23 @@ void sl_wheel_free(struct sl_wheel *w); /* frees the frames it holds */
 void sl_wheel_pipe_rate(struct sl_wheel *w, uint32_t p, uint64_t bytes_per_s, uint64_t burst);
 /* Frame m into pipe p at now: false when its FIFO is full (m is the caller's, counted). */
 bool sl_wheel_enqueue(struct sl_wheel *w, struct rte_mbuf *m, uint32_t p, uint64_t now);
+/* A frame of len bytes for pipe p straight out, at now: when the pipe holds no frame and its
+ * bucket allows one by now, the frame is charged and counted as if enqueued and dequeued at
+ * once, and true (it is the caller's to send); else false (enqueue it). A shaper delays only what is over its
+ * rate: frames in profile skip the FIFO, the slot lists and the ready array. */
+static inline bool sl_wheel_pass(struct sl_wheel *w, uint32_t p, uint32_t len, uint64_t now)
+{
+	struct sl_wheel_pipe *pp = &w->pipes[p];
+	if (pp->count || pp->next > now)
+		return false;
+	if (pp->next + pp->burst_tsc < now) /* its bucket full at most, as sl_wheel_enqueue */
+		pp->next = now - pp->burst_tsc;
+	pp->next += (uint64_t)((double)(len + w->overhead) * pp->tsc_per_byte);
+	pp->pkts++;
+	pp->bytes += len;
+	return true;
+}
+
 /* Up to want frames whose time has come, by now. */
 uint16_t sl_wheel_dequeue(struct sl_wheel *w, struct rte_mbuf **out, uint16_t want, uint64_t now);
 
