@@ -137,6 +137,10 @@ policer input name p pg0
 
 
 ACL_RULES = int(os.environ.get("ACL_RULES", "1000"))
+# ACL_LINEAR_MAX=N: set acl-plugin linear-max N before the ACLs of the ACL and BNG runs (0:
+# rte_acl always; unset: sluiced's default, rules matched one by one up to 8 a family)
+ACL_PRE = (f"set acl-plugin linear-max {os.environ['ACL_LINEAR_MAX']}\n"
+           if os.environ.get("ACL_LINEAR_MAX") else "")
 
 # hierarchical QoS on pg1's output: 4,096 pipes (seed 003's measure: forwarding with hQoS at
 # 0.65 of the rate without), each packet's pipe the low 12 bits of its destination (the
@@ -163,7 +167,8 @@ def acl_setup(n):
                      f"dst {dst}/{rnd.choice((16, 24))} proto {rnd.choice((6, 17))} "
                      f"dport {lo}-{hi}")
     rules.append("permit src 10.10.1.0/24 dst 48.0.0.0/8 proto 17")
-    return SETUP + "set acl-plugin acl " + ", ".join(rules) + "\nset acl-plugin interface pg0 input acl 0\n"
+    return (SETUP + ACL_PRE + "set acl-plugin acl " + ", ".join(rules) +
+            "\nset acl-plugin interface pg0 input acl 0\n")
 
 
 def mpls_wrap(p):
@@ -437,7 +442,7 @@ def bng_setups(n):
                    f"access pg1{{q}}\n" for i in range(n))
     pipes = 1 << max(n, 1).bit_length()
     qos = (f"qos profile q rate 10g\nset interface qos pg1 rate 100g profile q pipes {pipes} "
-           "pipe-from none\nset acl-plugin acl permit dst 100.64.0.0/10 proto 17, deny\n")
+           "pipe-from none\n" + ACL_PRE + "set acl-plugin acl permit dst 100.64.0.0/10 proto 17, deny\n")
     acls = "".join(f"set acl-plugin interface pppoe{i + 1} output acl 0\n" for i in range(n))
     # the same destinations as hosts on pg1's subnet: an adjacency each, as the sessions have
     hosts = SETUP + "set interface ip address pg1 100.64.255.254/16\n" + "".join(
@@ -445,7 +450,7 @@ def bng_setups(n):
     # upstream: the same sessions on pg0, each sending its packet to 48.0.0.0/8 (routed to pg1
     # as in SETUP), with an input ACL each, against the same inner packets routed from pg0
     up = SETUP + "set pppoe access pg0\n" + sess.replace("access pg1{q}", "access pg0")
-    up_acls = ("set acl-plugin acl permit src 100.64.0.0/10 proto 17, deny\n" +
+    up_acls = (ACL_PRE + "set acl-plugin acl permit src 100.64.0.0/10 proto 17, deny\n" +
                "".join(f"set acl-plugin interface pppoe{i + 1} input acl 0\n" for i in range(n)))
     wheel = qos.replace("pipe-from none", "pipe-from none scheduler wheel")
     return (("bng-routed", routed), (f"bng-{n}-hosts", hosts), (f"bng-{n}", base + sess.replace("{q}", "")),

@@ -5,6 +5,7 @@
  *     RULE: permit|deny [src PREFIX] [dst PREFIX] [proto P] [sport A[-B]] [dport A[-B]]
  *           [tcpflags V mask M]
  *   delete acl-plugin acl index N
+ *   set acl-plugin linear-max N
  *   set acl-plugin interface IFACE input|output acl N [del]
  *   show acl-plugin acl [index N]
  *   show acl-plugin interface [IFACE]
@@ -14,7 +15,8 @@
  *
  * An interface direction's ACLs, in the order applied, are one classifier (struct acl_cls):
  * every rule of every ACL in one rte_acl context per family, each rule's priority its place,
- * so the first match wins across the ACLs; a packet that matches no rule is denied. The
+ * so the first match wins across the ACLs, or, for a family of few rules (linear_max), those
+ * rules in order, matched one by one; a packet that matches no rule is denied. The
  * classifier is built on the main lcore and published with one pointer store; replacing an
  * ACL builds every classifier that uses it anew and retires the old ones by RCU, so a
  * worker classifies a whole vector with one classifier, old or new, never a mix.
@@ -78,10 +80,24 @@ struct acl_ent {
 /* A classifier of a list of ACLs, shared by every interface direction with that list (20,000
  * subscribers with one Filter-Id: one classifier, built once, and a vector of packets to
  * them classified in one call). */
+/* A rule as the linear matcher reads it: the key's address words masked and compared, in
+ * network order (IPv4's in word 0), the ports as ranges, the protocol and the TCP flags as
+ * rte_acl's bitmasks. */
+struct acl_lin {
+	uint32_t src[4], smask[4], dst[4], dmask[4];
+	uint16_t sport[2], dport[2];
+	uint8_t proto, pmask, flags, fmask;
+	uint32_t res;            /* the classifier's result for it: its place + 1 */
+};
+
 struct acl_cls {
 	struct acl_cls *next;    /* the live classifiers (main lcore) */
 	uint32_t refs;           /* interface directions that point to it */
-	struct rte_acl_ctx *ctx[2]; /* IPv4, IPv6; NULL when no rule is of that family */
+	struct rte_acl_ctx *ctx[2]; /* IPv4, IPv6; NULL when no rule is of that family, or
+				     * when its rules are few (lin) */
+	struct acl_lin *lin[2];  /* a family's rules, in order, when linear_max or fewer */
+	uint32_t nlin[2];
+	bool linear;             /* no rte_acl context: each packet matched on its own */
 	bool fl;                 /* a rule has tcpflags: the contexts read the flags */
 	uint8_t nacl;
 	uint16_t acl[SL_ACL_PER_IF]; /* the ACLs, in the order applied */
@@ -89,9 +105,16 @@ struct acl_cls {
 	struct acl_ent ent[];    /* rule i of the whole list: result i + 1 */
 };
 
-/* per interface and direction (0 input, 1 output) */
-static struct acl_cls *if_cls[SL_IF_MAX][2];
+/* per direction (0 input, 1 output) and interface: a direction's pointers dense, 8 bytes an
+ * interface (20,000 sessions' output classifiers on 160 KB of lines, not 320) */
+static struct acl_cls *if_cls[2][SL_IF_MAX];
 static struct acl_cls *cls_live; /* each once, whatever number of interfaces use it */
+/* A family's rules on one interface direction are matched one after the other, in C, up to
+ * this many (set acl-plugin linear-max N; 0: rte_acl always): rte_acl_classify's fixed cost
+ * (its tries' set-up and transitions, some 175 instructions a packet for two rules) is many
+ * rules' worth of compares. */
+#define SL_ACL_LINEAR_MAX 64
+static uint32_t linear_max = 8;
 static uint8_t feat_in, feat_out;
 static uint32_t ctx_gen; /* rte_acl context names are unique */
 
@@ -259,6 +282,78 @@ static inline int acl_key(const struct rte_mbuf *m, union acl_key *k, bool fl,
 	return 6;
 }
 
+static inline uint16_t be16_at(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* The first of the n rules at r that the key (or header) at d of family f (0 IPv4, 1 IPv6)
+ * matches: its result, or 0; what rte_acl would answer with the same rules. */
+static inline uint32_t lin_match(const struct acl_lin *r, uint32_t n, const uint8_t *d, int f)
+{
+	uint32_t s[4], t[4];
+	uint16_t sp, dp;
+	uint8_t fl;
+	if (!f) {
+		memcpy(s, d + KOFF(v4.src), 4);
+		memcpy(t, d + KOFF(v4.dst), 4);
+		sp = be16_at(d + KOFF(v4.ports));
+		dp = be16_at(d + KOFF(v4.ports) + 2);
+		fl = d[KOFF(v4.flags) + 3];
+	} else {
+		memcpy(s, d + KOFF(v6.src), 16);
+		memcpy(t, d + KOFF(v6.dst), 16);
+		sp = be16_at(d + KOFF(v6.ports));
+		dp = be16_at(d + KOFF(v6.ports) + 2);
+		fl = d[KOFF(v6.flags) + 3];
+	}
+	uint8_t pr = d[0];
+	for (uint32_t i = 0; i < n; i++, r++) {
+		if ((pr & r->pmask) != r->proto || sp < r->sport[0] || sp > r->sport[1] ||
+		    dp < r->dport[0] || dp > r->dport[1] || (fl & r->fmask) != r->flags ||
+		    ((s[0] ^ r->src[0]) & r->smask[0]) || ((t[0] ^ r->dst[0]) & r->dmask[0]))
+			continue;
+		if (!f || !(((s[1] ^ r->src[1]) & r->smask[1]) | ((s[2] ^ r->src[2]) & r->smask[2]) |
+			    ((s[3] ^ r->src[3]) & r->smask[3]) | ((t[1] ^ r->dst[1]) & r->dmask[1]) |
+			    ((t[2] ^ r->dst[2]) & r->dmask[2]) | ((t[3] ^ r->dst[3]) & r->dmask[3])))
+			return r->res;
+	}
+	return 0;
+}
+
+/* Classifier c's results for cnt inputs of family f (0 IPv4, 1 IPv6): the rule that
+ * decides each (its place + 1), 0 when none matches. */
+static inline void cls_classify(const struct acl_cls *c, int f, const uint8_t **data,
+				uint32_t *res, uint32_t cnt)
+{
+	if (c->lin[f]) {
+		for (uint32_t j = 0; j < cnt; j++)
+			res[j] = lin_match(c->lin[f], c->nlin[f], data[j], f);
+	} else if (c->ctx[f]) {
+		rte_acl_classify(c->ctx[f], data, res, cnt, 1);
+	} else {
+		memset(res, 0, cnt * sizeof(res[0]));
+	}
+}
+
+/* What result r (a rule's place + 1, 0 none) of classifier c does to frame m: a hit counted
+ * on worker wid's row; a denial or no match sends it to the drop edge, named. */
+static inline void acl_verdict(const struct acl_cls *c, uint32_t r, struct rte_mbuf *m,
+			       uint16_t *next, uint16_t err, unsigned wid)
+{
+	if (unlikely(!r)) {
+		sl_set_error(m, err + AC_ERR_NOMATCH);
+		*next = AN_NEXT_DROP;
+		return;
+	}
+	const struct acl_ent *en = &c->ent[r - 1];
+	en->hits[wid * en->stride]++;
+	if (!en->permit) {
+		sl_set_error(m, err + AC_ERR_DENY);
+		*next = AN_NEXT_DROP;
+	}
+}
+
 static inline uint16_t acl_ifx(struct rte_mbuf *m, int dir)
 {
 	return dir ? sl_meta(m)->tx_if : m->port;
@@ -285,13 +380,27 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 		 * those of interfaces that share their ACLs and features): one call per family */
 		uint16_t ifx = acl_ifx(objs[s], dir), e = s + 1;
 		uint16_t next = acl_next(ifx, dir);
-		const struct acl_cls *c = __atomic_load_n(&if_cls[ifx][dir], __ATOMIC_ACQUIRE);
+		const struct acl_cls *c = __atomic_load_n(&if_cls[dir][ifx], __ATOMIC_ACQUIRE);
 		for (uint16_t x = ifx; e < n; e++) {
 			uint16_t y = acl_ifx(objs[e], dir);
-			if (y != x && (__atomic_load_n(&if_cls[y][dir], __ATOMIC_ACQUIRE) != c ||
+			if (y != x && (__atomic_load_n(&if_cls[dir][y], __ATOMIC_ACQUIRE) != c ||
 				       acl_next(y, dir) != next))
 				break;
 			x = y;
+		}
+		if (c && c->linear) { /* each packet matched as its key is read */
+			for (uint16_t i = s; i < e; i++) {
+				const uint8_t *d;
+				int f = acl_key(objs[i], &keys[i], c->fl, &d);
+				nexts[i] = next;
+				if (!f)
+					continue;
+				f = f == 6;
+				acl_verdict(c, c->lin[f] ? lin_match(c->lin[f], c->nlin[f], d, f) : 0,
+					    objs[i], &nexts[i], err, wid);
+			}
+			s = e;
+			continue;
 		}
 		uint16_t cnt[2] = {0, 0};
 		for (uint16_t i = s; i < e; i++) {
@@ -307,24 +416,10 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 		for (int f = 0; f < 2; f++) {
 			if (!cnt[f])
 				continue;
-			if (c->ctx[f])
-				rte_acl_classify(c->ctx[f], data[f], res[f], cnt[f], 1);
-			else
-				memset(res[f], 0, cnt[f] * sizeof(res[f][0]));
+			cls_classify(c, f, data[f], res[f], cnt[f]);
 			for (uint16_t j = 0; j < cnt[f]; j++) {
 				uint16_t i = at[f][j];
-				uint32_t r = res[f][j];
-				if (unlikely(!r)) {
-					sl_set_error(objs[i], err + AC_ERR_NOMATCH);
-					nexts[i] = AN_NEXT_DROP;
-					continue;
-				}
-				const struct acl_ent *en = &c->ent[r - 1];
-				en->hits[wid * en->stride]++;
-				if (!en->permit) {
-					sl_set_error(objs[i], err + AC_ERR_DENY);
-					nexts[i] = AN_NEXT_DROP;
-				}
+				acl_verdict(c, res[f][j], objs[i], &nexts[i], err, wid);
 			}
 		}
 		s = e;
@@ -369,6 +464,8 @@ static void cls_free(struct acl_cls *c)
 		return;
 	rte_acl_free(c->ctx[0]);
 	rte_acl_free(c->ctx[1]);
+	rte_free(c->lin[0]);
+	rte_free(c->lin[1]);
 	rte_free(c);
 }
 
@@ -427,6 +524,28 @@ static void rule_fill(struct acl6_rule *d, const struct acl_rule *r, uint32_t po
 	f[3 + 2 * nw].mask_range.u32 = r->fmask;
 }
 
+/* Rule r at place pos as the linear matcher's rule of family fam, into d. */
+static void lin_fill(struct acl_lin *d, const struct acl_rule *r, uint32_t pos, int fam)
+{
+	memset(d, 0, sizeof(*d));
+	for (int k = 0; k < (fam == 4 ? 1 : 4); k++) {
+		uint32_t sb = mask_bits(r->src_len - 32 * k), db = mask_bits(r->dst_len - 32 * k);
+		d->smask[k] = htonl(sb ? ~0u << (32 - sb) : 0);
+		d->dmask[k] = htonl(db ? ~0u << (32 - db) : 0);
+		memcpy(&d->src[k], r->src + 4 * k, 4);
+		memcpy(&d->dst[k], r->dst + 4 * k, 4);
+		d->src[k] &= d->smask[k];
+		d->dst[k] &= d->dmask[k];
+	}
+	d->proto = r->proto;
+	d->pmask = r->proto ? 0xff : 0;
+	memcpy(d->sport, r->sport, sizeof(d->sport));
+	memcpy(d->dport, r->dport, sizeof(d->dport));
+	d->flags = r->flags;
+	d->fmask = r->fmask;
+	d->res = pos + 1;
+}
+
 /* One family's rte_acl context over nr rules of nf fields at rules, or NULL (why set). */
 static struct rte_acl_ctx *ctx_build(const void *rules, uint32_t nr, int fam, int nf,
 				     char *why, size_t wlen)
@@ -482,16 +601,32 @@ static struct acl_cls *cls_build(struct sl_out *o, const uint16_t *list, uint8_t
 	c->nacl = nacl;
 	memcpy(c->acl, list, nacl * sizeof(list[0]));
 	c->n = n;
+	/* each family's rules: linear when few */
+	uint32_t nf[2] = {0, 0};
+	for (int k = 0; k < nacl; k++)
+		for (uint32_t i = 0; i < acls[list[k]]->n; i++) {
+			nf[0] += acls[list[k]]->r[i].family != 6;
+			nf[1] += acls[list[k]]->r[i].family != 4;
+		}
+	for (int f = 0; f < 2; f++)
+		if (nf[f] && nf[f] <= linear_max &&
+		    !(c->lin[f] = rte_zmalloc("sl_acl_lin", nf[f] * sizeof(struct acl_lin),
+					      RTE_CACHE_LINE_SIZE)))
+			goto fail;
 	for (int k = 0; k < nacl; k++) {
 		struct acl *a = acls[list[k]];
 		for (uint32_t i = 0; i < a->n; i++, pos++) {
 			const struct acl_rule *r = &a->r[i];
 			c->ent[pos] = (struct acl_ent){r->permit, hits_row(a->n), a->hits + i};
-			if (r->family != 6) {
+			if (r->family != 6 && c->lin[0]) {
+				lin_fill(&c->lin[0][c->nlin[0]++], r, pos, 4);
+			} else if (r->family != 6) {
 				rule_fill(&t, r, pos, 4);
 				memcpy(r4 + sz4 * n4++, &t, sz4);
 			}
-			if (r->family != 4) {
+			if (r->family != 4 && c->lin[1]) {
+				lin_fill(&c->lin[1][c->nlin[1]++], r, pos, 6);
+			} else if (r->family != 4) {
 				rule_fill(&t, r, pos, 6);
 				memcpy(r6 + sz6 * n6++, &t, sz6);
 			}
@@ -501,6 +636,7 @@ static struct acl_cls *cls_build(struct sl_out *o, const uint16_t *list, uint8_t
 		goto fail;
 	if (n6 && !(c->ctx[1] = ctx_build(r6, n6, 6, nf6, why, sizeof(why))))
 		goto fail;
+	c->linear = !c->ctx[0] && !c->ctx[1];
 	free(r4);
 	free(r6);
 	return c;
@@ -543,10 +679,10 @@ static void cls_put(struct acl_cls *c)
 /* Publishes c (from cls_get) for (ifx, dir) and lets go of what was there. */
 static void cls_publish(uint16_t ifx, int dir, struct acl_cls *c)
 {
-	struct acl_cls *old = if_cls[ifx][dir];
+	struct acl_cls *old = if_cls[dir][ifx];
 	if (c)
 		c->refs++;
-	__atomic_store_n(&if_cls[ifx][dir], c, __ATOMIC_RELEASE);
+	__atomic_store_n(&if_cls[dir][ifx], c, __ATOMIC_RELEASE);
 	cls_put(old);
 }
 
@@ -756,6 +892,54 @@ static bool cls_uses(const struct acl_cls *c, uint32_t idx)
 	return false;
 }
 
+/* Every live classifier that uses ACL idx (all of them: UINT32_MAX) built anew, each
+ * published in place of the old one only once all are built: 0, or -1 with the reason in o
+ * and nothing changed. */
+static int cls_rebuild(struct sl_out *o, uint32_t idx)
+{
+	struct acl_cls **built = NULL, **was = NULL;
+	uint32_t nb = 0, cap = 0;
+	int rc = 0;
+	for (struct acl_cls *c = cls_live; c; c = c->next) {
+		if (idx != UINT32_MAX && !cls_uses(c, idx))
+			continue;
+		if (nb == cap) {
+			cap = cap ? 2 * cap : 8;
+			struct acl_cls **nb1 = realloc(built, cap * sizeof(*built));
+			struct acl_cls **nb2 = nb1 ? realloc(was, cap * sizeof(*was)) : NULL;
+			built = nb1 ? nb1 : built;
+			was = nb2 ? nb2 : was;
+			if (!nb1 || !nb2) {
+				rc = sl_out_error(o, "out of memory");
+				break;
+			}
+		}
+		was[nb] = c;
+		if (!(built[nb] = cls_build(o, c->acl, c->nacl))) {
+			rc = -1;
+			break;
+		}
+		nb++;
+	}
+	if (rc) {
+		for (uint32_t k = 0; k < nb; k++)
+			cls_free(built[k]);
+	}
+	for (uint32_t k = 0; !rc && k < nb; k++) { /* each user of the old one to the new one */
+		built[k]->next = cls_live;
+		cls_live = built[k];
+		uint32_t users = was[k]->refs;
+		for (uint32_t x = 0; users && x < SL_IF_MAX * 2; x++)
+			if (if_cls[x % 2][x / 2] == was[k]) {
+				cls_publish((uint16_t)(x / 2), x % 2, built[k]);
+				users--;
+			}
+	}
+	free(built);
+	free(was);
+	return rc;
+}
+
 static int cmd_set_acl(struct sl_out *o, int argc, char **argv)
 {
 	static const char usage[] = "usage: set acl-plugin acl [index N] permit|deny [src PREFIX] "
@@ -793,52 +977,11 @@ static int cmd_set_acl(struct sl_out *o, int argc, char **argv)
 	}
 	struct acl *old = acls[idx];
 	acls[idx] = a; /* workers read classifiers only: none sees it before they are built */
-	/* every live classifier that uses it, built anew before any is published */
-	struct acl_cls **built = NULL, **was = NULL;
-	uint32_t nb = 0, cap = 0;
-	int rc = 0;
-	for (struct acl_cls *c = old && acl_users[idx] ? cls_live : NULL; c; c = c->next) {
-		if (!cls_uses(c, idx))
-			continue;
-		if (nb == cap) {
-			cap = cap ? 2 * cap : 8;
-			struct acl_cls **nb1 = realloc(built, cap * sizeof(*built));
-			struct acl_cls **nb2 = nb1 ? realloc(was, cap * sizeof(*was)) : NULL;
-			built = nb1 ? nb1 : built;
-			was = nb2 ? nb2 : was;
-			if (!nb1 || !nb2) {
-				rc = sl_out_error(o, "out of memory");
-				break;
-			}
-		}
-		was[nb] = c;
-		if (!(built[nb] = cls_build(o, c->acl, c->nacl))) {
-			rc = -1;
-			break;
-		}
-		nb++;
-	}
-	if (rc) { /* nothing published: put the old ACL back */
-		for (uint32_t k = 0; k < nb; k++)
-			cls_free(built[k]);
-		free(built);
-		free(was);
+	if (old && acl_users[idx] && cls_rebuild(o, idx)) { /* nothing published */
 		acls[idx] = old;
 		acl_free(a);
 		return -1;
 	}
-	for (uint32_t k = 0; k < nb; k++) { /* each user of the old one to the new one */
-		built[k]->next = cls_live;
-		cls_live = built[k];
-		uint32_t users = was[k]->refs;
-		for (uint32_t x = 0; users && x < SL_IF_MAX * 2; x++)
-			if (if_cls[x / 2][x % 2] == was[k]) {
-				cls_publish((uint16_t)(x / 2), x % 2, built[k]);
-				users--;
-			}
-	}
-	free(built);
-	free(was);
 	if (old)
 		sl_rcu_retire(acl_retire, old, 0); /* after the classifiers that counted into it */
 	sl_out_msg(o, "ACL index: %u", idx);
@@ -850,6 +993,26 @@ SL_CLI_COMMAND(acl_set, .path = "set acl-plugin acl",
 	       .help = "an ACL (stateless; rules separated by commas, the first match wins); "
 		       "with the index of an ACL it replaces it (on every interface at once)",
 	       .fn = cmd_set_acl)
+
+static int cmd_linear(struct sl_out *o, int argc, char **argv)
+{
+	uint32_t v;
+	if (argc != 1)
+		return sl_out_error(o, "usage: set acl-plugin linear-max N (0-%d)", SL_ACL_LINEAR_MAX);
+	if (sl_arg_u32(o, "linear-max", argv[0], 0, SL_ACL_LINEAR_MAX, &v))
+		return -1;
+	uint32_t was = linear_max;
+	linear_max = v;
+	if (v != was && cls_rebuild(o, UINT32_MAX)) {
+		linear_max = was;
+		return -1;
+	}
+	return 0;
+}
+SL_CLI_COMMAND(acl_linear, .path = "set acl-plugin linear-max", .usage = "N",
+	       .help = "an interface direction's rules of one family are matched one by one when "
+		       "N or fewer (8; up to 64), else by rte_acl's tries; 0: rte_acl always",
+	       .fn = cmd_linear)
 
 static int cmd_delete_acl(struct sl_out *o, int argc, char **argv)
 {
@@ -909,7 +1072,7 @@ int sl_acl_if_apply(struct sl_out *o, uint16_t ifx, int dir, uint32_t idx, bool 
 	enum sl_arc_id arc = dir ? SL_ARC_INTERFACE_OUTPUT : SL_ARC_DEVICE_INPUT;
 	const char *feat = dir ? "acl-output" : "acl-input";
 	uint16_t list[SL_ACL_PER_IF];
-	const struct acl_cls *cur = if_cls[ifx][dir];
+	const struct acl_cls *cur = if_cls[dir][ifx];
 	uint8_t n = 0;
 	bool there = cls_uses(cur, idx);
 	for (int k = 0; cur && k < cur->nacl; k++)
@@ -1020,10 +1183,10 @@ static int cmd_show_if(struct sl_out *o, int argc, char **argv)
 		return sl_out_error(o, "usage: show acl-plugin interface [IFACE]");
 	if (argc == 1 && !(only = sl_iface_by_name(argv[0])))
 		return sl_out_error(o, "unknown interface '%s'", argv[0]);
-	sl_tbl_begin(o, "acl-interfaces", 4,
-		     (const char *[]){"interface", "direction", "acls", "rules:u"});
+	sl_tbl_begin(o, "acl-interfaces", 6,
+		     (const char *[]){"interface", "direction", "acls", "rules:u", "ipv4", "ipv6"});
 	for (uint32_t x = 0; x < SL_IF_MAX * 2; x++) {
-		const struct acl_cls *c = if_cls[x / 2][x % 2];
+		const struct acl_cls *c = if_cls[x % 2][x / 2];
 		if (!c || (only && only->port != x / 2))
 			continue;
 		char list[SL_ACL_PER_IF * 6 + 1] = "", n[16];
@@ -1031,7 +1194,11 @@ static int cmd_show_if(struct sl_out *o, int argc, char **argv)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%u",
 				 k ? "," : "", c->acl[k]);
 		snprintf(n, sizeof(n), "%u", c->n);
-		sl_tbl_row(o, sl_ifaces[x / 2].name, x % 2 ? "output" : "input", list, n);
+		const char *how[2];
+		for (int f = 0; f < 2; f++)
+			how[f] = c->lin[f] ? "linear" : c->ctx[f] ? "rte_acl" : "-";
+		sl_tbl_row(o, sl_ifaces[x / 2].name, x % 2 ? "output" : "input", list, n, how[0],
+			   how[1]);
 	}
 	sl_tbl_end(o);
 	return 0;
@@ -1044,7 +1211,7 @@ SL_CLI_COMMAND(acl_show_if, .path = "show acl-plugin interface", .usage = "[IFAC
  * interface deleted), the interface lets go of its ACLs. */
 static int acl_hook(uint16_t ifx, bool on, char *why, size_t len, int dir)
 {
-	struct acl_cls *c = if_cls[ifx][dir];
+	struct acl_cls *c = if_cls[dir][ifx];
 	if (on) {
 		if (c)
 			return 0;

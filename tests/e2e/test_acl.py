@@ -4,9 +4,12 @@
 default deny, per-rule hits and named drops; IPv6 (extension headers, neighbour discovery
 passing) and tagged IPv4 on an L2 cross-connect; rules of both families; output ACLs; an ACL
 replaced many times under traffic with every packet classified by one version; the CLI's
-refusals."""
+refusals. The crafted cases run twice: matched linearly (a family's rules are few: the
+default) and by rte_acl (set acl-plugin linear-max 0)."""
 import time
 from pathlib import Path
+
+import pytest
 
 from scapy.all import (ARP, ICMP, IP, TCP, UDP, Dot1Q, Ether, ICMPv6EchoRequest,
                        ICMPv6ND_NS, IPv6, IPv6ExtHdrHopByHop, Raw, wrpcap)
@@ -14,6 +17,11 @@ from scapy.all import (ARP, ICMP, IP, TCP, UDP, Dot1Q, Ether, ICMPv6EchoRequest,
 from conftest import MAC0, PEER0, pcap_ports, pcap_outs
 
 ROUTER = (Path(__file__).parents[1] / "common/router.cli").read_text().splitlines()
+MATCHERS = pytest.mark.parametrize("matcher", ["linear", "rte_acl"])
+
+
+def matcher_cli(matcher):
+    return ["set acl-plugin linear-max 0"] if matcher == "rte_acl" else []
 
 
 def udp(src, dst, sport, dport, **ip):
@@ -54,11 +62,12 @@ CASES = [
 ]
 
 
-def test_acl_first_match(sluiced_factory, tmp_path):
+@MATCHERS
+def test_acl_first_match(sluiced_factory, tmp_path, matcher):
     arp = Ether(dst="ff:ff:ff:ff:ff:ff", src=PEER0) / ARP(op=1, hwsrc=PEER0, psrc="10.10.1.2",
                                                           pdst="10.10.1.10")
     frames = [f for f, _ in CASES] + [arp]
-    s = sluiced_factory(pcap_ports(tmp_path, frames, []), ROUTER + [
+    s = sluiced_factory(pcap_ports(tmp_path, frames, []), ROUTER + matcher_cli(matcher) + [
         ACL0, ACL1, "set acl-plugin interface port0 input acl 0",
         "set acl-plugin interface port0 input acl 1"])
     s.wait_rx("port0", len(frames))
@@ -83,10 +92,12 @@ def test_acl_first_match(sluiced_factory, tmp_path):
     assert (r0["action"], r0["src"], r0["dst"], r0["proto"], r0["sport"], r0["dport"], r0["tag"]) == \
         ("deny", "10.10.1.2/32", "48.0.0.1/32", 17, "0-65535", "1000-1999", "first")
     assert (rules[2]["tcpflags"], rules[2]["tcpflags-mask"]) == (2, 18)
-    assert ifs == [{"interface": "port0", "direction": "input", "acls": "0,1", "rules": 8}]
+    assert ifs == [{"interface": "port0", "direction": "input", "acls": "0,1", "rules": 8,
+                    "ipv4": matcher, "ipv6": matcher}]
 
 
-def test_acl_ip6_and_tags_on_l2(sluiced_factory, tmp_path):
+@MATCHERS
+def test_acl_ip6_and_tags_on_l2(sluiced_factory, tmp_path, matcher):
     """IPv6 and dot1q-tagged IPv4 through an L2 cross-connect with an input ACL."""
     e = Ether(dst="02:00:00:00:00:77", src=PEER0)
     frames = [
@@ -101,7 +112,7 @@ def test_acl_ip6_and_tags_on_l2(sluiced_factory, tmp_path):
         (e / Dot1Q(vlan=7) / IP(src="11.1.1.1", dst="20.0.0.1") / UDP(dport=7), "none"),
         (e / ARP(op=1, psrc="10.1.1.1", pdst="10.1.1.2"), "arp"),
     ]
-    s = sluiced_factory(pcap_ports(tmp_path, [f for f, _ in frames], []), [
+    s = sluiced_factory(pcap_ports(tmp_path, [f for f, _ in frames], []), matcher_cli(matcher) + [
         "set interface state port0 up", "set interface state port1 up",
         "set interface l2 xconnect port0 port1",
         "set acl-plugin acl permit src 2001:db8:1::/64 dst 2001:db8:2::/64 proto 17 dport 53, "
@@ -119,7 +130,8 @@ def test_acl_ip6_and_tags_on_l2(sluiced_factory, tmp_path):
                     ("acl-input", "acl no rule matched (default deny)"): 2}
 
 
-def test_acl_both_families_and_output(sluiced_factory, tmp_path):
+@MATCHERS
+def test_acl_both_families_and_output(sluiced_factory, tmp_path, matcher):
     """A rule without addresses matches IPv4 and IPv6; an output ACL sees frames as sent."""
     e = Ether(dst="02:00:00:00:00:77", src=PEER0)
     frames = [e / IP(src="1.1.1.1", dst="2.2.2.2") / UDP(dport=9),
@@ -129,7 +141,7 @@ def test_acl_both_families_and_output(sluiced_factory, tmp_path):
               e / IP(src="1.1.1.1", dst="2.2.2.3") / UDP(dport=10),
               e / IP(src="1.1.1.1", dst="2.2.2.2") / TCP(sport=7, dport=10),  # read in place
               e / IP(src="1.1.1.1", dst="2.2.2.2") / TCP(sport=8, dport=10)]
-    s = sluiced_factory(pcap_ports(tmp_path, frames, []), [
+    s = sluiced_factory(pcap_ports(tmp_path, frames, []), matcher_cli(matcher) + [
         "set interface state port0 up", "set interface state port1 up",
         "set interface l2 xconnect port0 port1",
         "set acl-plugin acl deny proto 17 dport 9, deny proto 6 sport 7, permit",
