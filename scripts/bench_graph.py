@@ -510,6 +510,71 @@ dpdk {{ socket-mem 1536 }}
     return out
 
 
+# BNG_SHAPE=R (a rate as `qos profile` takes it, 64k): issue 17's per-subscriber shaping at
+# scale instead of the clocks. The BNG_SESSIONS sessions, each with its own pipe on the wheel
+# at R and the output ACL (bng-N-wheel-acl's set-up with R for 10g, FIFOs of 8), offered BNG_OFFER frames a
+# second in all (4,000,000: one to each session in turn, 200 a second each with 20,000, more
+# than R allows); after BNG_WARMUP s (3), BNG_SAMPLE pipes of sessions taken at random (200)
+# are read twice, BNG_WINDOW s (10) apart: each one's rate (frames sent, each counted with the
+# scheduler's 24 bytes of overhead) against R.
+BNG_SHAPE = os.environ.get("BNG_SHAPE", "")
+
+
+def rate_bits(r):
+    return float(r[:-1]) * {"k": 1e3, "m": 1e6, "g": 1e9}[r[-1]] if r[-1] in "kmg" else float(r)
+
+
+def bng_shaping(tmp):
+    """Each sampled pipe's rate / BNG_SHAPE, and what the stream and the scheduler did."""
+    n, want = BNG_SESSIONS, rate_bits(BNG_SHAPE)
+    offer = int(os.environ.get("BNG_OFFER", "4000000"))
+    warm = float(os.environ.get("BNG_WARMUP", "3"))
+    window = float(os.environ.get("BNG_WINDOW", "10"))
+    sample = int(os.environ.get("BNG_SAMPLE", "200"))
+    # FIFOs of 8 frames: 20,000 full ones of 64 would hold more buffers than the pool has
+    setup = dict(bng_setups(n))[f"bng-{n}-wheel-acl"].replace(
+        "qos profile q rate 10g", f"qos profile q rate {BNG_SHAPE}").replace(
+        "pipe-from none", "queue-size 8 pipe-from none")
+    order = list(range(n))
+    rnd = random.Random(17)
+    rnd.shuffle(order)
+    d = tmp / "bng-shape"
+    d.mkdir()
+    write_pcap(d / "in.pcap", [bng_addr(i) for i in order])
+    (d / "setup.cli").write_text(setup)
+    (d / "stream.cli").write_text(f"packet-generator new {{ name s0 rate {offer} interface pg0 "
+                                  f"worker 0 pcap {d / 'in.pcap'} }}\n")
+    # buffers for every FIFO full (160,000) and the stream: 16,384 would leave most pipes
+    # without a frame to send
+    conf = f"""unix {{ cli-listen {d}/cli.sock log {d}/sluiced.log }}
+cpu {{ main-core 0 corelist-workers 1 }}
+dpdk {{ socket-mem 1536 }}
+buffers {{ buffers-per-numa 262144 }}
+"""
+    with HugepagesAtLeast(1600), Daemon(conf, d) as s:
+        s.cli(f"exec {d}/setup.cli")
+        s.cli(f"exec {d}/stream.cli")
+        pipes = [x["qos-pipe"] for x in s.js("show pppoe sessions")["pppoe-sessions"]]
+        picked = rnd.sample(pipes, min(sample, len(pipes)))
+        s.cli("packet-generator enable-stream s0")
+        time.sleep(warm)
+
+        def read(p):
+            q = s.js(f"show qos pg1 subport 0 pipe {p}")["qos-queues"][0]
+            return time.time(), q["packets"] - q["depth"], q["bytes"]
+        first = {p: read(p) for p in picked}
+        time.sleep(window)
+        last = {p: read(p) for p in picked}
+        sent = s.js("show packet-generator")["streams"][0]["sent"]
+        tx = s.js("show interface pg1")["interfaces"][0]["tx-packets"]
+        errs = s.js("show errors")["errors"]
+    ratios = []
+    for p in picked:
+        (t0, f0, b0), (t1, f1, b1) = first[p], last[p]
+        ratios.append((b1 - b0 + 24 * (f1 - f0)) * 8 / (t1 - t0) / want)
+    return ratios, sent, tx, errs
+
+
 # BNG_CACHE=N: each BNG run (BNG_ONLY's) under callgrind's cache simulation instead, N packets
 # (several passes over the sessions) after the set-up: per node, instructions, data reads and
 # writes, and the data lines missed in a 32 KB L1 and in a 1 MB last level (this machine's
@@ -693,6 +758,16 @@ def main():
                 up = base.startswith("bng-up")
                 for t in [t for t in b if t not in bases and t.startswith("bng-up") == up]:
                     print(f"   {t}: rate / {base} (clocks ratio inverted) {med[base] / med[t]:.3f}")
+        if BNG and BNG_SHAPE:
+            print(f"== BNG shaping: {BNG_SESSIONS} sessions, each pipe on the wheel at "
+                  f"{BNG_SHAPE}, rate of sampled pipes / {BNG_SHAPE}", flush=True)
+            ratios, sent, tx, errs = bng_shaping(tmp)
+            ok = sum(abs(r - 1) < 0.05 for r in ratios)
+            q = statistics.quantiles(ratios, n=100)
+            print(f"   {len(ratios)} pipes: min {min(ratios):.4f}, p1 {q[0]:.4f}, median "
+                  f"{statistics.median(ratios):.4f}, p99 {q[98]:.4f}, max {max(ratios):.4f}; "
+                  f"within 5%: {ok} of {len(ratios)}")
+            print(f"   stream sent {sent}, pg1 sent {tx}; errors: {errs}")
         if BNG and BNG_CACHE and shutil.which("valgrind"):
             print(f"== BNG under callgrind's cache simulation (L1 32 KB, last level 1 MB): "
                   f"{BNG_CACHE} packets over {BNG_SESSIONS} sessions, per packet", flush=True)
