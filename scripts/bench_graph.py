@@ -13,7 +13,7 @@ and decapsulated (tunnelled packets in on pg0, the inner packet routed to pg1), 
 plain routed path, in clocks and instructions per packet; and the same routed path with an
 input policer that every packet conforms to, with an input ACL of one rule and of 1,000
 (ACL_RULES) rules that every packet passes by the last, and with hierarchical QoS of 4,096
-(QOS_PIPES) pipes on pg1's output. RUNS=routed,acl-1,acl-1000,qos-4096 runs only those of the
+(QOS_PIPES) pipes on pg1's output (rte_sched, and the same pipes on the timing wheel). RUNS=routed,acl-1,acl-1000,qos-4096 runs only those of the
 tunnel runs, and nothing else."""
 import json
 import os
@@ -407,7 +407,9 @@ VX_RUNS = (("routed", SETUP, None), ("vxlan-encap", VX_ENCAP_SETUP, None),
            ("mpls-decap", MU_DECAP_SETUP, mpls_wrap), ("pppoe-encap", PPPOE_ENCAP_SETUP, None),
            ("pppoe-decap", PPPOE_DECAP_SETUP, pppoe_wrap), ("policer", POLICER_SETUP, None),
            ("acl-1", acl_setup(1), None), (f"acl-{ACL_RULES}", acl_setup(ACL_RULES), None),
-           (f"qos-{QOS_PIPES}", QOS_SETUP, None))
+           (f"qos-{QOS_PIPES}", QOS_SETUP, None),
+           (f"qos-{QOS_PIPES}-wheel", QOS_SETUP.replace("pipe-from ip-dst",
+                                                         "pipe-from ip-dst scheduler wheel"), None))
 # RUNS=routed,acl-1,acl-1000: only those (the routed one is what the others are compared with),
 # and neither the routing tables' runs nor bridging nor ECMP
 ONLY = bool(os.environ.get("RUNS"))  # (bng: the BNG runs below)
