@@ -77,9 +77,6 @@ struct acl_ent {
 	uint64_t *hits;
 };
 
-/* A classifier of a list of ACLs, shared by every interface direction with that list (20,000
- * subscribers with one Filter-Id: one classifier, built once, and a vector of packets to
- * them classified in one call). */
 /* A rule as the linear matcher reads it: the key's address words masked and compared, in
  * network order (IPv4's in word 0), the ports as ranges, the protocol and the TCP flags as
  * rte_acl's bitmasks. */
@@ -90,6 +87,9 @@ struct acl_lin {
 	uint32_t res;            /* the classifier's result for it: its place + 1 */
 };
 
+/* A classifier of a list of ACLs, shared by every interface direction with that list (20,000
+ * subscribers with one Filter-Id: one classifier, built once, and a vector of packets to
+ * them classified in one call). */
 struct acl_cls {
 	struct acl_cls *next;    /* the live classifiers (main lcore) */
 	uint32_t refs;           /* interface directions that point to it */
@@ -97,7 +97,6 @@ struct acl_cls {
 				     * when its rules are few (lin) */
 	struct acl_lin *lin[2];  /* a family's rules, in order, when linear_max or fewer */
 	uint32_t nlin[2];
-	bool linear;             /* no rte_acl context: each packet matched on its own */
 	bool fl;                 /* a rule has tcpflags: the contexts read the flags */
 	uint8_t nacl;
 	uint16_t acl[SL_ACL_PER_IF]; /* the ACLs, in the order applied */
@@ -388,7 +387,7 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 				break;
 			x = y;
 		}
-		if (c && c->linear) { /* each packet matched as its key is read */
+		if (c && !c->ctx[0] && !c->ctx[1]) { /* linear: each packet matched as read */
 			for (uint16_t i = s; i < e; i++) {
 				const uint8_t *d;
 				int f = acl_key(objs[i], &keys[i], c->fl, &d);
@@ -532,10 +531,8 @@ static void lin_fill(struct acl_lin *d, const struct acl_rule *r, uint32_t pos, 
 		uint32_t sb = mask_bits(r->src_len - 32 * k), db = mask_bits(r->dst_len - 32 * k);
 		d->smask[k] = htonl(sb ? ~0u << (32 - sb) : 0);
 		d->dmask[k] = htonl(db ? ~0u << (32 - db) : 0);
-		memcpy(&d->src[k], r->src + 4 * k, 4);
+		memcpy(&d->src[k], r->src + 4 * k, 4); /* host bits clear already */
 		memcpy(&d->dst[k], r->dst + 4 * k, 4);
-		d->src[k] &= d->smask[k];
-		d->dst[k] &= d->dmask[k];
 	}
 	d->proto = r->proto;
 	d->pmask = r->proto ? 0xff : 0;
@@ -636,7 +633,6 @@ static struct acl_cls *cls_build(struct sl_out *o, const uint16_t *list, uint8_t
 		goto fail;
 	if (n6 && !(c->ctx[1] = ctx_build(r6, n6, 6, nf6, why, sizeof(why))))
 		goto fail;
-	c->linear = !c->ctx[0] && !c->ctx[1];
 	free(r4);
 	free(r6);
 	return c;

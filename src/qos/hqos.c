@@ -222,6 +222,19 @@ SL_NODE_REGISTER(qo_node)
 
 static void mailbox_run(struct hqos *h);
 
+/* frames of bytes (their overhead not counted) sent on by h's owner: out of the port's
+ * bucket, counted. */
+static inline void port_sent(struct hqos *h, uint64_t frames, uint64_t bytes)
+{
+	if (!frames)
+		return;
+	bytes += frames * h->o.overhead;
+	h->o.credits -= (double)bytes;
+	h->o.avg_len = (uint32_t)(bytes / frames);
+	h->o.pkts += frames;
+	h->o.bytes += bytes;
+}
+
 /* Up to want frames of h out of rte_sched, on to the rest of the arc, counted. */
 static __attribute__((noinline)) uint16_t qs_dequeue(struct rte_graph *g, struct rte_node *node,
 						     struct hqos *h, uint16_t want)
@@ -238,14 +251,8 @@ static __attribute__((noinline)) uint16_t qs_dequeue(struct rte_graph *g, struct
 		h->deq_tc[sp * QOS_TCS + rte_mbuf_sched_traffic_class_get(to[i])]++;
 	}
 	rte_node_next_stream_put(g, node, next, (uint16_t)got);
-	if (got) {
-		bytes += (uint64_t)got * h->o.overhead;
-		h->o.credits -= (double)bytes;
-		h->o.queued -= (uint64_t)got;
-		h->o.avg_len = (uint32_t)(bytes / (uint64_t)got);
-		h->o.pkts += (uint64_t)got;
-		h->o.bytes += bytes;
-	}
+	port_sent(h, (uint64_t)got, bytes);
+	h->o.queued -= (uint64_t)got;
 	return (uint16_t)got;
 }
 
@@ -309,14 +316,10 @@ static __rte_noinline uint16_t wheel_in(struct rte_graph *g, struct rte_node *no
 		uint32_t len = m->pkt_len;
 		if (credits > 0 && sl_wheel_pass(h->wheel, qid >> shift, len, now)) {
 			credits -= len + h->o.overhead;
-			c[0]++;
-			c[1] += len;
 			h->deq_tc[sp * QOS_TCS + tc]++;
 			to[passed++] = m;
 			pbytes += len;
 		} else if (likely(sl_wheel_enqueue(h->wheel, m, qid >> shift, now))) {
-			c[0]++;
-			c[1] += len;
 			h->o.queued++;
 		} else {
 			c[2]++;
@@ -324,16 +327,13 @@ static __rte_noinline uint16_t wheel_in(struct rte_graph *g, struct rte_node *no
 			w->errors[qo_err + QO_ERR_FULL]++;
 			w->ifc[h->ifx].drops++;
 			rte_pktmbuf_free(m);
+			continue;
 		}
+		c[0]++; /* in: passed or queued */
+		c[1] += len;
 	}
 	rte_node_next_stream_put(g, node, next, (uint16_t)passed);
-	if (passed) {
-		pbytes += passed * h->o.overhead;
-		h->o.credits -= (double)pbytes;
-		h->o.avg_len = (uint32_t)(pbytes / passed);
-		h->o.pkts += passed;
-		h->o.bytes += pbytes;
-	}
+	port_sent(h, passed, pbytes);
 	return (uint16_t)(passed + qos_drain(g, node, h, now, RTE_GRAPH_BURST_SIZE, false));
 }
 

@@ -108,9 +108,7 @@ bool sl_wheel_enqueue(struct sl_wheel *w, struct rte_mbuf *m, uint32_t p, uint64
 	w->q[(size_t)p * w->qsize + ((pp->head + pp->count) & (w->qsize - 1))] = m;
 	w->queued++;
 	if (pp->count++ == 0) {
-		/* idle: its bucket full at most (next no further back than its depth) */
-		if (pp->next + pp->burst_tsc < now)
-			pp->next = now - pp->burst_tsc;
+		sl_wheel_pipe_idle(pp, now);
 		wheel_put(w, p, pp->next);
 	}
 	return true;
@@ -160,10 +158,7 @@ uint16_t sl_wheel_dequeue(struct sl_wheel *w, struct rte_mbuf **out, uint16_t wa
 		pp->head = (uint16_t)((pp->head + 1) & (w->qsize - 1));
 		pp->count--;
 		w->queued--;
-		uint32_t len = m->pkt_len + w->overhead;
-		pp->next += (uint64_t)((double)len * pp->tsc_per_byte);
-		pp->pkts++;
-		pp->bytes += m->pkt_len;
+		sl_wheel_pipe_sent(w, pp, m->pkt_len);
 		out[n++] = m;
 		if (pp->count) /* its next frame: when its bucket allows (ready again, if now) */
 			wheel_put(w, p, pp->next);

@@ -40,9 +40,15 @@ struct sl_wheel {
 	struct rte_mbuf **q;  /* pipe p's FIFO at q[p * qsize] */
 };
 
+/* Whether pipe p's next frame would leave at once (sl_wheel_pass): the pipe holds none and
+ * its bucket allows one by now. */
+static inline bool sl_wheel_pipe_open(const struct sl_wheel_pipe *pp, uint64_t now)
+{
+	return !pp->count && pp->next <= now;
+}
+
 /* For a caller enqueueing many frames: pipe p's state, fetched a few frames ahead; then, once
- * that is in, the FIFO slot its next frame goes to, unless that frame will pass at once
- * (sl_wheel_pass, by now). */
+ * that is in, the FIFO slot its next frame goes to, unless that frame will pass at once. */
 static inline void sl_wheel_prefetch_pipe(const struct sl_wheel *w, uint32_t p)
 {
 	__builtin_prefetch(&w->pipes[p], 1);
@@ -50,9 +56,25 @@ static inline void sl_wheel_prefetch_pipe(const struct sl_wheel *w, uint32_t p)
 static inline void sl_wheel_prefetch_slot(const struct sl_wheel *w, uint32_t p, uint64_t now)
 {
 	const struct sl_wheel_pipe *pp = &w->pipes[p];
-	if (pp->count || pp->next > now)
+	if (!sl_wheel_pipe_open(pp, now))
 		__builtin_prefetch(&w->q[(size_t)p * w->qsize +
 					 ((pp->head + pp->count) & (w->qsize - 1))], 1);
+}
+
+/* An idle pipe's bucket full at most by now: its time no further back than its depth. */
+static inline void sl_wheel_pipe_idle(struct sl_wheel_pipe *pp, uint64_t now)
+{
+	if (pp->next + pp->burst_tsc < now)
+		pp->next = now - pp->burst_tsc;
+}
+
+/* A frame of len bytes (its overhead added) out of pipe pp: charged to its bucket, counted. */
+static inline void sl_wheel_pipe_sent(const struct sl_wheel *w, struct sl_wheel_pipe *pp,
+				      uint32_t len)
+{
+	pp->next += (uint64_t)((double)(len + w->overhead) * pp->tsc_per_byte);
+	pp->pkts++;
+	pp->bytes += len;
 }
 
 #define SL_WHEEL_SLOTS 4096
@@ -66,20 +88,17 @@ void sl_wheel_free(struct sl_wheel *w); /* frees the frames it holds */
 void sl_wheel_pipe_rate(struct sl_wheel *w, uint32_t p, uint64_t bytes_per_s, uint64_t burst);
 /* Frame m into pipe p at now: false when its FIFO is full (m is the caller's, counted). */
 bool sl_wheel_enqueue(struct sl_wheel *w, struct rte_mbuf *m, uint32_t p, uint64_t now);
-/* A frame of len bytes for pipe p straight out, at now: when the pipe holds no frame and its
- * bucket allows one by now, the frame is charged and counted as if enqueued and dequeued at
- * once, and true (it is the caller's to send); else false (enqueue it). A shaper delays only what is over its
- * rate: frames in profile skip the FIFO, the slot lists and the ready array. */
+/* A frame of len bytes for pipe p straight out, at now: when the pipe is open
+ * (sl_wheel_pipe_open), the frame is charged and counted as if enqueued and dequeued at once,
+ * and true (it is the caller's to send); else false (enqueue it). A shaper delays only what
+ * is over its rate: frames in profile skip the FIFO, the slot lists and the ready array. */
 static inline bool sl_wheel_pass(struct sl_wheel *w, uint32_t p, uint32_t len, uint64_t now)
 {
 	struct sl_wheel_pipe *pp = &w->pipes[p];
-	if (pp->count || pp->next > now)
+	if (!sl_wheel_pipe_open(pp, now))
 		return false;
-	if (pp->next + pp->burst_tsc < now) /* its bucket full at most, as sl_wheel_enqueue */
-		pp->next = now - pp->burst_tsc;
-	pp->next += (uint64_t)((double)(len + w->overhead) * pp->tsc_per_byte);
-	pp->pkts++;
-	pp->bytes += len;
+	sl_wheel_pipe_idle(pp, now);
+	sl_wheel_pipe_sent(w, pp, len);
 	return true;
 }
 
