@@ -17,9 +17,12 @@
  * (random) start + a hash of seq scaled to count: the same packets for the same seq. */
 struct sl_pg_field {
 	uint16_t off;    /* where the big-endian value ends minus width */
-	uint8_t width;   /* 2, 4, or 8 (the low half of an IPv6 address) */
+	uint8_t width;   /* 2, 4, 8 (an IPv6 range within one /64: the low half) or 16 */
 	bool random;
 	uint64_t start, count;
+	/* width 16 (an IPv6 range across /64s): the first value and the last one's offset
+	 * from it (a /0 spans all 2^128) */
+	unsigned __int128 start128, span128;
 };
 
 struct sl_pg_stream {
@@ -40,6 +43,7 @@ struct sl_pg_stream {
 	uint8_t ip_version;       /* 4, 6 or 0 */
 	uint8_t l4_proto;         /* IPPROTO_UDP, IPPROTO_TCP or 0 */
 	bool vary;                /* fields or sizes change per packet: fix lengths, checksums */
+	bool wide;                /* a field of 16 bytes */
 	uint8_t nfields;
 	struct sl_pg_field f[SL_PG_MAX_FIELDS];
 	uint32_t npcap;           /* a stream read from a pcap file: its packets in turn */

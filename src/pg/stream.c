@@ -69,20 +69,21 @@ static int num_range(char **argv, int argc, int i, uint64_t max, uint64_t *a, ui
 }
 
 /* an IPv4 or IPv6 address, optionally "- END", or a prefix "ADDR/LEN" (every address in it);
- * then optionally "random". The range runs over the low 64 bits. */
+ * then optionally "random". start and span (the last address's offset from the first) as
+ * 128-bit numbers: an IPv6 range may cross /64s. */
+typedef unsigned __int128 u128;
 struct addr_range {
 	int family;
 	uint8_t a[16];
-	uint64_t start, count;
+	u128 start, span;
 	bool random;
 };
 
-static uint64_t low64(const uint8_t *a, int family)
+static u128 addr_num(const uint8_t *a, int family)
 {
-	uint64_t v = 0;
-	int n = family == AF_INET ? 4 : 8, from = family == AF_INET ? 0 : 8;
-	for (int i = 0; i < n; i++)
-		v = v << 8 | a[from + i];
+	u128 v = 0;
+	for (int i = 0; i < (family == AF_INET ? 4 : 16); i++)
+		v = v << 8 | a[i];
 	return v;
 }
 
@@ -105,14 +106,11 @@ static int addr_prefix(const char *tok, struct addr_range *r)
 	int bits = r->family == AF_INET ? 32 : 128;
 	if (num(sl + 1, (uint64_t)bits, &len) || inet_pton(r->family, tmp, r->a) != 1)
 		return -1;
-	if (r->family == AF_INET6 && len < 64)
-		return -1; /* ranges run over the interface identifier only */
-	unsigned host = (unsigned)(bits - (int)len); /* 0..64 */
-	uint64_t span = host >= 64 ? UINT64_MAX : (1ull << host) - 1;
-	r->start = low64(r->a, r->family) & ~span;
-	r->count = span == UINT64_MAX ? UINT64_MAX : span + 1; /* a /64: all but one */
-	for (int k = 0, n = r->family == AF_INET ? 4 : 8; k < n; k++) /* the first address */
-		r->a[(r->family == AF_INET ? 0 : 8) + k] = (uint8_t)(r->start >> (8 * (n - 1 - k)));
+	unsigned host = (unsigned)(bits - (int)len); /* 0..128 */
+	r->span = host >= 128 ? ~(u128)0 : ((u128)1 << host) - 1;
+	r->start = addr_num(r->a, r->family) & ~r->span;
+	for (int k = 0, n = bits / 8; k < n; k++) /* the first address */
+		r->a[k] = (uint8_t)(r->start >> (8 * (n - 1 - k)));
 	return 0;
 }
 
@@ -130,17 +128,15 @@ static int addr_range(char **argv, int argc, int i, struct addr_range *r)
 	}
 	if (inet_pton(r->family, argv[i], r->a) != 1)
 		return -1;
-	r->start = low64(r->a, r->family);
-	r->count = 1;
+	r->start = addr_num(r->a, r->family);
+	r->span = 0;
 	if (i + 2 < argc && !strcmp(argv[i + 1], "-")) {
 		if (inet_pton(r->family, argv[i + 2], b) != 1)
 			return -1;
-		if (r->family == AF_INET6 && memcmp(r->a, b, 8))
-			return -1; /* ranges over the interface identifier only */
-		uint64_t end = low64(b, r->family);
+		u128 end = addr_num(b, r->family);
 		if (end < r->start)
 			return -1;
-		r->count = end - r->start + 1;
+		r->span = end - r->start;
 		return 3 + opt_random(argv, argc, i + 3, &r->random);
 	}
 	return 1;
@@ -171,6 +167,27 @@ static int add_field(struct sl_pg_stream *s, uint16_t off, int width, uint64_t s
 						   .random = random, .start = start,
 						   .count = count};
 	return 0;
+}
+
+/* An address range's field at addr (4 or 16 bytes): an IPv4 range, or an IPv6 one within
+ * one /64, on the fast 4- or 8-byte path; an IPv6 range across /64s on 16 bytes. */
+static int add_addr_field(struct sl_pg_stream *s, uint16_t addr, const struct addr_range *r,
+			  char *err, size_t el)
+{
+	if (r->family == AF_INET)
+		return add_field(s, addr, 4, (uint64_t)r->start, (uint64_t)r->span + 1, r->random,
+				 err, el);
+	if (r->start >> 64 == (r->start + r->span) >> 64) /* a whole /64: all but its last */
+		return add_field(s, (uint16_t)(addr + 8), 8, (uint64_t)r->start,
+				 r->span >= UINT64_MAX ? UINT64_MAX : (uint64_t)r->span + 1,
+				 r->random, err, el);
+	int rc = add_field(s, addr, 16, 0, 2, r->random, err, el);
+	if (rc == 0) {
+		s->f[s->nfields - 1].start128 = r->start;
+		s->f[s->nfields - 1].span128 = r->span;
+		s->wide = true;
+	}
+	return rc;
 }
 
 /* Lengths and checksums of a built packet. */
@@ -271,17 +288,46 @@ static inline uint64_t scaled_hash(uint64_t seq, int f, uint64_t count)
 	return (uint64_t)(((unsigned __int128)z * count) >> 64);
 }
 
+/* A 16-byte field's value for packet seq (pos: its sequential offset, stepped here) and
+ * what it adds to the checksums, from not_start as value_diff's. Out of the fast loop: only
+ * streams with an IPv6 range across /64s come here. */
+static uint32_t put_wide(const struct sl_pg_field *fl, uint64_t seq, int f, u128 *pos, uint32_t not_start,
+			 uint8_t *p)
+{
+	u128 off;
+	if (fl->random) {
+		u128 z = (u128)scaled_hash(seq, f, UINT64_MAX) << 64 |
+			 scaled_hash(seq, f + SL_PG_MAX_FIELDS, UINT64_MAX);
+		off = fl->span128 == ~(u128)0 ? z : z % (fl->span128 + 1);
+	} else {
+		off = *pos;
+		*pos = off == fl->span128 ? 0 : off + 1;
+	}
+	u128 v = fl->start128 + off;
+	uint64_t d = not_start;
+	for (int k = 0; k < 16; k += 2) {
+		uint16_t w = (uint16_t)(v >> (8 * (14 - k)));
+		p[k] = (uint8_t)(w >> 8);
+		p[k + 1] = (uint8_t)w;
+		d += w;
+	}
+	d = (d & 0xffff) + (d >> 16);
+	d = (d & 0xffff) + (d >> 16);
+	return rte_bswap16((uint16_t)d);
+}
+
 /* Packets whose fields or size vary; one_size (a constant where it is inlined) drops the
  * size logic for the common stream of one size. */
 static inline __attribute__((always_inline)) void
 build_vary(const struct sl_pg_stream *s, uint64_t seq, uint8_t *const *bufs, uint16_t *lens,
-	   uint16_t n, const bool one_size)
+	   uint16_t n, const bool one_size, const bool wide)
 {
 	/* Everything the loop reads, in locals: the packet bytes it writes may alias any
 	 * uint8_t, so fields read through s would be loaded again after every store. */
 	const int nf = s->nfields;
 	struct {
 		uint64_t start, count, pos;
+		u128 pos128;          /* width 16 */
 		uint32_t not_start;   /* the one's complement of the start value's 16-bit pieces */
 		uint16_t off;
 		uint8_t width;
@@ -305,6 +351,14 @@ build_vary(const struct sl_pg_stream *s, uint64_t seq, uint8_t *const *bufs, uin
 		fc[f].random = fl->random;
 		fc[f].in_ip = ip4 && (!l4 || fl->off < s->l4_off); /* else ports, or the pseudo-header */
 		fc[f].not_start = 0;
+		if (wide && fl->width == 16) {
+			fc[f].pos128 = fl->random ? 0 : fl->span128 == ~(u128)0
+								? seq
+								: seq % (fl->span128 + 1);
+			for (int k = 0; k < 16; k += 2)
+				fc[f].not_start += (uint16_t)~(fl->start128 >> (8 * k));
+			continue;
+		}
 		for (int k = 0; k < fl->width; k += 2)
 			fc[f].not_start += (uint16_t)~(fl->start >> (8 * k));
 	}
@@ -323,6 +377,12 @@ build_vary(const struct sl_pg_stream *s, uint64_t seq, uint8_t *const *bufs, uin
 		uint32_t d_ip = 0, d_l4 = 0;
 		for (int f = 0; f < nf; f++) {
 			uint64_t v;
+			if (wide && fc[f].width == 16) {
+				uint32_t d = put_wide(&s->f[f], seq + i, f, &fc[f].pos128,
+						      fc[f].not_start, p + fc[f].off);
+				d_l4 += d; /* an IPv6 address: in the pseudo-header only */
+				continue;
+			}
 			if (fc[f].random) {
 				v = fc[f].start + scaled_hash(seq + i, f, fc[f].count);
 			} else {
@@ -366,10 +426,12 @@ void sl_pg_build_burst(const struct sl_pg_stream *s, uint64_t seq, uint8_t *cons
 		}
 		return;
 	}
-	if (s->size_min == s->size_max && !s->nmix)
-		build_vary(s, seq, bufs, lens, n, true);
+	if (s->wide) /* rare: no specialisation of its own for one size */
+		build_vary(s, seq, bufs, lens, n, false, true);
+	else if (s->size_min == s->size_max && !s->nmix)
+		build_vary(s, seq, bufs, lens, n, true, false);
 	else
-		build_vary(s, seq, bufs, lens, n, false);
+		build_vary(s, seq, bufs, lens, n, false, false);
 }
 
 uint16_t sl_pg_build(const struct sl_pg_stream *s, uint64_t seq, uint8_t *buf)
@@ -509,7 +571,7 @@ static int parse_data(struct sl_pg_stream *s, char **argv, int i, int end, uint8
 					return fail(err, el,
 						    "usage: %s SRC-IP[/LEN] [- SRC-IP] [random] -> "
 						    "DST-IP[/LEN] [- DST-IP] [random] [ttl N] (both "
-						    "IPv4 or both IPv6; IPv6 prefixes /64 or longer)",
+						    "IPv4 or both IPv6)",
 						    k);
 				have_l3 = true;
 				proto = p;
@@ -600,9 +662,7 @@ static int parse_data(struct sl_pg_stream *s, char **argv, int i, int end, uint8
 	}
 	memcpy(hdr + sa, src.a, alen);
 	memcpy(hdr + da, dst.a, alen);
-	int w = s->ip_version == 4 ? 4 : 8;
-	if (add_field(s, (uint16_t)(sa + alen - w), w, src.start, src.count, src.random, err, el) ||
-	    add_field(s, (uint16_t)(da + alen - w), w, dst.start, dst.count, dst.random, err, el))
+	if (add_addr_field(s, sa, &src, err, el) || add_addr_field(s, da, &dst, err, el))
 		return -1;
 	s->l4_off = NOFF;
 	if (have_l4) {

@@ -129,6 +129,86 @@ static void test_random_prefix_incremental_checksums(void)
 	}
 }
 
+static unsigned __int128 addr128(const uint8_t *a)
+{
+	unsigned __int128 v = 0;
+	for (int i = 0; i < 16; i++)
+		v = v << 8 | a[i];
+	return v;
+}
+
+/* IPv6 ranges across /64s (16-byte fields): a sequential range steps by one through the
+ * /64 boundary and wraps at its end; random prefixes shorter than /64 (down to /0) stay in
+ * the prefix and spread over its /48s; checksums right throughout; the source's range
+ * within a /64 still on the 8-byte field. */
+static void test_ip6_wide_ranges(void)
+{
+	struct sl_pg_stream s;
+	char err[256];
+	CHECK(parse(&s, "{ name w size 62-100 interface pg0 data { IP6: 02:00:00:00:00:01 -> "
+			"02:00:00:00:00:02 UDP: 2001:db8::1 - 2001:db8::9 -> "
+			"2001:db8:0:ffff:ffff:ffff:ffff:fffe - 2001:db8:1::1 UDP: 1 -> 2 } }",
+		    err) == 0);
+	CHECK(s.wide && s.nfields == 2 && s.f[0].width == 8 && s.f[1].width == 16);
+	uint8_t *b = aligned_alloc(64, SL_PG_MAX_FRAME);
+	unsigned __int128 first = (unsigned __int128)0x20010db80000ffffull << 64 |
+				  0xfffffffffffffffeull;
+	for (uint64_t seq = 0; seq < 40; seq++) {
+		uint16_t len = sl_pg_build(&s, seq, b);
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(b + 14);
+		CHECK(rte_be_to_cpu_16(ip->payload_len) == len - 54);
+		CHECK(rte_ipv6_udptcp_cksum_verify(ip, ip + 1) == 0);
+		/* four addresses: through 2001:db8:0:ffff:ffff:ffff:ffff:ffff into
+		 * 2001:db8:1::/64, then again from the first */
+		CHECK(addr128(ip->dst_addr) == first + seq % 4);
+		CHECK(addr128(ip->src_addr) == ((unsigned __int128)0x20010db8ull << 96 | (1 + seq % 9)));
+	}
+	sl_pg_free(&s);
+	/* a range of 2^72 addresses: on through the /64 boundary */
+	CHECK(parse(&s, "{ name w interface pg0 data { IP6: 02:00:00:00:00:01 -> 02:00:00:00:00:02 "
+			"UDP: 2001:db8::1 -> 2001:db8:0:1:ffff:ffff:ffff:fffe - 2001:db8:ff:: "
+			"UDP: 1 -> 2 } }",
+		    err) == 0);
+	CHECK(s.wide);
+	first = (unsigned __int128)0x20010db800000001ull << 64 | 0xfffffffffffffffeull;
+	for (uint64_t seq = 0; seq < 20; seq++) {
+		sl_pg_build(&s, seq, b);
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(b + 14);
+		CHECK(rte_ipv6_udptcp_cksum_verify(ip, ip + 1) == 0);
+		CHECK(addr128(ip->dst_addr) == first + seq);
+	}
+	sl_pg_free(&s);
+	static const char *pfx[] = {"2001:db8::/32", "::/0", "2400::/8"};
+	static const unsigned len[] = {32, 0, 8};
+	for (unsigned k = 0; k < 3; k++) {
+		char def[256];
+		snprintf(def, sizeof(def), "{ name r interface pg0 data { IP6: 02:00:00:00:00:01 -> "
+			 "02:00:00:00:00:02 UDP: 2001:db8::1 -> %s random UDP: 1 -> 2 random } }", pfx[k]);
+		CHECK(parse(&s, def, err) == 0);
+		CHECK(s.wide);
+		char addr[64];
+		uint8_t a[16];
+		snprintf(addr, sizeof(addr), "%.*s", (int)(strchr(pfx[k], '/') - pfx[k]), pfx[k]);
+		CHECK(inet_pton(AF_INET6, addr, a) == 1);
+		unsigned __int128 base = addr128(a);
+		unsigned distinct48 = 0;
+		uint64_t prev48 = UINT64_MAX;
+		for (uint64_t seq = 0; seq < 3000; seq++) {
+			sl_pg_build(&s, seq * 131, b);
+			struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(b + 14);
+			CHECK(rte_ipv6_udptcp_cksum_verify(ip, ip + 1) == 0);
+			unsigned __int128 d = addr128(ip->dst_addr);
+			CHECK(len[k] == 0 || (d ^ base) >> (128 - len[k]) == 0);
+			uint64_t p48 = (uint64_t)(d >> 80);
+			distinct48 += p48 != prev48;
+			prev48 = p48;
+		}
+		CHECK(distinct48 > 2900);
+		sl_pg_free(&s);
+	}
+	free(b);
+}
+
 /* size mix: a cycle of the weights' length, each size its weight's share, spread out; bad
  * mixes refused; a later size setting replaces the mix. */
 static void test_size_mix(void)
@@ -211,6 +291,7 @@ int main(void)
 	test_ip4_udp_ranges();
 	test_ip6_tcp_fixed();
 	test_random_prefix_incremental_checksums();
+	test_ip6_wide_ranges();
 	test_size_mix();
 	test_errors();
 	return CHECK_REPORT();
