@@ -7,6 +7,9 @@
 #include <rte_fib.h>
 #include <rte_hash_crc.h>
 #include <rte_ip.h>
+#if defined(RTE_ARCH_X86) && defined(__SSE4_2__)
+#include <nmmintrin.h>
+#endif
 
 #define SL_ADJ_MAX (1u << 20)
 
@@ -115,26 +118,30 @@ static inline const struct sl_adj *sl_adj_get(uint32_t id)
 #define SL_PATHS_MAX 64
 struct sl_lb {
 	uint32_t adj[SL_LB_BUCKETS];
+	uint16_t npaths;              /* the distinct adjacencies of the buckets, for */
+	uint32_t path[SL_PATHS_MAX];  /* sl_lb_next */
 };
 extern struct sl_lb *sl_lb_tbl[SL_LB_MAX];
+/* every bucket the drop adjacency: a load-balance freed since the FIB named it */
+extern const struct sl_lb sl_lb_drop;
 
 /* CRC32-C steps of the flow hash: the instruction itself where the build targets SSE4.2
  * (DPDK's rte_hash_crc_* test at run time which one to use, on every call). */
-static inline uint32_t sl_crc8(uint64_t v, uint32_t h)
+static inline uint64_t sl_crc8(uint64_t v, uint64_t h)
 {
 #if defined(RTE_ARCH_X86) && defined(__SSE4_2__)
-	return crc32c_sse42_u64(v, h);
+	return _mm_crc32_u64(h, v); /* 64 bits in and out: no zero-extension between steps */
 #else
-	return rte_hash_crc_8byte(v, h);
+	return rte_hash_crc_8byte(v, (uint32_t)h);
 #endif
 }
 
-static inline uint32_t sl_crc4(uint32_t v, uint32_t h)
+static inline uint64_t sl_crc4(uint32_t v, uint64_t h)
 {
 #if defined(RTE_ARCH_X86) && defined(__SSE4_2__)
-	return crc32c_sse42_u32(v, h);
+	return _mm_crc32_u32((uint32_t)h, v);
 #else
-	return rte_hash_crc_4byte(v, h);
+	return rte_hash_crc_4byte(v, (uint32_t)h);
 #endif
 }
 
@@ -155,12 +162,95 @@ static inline uint32_t sl_flow_hash4(const struct rte_mbuf *m, const struct rte_
 	memcpy(&first, b, 8);
 	memcpy(&addrs, b + 12, 8); /* src_addr, dst_addr */
 	memcpy(&ports, b + 20, 4);
-	uint32_t h = sl_crc8(addrs, ip->next_proto_id);
+	uint64_t h = sl_crc8(addrs, ip->next_proto_id);
 	/* version/IHL 0x45 and neither MF nor an offset: bytes 0 and 6-7 of the header */
 	const uint64_t frag = RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK);
 	if (likely((first & (0xffull | frag << 48)) == 0x45 && sl_l4_has_ports[ip->next_proto_id]))
 		h = sl_crc4(ports, h);
-	return h;
+	return (uint32_t)h;
+}
+
+/* The next node of every path of lb when all have the same one (ipN-rewrite, usually), else
+ * UINT16_MAX. Read once per run of packets, as a single path's type is. */
+static inline uint16_t sl_lb_next(const struct sl_lb *lb, const uint16_t *type_next)
+{
+	uint16_t nx = type_next[sl_adj_get(lb->path[0])->type];
+	for (unsigned p = 1; p < lb->npaths; p++)
+		if (type_next[sl_adj_get(lb->path[p])->type] != nx)
+			return UINT16_MAX;
+	return nx;
+}
+
+/* ipN-lookup's edge 0 is icmpN-error: no route, which no_route counts and notes */
+typedef void (*sl_no_route_fn)(struct sl_worker *w, struct rte_mbuf *m);
+
+/* The next node of adjacency id (edge 0 for no route, counted by no_route). */
+static __rte_always_inline uint16_t sl_lk_next(struct sl_worker *w, struct rte_mbuf *m, uint32_t id,
+					       const uint16_t *type_next, sl_no_route_fn no_route)
+{
+	uint16_t nx = type_next[sl_adj_get(id)->type];
+	if (unlikely(nx == 0))
+		no_route(w, m);
+	return nx;
+}
+
+/* ipN-lookup's first pass over the FIB's answers (hops): each packet's adjacency and next
+ * node, read once per run of one value, the common case. A load-balance (SL_LB_FLAG) is left
+ * to sl_lk_paths: returns whether the vector holds one. */
+static __rte_always_inline bool sl_lk_runs(struct sl_worker *w, void **objs, const uint64_t *hops,
+					   uint16_t *nexts, uint16_t n, const uint16_t *type_next,
+					   uint16_t nb_edges, sl_no_route_fn no_route)
+{
+	uint32_t last = UINT32_MAX;
+	uint16_t nx = 0;
+	bool paths = false;
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
+		uint32_t id = (uint32_t)hops[i]; /* default_nh: the drop adjacency */
+		if (id != last) {
+			last = id;
+			paths |= !!(id & SL_LB_FLAG);
+			nx = unlikely(id & SL_LB_FLAG) ? nb_edges /* sl_lk_paths sets it */
+						       : type_next[sl_adj_get(id)->type];
+		}
+		sl_meta(m)->adj = id;
+		nexts[i] = nx;
+		if (unlikely(nx == 0))
+			no_route(w, m);
+	}
+	return paths;
+}
+
+/* ipN-lookup's second pass, run only for vectors that hold packets whose route has several
+ * paths, so that a single path costs nothing more: each such packet's adjacency is the
+ * bucket of its flow hash. A run of one load-balance whose paths all lead to one node takes
+ * that node with no look at the packet's adjacency; otherwise, and for no route, each
+ * packet's own. */
+static __rte_always_inline void
+sl_lk_paths(struct sl_worker *w, void **objs, const uint64_t *hops, uint16_t *nexts, uint16_t n,
+	    const uint16_t *type_next, uint32_t (*hash)(const struct rte_mbuf *),
+	    sl_no_route_fn no_route)
+{
+	uint64_t last = UINT64_MAX;
+	const struct sl_lb *lb = &sl_lb_drop;
+	uint16_t nx = 0;
+	bool each = true;
+	for (uint16_t i = 0; i < n; i++) {
+		if (!(hops[i] & SL_LB_FLAG))
+			continue;
+		if (hops[i] != last) {
+			last = hops[i];
+			lb = __atomic_load_n(&sl_lb_tbl[last & (SL_LB_MAX - 1)], __ATOMIC_ACQUIRE);
+			if (unlikely(!lb))
+				lb = &sl_lb_drop;
+			nx = sl_lb_next(lb, type_next);
+			each = nx == UINT16_MAX || nx == 0;
+		}
+		struct rte_mbuf *m = objs[i];
+		uint32_t id = lb->adj[hash(m) & (SL_LB_BUCKETS - 1)];
+		sl_meta(m)->adj = id;
+		nexts[i] = unlikely(each) ? sl_lk_next(w, m, id, type_next, no_route) : nx;
+	}
 }
 
 /* Control plane, pure: the owners (path indexes) of the buckets for n paths of weights w.

@@ -6,6 +6,7 @@
 #include <string.h>
 
 struct sl_lb *sl_lb_tbl[SL_LB_MAX];
+const struct sl_lb sl_lb_drop = {.npaths = 1}; /* SL_ADJ_ID_DROP is 0 */
 const uint8_t sl_l4_has_ports[256] = {[IPPROTO_TCP] = 1, [IPPROTO_UDP] = 1, [IPPROTO_SCTP] = 1,
 				      [IPPROTO_UDPLITE] = 1};
 

@@ -57,38 +57,9 @@ static inline void lk_no_route(struct sl_worker *w, struct rte_mbuf *m)
 	sl_meta2(m)->icmp = SL_ICMP_UNREACH << 8 | 0;
 }
 
-/* The adjacency's next node (icmp4-error for no route). */
-static inline uint16_t lk_next(struct sl_worker *w, struct rte_mbuf *m, uint32_t id)
+static uint32_t lk_hash(const struct rte_mbuf *m)
 {
-	uint16_t nx = type_next[sl_adj_get(id)->type];
-	if (unlikely(nx == LK_NEXT_ICMP))
-		lk_no_route(w, m);
-	return nx;
-}
-
-/* Packets whose route has several paths (a load-balance in the FIB): the adjacency of each
- * one's flow. A second pass, run only for vectors that hold such packets, so that a single
- * path costs nothing more. */
-static void lk_paths(struct sl_worker *w, void **objs, const uint64_t *hops, uint16_t *nexts,
-		     uint16_t n)
-{
-	uint64_t last = UINT64_MAX;
-	const struct sl_lb *lb = NULL;
-	for (uint16_t i = 0; i < n; i++) {
-		if (!(hops[i] & SL_LB_FLAG))
-			continue;
-		if (hops[i] != last) {
-			last = hops[i];
-			lb = __atomic_load_n(&sl_lb_tbl[last & (SL_LB_MAX - 1)], __ATOMIC_ACQUIRE);
-		}
-		struct rte_mbuf *m = objs[i];
-		uint32_t id = SL_ADJ_ID_DROP;
-		if (likely(lb != NULL))
-			id = lb->adj[sl_flow_hash4(m, rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *)) &
-				     (SL_LB_BUCKETS - 1)];
-		sl_meta(m)->adj = id;
-		nexts[i] = lk_next(w, m, id);
-	}
+	return sl_flow_hash4(m, rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *));
 }
 
 static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
@@ -107,25 +78,8 @@ static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **ob
 		rte_fib_lookup_bulk(sl_fibs[0], ips, hops, n);
 	else
 		sl_ip4_lookup_tables(objs, ips, hops, n);
-	uint32_t last = UINT32_MAX;
-	uint16_t nx = 0;
-	bool paths = false;
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = objs[i];
-		uint32_t id = (uint32_t)hops[i]; /* default_nh: the drop adjacency */
-		if (id != last) { /* runs of one next hop are the common case */
-			last = id;
-			paths |= !!(id & SL_LB_FLAG);
-			nx = unlikely(id & SL_LB_FLAG) ? LK_NB_NEXT /* lk_paths sets it */
-						       : type_next[sl_adj_get(id)->type];
-		}
-		sl_meta(m)->adj = id;
-		nexts[i] = nx;
-		if (unlikely(nx == LK_NEXT_ICMP))
-			lk_no_route(w, m);
-	}
-	if (unlikely(paths))
-		lk_paths(w, objs, hops, nexts, n);
+	if (unlikely(sl_lk_runs(w, objs, hops, nexts, n, type_next, LK_NB_NEXT, lk_no_route)))
+		sl_lk_paths(w, objs, hops, nexts, n, type_next, lk_hash, lk_no_route);
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
 }

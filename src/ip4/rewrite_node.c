@@ -76,15 +76,34 @@ static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, struct rw
 	return c->next;
 }
 
+/* A vector to many adjacencies (hosts, subscriber sessions) rather than to one or a few
+ * (a route's next hop, ECMP's paths, which stay in the cache): more than 4 distinct ones
+ * among its first 8 packets. */
+static bool rw_many(void **objs, uint16_t n)
+{
+	if (n <= 8 || sl_meta(objs[0])->adj == sl_meta(objs[n - 1])->adj)
+		return false;
+	uint32_t seen[8];
+	unsigned d = 0;
+	for (unsigned i = 0; i < 8; i++) {
+		uint32_t id = sl_meta(objs[i])->adj;
+		unsigned j = 0;
+		while (j < d && seen[j] != id)
+			j++;
+		if (j == d)
+			seen[d++] = id;
+	}
+	return d > 4;
+}
+
 static uint16_t rw_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
 	struct sl_worker *w = sl_node_worker(node);
 	uint16_t nexts[n];
 	struct rw_cache c = {.id = UINT32_MAX};
-	/* a vector to many adjacencies (hosts, subscriber sessions): each packet's adjacency
-	 * slot, adjacency and output interface fetched a few packets ahead, in three steps
-	 * since each gives the next's address; one adjacency (a route to a next hop): no need */
-	if (n > 8 && sl_meta(objs[0])->adj != sl_meta(objs[n - 1])->adj) {
+	/* many adjacencies: each packet's adjacency slot, adjacency and output interface
+	 * fetched a few packets ahead, in three steps since each gives the next's address */
+	if (rw_many(objs, n)) {
 		for (uint16_t i = 0; i < n; i++) {
 			if (i + 8 < n)
 				rte_prefetch0(&sl_adj_tbl[sl_meta(objs[i + 8])->adj]);

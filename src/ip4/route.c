@@ -525,8 +525,15 @@ int sl_lb_publish(uint32_t id, const uint8_t owner[SL_LB_BUCKETS], const uint32_
 	struct sl_lb *lb = malloc(sizeof(*lb));
 	if (!lb)
 		return -ENOMEM;
-	for (unsigned b = 0; b < SL_LB_BUCKETS; b++)
+	bool seen[SL_PATHS_MAX] = {false};
+	lb->npaths = 0;
+	for (unsigned b = 0; b < SL_LB_BUCKETS; b++) {
 		lb->adj[b] = path_adj[owner[b]];
+		if (!seen[owner[b]]) {
+			seen[owner[b]] = true;
+			lb->path[lb->npaths++] = path_adj[owner[b]];
+		}
+	}
 	struct sl_lb *old = sl_lb_tbl[id];
 	__atomic_store_n(&sl_lb_tbl[id], lb, __ATOMIC_RELEASE);
 	if (old)

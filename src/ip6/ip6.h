@@ -131,20 +131,23 @@ static inline uint32_t sl_flow_hash6(const struct rte_mbuf *m, const struct rte_
 	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
 		return m->hash.rss;
 	const uint8_t *b = (const uint8_t *)ip;
-	uint64_t a[4];
+	uint64_t a0, a1, a2, a3; /* each in a register: an array would go through the stack */
 	uint32_t first, ports;
-	memcpy(a, b + 8, 32);
 	memcpy(&first, b, 4);
-	uint32_t h = sl_crc4(first & RTE_BE32(0x000fffff), ip->proto);
-	h = sl_crc8(a[0], h);
-	h = sl_crc8(a[1], h);
-	h = sl_crc8(a[2], h);
-	h = sl_crc8(a[3], h);
+	memcpy(&a0, b + 8, 8);
+	memcpy(&a1, b + 16, 8);
+	memcpy(&a2, b + 24, 8);
+	memcpy(&a3, b + 32, 8);
+	uint64_t h = sl_crc4(first & RTE_BE32(0x000fffff), ip->proto);
+	h = sl_crc8(a0, h);
+	h = sl_crc8(a1, h);
+	h = sl_crc8(a2, h);
+	h = sl_crc8(a3, h);
 	if (sl_l4_has_ports[ip->proto]) {
 		memcpy(&ports, b + 40, 4);
 		h = sl_crc4(ports, h);
 	}
-	return h;
+	return (uint32_t)h;
 }
 
 /* The upper-layer checksum over the pseudo-header (RFC 8200 section 8.1), folded but not

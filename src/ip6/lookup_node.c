@@ -46,6 +46,11 @@ static inline void lk_no_route(struct sl_worker *w, struct rte_mbuf *m)
 	sl_meta2(m)->icmp = SL_ICMP6_UNREACH << 8 | SL_ICMP6_UNREACH_NOROUTE;
 }
 
+static uint32_t lk_hash(const struct rte_mbuf *m)
+{
+	return sl_flow_hash6(m, rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *));
+}
+
 static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
 	struct sl_worker *w = sl_node_worker(node);
@@ -58,28 +63,8 @@ static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **ob
 		memcpy(ips[i], ip->dst_addr, 16);
 	}
 	lookup_tables(objs, ips, hops, n);
-	uint64_t last = UINT64_MAX;
-	const struct sl_lb *lb = NULL;
-	uint16_t nx = 0;
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = objs[i];
-		uint32_t id = (uint32_t)hops[i];
-		if (unlikely(id & SL_LB_FLAG)) {
-			if (hops[i] != last)
-				lb = __atomic_load_n(&sl_lb_tbl[id & (SL_LB_MAX - 1)], __ATOMIC_ACQUIRE);
-			last = hops[i];
-			uint32_t h = sl_flow_hash6(m, rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *));
-			id = lb ? lb->adj[h & (SL_LB_BUCKETS - 1)] : SL_ADJ_ID_DROP;
-			nx = type_next[sl_adj_get(id)->type];
-		} else if (hops[i] != last) { /* runs of one next hop are the common case */
-			last = hops[i];
-			nx = type_next[sl_adj_get(id)->type];
-		}
-		sl_meta(m)->adj = id;
-		nexts[i] = nx;
-		if (unlikely(nx == LK_NEXT_ICMP))
-			lk_no_route(w, m);
-	}
+	if (unlikely(sl_lk_runs(w, objs, hops, nexts, n, type_next, LK_NB_NEXT, lk_no_route)))
+		sl_lk_paths(w, objs, hops, nexts, n, type_next, lk_hash, lk_no_route);
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
 }

@@ -8,7 +8,7 @@ import struct
 import time
 
 import pytest
-from scapy.all import IP, UDP, Ether, IPv6, Raw, rdpcap, wrpcap
+from scapy.all import ARP, IP, UDP, Ether, ICMPv6ND_NS, IPv6, Raw, rdpcap, wrpcap
 
 from conftest import MAC0, PEER0
 
@@ -42,7 +42,8 @@ def sub(tmp_path, name):
     return tmp_path / name
 
 
-def run(factory, tmp_path, lines, fib_cmd="show ip fib 48.0.0.0/8", fam=4):
+def replay(factory, tmp_path, lines, fam):
+    """sluiced with lines, once it has received every flow's packets on port0."""
     pkts = [flow_pkt(f, k, fam) for k in range(PER_FLOW) for f in range(FLOWS)]
     wrpcap(str(tmp_path / "in0.pcap"), pkts, linktype=1)
     wrpcap(str(tmp_path / "empty.pcap"), [], linktype=1)
@@ -51,6 +52,11 @@ def run(factory, tmp_path, lines, fib_cmd="show ip fib 48.0.0.0/8", fam=4):
              f"{{ name port{p} mac-address 02:00:00:00:00:1{p} }}" for p in range(1, 5)]
     s = factory(devs, lines)
     s.wait_rx("port0", len(pkts))
+    return s, len(pkts)
+
+
+def run(factory, tmp_path, lines, fib_cmd="show ip fib 48.0.0.0/8", fam=4):
+    s, sent = replay(factory, tmp_path, lines, fam)
     fib = s.js(fib_cmd)["routes"]
     assert s.stop() == 0
     where = {}  # flow -> port, checking order within the port
@@ -66,7 +72,7 @@ def run(factory, tmp_path, lines, fib_cmd="show ip fib 48.0.0.0/8", fam=4):
             assert where.setdefault(f, p) == p, f"flow {f} on two paths"
             assert seen.get(f, -1) == k - 1, f"flow {f} out of order on port{p}"
             seen[f] = k
-    assert sum(counts.values()) == len(pkts) and len(where) == FLOWS
+    assert sum(counts.values()) == sent and len(where) == FLOWS
     return where, counts, fib
 
 
@@ -95,6 +101,36 @@ def test_ucmp_weights_one_to_three(sluiced_factory, tmp_path, fam):
     b = sum(1 for p in where.values() if p == 2)
     assert a + b == FLOWS and abs(b / a - 3) <= 0.15 * 3, (a, b)
     assert [(r["next-hop"], r["weight"]) for r in fib] == [(nhs[0][1], 1), (nhs[1][1], 3)]
+
+
+@pytest.mark.parametrize("fam", [4, 6])
+def test_one_path_unresolved(sluiced_factory, tmp_path, fam):
+    """Four paths, the fourth's next hop without a neighbour entry: its flows resolve it (an ARP
+    request or a neighbour solicitation on port4, none of their packets out), the other three
+    paths' flows go out whole and in order, each on one path."""
+    nhs = NHS if fam == 4 else NHS6
+    lines = setup([(n, None) for n in nhs], fam=fam)
+    lines.remove(f"ip neighbor {nhs[3][0]} {nhs[3][1]} {nhs[3][2]}")
+    s, _ = replay(sluiced_factory, tmp_path, lines, fam)
+    assert s.stop() == 0
+    where = {}
+    for p in range(1, 4):
+        seen = {}
+        for pkt in rdpcap(str(tmp_path / f"out{p}.pcap")):
+            f, k = struct.unpack("!HH", bytes(pkt[UDP].payload)[:4])
+            assert pkt[Ether].dst == nhs[p - 1][2]
+            assert where.setdefault(f, p) == p, f"flow {f} on two paths"
+            assert seen.get(f, -1) == k - 1, f"flow {f} out of order on port{p}"
+            seen[f] = k
+        assert sorted(seen.values()) == [PER_FLOW - 1] * len(seen)  # whole flows
+    out4 = list(rdpcap(str(tmp_path / "out4.pcap")))
+    assert out4 and not any(UDP in q and q[UDP].dport == 5000 for q in out4)
+    if fam == 4:
+        assert all(q[ARP].op == 1 and q[ARP].pdst == nhs[3][1] for q in out4)
+    else:
+        assert all(q[ICMPv6ND_NS].tgt == nhs[3][1] for q in out4)
+    unresolved = FLOWS - len(where)  # the fourth path's share
+    assert abs(unresolved - FLOWS / 4) <= 0.15 * FLOWS / 4, unresolved
 
 
 def test_deleting_a_path_moves_only_its_flows(sluiced_factory, tmp_path):
