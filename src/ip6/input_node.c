@@ -16,7 +16,7 @@
 	X(IN_ERR_TRUNC, "extension header truncated")                                     \
 	X(IN_ERR_LONG, "more than 8 extension headers")                                   \
 	X(IN_ERR_HBH, "hop-by-hop header not first (parameter problem follows)")          \
-	X(IN_ERR_ALERT, "hop-by-hop router alert (MLD, RSVP) not handled")                \
+	X(IN_ERR_ALERT, "hop-by-hop router alert not handled (RSVP, ..., or MLD's not to a group)") \
 	X(IN_ERR_OPT, "hop-by-hop option truncated")                                      \
 	X(IN_ERR_OPT_SKIP, "unknown hop-by-hop option: discard (action 01)")              \
 	X(IN_ERR_OPT_PP, "unknown hop-by-hop option (parameter problem follows)")
@@ -55,7 +55,10 @@ static uint16_t in_hbh(struct sl_worker *w, struct rte_mbuf *m, const uint8_t *p
 		}
 		if (o + 2 > off + hl || o + 2u + p[o + 1] > off + hl)
 			return in_drop(m, IN_ERR_OPT);
-		if (t == 5)
+		/* router alert (RFC 2711): MLD's (value 0) to a group goes on to ip6-local,
+		 * which hands queries to the main lcore; others (RSVP, ...) we do not handle */
+		if (t == 5 && !(p[o + 1] == 2 && p[o + 2] == 0 && p[o + 3] == 0 &&
+				sl_ip6_is_mcast(ip->dst_addr)))
 			return in_drop(m, IN_ERR_ALERT);
 		if (t != 1) { /* not PadN: the two high bits say what to do with it */
 			switch (t >> 6) {

@@ -25,6 +25,10 @@ extern struct rte_fib6 *sl_fib6s[SL_FIB_MAX];
 #define SL_ICMP6_NS 135
 #define SL_ICMP6_NA 136
 #define SL_ICMP6_REDIRECT 137
+#define SL_ICMP6_MLD_QUERY 130   /* RFC 2710 and 3810 */
+#define SL_ICMP6_MLD_REPORT 131
+#define SL_ICMP6_MLD_DONE 132
+#define SL_ICMP6_MLD2_REPORT 143
 /* destination unreachable codes */
 #define SL_ICMP6_UNREACH_NOROUTE 0
 #define SL_ICMP6_UNREACH_SCOPE 2
@@ -80,6 +84,14 @@ struct sl_ip6_walk {
 	uint16_t nh_ptr;     /* offset of the next header field that names proto */
 	uint16_t err_ptr;    /* offset of the field that stopped the walk */
 };
+
+/* The solicited-node group of address t (RFC 4291 2.7.1): ff02::1:ff and its low 24 bits. */
+static inline void sl_ip6_sol_node(uint8_t out[16], const uint8_t t[16])
+{
+	static const uint8_t pre[13] = {0xff, 2, [11] = 1, [12] = 0xff};
+	memcpy(out, pre, 13);
+	memcpy(out + 13, t + 13, 3);
+}
 
 /* Walks the chain of the IPv6 header at p with len bytes of data (the first segment). */
 static inline enum sl_ip6_walk_err sl_ip6_walk(const uint8_t *p, uint32_t len,
@@ -244,9 +256,14 @@ int sl_ip6_addr_add(uint16_t port, const uint8_t ip[16], uint8_t len);
 int sl_ip6_addr_del(uint16_t port, const uint8_t ip[16], uint8_t len);
 /* IPv6 on an interface: link-local from the MAC (EUI-64), or ll when given. */
 int sl_ip6_enable(uint16_t port, const uint8_t *ll);
-/* Main lcore, neighbour and router discovery: a frame out of port from src to dst (dmac, or
- * dst's multicast MAC when NULL), hop limit 255, its ICMPv6 message of icmp_len bytes zeroed
- * at *icmp; NULL when no buffer. sl_ip6_nd_send checksums the message and sends it. */
+/* Main lcore, neighbour and router discovery, MLD: a frame out of port from src to dst (dmac,
+ * or dst's multicast MAC when NULL), with hop_limit, a hop-by-hop header with the router
+ * alert for MLD when alert, and its ICMPv6 message of icmp_len bytes zeroed at *icmp; NULL
+ * when no buffer. sl_ip6_nd_frame: hop limit 255, no alert (ND). sl_ip6_nd_send checksums the
+ * message and sends it. */
+struct rte_mbuf *sl_ip6_ctl_frame(uint16_t port, const uint8_t *dmac, const uint8_t src[16],
+				  const uint8_t dst[16], uint8_t hop_limit, bool alert,
+				  uint16_t icmp_len, uint8_t **icmp);
 struct rte_mbuf *sl_ip6_nd_frame(uint16_t port, const uint8_t *dmac, const uint8_t src[16],
 				 const uint8_t dst[16], uint16_t icmp_len, uint8_t **icmp);
 void sl_ip6_nd_send(struct rte_mbuf *m, uint16_t port);

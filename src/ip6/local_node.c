@@ -87,13 +87,14 @@ SL_NODE_REGISTER(lo_node)
 	X(IC_ERR_ND, "neighbour or router discovery with hop limit not 255, a code or headers") \
 	X(IC_ERR_RS, "router solicitation (router advertisements are off)")               \
 	X(IC_ERR_RA, "router advertisement or redirect (ignored)")                        \
-	X(IC_ERR_MLD, "multicast listener message (MLD not handled)")                     \
+	X(IC_ERR_MLD, "multicast listener report or done (no multicast routing)")        \
 	X(IC_ERR_ERROR, "ICMPv6 error for us (nothing to tell)")                          \
 	X(IC_ERR_REPLY, "echo reply (sluiced sends no echo)")                             \
 	X(IC_ERR_TYPE, "ICMPv6 type not handled")                                         \
 	X(IC_ERR_NOSRC, "echo to a group from an interface without an address")          \
 	X(IC_ECHO, "echo replies sent")                                                   \
-	X(IC_ND, "neighbour solicitations and advertisements, router solicitations to the main lcore")
+	X(IC_ND, "neighbour solicitations and advertisements, router solicitations to the main lcore") \
+	X(IC_MLD, "multicast listener queries to the main lcore")
 enum { ICMP_ERRORS(SL_ERR_ENUM) IC_NB_ERR };
 static const char *const ic_reasons[] = {ICMP_ERRORS(SL_ERR_STR)};
 static uint16_t ic_err;
@@ -138,7 +139,13 @@ static inline uint16_t ic_one(struct sl_worker *w, struct rte_mbuf *m)
 	case SL_ICMP6_REDIRECT:
 		e = IC_ERR_RA;
 		goto drop;
-	case 130: case 131: case 132: case 143:
+	case SL_ICMP6_MLD_QUERY: /* checked there (RFC 3810 5.1.14) */
+		w->errors[ic_err + IC_MLD]++;
+		sl_meta2(m)->punt = SL_PUNT_MLD6;
+		return IC_NEXT_PUNT;
+	case SL_ICMP6_MLD_REPORT:
+	case SL_ICMP6_MLD_DONE:
+	case SL_ICMP6_MLD2_REPORT:
 		e = IC_ERR_MLD;
 		goto drop;
 	case SL_ICMP6_ECHO_REPLY:

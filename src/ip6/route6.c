@@ -103,6 +103,9 @@ int sl_ip6_fib_get(uint16_t fib)
 	 * 2.7.1; ip6-local and the main lcore's ND look further) */
 	static const uint8_t all_nodes[16] = {0xff, 2, [15] = 1}, all_routers[16] = {0xff, 2, [15] = 2},
 			     sol[16] = {0xff, 2, [11] = 1, [12] = 0xff};
+	/* other groups: no multicast routing, so never forwarded (a default route would) */
+	static const uint8_t mcast[16] = {0xff};
+	rte_fib6_add(f, mcast, 8, SL_ADJ_ID_DROP);
 	rte_fib6_add(f, all_nodes, 128, SL_ADJ_ID_LOCAL);
 	rte_fib6_add(f, all_routers, 128, SL_ADJ_ID_LOCAL);
 	rte_fib6_add(f, sol, 104, SL_ADJ_ID_LOCAL);
@@ -586,18 +589,15 @@ int sl_ip6_neigh_del(uint16_t port, const uint8_t ip[16])
 
 /* ---------------- neighbour discovery messages ---------------- */
 
-static void sol_node(uint8_t out[16], const uint8_t t[16])
-{
-	static const uint8_t pre[13] = {0xff, 2, [11] = 1, [12] = 0xff};
-	memcpy(out, pre, 13);
-	memcpy(out + 13, t + 13, 3);
-}
 
-struct rte_mbuf *sl_ip6_nd_frame(uint16_t port, const uint8_t *dmac, const uint8_t src[16],
-				 const uint8_t dst[16], uint16_t icmp_len, uint8_t **icmp)
+struct rte_mbuf *sl_ip6_ctl_frame(uint16_t port, const uint8_t *dmac, const uint8_t src[16],
+				  const uint8_t dst[16], uint8_t hop_limit, bool alert,
+				  uint16_t icmp_len, uint8_t **icmp)
 {
+	uint16_t ext = alert ? 8 : 0;
 	struct rte_mbuf *m = rte_pktmbuf_alloc(sl_pool);
-	uint8_t *p = m ? (uint8_t *)rte_pktmbuf_append(m, RTE_ETHER_HDR_LEN + 40 + icmp_len) : NULL;
+	uint8_t *p = m ? (uint8_t *)rte_pktmbuf_append(m, RTE_ETHER_HDR_LEN + 40 + ext + icmp_len)
+		       : NULL;
 	if (!p) {
 		rte_pktmbuf_free(m);
 		return NULL;
@@ -609,21 +609,33 @@ struct rte_mbuf *sl_ip6_nd_frame(uint16_t port, const uint8_t *dmac, const uint8
 	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
 	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eh + 1);
 	ip->vtc_flow = RTE_BE32(0x60000000);
-	ip->payload_len = rte_cpu_to_be_16(icmp_len);
-	ip->proto = IPPROTO_ICMPV6;
-	ip->hop_limits = 255; /* RFC 4861 6.1 and 7.1: receivers check it */
+	ip->payload_len = rte_cpu_to_be_16((uint16_t)(ext + icmp_len));
+	ip->proto = alert ? IPPROTO_HOPOPTS : IPPROTO_ICMPV6;
+	ip->hop_limits = hop_limit;
 	memcpy(ip->src_addr, src, 16);
 	memcpy(ip->dst_addr, dst, 16);
-	*icmp = (uint8_t *)(ip + 1);
+	if (alert) { /* next header ICMPv6, length 0; router alert (RFC 2711) for MLD (0); PadN */
+		static const uint8_t hbh[8] = {IPPROTO_ICMPV6, 0, 5, 2, 0, 0, 1, 0};
+		memcpy(ip + 1, hbh, 8);
+	}
+	*icmp = (uint8_t *)(ip + 1) + ext;
 	memset(*icmp, 0, icmp_len);
 	return m;
+}
+
+struct rte_mbuf *sl_ip6_nd_frame(uint16_t port, const uint8_t *dmac, const uint8_t src[16],
+				 const uint8_t dst[16], uint16_t icmp_len, uint8_t **icmp)
+{
+	/* RFC 4861 6.1 and 7.1: receivers check the hop limit */
+	return sl_ip6_ctl_frame(port, dmac, src, dst, 255, false, icmp_len, icmp);
 }
 
 void sl_ip6_nd_send(struct rte_mbuf *m, uint16_t port)
 {
 	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
-	uint8_t *ic = (uint8_t *)(ip + 1);
-	uint16_t ck = (uint16_t)~sl_ip6_l4_sum(ip, ic, rte_be_to_cpu_16(ip->payload_len),
+	uint16_t ext = ip->proto == IPPROTO_HOPOPTS ? 8 : 0;
+	uint8_t *ic = (uint8_t *)(ip + 1) + ext;
+	uint16_t ck = (uint16_t)~sl_ip6_l4_sum(ip, ic, rte_be_to_cpu_16(ip->payload_len) - ext,
 						IPPROTO_ICMPV6);
 	memcpy(ic + 2, &ck, 2);
 	sl_iface_inject(m, port);
@@ -659,7 +671,7 @@ static void ns_send(struct sl_neigh6 *n, bool unicast)
 	if (unicast)
 		memcpy(dst, n->ip, 16);
 	else
-		sol_node(dst, n->ip);
+		sl_ip6_sol_node(dst, n->ip);
 	n->last_req = rte_rdtsc();
 	n->probes++;
 	nd_send(n->port, unicast ? n->mac : NULL, src_for(n->port, n->ip), dst, SL_ICMP6_NS, 0,

@@ -4,6 +4,7 @@ af_packet. The kernel resolves sluiced's addresses by neighbour discovery and sl
 kernel's; ping -6 both ways, 10 MiB of TCP over IPv6, and the kernel's ping sees time
 exceeded, packet too big and unreachable from sluiced."""
 import ipaddress
+import json
 import os
 import re
 import subprocess
@@ -159,3 +160,55 @@ def test_slaac(namespaces, sluiced_factory):
     kll = ns("a", f"ip -6 addr show dev {dev} scope link").stdout.split("inet6 ")[1].split("/")[0]
     neigh = {(n["interface"], n["address"]): n for n in s.js("show ip6 neighbors")["neighbors"]}
     assert neigh[("port0", kll)]["mac"] == mac, neigh
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_mld_with_a_snooping_bridge(sluiced_factory, version):
+    """MLD against the kernel: a Linux bridge with multicast snooping, itself the querier
+    (MLDv1, the kernel's default, or MLDv2), learns from sluiced's reports that the port
+    towards sluiced wants all-routers and the solicited-node groups of sluiced's addresses
+    (`bridge mdb`), and sluiced answers the bridge's queries in the querier's version."""
+    n, dev = f"{TAG}m", f"{TAG}m1"
+    try:
+        sh(f"ip netns add {n}")
+        sh(f"ip link add {TAG}m0 type veth peer name {dev}")
+        sh(f"ip link set {dev} netns {n}")
+        sh(f"sysctl -qw net.ipv6.conf.{TAG}m0.disable_ipv6=1", check=False)
+        sh(f"ethtool -K {TAG}m0 tx off rx off", check=False)
+        sh(f"ip link set {TAG}m0 up")
+        sh(f"ip netns exec {n} ip link add br0 type bridge mcast_snooping 1 mcast_querier 1 "
+           "mcast_startup_query_count 10 mcast_startup_query_interval 100 "
+           f"mcast_query_interval 200 mcast_query_response_interval 100 mcast_mld_version {version}")
+        sh(f"ip netns exec {n} sysctl -qw net.ipv6.conf.br0.accept_dad=0")
+        sh(f"ip netns exec {n} ip link set {dev} master br0")
+        sh(f"ip netns exec {n} ip link set {dev} up")
+        sh(f"ip netns exec {n} ip link set br0 up")
+        s = sluiced_factory([f"net_af_packet0,iface={TAG}m0 {{ name port0 }}"],
+                            ["set interface ip address port0 2001:db8:1::10/64",
+                             "set interface ip address port0 2001:db8:1::abcd/64",
+                             "set interface state port0 up"])
+        ll = [i["address"] for i in s.js("show ip6 interface")["interfaces"]
+              if i["scope"] == "link-local"][0]
+
+        def sol(a):
+            low = ipaddress.IPv6Address(a).packed[13:]
+            return str(ipaddress.IPv6Address(bytes.fromhex("ff02" + "00" * 9 + "01ff") + low))
+
+        want = {"ff02::2", sol(ll), sol("2001:db8:1::10"), sol("2001:db8:1::abcd")}
+        deadline = time.time() + 20
+        have, mld = set(), {}
+        while time.time() < deadline:
+            out = sh(f"ip netns exec {n} bridge -j mdb show dev br0").stdout
+            have = {e["grp"] for m in json.loads(out or "[]") for e in m.get("mdb", [])
+                    if e.get("port") == dev}
+            mld = s.js("show ip6 mld port0")["interfaces"][0]
+            if want <= have and mld["queries"] >= 1 and mld["reports-sent"] >= 2:
+                break
+            time.sleep(0.3)
+        assert want <= have, (have, out)
+        assert set(mld["groups"].split()) == want and mld["version"] == str(version)
+        assert mld["queries"] >= 1 and mld["reports-sent"] >= 2, mld
+        assert s.stop() == 0
+    finally:
+        sh(f"ip link del {TAG}m0", check=False)
+        sh(f"ip netns del {n}", check=False)

@@ -10,7 +10,7 @@ from scapy.all import (Ether, ICMPv6DestUnreach, ICMPv6EchoReply, ICMPv6EchoRequ
                        IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, IPv6ExtHdrRouting, HBHOptUnknown,
                        RouterAlert, Raw, UDP, TCP, raw, rdpcap, wrpcap)
 
-from conftest import MAC0, MAC1, NH1, PEER0
+from conftest import MAC0, MAC1, NH1, PEER0, read_out
 
 ROUTER6 = ["set interface ip address port0 2001:db8:1::10/64",
            "set interface ip address port1 2001:db8:2::10/64",
@@ -34,7 +34,7 @@ def run(factory, tmp_path, pkts, extra_cli=(), in1=()):
         s.wait_rx("port1", len(in1))
     errs = s.errors()
     assert s.stop() == 0
-    return errs, list(rdpcap(str(tmp_path / "out0.pcap"))), list(rdpcap(str(tmp_path / "out1.pcap")))
+    return errs, read_out(tmp_path / "out0.pcap"), read_out(tmp_path / "out1.pcap")
 
 
 def eth(dst=MAC0):
@@ -133,7 +133,7 @@ def test_malformed_named_errors(sluiced_factory, tmp_path):
         ("ip6-input", "multicast source address"): 1,
         ("ip6-input", "loopback source or destination (RFC 4291 2.5.3)"): 1,
         ("ip6-input", "extension header truncated"): 1,
-        ("ip6-input", "hop-by-hop router alert (MLD, RSVP) not handled"): 1,
+        ("ip6-input", "hop-by-hop router alert not handled (RSVP, ..., or MLD's not to a group)"): 1,
         ("ip6-local", "fragment for a local address (no reassembly)"): 1,
         # hop limit 0 forwarded: time exceeded, but never about an ICMPv6 error
         ("ip6-rewrite", "hop limit expired in transit (ICMPv6 time exceeded follows)"): 1,
@@ -293,3 +293,109 @@ def test_router_advertisements(sluiced_factory, tmp_path):
         assert cksum_ok(o)
     assert errs[("ip6-ra (main)", "router advertisements sent")] == 1
     assert errs[("ip6-ra (main)", "router solicitations answered")] == 1
+
+
+def test_mld(sluiced_factory, tmp_path):
+    """Multicast listener discovery (RFC 3810, RFC 2710): each interface reports all-routers and
+    the solicited-node groups of its addresses unsolicited (CHANGE_TO_EXCLUDE, twice), answers
+    an MLDv2 general and a group-specific query with MODE_IS_EXCLUDE records, an MLDv1 query
+    with one MLDv1 report per group to the group, and reports a group left (CHANGE_TO_INCLUDE,
+    twice) when its address goes. Every report from the link-local address with hop limit 1
+    and a router alert, checksum right; invalid queries and others' reports dropped by name."""
+    from scapy.all import (ICMPv6MLDMultAddrRec, ICMPv6MLQuery, ICMPv6MLQuery2, ICMPv6MLReport,
+                           ICMPv6MLReport2)
+
+    def mld2_records(o):
+        """(type, group, sources) of each record, read from the bytes (scapy decodes only the
+        first record of a report); every record of 20 bytes: no aux data, no source."""
+        import socket
+        b = raw(o[ICMPv6MLReport2])
+        n = int.from_bytes(b[6:8], "big")
+        assert len(b) == 8 + 20 * n
+        return [(b[i], socket.inet_ntop(socket.AF_INET6, b[i + 4:i + 20]),
+                 int.from_bytes(b[i + 2:i + 4], "big") + b[i + 1]) for i in range(8, len(b), 20)]
+    from scapy.utils6 import in6_mactoifaceid
+    ll = {p: "fe80::" + in6_mactoifaceid(m).lower() for p, m in ((0, MAC0), (1, MAC1))}
+    ll = {p: str(IPv6(src=a).src) for p, a in ll.items()}
+
+    def sol(a):
+        b = bytes(IPv6(src=a))[8 + 13:8 + 16]
+        return str(IPv6(src="ff02::1:ff%02x:%02x%02x" % tuple(b)).src)
+
+    # port0's link-local and 2001:db8:1::10 share ff02::1:ff00:10; 2001:db8:9::77 has its own
+    groups = {p: {"ff02::2", sol(ll[p]), sol(f"2001:db8:{p + 1}::10")} for p in (0, 1)}
+    groups[0].add(sol("2001:db8:9::77"))
+    hbh = IPv6ExtHdrHopByHop(options=[RouterAlert(value=0)])
+
+    def q(dst, body, src="fe80::99", hlim=1):
+        return eth("33:33:" + ":".join("%02x" % b for b in bytes(IPv6(dst=dst))[36:40])) / \
+            IPv6(src=src, dst=dst, hlim=hlim) / hbh / body
+
+    in0 = [q("ff02::1", ICMPv6MLQuery2(mrd=1000)),
+           q("ff02::1:ff00:10", ICMPv6MLQuery2(mrd=1000, mladdr="ff02::1:ff00:10")),
+           q("ff02::1", ICMPv6MLQuery2(mrd=1000), hlim=64),                # invalid: hop limit
+           q("ff02::1", ICMPv6MLQuery2(mrd=1000), src="2001:db8:1::2"),    # invalid: not link-local
+           q("ff02::1:ff12:3456", ICMPv6MLQuery2(mladdr="ff02::1:ff12:3456")),  # not our group
+           q("ff02::16", ICMPv6MLReport2(records=[ICMPv6MLDMultAddrRec(rtype=4, dst="ff05::7")]))]
+    in1 = [q("ff02::1", ICMPv6MLQuery(mrd=500))]
+    wrpcap(str(tmp_path / "in0.pcap"), in0, linktype=1)
+    wrpcap(str(tmp_path / "in1.pcap"), in1, linktype=1)
+    devs = [
+        f"net_pcap0,rx_pcap={tmp_path}/in0.pcap,tx_pcap={tmp_path}/out0.pcap {{ name port0 mac-address {MAC0} }}",
+        f"net_pcap1,rx_pcap={tmp_path}/in1.pcap,tx_pcap={tmp_path}/out1.pcap {{ name port1 mac-address {MAC1} }}",
+    ]
+    s = sluiced_factory(devs, ROUTER6 + ["set interface ip address port0 2001:db8:9::77/64"])
+    s.wait_rx("port0", len(in0))
+    s.wait_rx("port1", len(in1))
+
+    def mld_of(port):
+        return s.js(f"show ip6 mld port{port}")["interfaces"][0]
+
+    # unsolicited twice, then the answers: at least 3 reports each within about 2 s
+    deadline = time.time() + 10
+    while time.time() < deadline and min(mld_of(0)["reports-sent"], mld_of(1)["reports-sent"]) < 3:
+        time.sleep(0.1)
+    m0, m1 = mld_of(0), mld_of(1)
+    assert set(m0["groups"].split()) == groups[0] and set(m1["groups"].split()) == groups[1]
+    assert (m0["version"], m1["version"]) == ("2", "1")
+    assert (m0["queries"], m1["queries"]) == (2, 1)
+    # a group left: its address deleted (2001:db8:1::10's stays: the link-local has it too)
+    s.cli("set interface ip address del port0 2001:db8:1::10/64")
+    s.cli("set interface ip address del port0 2001:db8:9::77/64")
+    deadline = time.time() + 10
+    while time.time() < deadline and sol("2001:db8:9::77") in mld_of(0)["groups"].split():
+        time.sleep(0.1)
+    time.sleep(1.5)  # the second report of the leave, within 1 s
+    errs = s.errors()
+    s.check_refused({"show ip6 mld nosuch": "unknown interface 'nosuch'",
+                     "show ip6 mld port0 port1": "usage: show ip6 mld [IFACE]"})
+    assert s.stop() == 0
+    assert errs[("ip6-mld (main)", "invalid query (RFC 3810 5.1.14: a source not link-local, a hop "
+                 "limit not 1, a length not 24 or 28 + 16 per source)")] == 2
+    assert errs[("ip6-mld (main)", "query for a group we do not listen to")] == 1
+    assert errs[("ip6-icmp-input", "multicast listener queries to the main lcore")] == 6
+    assert ("ip6-input", "hop-by-hop router alert not handled (RSVP, ..., or MLD's not to a group)") not in errs
+
+    out0 = [o for o in rdpcap(str(tmp_path / "out0.pcap")) if ICMPv6MLReport2 in o]
+    for o in out0:
+        assert o[Ether].dst == "33:33:00:00:00:16" and o[Ether].src == MAC0
+        assert (o[IPv6].src, o[IPv6].dst, o[IPv6].hlim, o[IPv6].nh) == (ll[0], "ff02::16", 1, 0)
+        assert [(type(x).__name__, x.value) for x in o[IPv6ExtHdrHopByHop].options
+                if isinstance(x, RouterAlert)] == [("RouterAlert", 0)]
+        assert o[IPv6ExtHdrHopByHop].nh == 58
+        assert cksum_ok(o)
+    recs = [mld2_records(o) for o in out0]
+    joins = [r for r in recs if {t for t, _, _ in r} == {4}]
+    answers = [r for r in recs if {t for t, _, _ in r} == {2}]
+    leaves = [r for r in recs if {t for t, _, _ in r} == {3}]
+    assert len(joins) == 2 and all(sorted(r) == sorted((4, g, 0) for g in groups[0]) for r in joins)
+    assert {g for r in answers for _, g, _ in r} == groups[0]
+    assert leaves == [[(3, sol("2001:db8:9::77"), 0)]] * 2
+    assert len(joins) + len(answers) + len(leaves) == len(out0)
+    # port1 heard an MLDv1 querier: one MLDv1 report per group, to the group, answers it
+    v1 = [o for o in rdpcap(str(tmp_path / "out1.pcap")) if ICMPv6MLReport in o]
+    assert groups[1] <= {o[ICMPv6MLReport].mladdr for o in v1}
+    for o in v1:
+        assert o[IPv6].dst == o[ICMPv6MLReport].mladdr and o[IPv6].src == ll[1] and o[IPv6].hlim == 1
+        assert o[Ether].dst == "33:33:" + ":".join("%02x" % b for b in bytes(IPv6(dst=o[IPv6].dst))[36:40])
+        assert cksum_ok(o)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer: arbitrary frames through the whole graph (ethernet, ARP, ip4 input, lookup,
  * local, ICMP errors, rewrite, fragmentation; IPv6 input, lookup with ECMP, local, ICMPv6,
- * neighbour discovery on the main lcore, ICMPv6 errors; VXLAN, GRE (keyed, teb), IP-in-IP and
+ * neighbour discovery and MLD queries on the main lcore, ICMPv6 errors; VXLAN, GRE (keyed, teb), IP-in-IP and
  * MPLS (over Ethernet, UDP and GRE) decapsulation into a bridge domain or routing, and
  * encapsulation of bridged and routed packets; a policer on port0's input that marks), or
  * through an L2 mode (io, mac, macswap, 5tswap) chosen by the first byte, traced or not (its
