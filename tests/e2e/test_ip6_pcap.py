@@ -336,7 +336,9 @@ def test_mld(sluiced_factory, tmp_path):
            q("ff02::1", ICMPv6MLQuery2(mrd=1000), hlim=64),                # invalid: hop limit
            q("ff02::1", ICMPv6MLQuery2(mrd=1000), src="2001:db8:1::2"),    # invalid: not link-local
            q("ff02::1:ff12:3456", ICMPv6MLQuery2(mladdr="ff02::1:ff12:3456")),  # not our group
-           q("ff02::16", ICMPv6MLReport2(records=[ICMPv6MLDMultAddrRec(rtype=4, dst="ff05::7")]))]
+           q("ff02::16", ICMPv6MLReport2(records=[ICMPv6MLDMultAddrRec(rtype=4, dst="ff05::7")])),
+           # a group sluiced does not route: not forwarded by the default route
+           eth("33:33:00:01:00:03") / IPv6(src=SRC, dst="ff05::1:3") / UDP(dport=5000)]
     in1 = [q("ff02::1", ICMPv6MLQuery(mrd=500))]
     wrpcap(str(tmp_path / "in0.pcap"), in0, linktype=1)
     wrpcap(str(tmp_path / "in1.pcap"), in1, linktype=1)
@@ -344,7 +346,8 @@ def test_mld(sluiced_factory, tmp_path):
         f"net_pcap0,rx_pcap={tmp_path}/in0.pcap,tx_pcap={tmp_path}/out0.pcap {{ name port0 mac-address {MAC0} }}",
         f"net_pcap1,rx_pcap={tmp_path}/in1.pcap,tx_pcap={tmp_path}/out1.pcap {{ name port1 mac-address {MAC1} }}",
     ]
-    s = sluiced_factory(devs, ROUTER6 + ["set interface ip address port0 2001:db8:9::77/64"])
+    s = sluiced_factory(devs, ROUTER6 + ["set interface ip address port0 2001:db8:9::77/64",
+                                         "ip route add ::/0 via 2001:db8:2::1"])
     s.wait_rx("port0", len(in0))
     s.wait_rx("port1", len(in1))
 
@@ -373,6 +376,9 @@ def test_mld(sluiced_factory, tmp_path):
     assert errs[("ip6-mld (main)", "invalid query (RFC 3810 5.1.14: a source not link-local, a hop "
                  "limit not 1, a length not 24 or 28 + 16 per source)")] == 2
     assert errs[("ip6-mld (main)", "query for a group we do not listen to")] == 1
+    # the report to ff02::16 and the UDP to ff05::1:3: no route for a group, and no error sent
+    assert errs[("ip6-lookup", "no route (ICMPv6 unreachable follows)")] == 2
+    assert errs[("icmp6-error", "no ICMPv6 error allowed for this packet (RFC 4443 2.4)")] == 2
     assert errs[("ip6-icmp-input", "multicast listener queries to the main lcore")] == 6
     assert ("ip6-input", "hop-by-hop router alert not handled (RSVP, ..., or MLD's not to a group)") not in errs
 
@@ -393,6 +399,7 @@ def test_mld(sluiced_factory, tmp_path):
     assert leaves == [[(3, sol("2001:db8:9::77"), 0)]] * 2
     assert len(joins) + len(answers) + len(leaves) == len(out0)
     # port1 heard an MLDv1 querier: one MLDv1 report per group, to the group, answers it
+    assert not [o for o in rdpcap(str(tmp_path / "out1.pcap")) if UDP in o]
     v1 = [o for o in rdpcap(str(tmp_path / "out1.pcap")) if ICMPv6MLReport in o]
     assert groups[1] <= {o[ICMPv6MLReport].mladdr for o in v1}
     for o in v1:
