@@ -81,6 +81,8 @@ struct sess {
 	uint8_t ip6cp_id, ip6cp_tries;
 	uint64_t ip6cp_sent;
 	uint8_t iid[8], peer_iid[8];
+	bool rad_v6;               /* RADIUS gave its /64 (Framed-IPv6-Prefix, RFC 3162) */
+	uint8_t rad_pfx6[16];
 	uint8_t lcp_tries, ipcp_tries, echo_missed;
 	uint64_t lcp_sent, ipcp_sent, echo_sent, created;
 	uint32_t ip; /* host order; 0 until authenticated */
@@ -130,6 +132,7 @@ static uint64_t cookie_key;
 	X(PM_NO_SESSION, "PADR refused: no session id or address left")     \
 	X(PM_BAD_PPP, "PPP control packet malformed or for no session")      \
 	X(PM_AUTH_FAIL, "PAP or CHAP authentication failed")                 \
+	X(PM_V6_TAKEN, "IPv6 not brought up: the session's /64 is routed already") \
 	X(PM_NOBUF, "no mbuf for a PPPoE control frame")
 enum { PM_ERRORS(SL_ERR_ENUM) PM_NB };
 static const char *const pm_reasons[] = {PM_ERRORS(SL_ERR_STR)};
@@ -251,12 +254,23 @@ static void dp_publish(struct sess *s)
 		sl_rcu_retire(dp_retired, old, 0);
 }
 
-/* Session s's /64: the configured prefix with the session id in bits 48-63. */
+/* Session s's /64: RADIUS's Framed-IPv6-Prefix, else the configured prefix with the session
+ * id in bits 48-63. */
 static void v6_session_prefix(const struct sess *s, uint8_t p[16])
 {
+	if (s->rad_v6) {
+		memcpy(p, s->rad_pfx6, 16);
+		return;
+	}
 	memcpy(p, v6_prefix, 16);
 	memset(p + 8, 0, 8);
 	sl_put16(p + 6, s->sid);
+}
+
+/* IPv6CP for s: a prefix configured, or one from RADIUS */
+static bool v6_on(const struct sess *s)
+{
+	return v6_plen || s->rad_v6;
 }
 
 /* IPv6 of s down (IPv6CP's Terminate-Request, or the session's end): unpublished first. */
@@ -278,8 +292,11 @@ static void acct_send(struct sess *s, uint8_t status)
 {
 	struct sl_if_counters c = sl_iface_counters(s->ifx);
 	uint64_t now = rte_rdtsc();
+	uint8_t p6[16];
+	v6_session_prefix(s, p6);
 	struct sl_radius_acct a = {
 		.status = status, .session_id = s->acct_id, .user = s->user, .mac = &s->mac,
+		.framed_ip6_prefix = p6, .framed_ip6_plen = s->up6 ? 64 : 0,
 		.nas_port = s->sid, .framed_ip = s->ip, .nas_port_id = sl_ifaces[s->access].name,
 		.session_time = (uint32_t)((since(now, s->up_since)) / rte_get_tsc_hz()),
 		.in_octets = c.rx_bytes, .out_octets = c.tx_bytes, .in_packets = c.rx_pkts,
@@ -898,7 +915,7 @@ static void auth_done(struct sess *s, bool ok, const char *name, uint16_t proto,
 		if (name != s->user)
 			snprintf(s->user, sizeof(s->user), "%.63s", name);
 		ipcp_request(s);
-		if (v6_plen) {
+		if (v6_on(s)) {
 			eui64(&sl_ifaces[s->access].mac, s->iid); /* the session interface's MAC */
 			ipv6cp_request(s);
 		}
@@ -932,9 +949,17 @@ static void radius_done(uint64_t ctx, const struct sl_radius_reply *r)
 		sl_buf_free(&o.js);
 		snprintf(s->filter, sizeof(s->filter), "%s", r->filter_id);
 	}
+	if (ok && (r->framed_ip6_bad || (r->framed_ip6_plen && r->framed_ip6_plen != 64))) {
+		RTE_LOG(WARNING, USER1, "pppoe%u: Framed-IPv6-Prefix %s: a session's prefix is a "
+			"/64 (advertised for SLAAC): refused\n", s->sid,
+			r->framed_ip6_bad ? "malformed" : "not a /64");
+		ok = false;
+	}
 	if (ok) {
 		s->session_timeout = r->session_timeout;
 		s->idle_timeout = r->idle_timeout;
+		s->rad_v6 = r->framed_ip6_plen == 64;
+		memcpy(s->rad_pfx6, r->framed_ip6_prefix, 16);
 	}
 	auth_done(s, ok, s->user, s->auth, s->auth_msg_id, ok ? r->framed_ip : 0,
 		  ok ? r->qos_profile : NULL, ok ? r->framed_pool : NULL);
@@ -1083,6 +1108,14 @@ static void ip6_up(struct sess *s)
 	memcpy(ll + 8, s->iid, 8);
 	v6_session_prefix(s, p);
 	struct sl_iface *f = &sl_ifaces[s->ifx];
+	if (sl_ip6_rib_find(f->fib, p, 64)) { /* another session's, or a route configured */
+		char a[INET6_ADDRSTRLEN];
+		sl_fmt_ip6(a, p);
+		RTE_LOG(WARNING, USER1, "pppoe%u: %s/64 is routed already: IPv6 not brought up\n",
+			s->sid, a);
+		count(PM_V6_TAKEN);
+		return;
+	}
 	if (sl_ip6_enable(s->ifx, ll) || sl_ip6_route_add_path(f->fib, p, 64, zero, s->ifx, 1)) {
 		RTE_LOG(WARNING, USER1, "pppoe%u: IPv6 not brought up\n", s->sid);
 		return;
@@ -1156,7 +1189,7 @@ static void ppp_punt(struct rte_mbuf *m)
 		chap_input(s, p[0], p[1], p + 4, plen - 4);
 	else if (proto == SL_PPP_IPCP)
 		ipcp_input(s, p[0], p[1], p + 4, plen - 4);
-	else if (proto == SL_PPP_IPV6CP && v6_plen)
+	else if (proto == SL_PPP_IPV6CP && v6_on(s))
 		ipv6cp_input(s, p[0], p[1], p + 4, plen - 4);
 	else if (s->lcp_ours && s->lcp_theirs) { /* RFC 1661 5.7: Protocol-Reject */
 		uint8_t r[128];
@@ -1208,7 +1241,7 @@ static void pppoe_tick(uint64_t now)
 		if (s->authed && !s->ipcp_ours && since(now, s->ipcp_sent) > RETRY_S * hz &&
 		    s->ipcp_tries < RETRIES)
 			ipcp_request(s);
-		if (s->authed && v6_plen && !s->ip6cp_ours && !s->ip6cp_off &&
+		if (s->authed && v6_on(s) && !s->ip6cp_ours && !s->ip6cp_off &&
 		    since(now, s->ip6cp_sent) > RETRY_S * hz && s->ip6cp_tries < RETRIES)
 			ipv6cp_request(s);
 		if (s->up && since(now, s->echo_sent) > ECHO_S * hz) {

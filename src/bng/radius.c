@@ -13,6 +13,7 @@
 #include "../cli/cli.h"
 #include "../runtime/runtime.h"
 #include "../sluice.h"
+#include "../ip6/ip6.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,7 +37,8 @@ enum { A_USER_NAME = 1, A_USER_PASSWORD, A_CHAP_PASSWORD, A_NAS_IP, A_NAS_PORT, 
        A_ACCT_STATUS = 40, A_ACCT_IN_OCTETS = 42, A_ACCT_OUT_OCTETS, A_ACCT_SESSION_ID,
        A_ACCT_SESSION_TIME = 46, A_ACCT_IN_PACKETS, A_ACCT_OUT_PACKETS, A_ACCT_TERM_CAUSE,
        A_ACCT_IN_GIGA = 52, A_ACCT_OUT_GIGA, A_CHAP_CHALLENGE = 60, A_NAS_PORT_TYPE,
-       A_MSG_AUTH = 80, A_NAS_PORT_ID = 87, A_FRAMED_POOL, A_ERROR_CAUSE = 101 };
+       A_MSG_AUTH = 80, A_NAS_PORT_ID = 87, A_FRAMED_POOL, A_FRAMED_IPV6_PREFIX = 97,
+       A_ERROR_CAUSE = 101 };
 enum { DISCONNECT_REQ = 40, DISCONNECT_ACK, DISCONNECT_NAK, COA_REQ, COA_ACK, COA_NAK };
 
 #define PKT_MAX 4096
@@ -125,6 +127,14 @@ static void attr_u32(struct pkt *p, uint8_t type, uint32_t v)
 static void attr_str(struct pkt *p, uint8_t type, const char *s)
 {
 	attr(p, type, s, strlen(s));
+}
+
+/* RFC 3162 2.3: reserved, prefix length, the prefix's significant bytes */
+static void attr_prefix6(struct pkt *p, uint8_t type, const uint8_t pfx[16], uint8_t len)
+{
+	uint8_t v[18] = {0, len};
+	memcpy(v + 2, pfx, (len + 7u) / 8);
+	attr(p, type, v, 2 + (len + 7u) / 8);
 }
 
 static void attr_mac(struct pkt *p, const struct rte_ether_addr *m)
@@ -270,6 +280,8 @@ int sl_radius_acct(const struct sl_radius_acct *a)
 	port_attrs(&p, a->nas_port, a->nas_port_id, a->ipoe);
 	if (a->framed_ip)
 		attr_u32(&p, A_FRAMED_IP, a->framed_ip);
+	if (a->framed_ip6_plen) /* RFC 3162 3 */
+		attr_prefix6(&p, A_FRAMED_IPV6_PREFIX, a->framed_ip6_prefix, a->framed_ip6_plen);
 	attr_mac(&p, a->mac);
 	if (a->status != 1) { /* RFC 2866 5.3-5.8, and RFC 2869 5.1-5.2's gigawords */
 		attr_u32(&p, A_ACCT_SESSION_TIME, a->session_time);
@@ -322,6 +334,17 @@ static void parse_reply(const uint8_t *b, uint16_t len, struct sl_radius_reply *
 			break;
 		case A_FRAMED_POOL:
 			snprintf(r->framed_pool, sizeof(r->framed_pool), "%.*s", vl, (const char *)v);
+			break;
+		case A_FRAMED_IPV6_PREFIX: /* RFC 3162 2.3: 2 to 18 bytes; bits past the length 0 */
+			if (vl >= 2 && vl <= 18 && v[1] <= 128 && (v[1] + 7u) / 8 <= vl - 2u) {
+				memset(r->framed_ip6_prefix, 0, 16);
+				memcpy(r->framed_ip6_prefix, v + 2, (v[1] + 7u) / 8);
+				sl_ip6_pfx_mask(r->framed_ip6_prefix, r->framed_ip6_prefix, v[1]);
+				r->framed_ip6_plen = v[1];
+				r->framed_ip6_bad = false;
+			} else {
+				r->framed_ip6_bad = true;
+			}
 			break;
 		case A_VSA: /* vendor 4874 (Juniper E-series), its attribute 26 */
 			if (vl >= 6 && v[0] == 0 && v[1] == 0 && v[2] == 0x13 && v[3] == 0x0a &&

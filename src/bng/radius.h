@@ -32,6 +32,9 @@ struct sl_radius_reply {
 	char filter_id[64];
 	char qos_profile[32];          /* ERX-Qos-Profile-Name (Juniper's VSA 4874/26) */
 	char framed_pool[32];          /* Framed-Pool (RFC 2869 5.18) */
+	uint8_t framed_ip6_prefix[16]; /* Framed-IPv6-Prefix (RFC 3162 2.3), masked to */
+	uint8_t framed_ip6_plen;       /* its length (0: not given) */
+	bool framed_ip6_bad;           /* one given, malformed */
 	char reply_message[128];
 };
 
@@ -43,6 +46,8 @@ struct sl_radius_acct {
 	const char *session_id, *user;
 	const struct rte_ether_addr *mac;
 	uint32_t nas_port, framed_ip;
+	const uint8_t *framed_ip6_prefix; /* the session's IPv6 prefix, while it has IPv6 */
+	uint8_t framed_ip6_plen;          /* 0: none */
 	uint32_t session_time;
 	uint64_t in_octets, out_octets, in_packets, out_packets;
 	uint32_t terminate_cause;      /* RFC 2866 5.10, with Stop */

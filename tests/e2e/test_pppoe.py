@@ -284,6 +284,39 @@ def v6cp(sid, code, ident, opts=b""):
     return sess(sid, Raw(b"\x80\x57" + bytes([code, ident]) + (4 + len(opts)).to_bytes(2, "big") + opts))
 
 
+def ipv6cp_open(c, sid):
+    """IPv6CP on session sid: sluiced's Configure-Request (its identifier the access MAC's
+    EUI-64) acked; ours with a zero identifier Nak'd with the client MAC's EUI-64, then
+    acked."""
+    req = c.take(is_ppp(0x8057, 1), what="IPv6CP Configure-Request")
+    d = ncp(req)
+    ours = eui64(AC_MAC)
+    assert d[4:] == b"\x01\x0a" + ours, d.hex()
+    c.send(v6cp(sid, 2, d[1], d[4:]))
+    c.send(v6cp(sid, 1, 1, b"\x01\x0a" + bytes(8)))
+    nak = ncp(c.take(is_ppp(0x8057, 3), what="IPv6CP Configure-Nak"))
+    assert nak[1] == 1 and nak[4:] == b"\x01\x0a" + eui64(CMAC), nak.hex()
+    c.send(v6cp(sid, 1, 2, nak[4:]))
+    ack = ncp(c.take(is_ppp(0x8057, 2), what="IPv6CP Configure-Ack"))
+    assert ack[1] == 2 and ack[4:] == nak[4:]
+
+
+def ipv6cp_up(c, sid):
+    """IPv6CP opened, and the router advertisement that follows, from fe80::(sluiced's
+    identifier), returned with the client's SLAAC address in the advertised /64."""
+    from scapy.layers.inet6 import ICMPv6ND_RA, ICMPv6NDOptPrefixInfo, IPv6
+    ipv6cp_open(c, sid)
+    ours = eui64(AC_MAC)
+    ra = c.take(lambda p: ICMPv6ND_RA in p, what="router advertisement")
+    assert ra[PPPoE].sessionid == sid and ra[PPP].proto == 0x0057
+    ll = "fe80::" + ":".join(ours[i:i + 2].hex() for i in range(0, 8, 2))
+    assert IPv6(src=ll).src == ra[IPv6].src and ra[IPv6].dst == "ff02::1" and ra[IPv6].hlim == 255
+    pi = ra[ICMPv6NDOptPrefixInfo]
+    assert (pi.prefixlen, pi.L, pi.A) == (64, 1, 1)
+    iid = ":".join(eui64(CMAC)[i:i + 2].hex() for i in range(0, 8, 2))
+    return ra, IPv6(src=pi.prefix.rstrip(":") + ":" + iid).src
+
+
 def test_pppoe_ipv6cp(links, sluiced_factory):
     """IPv6 over a PPPoE session (RFC 5072): after authentication sluiced asks IPv6CP for its
     interface identifier (the access MAC's EUI-64) beside IPCP; the client's zero identifier is
@@ -301,26 +334,11 @@ def test_pppoe_ipv6cp(links, sluiced_factory):
     c = Client(f"{TAG}a1", CMAC)
     try:
         sid, addr = bring_up(c)
-        req = c.take(is_ppp(0x8057, 1), what="IPv6CP Configure-Request")
-        d = ncp(req)
-        ours = eui64(AC_MAC)
-        assert d[4:] == b"\x01\x0a" + ours, d.hex()
-        c.send(v6cp(sid, 2, d[1], d[4:]))
-        c.send(v6cp(sid, 1, 1, b"\x01\x0a" + bytes(8)))
-        nak = ncp(c.take(is_ppp(0x8057, 3), what="IPv6CP Configure-Nak"))
-        assert nak[1] == 1 and nak[4:] == b"\x01\x0a" + eui64(CMAC), nak.hex()
-        c.send(v6cp(sid, 1, 2, nak[4:]))
-        ack = ncp(c.take(is_ppp(0x8057, 2), what="IPv6CP Configure-Ack"))
-        assert ack[1] == 2 and ack[4:] == nak[4:]
-        ra = c.take(lambda p: ICMPv6ND_RA in p, what="router advertisement")
-        assert ra[PPPoE].sessionid == sid and ra[PPP].proto == 0x0057
-        ll = "fe80::" + ":".join(ours[i:i + 2].hex() for i in range(0, 8, 2))
-        assert IPv6(src=ll).src == ra[IPv6].src and ra[IPv6].dst == "ff02::1" and ra[IPv6].hlim == 255
-        pi = ra[ICMPv6NDOptPrefixInfo]
+        ra, me = ipv6cp_up(c, sid)
         prefix = f"2001:db8:100:{sid:x}::"
-        assert (pi.prefix, pi.prefixlen, pi.L, pi.A) == (IPv6(src=prefix).src, 64, 1, 1)
+        assert ra[ICMPv6NDOptPrefixInfo].prefix == IPv6(src=prefix).src
         assert b"\x01\x01" + bytes.fromhex(AC_MAC.replace(":", "")) not in raw(ra[ICMPv6ND_RA].payload)
-        me = IPv6(src=f"2001:db8:100:{sid:x}:" + ":".join(eui64(CMAC)[i:i + 2].hex() for i in range(0, 8, 2))).src
+        assert me == IPv6(src=f"2001:db8:100:{sid:x}:" + ":".join(eui64(CMAC)[i:i + 2].hex() for i in range(0, 8, 2))).src
         ss = s.js("show pppoe sessions")["pppoe-sessions"][0]
         assert ss["ipv6-prefix"] == f"{prefix}/64", ss
         for i in range(3):
@@ -443,6 +461,12 @@ frank Cleartext-Password := "secret"
 
 grace Cleartext-Password := "secret"
 \tFramed-Pool = "nosuch"
+
+henry Cleartext-Password := "secret"
+\tFramed-IPv6-Prefix = 2001:db8:77:5::/64
+
+ivan Cleartext-Password := "secret"
+\tFramed-IPv6-Prefix = 2001:db8:77::/56
 """
 
 RADIUS_SITE = """server default {
@@ -650,6 +674,58 @@ def test_pppoe_radius(links, sluiced_factory, freeradius):
     assert bob["Acct-Terminate-Cause"] == "Admin-Reset"
     erin = next(r for r in recs if r.get("Acct-Status-Type") == "Stop" and r.get("User-Name") == "erin")
     assert erin["Acct-Terminate-Cause"] == "Idle-Timeout"
+    assert s.stop() == 0
+
+
+def test_pppoe_radius_ipv6(links, sluiced_factory, freeradius):
+    """RADIUS IPv6 (RFC 3162): henry's Access-Accept gives Framed-IPv6-Prefix
+    2001:db8:77:5::/64, and with no `set pppoe ipv6 prefix` sluiced opens IPv6CP, advertises
+    that /64 and routes it through his session (his SLAAC address pings a host past sluiced);
+    accounting carries the prefix while IPv6 is up; ivan's /56 is refused (a session's prefix
+    is a /64); a second session given the same /64 comes up without IPv6."""
+    from scapy.layers.inet6 import ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6NDOptPrefixInfo, IPv6
+    port, radlog, _ = freeradius
+    nb = f"ip netns exec {TAG}b"
+    sh(f"{nb} ip -6 addr add 2001:db8:2::2/64 dev {TAG}b1 nodad")
+    sh(f"{nb} ip -6 route add default via 2001:db8:2::10")
+    s = start(sluiced_factory, "set pppoe acct-interim 1",
+              f"set radius server 127.0.0.1 secret testing123 auth-port {port} acct-port {port + 1}",
+              "set interface ip address port1 2001:db8:2::10/64")
+    c = Client(f"{TAG}a1", CMAC)
+    try:
+        sid, _ = bring_up(c, user="henry")
+        ra, me = ipv6cp_up(c, sid)
+        assert ra[ICMPv6NDOptPrefixInfo].prefix == "2001:db8:77:5::"
+        assert s.js("show pppoe sessions")["pppoe-sessions"][0]["ipv6-prefix"] == "2001:db8:77:5::/64"
+        for i in range(2):
+            c.send(sess(sid, Raw(b"\x00\x57" + raw(IPv6(src=me, dst="2001:db8:2::2", hlim=64) /
+                                                   ICMPv6EchoRequest(id=7, seq=i)))))
+            rep = c.take(lambda p: ICMPv6EchoReply in p and p[ICMPv6EchoReply].seq == i, what=f"echo reply {i}")
+            assert (rep[IPv6].dst, rep[PPPoE].sessionid) == (me, sid)
+        time.sleep(1.5)  # an Interim-Update with the prefix
+        # the same /64 for a second session of henry's: up, IPv4 only (IPv6CP opens, the route
+        # is his first session's)
+        sid2, _ = bring_up(c, user="henry", addr="100.64.1.2")
+        ipv6cp_open(c, sid2)
+        time.sleep(0.5)
+        rows = {r["session"]: r for r in s.js("show pppoe sessions")["pppoe-sessions"]}
+        assert rows[sid]["ipv6-prefix"] == "2001:db8:77:5::/64" and rows[sid2]["ipv6-prefix"] == "-", rows
+        assert s.errors()[("pppoe (main)", "IPv6 not brought up: the session's /64 is routed already")] == 1
+        c.send(disc(0xa7, sid2))
+        c.send(disc(0xa7, sid))
+        time.sleep(0.5)
+        _, none = bring_up(c, user="ivan", expect_fail=True)
+        assert none is None
+        rad = s.js("show radius")["radius"][0]
+        assert (rad["accepts"], rad["rejects"]) == (3, 0), rad
+    finally:
+        c.close()
+    time.sleep(0.5)
+    recs = [r for r in acct_records(radlog()) if r.get("User-Name") == "henry"]
+    interim = [r for r in recs if r.get("Acct-Status-Type") == "Interim-Update"]
+    assert interim and interim[-1].get("Framed-IPv6-Prefix") == "2001:db8:77:5::/64", recs
+    stops = [r for r in recs if r.get("Acct-Status-Type") == "Stop"]
+    assert sorted(r.get("Framed-IPv6-Prefix", "-") for r in stops) == ["-", "2001:db8:77:5::/64"], stops
     assert s.stop() == 0
 
 
