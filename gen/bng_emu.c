@@ -6,6 +6,7 @@
  * rate, the two kinds in turn, each answered as its frames come (RFC 2516, 1661, 1334, 1994,
  * 1332; RFC 2131), phases timed out; then traffic; then PADT or DHCPRELEASE. */
 #include "bng_emu.h"
+#include "hist.h"
 #include "../src/bng/pppoe_wire.h"
 
 #include <inttypes.h>
@@ -40,6 +41,7 @@ struct esess {
 };
 
 static struct esess *ss;
+static uint64_t up_hist[HIST_BUCKETS], down_hist[HIST_BUCKETS]; /* every session's latency */
 static const struct bng_emu_opts *opt;
 static uint16_t acc_port, peer_port;
 static struct rte_mempool *pool;
@@ -424,6 +426,7 @@ static void down_in(unsigned i, const uint8_t *u, uint32_t len, uint64_t now)
 	if (sig == SIG && idx == i) {
 		ss[i].down_rx++;
 		ss[i].down_lat += now - t;
+		down_hist[hist_bucket(now - t)]++;
 		ss[i].down_max = RTE_MAX(ss[i].down_max, now - t);
 	}
 }
@@ -520,6 +523,7 @@ static void peer_in(struct rte_mbuf *m, uint64_t now)
 	if (sig == SIG && idx < nclients) {
 		ss[idx].up_rx++;
 		ss[idx].up_lat += now - t;
+		up_hist[hist_bucket(now - t)]++;
 		ss[idx].up_max = RTE_MAX(ss[idx].up_max, now - t);
 	}
 }
@@ -633,6 +637,8 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 	rte_eth_macaddr_get(peer, &peer_mac);
 	nclients = o->sessions + o->ipoe_sessions;
 	ss = calloc(nclients, sizeof(*ss));
+	memset(up_hist, 0, sizeof(up_hist));
+	memset(down_hist, 0, sizeof(down_hist));
 	if (!ss)
 		return fprintf(stderr, "sluice-gen: no memory for %u clients\n", nclients), 1;
 	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc(), to = (uint64_t)(o->timeout * hz);
@@ -738,20 +744,30 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 		lossy += s->up_rx < s->up_tx || s->down_rx < s->down_tx;
 	}
 	double secs = (double)(last_up - start) / (double)hz;
+	/* percentiles of every packet's latency, each way: p50, p90, p99, p99.9 */
+	static const double pcts[4] = {50, 90, 99, 99.9};
+	double up_p[4], down_p[4];
+	for (int k = 0; k < 4; k++) {
+		up_p[k] = us((uint64_t)hist_pct(up_hist, ur, pcts[k]));
+		down_p[k] = us((uint64_t)hist_pct(down_hist, dr, pcts[k]));
+	}
 	if (o->json) {
 		printf("{\"sessions\": %u, \"up\": %u, \"pppoe\": {\"sessions\": %u, \"up\": %u}, "
 		       "\"ipoe\": {\"sessions\": %u, \"up\": %u}, \"setup_s\": %.3f, "
 		       "\"setup_rate\": %.1f, \"failed\": {\"discovery\": %u, \"lcp\": %u, "
 		       "\"auth\": %u, \"ipcp\": %u, \"dhcp_offer\": %u, \"dhcp_ack\": %u}, "
 		       "\"traffic\": {\"up\": {\"sent\": %" PRIu64 ", \"received\": %" PRIu64
-		       ", \"latency_us\": {\"mean\": %.1f, \"max\": %.1f}}, \"down\": {\"sent\": %" PRIu64
-		       ", \"received\": %" PRIu64 ", \"latency_us\": {\"mean\": %.1f, \"max\": %.1f}}, "
+		       ", \"latency_us\": {\"mean\": %.1f, \"max\": %.1f, \"p50\": %.1f, \"p90\": %.1f, "
+		       "\"p99\": %.1f, \"p99.9\": %.1f}}, \"down\": {\"sent\": %" PRIu64
+		       ", \"received\": %" PRIu64 ", \"latency_us\": {\"mean\": %.1f, \"max\": %.1f, "
+		       "\"p50\": %.1f, \"p90\": %.1f, \"p99\": %.1f, \"p99.9\": %.1f}}, "
 		       "\"sessions_with_loss\": %u}, \"torn_down\": %u, \"setup_wall_s\": %.3f, "
 		       "\"retransmits\": %u}\n",
 		       nclients, up, o->sessions, up - up_ipoe, o->ipoe_sessions, up_ipoe, secs,
 		       secs > 0 ? up / secs : 0.0, failed[P_DISC], failed[P_LCP], failed[P_AUTH],
 		       failed[P_IPCP], failed[P_OFFER], failed[P_ACK], ut, ur, ur ? us(ul) / (double)ur : 0.0, us(um),
-		       dt, dr, dr ? us(dl) / (double)dr : 0.0, us(dm), lossy, torn,
+		       up_p[0], up_p[1], up_p[2], up_p[3], dt, dr, dr ? us(dl) / (double)dr : 0.0, us(dm),
+		       down_p[0], down_p[1], down_p[2], down_p[3], lossy, torn,
 		       (double)(setup_end - start) / (double)hz, retransmits);
 	} else {
 		printf("sessions %u (PPPoE %u, IPoE %u): up %u (PPPoE %u, IPoE %u) in %.3f s (%.1f/s); "
@@ -760,11 +776,13 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 		       nclients, o->sessions, o->ipoe_sessions, up, up - up_ipoe, up_ipoe, secs,
 		       secs > 0 ? up / secs : 0.0, failed[P_DISC], failed[P_LCP], failed[P_AUTH],
 		       failed[P_IPCP], failed[P_OFFER], failed[P_ACK], retransmits);
-		printf("traffic up: %" PRIu64 " sent, %" PRIu64 " received, latency mean %.1f us max "
-		       "%.1f us; down: %" PRIu64 " sent, %" PRIu64 " received, mean %.1f us max %.1f us; "
+		printf("traffic up: %" PRIu64 " sent, %" PRIu64 " received, latency us mean %.1f max "
+		       "%.1f p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f; down: %" PRIu64 " sent, %" PRIu64
+		       " received, mean %.1f max %.1f p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f; "
 		       "sessions with loss %u; torn down %u\n", ut, ur,
-		       ur ? us(ul) / (double)ur : 0.0, us(um), dt, dr, dr ? us(dl) / (double)dr : 0.0,
-		       us(dm), lossy, torn);
+		       ur ? us(ul) / (double)ur : 0.0, us(um), up_p[0], up_p[1], up_p[2], up_p[3], dt, dr,
+		       dr ? us(dl) / (double)dr : 0.0, us(dm), down_p[0], down_p[1], down_p[2], down_p[3],
+		       lossy, torn);
 	}
 	free(ss);
 	return up == nclients && !lossy ? 0 : 1;

@@ -16,6 +16,7 @@
  * taking one JSON request per line (start, stop, wait, update, stats, quit; see
  * docs/sluice-gen.md). A control thread, not a lane, runs the state machine of a run. */
 #include "bng_emu.h"
+#include "hist.h"
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
@@ -64,8 +65,6 @@ struct payload {
 } __attribute__((packed));
 _Static_assert(sizeof(struct payload) == 18, "payload fits a 64-byte frame");
 
-/* Latency histogram: 8 buckets per power of two of TSC cycles (each about 9% wide). */
-#define HIST_BUCKETS (64 * 8)
 /* Sequence numbers seen, over a window of the last SEQ_WIN: duplicates and reordering
  * exactly within it; loss at the end is what was sent minus the distinct ones received. */
 #define SEQ_WIN (1u << 16)
@@ -143,34 +142,6 @@ static void on_sig(int s)
 {
 	(void)s;
 	quit = 1;
-}
-
-static inline unsigned hist_bucket(uint64_t x)
-{
-	if (x < 8)
-		return (unsigned)x;
-	unsigned l = 63u - (unsigned)__builtin_clzll(x);
-	return l * 8 + (unsigned)((x >> (l - 3)) & 7);
-}
-
-static double hist_value(unsigned b) /* the middle of bucket b, in cycles */
-{
-	if (b < 8)
-		return b;
-	unsigned l = b / 8, f = b % 8;
-	double lo = (double)((8ull + f) << (l - 3)), w = (double)(1ull << (l - 3));
-	return lo + w / 2;
-}
-
-static double hist_pct(const uint64_t *hist, uint64_t n, double pct)
-{
-	uint64_t want = (uint64_t)((double)n * pct / 100.0), acc = 0;
-	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
-		acc += hist[b];
-		if (acc > want)
-			return hist_value(b);
-	}
-	return 0;
 }
 
 static inline bool seen_test_set(struct rxflow *g, uint64_t sq)

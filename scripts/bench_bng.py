@@ -101,7 +101,10 @@ def main():
                       f"(failed: discovery {f['discovery']}, lcp {f['lcp']}, auth {f['auth']}, "
                       f"ipcp {f['ipcp']}, dhcp offer {f['dhcp_offer']}, dhcp ack {f['dhcp_ack']}); traffic up {t['up']['received']}/{t['up']['sent']}, "
                       f"down {t['down']['received']}/{t['down']['sent']}, sessions with loss "
-                      f"{t['sessions_with_loss']}", flush=True)
+                      f"{t['sessions_with_loss']}; latency us p50/p99/p99.9 up "
+                      + "/".join(f"{t['up']['latency_us'][k]:.1f}" for k in ("p50", "p99", "p99.9"))
+                      + " down " + "/".join(f"{t['down']['latency_us'][k]:.1f}" for k in ("p50", "p99", "p99.9")),
+                      flush=True)
             print(f"   offered {rate:g}/s: median set-up rate {got[len(got) // 2]:.1f}/s", flush=True)
 
 

@@ -854,6 +854,9 @@ def test_subscriber_emulator(sluiced_factory, tmp_path, auth):
         t = rep["traffic"]
         assert (t["up"]["sent"], t["up"]["received"], t["down"]["sent"], t["down"]["received"]) == (500, 500, 500, 500), t
         assert t["sessions_with_loss"] == 0 and rep["torn_down"] == 50
+        for way in ("up", "down"):  # percentiles of every packet's latency, in order
+            lat = t[way]["latency_us"]
+            assert 0 < lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["p99.9"] <= lat["max"] * 1.1, lat
         assert s.js("show pppoe sessions")["pppoe-sessions"] == []  # every PADT taken
 
 
