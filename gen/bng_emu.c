@@ -22,7 +22,8 @@
 #include <rte_mbuf.h>
 #include <rte_udp.h>
 
-enum phase { P_IDLE, P_DISC, P_LCP, P_AUTH, P_IPCP, P_OFFER, P_ACK, P_UP, P_FAILED, P_DOWN };
+/* P_IP6: IPCP done, IPv6CP or the router advertisement awaited (with opts ipv6) */
+enum phase { P_IDLE, P_DISC, P_LCP, P_AUTH, P_IPCP, P_IP6, P_OFFER, P_ACK, P_UP, P_FAILED, P_DOWN };
 
 struct esess {
 	uint8_t phase, failed_in;
@@ -33,6 +34,9 @@ struct esess {
 	uint8_t lcp_id, ipcp_id;
 	struct rte_ether_addr ac; /* the access concentrator's MAC, or the IPoE router's */
 	uint32_t ip, magic;
+	bool ip6cp_ours, ip6cp_theirs, ip6_ready; /* ip6_ready: the advertised /64 known */
+	uint8_t ip6cp_id;
+	uint8_t ip6[16];   /* the SLAAC address: the /64 and the MAC's EUI-64 */
 	uint64_t t_phase, t_up;
 	uint64_t t_sent;   /* the last PADI or DHCPDISCOVER */
 	uint8_t tries;     /* sent again so far */
@@ -253,6 +257,46 @@ static void ipcp_request(unsigned i)
 	ppp_send(i, 0x8021, 1, ++ss[i].ipcp_id, o, sizeof(o));
 }
 
+/* Client i's modified EUI-64 interface identifier (RFC 4291 appendix A). */
+static void client_iid(unsigned i, uint8_t iid[8])
+{
+	struct rte_ether_addr m;
+	client_mac(i, &m);
+	const uint8_t *b = m.addr_bytes;
+	uint8_t v[8] = {(uint8_t)(b[0] ^ 2), b[1], b[2], 0xff, 0xfe, b[3], b[4], b[5]};
+	memcpy(iid, v, 8);
+}
+
+static void ipv6cp_request(unsigned i)
+{
+	uint8_t o[10] = {1, 10}; /* RFC 5072 4.1: Interface-Identifier */
+	client_iid(i, o + 2);
+	ppp_send(i, 0x8057, 1, ++ss[i].ip6cp_id, o, sizeof(o));
+}
+
+/* After authentication: IPCP, and IPv6CP for a dual-stack client. */
+static void ncp_start(unsigned i)
+{
+	set_phase(&ss[i], P_IPCP);
+	ipcp_request(i);
+	if (opt->ipv6)
+		ipv6cp_request(i);
+}
+
+/* IPCP open (and with ipv6 the advertised prefix known): up. */
+static void maybe_up(struct esess *s, uint64_t now)
+{
+	if (!s->ipcp_ours || !s->ipcp_theirs || (s->phase != P_IPCP && s->phase != P_IP6))
+		return;
+	if (opt->ipv6 && !s->ip6_ready) {
+		if (s->phase == P_IPCP)
+			set_phase(s, P_IP6);
+		return;
+	}
+	set_phase(s, P_UP);
+	s->t_up = now;
+}
+
 static void authenticate(unsigned i)
 {
 	struct esess *s = &ss[i];
@@ -321,6 +365,7 @@ static void md5(const void *d, size_t l, uint8_t out[16])
 }
 
 static void down_in(unsigned i, const uint8_t *u, uint32_t len, uint64_t now);
+static void ppp_ip6_in(unsigned i, const uint8_t *ip, uint32_t len, uint64_t now);
 
 static void ppp_in(unsigned i, const uint8_t *h, uint16_t len, uint64_t now)
 {
@@ -333,6 +378,10 @@ static void ppp_in(unsigned i, const uint8_t *h, uint16_t len, uint64_t now)
 		uint32_t ihl = (p[0] & 0xf) * 4u;
 		if (len >= 2 + ihl)
 			down_in(i, p + ihl, len - 2 - ihl, now);
+		return;
+	}
+	if (proto == 0x0057) {
+		ppp_ip6_in(i, p, len - 2u, now);
 		return;
 	}
 	if (len < 6)
@@ -369,8 +418,7 @@ static void ppp_in(unsigned i, const uint8_t *h, uint16_t len, uint64_t now)
 			authenticate(i);
 	} else if (proto == 0xc023 && s->phase == P_AUTH) {
 		if (code == 2) {
-			set_phase(s, P_IPCP);
-			ipcp_request(i);
+			ncp_start(i);
 		} else {
 			fail(s);
 		}
@@ -386,8 +434,7 @@ static void ppp_in(unsigned i, const uint8_t *h, uint16_t len, uint64_t now)
 			memcpy(r + 17, opt->user, ul);
 			ppp_send(i, 0xc223, 2, id, r, (uint16_t)(17 + ul));
 		} else if (code == 3) {
-			set_phase(s, P_IPCP);
-			ipcp_request(i);
+			ncp_start(i);
 		} else if (code == 4) {
 			fail(s);
 		}
@@ -406,10 +453,44 @@ static void ppp_in(unsigned i, const uint8_t *h, uint16_t len, uint64_t now)
 			fail(s);
 			return;
 		}
-		if (s->ipcp_ours && s->ipcp_theirs) {
-			set_phase(s, P_UP);
-			s->t_up = now;
+		maybe_up(s, now);
+	} else if (proto == 0x8057 && opt->ipv6 && (s->phase == P_IPCP || s->phase == P_IP6)) {
+		if (code == 1) { /* the server's identifier: acked */
+			ppp_send(i, 0x8057, 2, id, d, dl);
+			s->ip6cp_theirs = true;
+		} else if (code == 2 && id == s->ip6cp_id) {
+			s->ip6cp_ours = true;
+		} else if (code == 3 || code == 4) { /* ours is the MAC's EUI-64: never refused */
+			fail(s);
 		}
+	}
+}
+
+/* IPv6 in PPP to client i (the header at ip, len bytes): a router advertisement's /64 gives
+ * its address (SLAAC), downstream traffic is counted. */
+static void ppp_ip6_in(unsigned i, const uint8_t *ip, uint32_t len, uint64_t now)
+{
+	struct esess *s = &ss[i];
+	if (len < 40 + 8)
+		return;
+	if (ip[6] == IPPROTO_UDP) {
+		down_in(i, ip + 40, len - 40, now);
+		return;
+	}
+	if (ip[6] != IPPROTO_ICMPV6 || ip[40] != 134 || s->ip6_ready || len < 40 + 16)
+		return;
+	for (uint32_t off = 40 + 16; off + 8 <= len && ip[off + 1];) { /* options */
+		uint32_t ol = ip[off + 1] * 8u;
+		if (off + ol > len)
+			break;
+		if (ip[off] == 3 && ol == 32 && ip[off + 2] == 64) { /* prefix information, a /64 */
+			memcpy(s->ip6, ip + off + 16, 8);
+			client_iid(i, s->ip6 + 8);
+			s->ip6_ready = s->ip6cp_ours && s->ip6cp_theirs;
+			maybe_up(s, now);
+			return;
+		}
+		off += ol;
 	}
 }
 
@@ -483,6 +564,63 @@ static void ipoe_in(unsigned i, const uint8_t *h, const uint8_t *ip, uint32_t le
 	}
 }
 
+/* An upstream packet's signature, client index and TSC: counted. */
+static void up_in(uint32_t sig, uint32_t idx, uint64_t t, uint64_t now)
+{
+	if (sig == SIG && idx < nclients) {
+		ss[idx].up_rx++;
+		ss[idx].up_lat += now - t;
+		up_hist[hist_bucket(now - t)]++;
+		ss[idx].up_max = RTE_MAX(ss[idx].up_max, now - t);
+	}
+}
+
+/* IPv6 on the peer port (the frame at h, len bytes): a neighbour solicitation for the IPv6
+ * target answered (RFC 4861 7.2.4: solicited, override, our MAC), upstream traffic counted. */
+static void peer_ip6_in(const uint8_t *h, uint32_t len, uint64_t now)
+{
+	const uint8_t *ip = h + 14;
+	if (ip[6] == IPPROTO_UDP && len >= 14 + 40 + 8 + 16) {
+		uint32_t sig, idx;
+		uint64_t t;
+		memcpy(&sig, ip + 48, 4);
+		memcpy(&idx, ip + 52, 4);
+		memcpy(&t, ip + 56, 8);
+		up_in(sig, idx, t, now);
+		return;
+	}
+	if (ip[6] != IPPROTO_ICMPV6 || ip[40] != 135 || len < 14 + 40 + 24 ||
+	    memcmp(ip + 48, opt->target6, 16))
+		return;
+	struct rte_mbuf *r = rte_pktmbuf_alloc(pool);
+	uint8_t *a = r ? (uint8_t *)rte_pktmbuf_append(r, 14 + 40 + 32) : NULL;
+	if (!a) {
+		rte_pktmbuf_free(r);
+		return;
+	}
+	memset(a, 0, 14 + 40 + 32);
+	memcpy(a, h + 6, 6);
+	memcpy(a + 6, &peer_mac, 6);
+	sl_put16(a + 12, RTE_ETHER_TYPE_IPV6);
+	struct rte_ipv6_hdr *rip = (struct rte_ipv6_hdr *)(a + 14);
+	rip->vtc_flow = RTE_BE32(0x60000000);
+	rip->payload_len = htons(32);
+	rip->proto = IPPROTO_ICMPV6;
+	rip->hop_limits = 255;
+	memcpy(rip->src_addr, opt->target6, 16);
+	memcpy(rip->dst_addr, ip + 8, 16); /* the solicitor (never :: from a router resolving) */
+	uint8_t *na = a + 14 + 40;
+	na[0] = 136;
+	na[4] = 0x60; /* solicited, override */
+	memcpy(na + 8, opt->target6, 16);
+	na[24] = 2; /* target link-layer address */
+	na[25] = 1;
+	memcpy(na + 26, &peer_mac, 6);
+	uint16_t ck = rte_ipv6_udptcp_cksum(rip, na);
+	memcpy(na + 2, &ck, 2);
+	tx(peer_port, r);
+}
+
 /* What the peer port receives: ARP for the target answered, upstream traffic counted. */
 static void peer_in(struct rte_mbuf *m, uint64_t now)
 {
@@ -510,6 +648,10 @@ static void peer_in(struct rte_mbuf *m, uint64_t now)
 		tx(peer_port, r);
 		return;
 	}
+	if (opt->ipv6 && m->data_len >= 14 + 40 + 8 && sl_get16(h + 12) == RTE_ETHER_TYPE_IPV6) {
+		peer_ip6_in(h, m->data_len, now);
+		return;
+	}
 	if (m->data_len < 14 + 20 + 8 + 16 || sl_get16(h + 12) != RTE_ETHER_TYPE_IPV4)
 		return;
 	const uint8_t *ip = h + 14;
@@ -520,12 +662,7 @@ static void peer_in(struct rte_mbuf *m, uint64_t now)
 	memcpy(&sig, ip + ihl + 8, 4);
 	memcpy(&idx, ip + ihl + 12, 4);
 	memcpy(&t, ip + ihl + 16, 8);
-	if (sig == SIG && idx < nclients) {
-		ss[idx].up_rx++;
-		ss[idx].up_lat += now - t;
-		up_hist[hist_bucket(now - t)]++;
-		ss[idx].up_max = RTE_MAX(ss[idx].up_max, now - t);
-	}
+	up_in(sig, idx, t, now);
 }
 
 /* Both ports' receive queues once; how many frames they held. */
@@ -566,11 +703,12 @@ static unsigned poll_ports(void)
 }
 
 /* A UDP packet of session i's traffic: upstream (inside PPPoE, to the target) or downstream
- * (from the peer port to the session's address), its payload the signature, i and the TSC. */
-static void traffic_one(unsigned i, bool up, uint64_t now, bool warm)
+ * (from the peer port to the session's address), over IPv4 or (v6) IPv6, its payload the
+ * signature, i and the TSC. */
+static void traffic_one(unsigned i, bool up, bool v6, uint64_t now, bool warm)
 {
 	struct esess *s = &ss[i];
-	uint16_t ipl = 20 + 8 + 18;
+	uint16_t l3 = v6 ? 40 : 20, ipl = (uint16_t)(l3 + 8 + 18);
 	uint8_t *p;
 	struct rte_mbuf *m;
 	if (up && s->ipoe) {
@@ -580,7 +718,7 @@ static void traffic_one(unsigned i, bool up, uint64_t now, bool warm)
 		m = frame(i, &s->ac, 0x8864, 0, s->sid, (uint16_t)(2 + ipl), &p);
 		if (!m)
 			return;
-		sl_put16(p, 0x0021);
+		sl_put16(p, v6 ? 0x0057 : 0x0021);
 		p += 2;
 	} else {
 		m = rte_pktmbuf_alloc(pool);
@@ -592,19 +730,10 @@ static void traffic_one(unsigned i, bool up, uint64_t now, bool warm)
 		memset(p, 0, 14 + ipl + 14);
 		memcpy(p, &opt->router_mac, 6);
 		memcpy(p + 6, &peer_mac, 6);
-		sl_put16(p + 12, RTE_ETHER_TYPE_IPV4);
+		sl_put16(p + 12, v6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4);
 		p += 14;
 	}
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)p;
-	memset(ip, 0, 20);
-	ip->version_ihl = 0x45;
-	ip->total_length = htons(ipl);
-	ip->time_to_live = 64;
-	ip->next_proto_id = IPPROTO_UDP;
-	ip->src_addr = htonl(up ? s->ip : opt->target);
-	ip->dst_addr = htonl(up ? opt->target : s->ip);
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	uint8_t *u = p + 20;
+	uint8_t *u = p + l3;
 	sl_put16(u, 4000);
 	sl_put16(u + 2, 4001);
 	sl_put16(u + 4, 8 + 18);
@@ -613,6 +742,27 @@ static void traffic_one(unsigned i, bool up, uint64_t now, bool warm)
 	memcpy(u + 8, &sig, 4);
 	memcpy(u + 12, &idx, 4);
 	memcpy(u + 16, &now, 8);
+	if (v6) {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)p;
+		ip->vtc_flow = RTE_BE32(0x60000000);
+		ip->payload_len = htons(8 + 18);
+		ip->proto = IPPROTO_UDP;
+		ip->hop_limits = 64;
+		memcpy(ip->src_addr, up ? s->ip6 : opt->target6, 16);
+		memcpy(ip->dst_addr, up ? opt->target6 : s->ip6, 16);
+		uint16_t ck = rte_ipv6_udptcp_cksum(ip, u); /* not optional over IPv6 */
+		memcpy(u + 6, &ck, 2);
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)p;
+		memset(ip, 0, 20);
+		ip->version_ihl = 0x45;
+		ip->total_length = htons(ipl);
+		ip->time_to_live = 64;
+		ip->next_proto_id = IPPROTO_UDP;
+		ip->src_addr = htonl(up ? s->ip : opt->target);
+		ip->dst_addr = htonl(up ? opt->target : s->ip);
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	}
 	tx(up ? acc_port : peer_port, m);
 	if (warm)
 		return;
@@ -673,12 +823,13 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 		}
 	}
 	uint64_t setup_end = rte_rdtsc();
-	unsigned up = 0, up_ipoe = 0, failed[P_UP] = {0};
+	unsigned up = 0, up_ipoe = 0, up6 = 0, failed[P_UP] = {0};
 	uint64_t last_up = start;
 	for (unsigned i = 0; i < nclients; i++) {
 		if (ss[i].phase == P_UP) {
 			up++;
 			up_ipoe += ss[i].ipoe;
+			up6 += ss[i].ip6_ready;
 			last_up = RTE_MAX(last_up, ss[i].t_up);
 		} else if (ss[i].phase == P_FAILED) {
 			failed[ss[i].failed_in]++;
@@ -689,7 +840,9 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 	 * a second to drain */
 	for (unsigned i = 0; o->traffic && i < nclients; i++)
 		if (ss[i].phase == P_UP) {
-			traffic_one(i, true, rte_rdtsc(), true);
+			traffic_one(i, true, false, rte_rdtsc(), true);
+			if (ss[i].ip6_ready) /* and its neighbour solicitation */
+				traffic_one(i, true, true, rte_rdtsc(), true);
 			for (uint64_t end = rte_rdtsc() + hz / 2; rte_rdtsc() < end;)
 				poll_ports();
 			break;
@@ -699,8 +852,12 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 	for (unsigned k = 0; k < o->traffic; k++) {
 		for (unsigned i = 0; i < nclients; i++) {
 			if (ss[i].phase == P_UP) {
-				traffic_one(i, true, rte_rdtsc(), false);
-				traffic_one(i, false, rte_rdtsc(), false);
+				traffic_one(i, true, false, rte_rdtsc(), false);
+				traffic_one(i, false, false, rte_rdtsc(), false);
+			}
+			if (ss[i].phase == P_UP && ss[i].ip6_ready) { /* each way over IPv6 too */
+				traffic_one(i, true, true, rte_rdtsc(), false);
+				traffic_one(i, false, true, rte_rdtsc(), false);
 			}
 			if (i % 32 == 31)
 				for (uint64_t end = rte_rdtsc() + hz / 2000; rte_rdtsc() < end;)
@@ -755,8 +912,8 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 		printf("{\"sessions\": %u, \"up\": %u, \"pppoe\": {\"sessions\": %u, \"up\": %u}, "
 		       "\"ipoe\": {\"sessions\": %u, \"up\": %u}, \"setup_s\": %.3f, "
 		       "\"setup_rate\": %.1f, \"failed\": {\"discovery\": %u, \"lcp\": %u, "
-		       "\"auth\": %u, \"ipcp\": %u, \"dhcp_offer\": %u, \"dhcp_ack\": %u}, "
-		       "\"traffic\": {\"up\": {\"sent\": %" PRIu64 ", \"received\": %" PRIu64
+		       "\"auth\": %u, \"ipcp\": %u, \"ipv6\": %u, \"dhcp_offer\": %u, \"dhcp_ack\": %u}, "
+		       "\"ipv6_up\": %u, \"traffic\": {\"up\": {\"sent\": %" PRIu64 ", \"received\": %" PRIu64
 		       ", \"latency_us\": {\"mean\": %.1f, \"max\": %.1f, \"p50\": %.1f, \"p90\": %.1f, "
 		       "\"p99\": %.1f, \"p99.9\": %.1f}}, \"down\": {\"sent\": %" PRIu64
 		       ", \"received\": %" PRIu64 ", \"latency_us\": {\"mean\": %.1f, \"max\": %.1f, "
@@ -765,17 +922,18 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 		       "\"retransmits\": %u}\n",
 		       nclients, up, o->sessions, up - up_ipoe, o->ipoe_sessions, up_ipoe, secs,
 		       secs > 0 ? up / secs : 0.0, failed[P_DISC], failed[P_LCP], failed[P_AUTH],
-		       failed[P_IPCP], failed[P_OFFER], failed[P_ACK], ut, ur, ur ? us(ul) / (double)ur : 0.0, us(um),
+		       failed[P_IPCP], failed[P_IP6], failed[P_OFFER], failed[P_ACK], up6, ut, ur,
+		       ur ? us(ul) / (double)ur : 0.0, us(um),
 		       up_p[0], up_p[1], up_p[2], up_p[3], dt, dr, dr ? us(dl) / (double)dr : 0.0, us(dm),
 		       down_p[0], down_p[1], down_p[2], down_p[3], lossy, torn,
 		       (double)(setup_end - start) / (double)hz, retransmits);
 	} else {
 		printf("sessions %u (PPPoE %u, IPoE %u): up %u (PPPoE %u, IPoE %u) in %.3f s (%.1f/s); "
-		       "failed: discovery %u, lcp %u, auth %u, ipcp %u, dhcp offer %u, dhcp ack %u; "
-		       "PADIs and DHCPDISCOVERs sent again %u\n",
+		       "failed: discovery %u, lcp %u, auth %u, ipcp %u, ipv6 %u, dhcp offer %u, dhcp ack "
+		       "%u; with IPv6 %u; PADIs and DHCPDISCOVERs sent again %u\n",
 		       nclients, o->sessions, o->ipoe_sessions, up, up - up_ipoe, up_ipoe, secs,
 		       secs > 0 ? up / secs : 0.0, failed[P_DISC], failed[P_LCP], failed[P_AUTH],
-		       failed[P_IPCP], failed[P_OFFER], failed[P_ACK], retransmits);
+		       failed[P_IPCP], failed[P_IP6], failed[P_OFFER], failed[P_ACK], up6, retransmits);
 		printf("traffic up: %" PRIu64 " sent, %" PRIu64 " received, latency us mean %.1f max "
 		       "%.1f p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f; down: %" PRIu64 " sent, %" PRIu64
 		       " received, mean %.1f max %.1f p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f; "

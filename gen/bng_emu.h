@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* sluice-gen's subscriber emulator (the part BNG Blaster plays for BNG vendors): N PPPoE
- * sessions (discovery, LCP, PAP or CHAP-MD5 as the server asks, IPCP) and M IPoE clients
+ * sessions (discovery, LCP, PAP or CHAP-MD5 as the server asks, IPCP, and with ipv6 IPv6CP
+ * and SLAAC from the router advertisement) and M IPoE clients
  * (DHCPv4 DISCOVER, OFFER, REQUEST, ACK; untagged or on a VLAN) brought up on the access
  * port at a set rate, signed traffic each way per session between them and the peer port,
  * then torn down (PADT, DHCPRELEASE); reported: set-up rate, failures by phase, loss and
@@ -23,6 +24,10 @@ struct bng_emu_opts {
 	uint32_t target;            /* host order: where upstream packets go (behind the peer
 				     * port, which answers ARP for it) */
 	struct rte_ether_addr router_mac; /* downstream packets' destination on the peer port */
+	bool ipv6;                  /* PPPoE sessions dual-stack: IPv6CP, an address by SLAAC
+				     * from the router advertisement, the traffic over IPv6 too */
+	uint8_t target6[16];        /* the IPv6 traffic's far end (the peer port answers its
+				     * neighbour solicitations) */
 	double timeout;             /* seconds a phase may take */
 	bool json;
 };

@@ -933,10 +933,11 @@ static void usage(void)
 		"       [--pppoe-sessions N] [--ipoe-sessions M [--ipoe-vlan V]]\n"
 		"        [--pppoe-rate PER_S] [--pppoe-user U] [--pppoe-password P]\n"
 		"        [--pppoe-traffic PKTS --pppoe-target A.B.C.D --pppoe-router-mac MAC]\n"
-		"        [--pppoe-timeout S] [--pppoe-hold S]\n"
+		"        [--pppoe-ipv6 TARGET6] [--pppoe-timeout S] [--pppoe-hold S]\n"
 		"        (the subscriber emulator: N PPPoE and M IPoE clients, started PER_S a second\n"
-		"        in all; --pppoe-hold: stay connected S seconds, or until SIGTERM, after the\n"
-		"        report)\n"
+		"        in all; --pppoe-ipv6: PPPoE dual-stack, IPv6CP and SLAAC, traffic to and\n"
+		"        from TARGET6 too; --pppoe-hold: stay connected S seconds, or until SIGTERM,\n"
+		"        after the report)\n"
 		"  --stream takes sluiced's packet-generator grammar (sizes without the FCS); up to\n"
 		"  %d streams; under --bidir a stream without 'port' is sent both ways.\n"
 		"  Lanes: every worker lcore (EAL -l) sends and receives on a queue of its own.\n",
@@ -1054,6 +1055,7 @@ static int parse(int argc, char **argv)
 		{"pppoe-sessions", 1, 0, 1000}, {"pppoe-rate", 1, 0, 1001}, {"pppoe-user", 1, 0, 1002},
 		{"pppoe-password", 1, 0, 1003}, {"pppoe-traffic", 1, 0, 1004},
 		{"pppoe-target", 1, 0, 1005}, {"pppoe-router-mac", 1, 0, 1006},
+		{"pppoe-ipv6", 1, 0, 1011},
 		{"pppoe-timeout", 1, 0, 1007}, {"pppoe-hold", 1, 0, 1008},
 		{"ipoe-sessions", 1, 0, 1009}, {"ipoe-vlan", 1, 0, 1010}, {0, 0, 0, 0}};
 	int c;
@@ -1165,6 +1167,11 @@ static int parse(int argc, char **argv)
 			emu_hold = strtod(optarg, &end);
 			if (*end || end == optarg || emu_hold < 0)
 				return fprintf(stderr, "sluice-gen: bad --pppoe-hold '%s'\n", optarg), -1;
+			break;
+		case 1011:
+			if (inet_pton(AF_INET6, optarg, emu.target6) != 1)
+				return fprintf(stderr, "sluice-gen: bad --pppoe-ipv6 %s\n", optarg), -1;
+			emu.ipv6 = true;
 			break;
 		case 1006:
 			if (rte_ether_unformat_addr(optarg, &emu.router_mac))

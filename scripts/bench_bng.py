@@ -3,7 +3,8 @@
 """Subscriber set-up rate: sluiced (one worker, the main lcore beside it) serving PPPoE on a
 memif port and IPoE (its DHCP server) on VLAN 100 of it, sluice-gen's subscriber emulator
 bringing SESSIONS PPPoE sessions (PAP against local users; AUTH=chap for CHAP-MD5) and IPOE
-IPoE clients up at RATES a second in all, then TRAFFIC signed packets each way per session;
+IPoE clients up at RATES a second in all (IPV6=1: the PPPoE sessions dual-stack, IPv6CP and
+SLAAC, their traffic over IPv6 too), then TRAFFIC signed packets each way per session;
 per offered rate: sessions up, the set-up rate achieved, failures by phase, loss. REPEAT runs
 of each rate. 2-vCPU: the emulator, sluiced's main lcore and its worker share two
 cores, so the figures are this machine's, not a BNG's."""
@@ -23,6 +24,7 @@ RATES = [float(r) for r in os.environ.get("RATES", "500,1000,2000,5000").split("
 TRAFFIC = int(os.environ.get("TRAFFIC", "10"))
 REPEAT = int(os.environ.get("REPEAT", "3"))
 AUTH = os.environ.get("AUTH", "pap")
+IPV6 = os.environ.get("IPV6", "") not in ("", "0")
 
 
 def one(tmp, rate, k):
@@ -44,6 +46,8 @@ set interface ip address port0.100 100.65.0.1/16
 set ipoe pool 100.65.0.10 100.65.255.250
 set ipoe access port0.100
 """
+    if IPV6:
+        setup += "set pppoe ipv6 prefix 2001:db8::/32\nset interface ip address port1 2001:db8:ffff::10/64\n"
     (d / "setup.cli").write_text(setup)
     conf = f"""unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
 cpu {{ main-core 0 corelist-workers 1 }}
@@ -69,7 +73,7 @@ dpdk {{
                             "--pppoe-rate", str(rate), "--pppoe-user", "alice",
                             "--pppoe-password", "secret", "--pppoe-traffic", str(TRAFFIC),
                             "--pppoe-target", "10.10.2.2", "--pppoe-router-mac", rmac, "--json",
-                            "--pppoe-hold", "600"],
+                            "--pppoe-hold", "600"] + (["--pppoe-ipv6", "2001:db8:ffff::2"] if IPV6 else []),
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             line, seen = "", []
             while not line.startswith("{") and g.poll() is None:
@@ -99,7 +103,8 @@ def main():
                 print(f"   offered {rate:7g}/s: up {x['up']:5d}/{x['sessions']} (PPPoE {x['pppoe']['up']}, "
                       f"IPoE {x['ipoe']['up']}) at {x['setup_rate']:8.1f}/s "
                       f"(failed: discovery {f['discovery']}, lcp {f['lcp']}, auth {f['auth']}, "
-                      f"ipcp {f['ipcp']}, dhcp offer {f['dhcp_offer']}, dhcp ack {f['dhcp_ack']}); traffic up {t['up']['received']}/{t['up']['sent']}, "
+                      f"ipcp {f['ipcp']}, ipv6 {f['ipv6']}, dhcp offer {f['dhcp_offer']}, dhcp ack {f['dhcp_ack']}; "
+                      f"with IPv6 {x['ipv6_up']}); traffic up {t['up']['received']}/{t['up']['sent']}, "
                       f"down {t['down']['received']}/{t['down']['sent']}, sessions with loss "
                       f"{t['sessions_with_loss']}; latency us p50/p99/p99.9 up "
                       + "/".join(f"{t['up']['latency_us'][k]:.1f}" for k in ("p50", "p99", "p99.9"))

@@ -799,9 +799,10 @@ def test_pppoe_static_session_exact(sluiced_factory, tmp_path):
     assert errs[("pppoe-input", "no such PPPoE session (id, interface, client MAC)")] == 1
 
 
-def run_emulator(s, tmp_path, args):
+def run_emulator(s, tmp_path, args, rc=0):
     """sluice-gen's subscriber emulator on sluiced s's memif ports (tmp_path/m0.sock access,
-    m1.sock peer) with args: its JSON report, taken with sluiced still running."""
+    m1.sock peer) with args: its JSON report, taken with sluiced still running; its exit
+    status must be rc (1: some session failed or lost a packet)."""
     import json
     from conftest import BUILD
     rmac = next(i["mac"] for i in s.js("show hardware")["hardware"] if i["name"] == "port1").lower()
@@ -827,7 +828,7 @@ def run_emulator(s, tmp_path, args):
         assert s.stop() == 0
     finally:
         stop_process(g)
-    assert g.returncode == 0
+    assert g.returncode == rc
 
 
 def emulator_sluiced(sluiced_factory, tmp_path, cli):
@@ -839,7 +840,7 @@ def emulator_sluiced(sluiced_factory, tmp_path, cli):
         "set pppoe pool 100.64.1.1 100.64.1.100", "set pppoe user alice password secret"] + cli)
 
 
-NO_FAILURE = {"discovery": 0, "lcp": 0, "auth": 0, "ipcp": 0, "dhcp_offer": 0, "dhcp_ack": 0}
+NO_FAILURE = {"discovery": 0, "lcp": 0, "auth": 0, "ipcp": 0, "ipv6": 0, "dhcp_offer": 0, "dhcp_ack": 0}
 
 
 @pytest.mark.parametrize("auth", ["pap", "chap"])
@@ -858,6 +859,34 @@ def test_subscriber_emulator(sluiced_factory, tmp_path, auth):
             lat = t[way]["latency_us"]
             assert 0 < lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["p99.9"] <= lat["max"] * 1.1, lat
         assert s.js("show pppoe sessions")["pppoe-sessions"] == []  # every PADT taken
+
+
+def test_subscriber_emulator_dual_stack(sluiced_factory, tmp_path):
+    """The emulator's PPPoE sessions dual-stack (--pppoe-ipv6): 30 sessions open IPv6CP beside
+    IPCP, each takes its SLAAC address from sluiced's router advertisement (its /64 numbered by
+    its session id in 2001:db8:100::/48), and 10 signed packets go each way per session over
+    IPv4 and 10 over IPv6 (the peer port answering sluiced's neighbour solicitation for the
+    IPv6 target), none lost."""
+    s = emulator_sluiced(sluiced_factory, tmp_path, [
+        "set pppoe access port0", "set pppoe control-rate 10000",
+        "set pppoe ipv6 prefix 2001:db8:100::/48", "set interface ip address port1 2001:db8:2::10/64"])
+    for rep in run_emulator(s, tmp_path, ["--pppoe-sessions", "30", "--pppoe-rate", "300",
+                                          "--pppoe-ipv6", "2001:db8:2::2"]):
+        assert (rep["up"], rep["ipv6_up"]) == (30, 30) and rep["failed"] == NO_FAILURE, rep
+        t = rep["traffic"]
+        assert (t["up"]["sent"], t["up"]["received"], t["down"]["sent"], t["down"]["received"]) == (600,) * 4, t
+        assert t["sessions_with_loss"] == 0 and rep["torn_down"] == 30
+        assert s.js("show pppoe sessions")["pppoe-sessions"] == []
+
+
+def test_subscriber_emulator_dual_stack_refused(sluiced_factory, tmp_path):
+    """Dual-stack clients of a sluiced without IPv6 for PPPoE: IPv6CP is protocol-rejected,
+    no advertisement comes, and the emulator reports each session failed in its IPv6 phase."""
+    s = emulator_sluiced(sluiced_factory, tmp_path, ["set pppoe access port0"])
+    for rep in run_emulator(s, tmp_path, ["--pppoe-sessions", "5", "--pppoe-rate", "100",
+                                          "--pppoe-ipv6", "2001:db8:2::2", "--pppoe-timeout", "1"],
+                             rc=1):
+        assert (rep["up"], rep["ipv6_up"]) == (0, 0) and rep["failed"] == dict(NO_FAILURE, ipv6=5), rep
 
 
 def test_subscriber_emulator_pppoe_and_ipoe(sluiced_factory, tmp_path):
