@@ -51,6 +51,7 @@ set ipoe access port0.100
     (d / "setup.cli").write_text(setup)
     conf = f"""unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
 cpu {{ main-core 0 corelist-workers 1 }}
+ip6 {{ tbl8s {max(16384, 6 * SESSIONS)} }}
 dpdk {{
   socket-mem 512
   file-prefix bench-bng-{os.getpid()}

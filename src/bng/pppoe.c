@@ -133,6 +133,7 @@ static uint64_t cookie_key;
 	X(PM_BAD_PPP, "PPP control packet malformed or for no session")      \
 	X(PM_AUTH_FAIL, "PAP or CHAP authentication failed")                 \
 	X(PM_V6_TAKEN, "IPv6 not brought up: the session's /64 is routed already") \
+	X(PM_V6_FAIL, "IPv6 not brought up: its /64 refused by the IPv6 FIB (full? ip6 { tbl8s })") \
 	X(PM_NOBUF, "no mbuf for a PPPoE control frame")
 enum { PM_ERRORS(SL_ERR_ENUM) PM_NB };
 static const char *const pm_reasons[] = {PM_ERRORS(SL_ERR_STR)};
@@ -1116,8 +1117,12 @@ static void ip6_up(struct sess *s)
 		count(PM_V6_TAKEN);
 		return;
 	}
-	if (sl_ip6_enable(s->ifx, ll) || sl_ip6_route_add_path(f->fib, p, 64, zero, s->ifx, 1)) {
-		RTE_LOG(WARNING, USER1, "pppoe%u: IPv6 not brought up\n", s->sid);
+	int rc = sl_ip6_enable(s->ifx, ll);
+	if (rc == 0)
+		rc = sl_ip6_route_add_path(f->fib, p, 64, zero, s->ifx, 1);
+	if (rc) {
+		RTE_LOG(WARNING, USER1, "pppoe%u: IPv6 not brought up: %s\n", s->sid, strerror(-rc));
+		count(PM_V6_FAIL);
 		return;
 	}
 	memcpy(f->ra_prefix, p, 16);

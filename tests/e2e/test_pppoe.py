@@ -831,13 +831,14 @@ def run_emulator(s, tmp_path, args, rc=0):
     assert g.returncode == rc
 
 
-def emulator_sluiced(sluiced_factory, tmp_path, cli):
+def emulator_sluiced(sluiced_factory, tmp_path, cli, extra=""):
     s0, s1 = tmp_path / "m0.sock", tmp_path / "m1.sock"
     return sluiced_factory([f"net_memif0,role=server,id=0,socket={s0} {{ name port0 }}",
                             f"net_memif1,role=server,id=0,socket={s1} {{ name port1 }}"], [
         "set interface state port0 up", "set interface state port1 up",
         "set interface ip address port1 10.10.2.10/24", "set pppoe address 100.64.0.1",
-        "set pppoe pool 100.64.1.1 100.64.1.100", "set pppoe user alice password secret"] + cli)
+        "set pppoe pool 100.64.1.1 100.64.1.100", "set pppoe user alice password secret"] + cli,
+        extra=extra)
 
 
 NO_FAILURE = {"discovery": 0, "lcp": 0, "auth": 0, "ipcp": 0, "ipv6": 0, "dhcp_offer": 0, "dhcp_ack": 0}
@@ -877,6 +878,24 @@ def test_subscriber_emulator_dual_stack(sluiced_factory, tmp_path):
         assert (t["up"]["sent"], t["up"]["received"], t["down"]["sent"], t["down"]["received"]) == (600,) * 4, t
         assert t["sessions_with_loss"] == 0 and rep["torn_down"] == 30
         assert s.js("show pppoe sessions")["pppoe-sessions"] == []
+
+
+def test_subscriber_emulator_dual_stack_fib_full(sluiced_factory, tmp_path):
+    """An IPv6 FIB too small for every session's /64 (ip6 { tbl8s 256 }: the trie reserves
+    up to 5 groups a /64): the sessions past it come up IPv4 only, each counted by name, and
+    the emulator reports them failed in their IPv6 phase; the others carry both families."""
+    s = emulator_sluiced(sluiced_factory, tmp_path, [
+        "set pppoe access port0", "set pppoe control-rate 10000",
+        "set pppoe ipv6 prefix 2001:db8:100::/48", "set interface ip address port1 2001:db8:2::10/64"],
+        extra="ip6 { tbl8s 256 }\n")
+    for rep in run_emulator(s, tmp_path, ["--pppoe-sessions", "80", "--pppoe-rate", "400",
+                                          "--pppoe-ipv6", "2001:db8:2::2", "--pppoe-timeout", "1"],
+                            rc=1):
+        full = s.errors()[("pppoe (main)", "IPv6 not brought up: its /64 refused by the IPv6 FIB (full? ip6 { tbl8s })")]
+        assert 0 < full < 80 and rep["failed"] == dict(NO_FAILURE, ipv6=full), rep
+        assert rep["up"] == rep["ipv6_up"] == 80 - full, rep
+        t = rep["traffic"]
+        assert t["up"]["received"] == t["up"]["sent"] == 20 * (80 - full), t
 
 
 def test_subscriber_emulator_dual_stack_refused(sluiced_factory, tmp_path):
