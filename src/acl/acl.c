@@ -925,7 +925,7 @@ static int cls_rebuild(struct sl_out *o, uint32_t idx)
 		built[k]->next = cls_live;
 		cls_live = built[k];
 		uint32_t users = was[k]->refs;
-		for (uint32_t x = 0; users && x < SL_IF_MAX * 2; x++)
+		for (uint32_t x = 0; users && x < sl_if_hwm * 2; x++) /* interfaces in use */
 			if (if_cls[x % 2][x / 2] == was[k]) {
 				cls_publish((uint16_t)(x / 2), x % 2, built[k]);
 				users--;
