@@ -26,6 +26,9 @@ static int errno_msg(struct sl_out *o, int rc, const char *what)
 	case -EINVAL: return sl_out_error(o, "%s: invalid address or prefix", what);
 	case -ENXIO: return sl_out_error(o, "%s: no such table", what);
 	case -E2BIG: return sl_out_error(o, "%s: %d paths already, the most a route has", what, SL_PATHS_MAX);
+	case -EMLINK:
+		return sl_out_error(o, "%s: the interface has %d addresses of this family already, "
+				       "the most it takes", what, SL_IF_MAX_ADDRS);
 	default: return sl_out_error(o, "%s: %s", what, strerror(-rc));
 	}
 }

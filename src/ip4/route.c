@@ -469,7 +469,7 @@ int sl_ip4_addr_add(uint16_t port, uint32_t ip, uint8_t len)
 			if (sl_ifaces[p].addrs[i] == ip)
 				return -EEXIST;
 	if (f->naddr >= SL_IF_MAX_ADDRS)
-		return -ENOSPC;
+		return -EMLINK; /* the interface's addresses, not the table, are full */
 	int rc = rib_set(f->fib, ip, 32, SL_SRC_LOCAL, SL_ADJ_ID_LOCAL, 0);
 	if (rc)
 		return rc;

@@ -203,14 +203,20 @@ static void send_current(uint16_t port, struct mld_if *s, uint64_t now)
 }
 
 /* g joined (CHANGE_TO_EXCLUDE) or left (CHANGE_TO_INCLUDE): reported Robustness times, a
- * change of the same group not yet fully reported replaced. */
+ * change of the same group not yet fully reported replaced. Addresses changed faster than
+ * the changes go out may fill the list: the oldest change is then forgotten (a query's
+ * answer gives the state anyway). */
 static void add_change(struct mld_if *s, const uint8_t g[16], uint8_t type)
 {
 	unsigned k = 0;
 	while (k < s->nchg && memcmp(s->chg[k].grp, g, 16))
 		k++;
-	if (k == s->nchg)
+	if (k == s->nchg && s->nchg == RTE_DIM(s->chg)) {
+		memmove(&s->chg[0], &s->chg[1], sizeof(s->chg[0]) * (s->nchg - 1u));
+		k = s->nchg - 1u;
+	} else if (k == s->nchg) {
 		s->nchg++;
+	}
 	memcpy(s->chg[k].grp, g, 16);
 	s->chg[k].type = type;
 	s->chg[k].left = MLD_ROBUSTNESS;

@@ -338,7 +338,7 @@ int sl_ip6_addr_add(uint16_t port, const uint8_t ip[16], uint8_t len)
 			if (!memcmp(sl_ifaces[p].addrs6[i], ip, 16))
 				return -EEXIST;
 	if (f->naddr6 >= SL_IF_MAX_ADDRS)
-		return -ENOSPC;
+		return -EMLINK; /* the interface's addresses, not the table, are full */
 	int rc = sl_ip6_enable(port, NULL);
 	if (rc)
 		return rc;

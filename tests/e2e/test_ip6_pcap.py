@@ -406,3 +406,29 @@ def test_mld(sluiced_factory, tmp_path):
         assert o[IPv6].dst == o[ICMPv6MLReport].mladdr and o[IPv6].src == ll[1] and o[IPv6].hlim == 1
         assert o[Ether].dst == "33:33:" + ":".join("%02x" % b for b in bytes(IPv6(dst=o[IPv6].dst))[36:40])
         assert cksum_ok(o)
+
+
+def test_mld_address_churn(sluiced_factory, tmp_path):
+    """Addresses changed faster than their MLD state changes go out (8 at a time, replaced
+    over and over within a tick): sluiced keeps at most 20 changes pending, forgets the
+    oldest, stays up, and ends reporting exactly the groups of the addresses it has."""
+    from conftest import pcap_ports
+    s = sluiced_factory(pcap_ports(tmp_path, [], []), ROUTER6)
+    def addrs(r):
+        return [f"2001:db8:1::{r + 10:x}{k + 1:02x}/64" for k in range(7)]
+    for r in range(6):  # each tick (100 ms) 7 groups left and 7 joined: 14 changes
+        (tmp_path / f"churn{r}.cli").write_text(
+            "".join(f"set interface ip address del port0 {a}\n" for a in (addrs(r - 1) if r else []))
+            + "".join(f"set interface ip address port0 {a}\n" for a in addrs(r)))
+        s.cli(f"exec {tmp_path}/churn{r}.cli")  # at once, in one tick
+        time.sleep(0.15)
+    # an eighth address of the family is the most an interface takes
+    s.check_refused({"set interface ip address port0 2001:db8:1::fff/64":
+                     "the interface has 8 addresses of this family already, the most it takes"})
+    for a in addrs(5):
+        s.cli(f"set interface ip address del port0 {a}")
+    s.cli("set interface ip address port0 2001:db8:99::abc/64")
+    time.sleep(2.5)  # every change sent twice
+    groups = set(s.js("show ip6 mld port0")["interfaces"][0]["groups"].split())
+    assert groups == {"ff02::2", "ff02::1:ff00:10", "ff02::1:ff00:abc"}, groups
+    assert s.stop() == 0
