@@ -903,7 +903,8 @@ uint32_t sl_ipoe_das(const struct sl_radius_das_req *q)
 			continue;
 		sl_fmt_mac(user, c->mac.addr_bytes);
 		if ((!q->session_id || !strcmp(q->session_id, c->acct_id)) &&
-		    (!q->user || !strcmp(q->user, user)) && (!q->framed_ip || q->framed_ip == c->ip))
+		    (!q->user || !strcmp(q->user, user)) && (!q->framed_ip || q->framed_ip == c->ip) &&
+		    !q->framed_ip6_plen) /* IPoE subscribers have no IPv6 */
 			l = c;
 	}
 	if (!l)

@@ -1313,13 +1313,18 @@ int sl_bng_acl_swap(uint16_t ifx, char filter[64], const char *name, const char 
  * a Session-Timeout. 0 (ACK), or RFC 5176 3.6's Error-Cause. */
 static uint32_t das_request(const struct sl_radius_das_req *q)
 {
-	if (!q->session_id && !q->user && !q->framed_ip)
+	if (!q->session_id && !q->user && !q->framed_ip && !q->framed_ip6_plen)
 		return 402; /* Missing Attribute */
 	struct sess *s = NULL;
 	for (uint32_t sid = 1; !s && sid < 65535; sid++) {
 		struct sess *c = sessions[sid];
+		uint8_t p6[16];
+		if (c && q->framed_ip6_plen) /* the session's /64, while its IPv6 is up */
+			v6_session_prefix(c, p6);
 		if (c && c->up && (!q->session_id || !strcmp(q->session_id, c->acct_id)) &&
-		    (!q->user || !strcmp(q->user, c->user)) && (!q->framed_ip || q->framed_ip == c->ip))
+		    (!q->user || !strcmp(q->user, c->user)) && (!q->framed_ip || q->framed_ip == c->ip) &&
+		    (!q->framed_ip6_plen || (c->up6 && q->framed_ip6_plen == 64 &&
+					     !memcmp(q->framed_ip6_prefix, p6, 16))))
 			s = c;
 	}
 	if (!s)

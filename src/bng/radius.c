@@ -308,6 +308,19 @@ void sl_radius_forget(uint64_t ctx)
 
 /* ---- answers ---- */
 
+/* A Framed-IPv6-Prefix's value (RFC 3162 2.3: reserved, length, 0 to 16 bytes of prefix):
+ * the prefix masked to its length; false when malformed. */
+static bool prefix6(const uint8_t *v, uint8_t vl, uint8_t pfx[16], uint8_t *len)
+{
+	if (vl < 2 || vl > 18 || v[1] > 128 || (v[1] + 7u) / 8 > vl - 2u)
+		return false;
+	memset(pfx, 0, 16);
+	memcpy(pfx, v + 2, (v[1] + 7u) / 8);
+	sl_ip6_pfx_mask(pfx, pfx, v[1]);
+	*len = v[1];
+	return true;
+}
+
 static void parse_reply(const uint8_t *b, uint16_t len, struct sl_radius_reply *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -335,16 +348,8 @@ static void parse_reply(const uint8_t *b, uint16_t len, struct sl_radius_reply *
 		case A_FRAMED_POOL:
 			snprintf(r->framed_pool, sizeof(r->framed_pool), "%.*s", vl, (const char *)v);
 			break;
-		case A_FRAMED_IPV6_PREFIX: /* RFC 3162 2.3: 2 to 18 bytes; bits past the length 0 */
-			if (vl >= 2 && vl <= 18 && v[1] <= 128 && (v[1] + 7u) / 8 <= vl - 2u) {
-				memset(r->framed_ip6_prefix, 0, 16);
-				memcpy(r->framed_ip6_prefix, v + 2, (v[1] + 7u) / 8);
-				sl_ip6_pfx_mask(r->framed_ip6_prefix, r->framed_ip6_prefix, v[1]);
-				r->framed_ip6_plen = v[1];
-				r->framed_ip6_bad = false;
-			} else {
-				r->framed_ip6_bad = true;
-			}
+		case A_FRAMED_IPV6_PREFIX:
+			r->framed_ip6_bad = !prefix6(v, vl, r->framed_ip6_prefix, &r->framed_ip6_plen);
 			break;
 		case A_VSA: /* vendor 4874 (Juniper E-series), its attribute 26 */
 			if (vl >= 6 && v[0] == 0 && v[1] == 0 && v[2] == 0x13 && v[3] == 0x0a &&
@@ -462,6 +467,11 @@ static uint32_t das_parse(const uint8_t *b, uint16_t len, struct sl_radius_das_r
 			break;
 		case A_FRAMED_IP:
 			q.framed_ip = u;
+			break;
+		case A_FRAMED_IPV6_PREFIX:
+			if (!prefix6(v, vl, q.framed_ip6_prefix, &q.framed_ip6_plen) ||
+			    !q.framed_ip6_plen)
+				cause = 407; /* Invalid Attribute Value */
 			break;
 		case A_FILTER_ID:
 			snprintf(filter, sizeof(st->filter), "%.*s", vl, (const char *)v);

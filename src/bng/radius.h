@@ -62,6 +62,8 @@ struct sl_radius_das_req {
 	uint8_t code;
 	const char *session_id, *user;      /* NULL: not given */
 	uint32_t framed_ip;                 /* 0: not given */
+	uint8_t framed_ip6_prefix[16];      /* Framed-IPv6-Prefix (RFC 3162), masked to */
+	uint8_t framed_ip6_plen;            /* its length; 0: not given */
 	const char *filter_id, *qos_profile; /* CoA: the new ones, NULL: unchanged */
 	bool has_timeout;
 	uint32_t session_timeout;

@@ -682,15 +682,17 @@ def test_pppoe_radius_ipv6(links, sluiced_factory, freeradius):
     2001:db8:77:5::/64, and with no `set pppoe ipv6 prefix` sluiced opens IPv6CP, advertises
     that /64 and routes it through his session (his SLAAC address pings a host past sluiced);
     accounting carries the prefix while IPv6 is up; ivan's /56 is refused (a session's prefix
-    is a /64); a second session given the same /64 comes up without IPv6."""
+    is a /64); a second session given the same /64 comes up without IPv6; an RFC 5176
+    Disconnect naming the /64 ends the session that has it (one naming no session's: NAK)."""
     from scapy.layers.inet6 import ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6NDOptPrefixInfo, IPv6
     port, radlog, _ = freeradius
     nb = f"ip netns exec {TAG}b"
     sh(f"{nb} ip -6 addr add 2001:db8:2::2/64 dev {TAG}b1 nodad")
     sh(f"{nb} ip -6 route add default via 2001:db8:2::10")
+    das = free_udp_pair()
     s = start(sluiced_factory, "set pppoe acct-interim 1",
-              f"set radius server 127.0.0.1 secret testing123 auth-port {port} acct-port {port + 1}",
-              "set interface ip address port1 2001:db8:2::10/64")
+              f"set radius server 127.0.0.1 secret testing123 auth-port {port} acct-port {port + 1} "
+              f"das-port {das}", "set interface ip address port1 2001:db8:2::10/64")
     c = Client(f"{TAG}a1", CMAC)
     try:
         sid, _ = bring_up(c, user="henry")
@@ -712,7 +714,16 @@ def test_pppoe_radius_ipv6(links, sluiced_factory, freeradius):
         assert rows[sid]["ipv6-prefix"] == "2001:db8:77:5::/64" and rows[sid2]["ipv6-prefix"] == "-", rows
         assert s.errors()[("pppoe (main)", "IPv6 not brought up: the session's /64 is routed already")] == 1
         c.send(disc(0xa7, sid2))
-        c.send(disc(0xa7, sid))
+
+        def disconnect(pfx):
+            r = subprocess.run(["radclient", "-x", "-r", "1", "-t", "3", f"127.0.0.1:{das}", "disconnect",
+                                "testing123"], input=f"Framed-IPv6-Prefix = {pfx}\n", capture_output=True, text=True)
+            return r.stdout + r.stderr
+        out = disconnect("2001:db8:77:6::/64")
+        assert "Received Disconnect-NAK" in out and "Session-Context-Not-Found" in out, out
+        out = disconnect("2001:db8:77:5::/64")
+        assert "Received Disconnect-ACK" in out, out
+        c.take(lambda p: PPPoED in p and p[PPPoED].code == 0xa7 and p[PPPoED].sessionid == sid, what="PADT")
         time.sleep(0.5)
         _, none = bring_up(c, user="ivan", expect_fail=True)
         assert none is None
