@@ -39,7 +39,9 @@ ROUTES = int(os.environ.get("ROUTES", str(1 << 20)))
 NODE_FUNCS = ["pg_stream_run", "eth_process", "in_process", "lk_process", "rw_process",
               "out_process", "tx_process", "po_process", "drop_process", "arp_process", "lo_process",
               "ie_process", "fr_process", "punt_process", "ic_process", "gl_process",
-              "ul_process", "vxi_process", "vxo_process", "mu_process", "me_process",
+              "ul_process", "vxi_process", "vxo_process", "vxi6_process", "vxo6_process",
+              "gi_process", "ge_process", "gi6_process", "ge6_process",
+              "mu_process", "me_process",
               "pi_process", "ai_process", "qo_process", "qs_polled", "pppoe_in_process",
               "pppoe_out_process"]
 # functions called inside counted ones, shown apart (their inclusive counts; not toggled)
@@ -87,6 +89,52 @@ VX_DECAP_SETUP = SETUP + """create vxlan tunnel src 10.10.1.10 dst 10.10.1.2 vni
 set interface state vxlan_tunnel0 up
 set interface ip address vxlan_tunnel0 172.16.0.1/30
 """
+# the same over an IPv6 underlay: the outer headers to 2001:db8:2::1 on pg1, and VXLAN from
+# 2001:db8:1::2 to pg0's IPv6 address (its UDP checksum right: ip6-udp-local checks it)
+VX6_ENCAP_SETUP = VX_ENCAP_SETUP.replace(
+    "create vxlan tunnel src 10.10.2.10 dst 10.10.2.1 vni 42",
+    "set interface ip address pg1 2001:db8:2::10/64\n"
+    "ip neighbor pg1 2001:db8:2::1 42:01:0a:0a:02:01\n"
+    "create vxlan tunnel src 2001:db8:2::10 dst 2001:db8:2::1 vni 42")
+VX6_DECAP_SETUP = SETUP + """set interface ip address pg0 2001:db8:1::10/64
+create vxlan tunnel src 2001:db8:1::10 dst 2001:db8:1::2 vni 42
+set interface state vxlan_tunnel0 up
+set interface ip address vxlan_tunnel0 172.16.0.1/30
+"""
+# GRE (point to point) the same ways, over IPv4 and over IPv6
+GRE_ENCAP_SETUP = VX_ENCAP_SETUP.replace(
+    "create vxlan tunnel src 10.10.2.10 dst 10.10.2.1 vni 42", "create gre tunnel src 10.10.2.10 dst 10.10.2.1").replace(
+    "vxlan_tunnel0", "gre0").replace("ip neighbor gre0 172.16.0.2 02:00:00:00:77:02\n", "")
+GRE6_ENCAP_SETUP = VX6_ENCAP_SETUP.replace(
+    "create vxlan tunnel src 2001:db8:2::10 dst 2001:db8:2::1 vni 42",
+    "create gre tunnel src 2001:db8:2::10 dst 2001:db8:2::1").replace(
+    "vxlan_tunnel0", "gre0").replace("ip neighbor gre0 172.16.0.2 02:00:00:00:77:02\n", "")
+GRE_DECAP_SETUP = VX_DECAP_SETUP.replace("create vxlan tunnel src 10.10.1.10 dst 10.10.1.2 vni 42",
+                                         "create gre tunnel src 10.10.1.10 dst 10.10.1.2").replace(
+    "vxlan_tunnel0", "gre0")
+GRE6_DECAP_SETUP = VX6_DECAP_SETUP.replace("create vxlan tunnel src 2001:db8:1::10 dst 2001:db8:1::2 vni 42",
+                                           "create gre tunnel src 2001:db8:1::10 dst 2001:db8:1::2").replace(
+    "vxlan_tunnel0", "gre0")
+
+
+def gre_wrap(p, v6=False):
+    """p as the remote 10.10.1.2 (2001:db8:1::2) sends it to pg0 in GRE."""
+    from scapy.all import GRE, IP, Ether, IPv6
+    outer = IPv6(src="2001:db8:1::2", dst="2001:db8:1::10") if v6 else IP(src="10.10.1.2", dst="10.10.1.10")
+    return Ether(dst="02:fe:00:00:00:00", src="02:00:00:00:00:01") / outer / GRE() / p[IP]
+
+
+def gre6_wrap(p):
+    return gre_wrap(p, True)
+
+
+def vxlan6_wrap(p):
+    """p as the remote VTEP 2001:db8:1::2 sends it to pg0 in VNI 42 over IPv6."""
+    from scapy.all import IP, UDP, Ether, IPv6
+    from scapy.layers.vxlan import VXLAN
+    return (Ether(dst="02:fe:00:00:00:00", src="02:00:00:00:00:01") /
+            IPv6(src="2001:db8:1::2", dst="2001:db8:1::10") / UDP(sport=49152, dport=4789) /
+            VXLAN(vni=42) / Ether(dst=TUN_MAC, src="02:00:00:00:77:02") / p[IP])
 
 
 def vxlan_wrap(p):
@@ -403,7 +451,10 @@ def callgrind_one(tmp, setup, tag, wrap=None):
 
 
 VX_RUNS = (("routed", SETUP, None), ("vxlan-encap", VX_ENCAP_SETUP, None),
-           ("vxlan-decap", VX_DECAP_SETUP, vxlan_wrap), ("mpls-encap", MU_ENCAP_SETUP, None),
+           ("vxlan-decap", VX_DECAP_SETUP, vxlan_wrap), ("vxlan6-encap", VX6_ENCAP_SETUP, None),
+           ("vxlan6-decap", VX6_DECAP_SETUP, vxlan6_wrap), ("gre-encap", GRE_ENCAP_SETUP, None),
+           ("gre-decap", GRE_DECAP_SETUP, gre_wrap), ("gre6-encap", GRE6_ENCAP_SETUP, None),
+           ("gre6-decap", GRE6_DECAP_SETUP, gre6_wrap), ("mpls-encap", MU_ENCAP_SETUP, None),
            ("mpls-decap", MU_DECAP_SETUP, mpls_wrap), ("pppoe-encap", PPPOE_ENCAP_SETUP, None),
            ("pppoe-decap", PPPOE_DECAP_SETUP, pppoe_wrap), ("policer", POLICER_SETUP, None),
            ("acl-1", acl_setup(1), None), (f"acl-{ACL_RULES}", acl_setup(ACL_RULES), None),

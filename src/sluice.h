@@ -17,7 +17,7 @@
 #define SL_MAX_PORTS 32      /* DPDK ports */
 #define SL_IF_MAX 65536      /* interfaces of every type: indexes fit mbuf->port */
 #define SL_MAX_WORKERS 32
-#define SL_MAX_ERRORS 256
+#define SL_MAX_ERRORS 512
 #define SL_MAX_RXQ 16
 #define SL_PUNT_RING_SIZE 1024
 

@@ -31,7 +31,8 @@ static void tx_slot_set(struct sl_iface *f, uint16_t slot)
 const char *const sl_if_type_names[SL_IF_NB_TYPES] = {"port", "sub", "bvi", "loopback", "pg",
 							  "vxlan", "gre", "ipip", "mplsudp",
 							  "mplsgre", "mpls-tunnel", "pppoe",
-							  "ipoe"};
+							  "ipoe", "vxlan6", "gre6",
+							  "ipip6"};
 static uint16_t nb_graphs_cfg;
 struct rte_ring *sl_inject_ring;
 static struct rte_hash *sub_hash; /* VLAN sub-interfaces by parent and tags */

@@ -70,6 +70,9 @@ enum sl_if_type {
 	SL_IF_MPLSTUN,  /* an MPLS tunnel (labels over Ethernet to a next hop): mpls-tunnel-output */
 	SL_IF_PPPOE,    /* a PPPoE session (point to point): pppoe-output */
 	SL_IF_IPOE,     /* an IPoE subscriber session (point to point): ipoe-output */
+	SL_IF_VXLAN6,   /* a VXLAN tunnel over IPv6: vxlan6-encap */
+	SL_IF_GRE6,     /* a GRE tunnel over IPv6: gre6-encap */
+	SL_IF_IPIP6,    /* an IP-in-IP tunnel over IPv6: ipip6-encap */
 	SL_IF_NB_TYPES
 };
 extern const char *const sl_if_type_names[SL_IF_NB_TYPES];

@@ -44,9 +44,9 @@ extern struct sl_adj *sl_adj_tbl[SL_ADJ_MAX];
 extern struct rte_fib *sl_fibs[SL_FIB_MAX];
 extern uint32_t sl_fib_ids[SL_FIB_MAX];
 extern bool sl_fib_multi; /* a table other than 0 exists: ip4-lookup looks at each packet's */
-/* Counts the changes of any IPv4 FIB (release-stored after each): a node that caches what a
- * lookup gave (vxlan4-encap) looks up again when it has moved. */
-extern uint32_t sl_ip4_fib_gen;
+/* Counts the changes of any FIB, IPv4 or IPv6 (release-stored after each): a node that
+ * caches what a lookup gave (the tunnels' encapsulation) looks up again when it has moved. */
+extern uint32_t sl_fib_gen;
 
 #define SL_ADJ_ID_DROP 0
 #define SL_ADJ_ID_LOCAL 1

@@ -240,12 +240,12 @@ static uint32_t route_active(const struct sl_route *r, int *src)
 /* rte_fib (22.11) recycles a tbl8 group as soon as a delete of a prefix longer than /24
  * makes it uniform. A worker that read the tbl24 entry just before may still index that
  * group, so no later add may reuse it until every worker has passed a quiescent state. */
-uint32_t sl_ip4_fib_gen;
+uint32_t sl_fib_gen;
 
 static void fib_delete(uint16_t fib, uint32_t pfx, uint8_t len)
 {
 	rte_fib_delete(sl_fibs[fib], pfx, len);
-	__atomic_fetch_add(&sl_ip4_fib_gen, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&sl_fib_gen, 1, __ATOMIC_RELEASE);
 	if (len > 24)
 		sl_rcu_sync();
 }
@@ -302,7 +302,7 @@ static int rib_set(uint16_t fib, uint32_t pfx, uint8_t len, int src, uint32_t ad
 		}
 	}
 	/* after the change: a worker that reads the new number finds the new FIB */
-	__atomic_fetch_add(&sl_ip4_fib_gen, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&sl_fib_gen, 1, __ATOMIC_RELEASE);
 	return rc;
 }
 

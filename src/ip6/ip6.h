@@ -304,5 +304,27 @@ void sl_ip6_ra_enable(struct sl_iface *f, uint16_t max, uint16_t min);
 struct sl_trace_rec;
 void sl_ip6_trace_fmt(char *buf, size_t len, const struct sl_trace_rec *r);
 void sl_fmt_ip6(char *buf, const uint8_t ip[16]); /* 46 bytes */
+/* From a constructor: UDP over IPv6 to one of our addresses and this port goes to node_name
+ * (ip6-udp-local, after checking the checksum). */
+void sl_udp6_port_register(uint16_t port, const char *node_name);
+extern struct sl_dispatch sl_udp6_ports;
+/* From a constructor: packets to one of our addresses whose upper layer (after any extension
+ * headers) is proto go to node_name (ip6-local; ICMPv6 and UDP are its own). */
+void sl_ip6_proto_register(uint8_t proto, const char *node_name);
+extern struct sl_dispatch sl_ip6_protos;
+
+/* For the nodes after ip6-local, whose walk found the chain sound: the upper layer's offset
+ * in the IPv6 packet m begins with, and its protocol (*proto). */
+static inline uint32_t sl_ip6_l4_off(const struct rte_mbuf *m, uint8_t *proto)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	*proto = p[6];
+	if (likely(!sl_ip6_is_ext(*proto)))
+		return sizeof(struct rte_ipv6_hdr);
+	struct sl_ip6_walk wk;
+	sl_ip6_walk(p, m->data_len, &wk);
+	*proto = wk.proto;
+	return wk.off;
+}
 
 #endif

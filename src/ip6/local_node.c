@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Packets for the router's own addresses and groups: ip6-local walks the extension headers
- * to the upper layer (RFC 8200 4) and dispatches it; ip6-icmp-input answers echo requests
- * and hands neighbour discovery to the main lcore; ip6-glean punts packets whose next hop
- * is still resolving. */
+ * to the upper layer (RFC 8200 4) and dispatches it; ip6-udp-local checks UDP's checksum and
+ * dispatches by destination port (sl_udp6_port_register: VXLAN), answering ICMPv6 port
+ * unreachable for the others; ip6-icmp-input answers echo requests and hands neighbour
+ * discovery to the main lcore; ip6-glean punts packets whose next hop is still resolving. */
 #include "../interface/iface.h"
 #include "ip6.h"
 #include "../runtime/trace.h"
+
+#include <rte_udp.h>
 
 /* ---- ip6-local ---- */
 
@@ -15,13 +18,23 @@
 	X(LO_ERR_MCAST, "multicast to a group we joined, not ICMPv6")                     \
 	X(LO_ERR_RH, "routing header with segments left (parameter problem follows)")     \
 	X(LO_ERR_PROTO, "unknown next header (parameter problem follows)")                \
-	X(LO_UNREACH, "port unreachable (ICMPv6 follows)")                                \
+	X(LO_UNREACH, "TCP port unreachable (ICMPv6 follows)")                            \
 	X(LO_ERR_BAD, "extension headers invalid")
 enum { LOCAL_ERRORS(SL_ERR_ENUM) LO_NB_ERR };
 static const char *const lo_reasons[] = {LOCAL_ERRORS(SL_ERR_STR)};
 static uint16_t lo_err;
 
-enum { LO_NEXT_DROP, LO_NEXT_ICMP_IN, LO_NEXT_ERROR, LO_NB_NEXT };
+enum { LO_NEXT_DROP, LO_NEXT_ICMP_IN, LO_NEXT_ERROR, LO_NEXT_UDP, LO_NB_NEXT }; /* then the
+										    * registered
+										    * protocols' */
+
+static uint16_t proto6_next[256];
+struct sl_dispatch sl_ip6_protos = {.from = "ip6-local", .next = proto6_next, .nkeys = 256};
+
+void sl_ip6_proto_register(uint8_t proto, const char *node_name)
+{
+	sl_dispatch_register(&sl_ip6_protos, proto, node_name);
+}
 
 static inline uint16_t lo_icmp(struct sl_worker *w, struct rte_mbuf *m, uint16_t e, uint16_t icmp,
 			       uint16_t ptr)
@@ -56,7 +69,11 @@ static inline uint16_t lo_one(struct sl_worker *w, struct rte_mbuf *m)
 		e = LO_ERR_MCAST;
 		goto drop;
 	}
-	if (wk.proto == IPPROTO_UDP || wk.proto == IPPROTO_TCP)
+	if (wk.proto == IPPROTO_UDP)
+		return LO_NEXT_UDP;
+	if (proto6_next[wk.proto]) /* tunnels: GRE, IP-in-IP */
+		return proto6_next[wk.proto];
+	if (wk.proto == IPPROTO_TCP)
 		return lo_icmp(w, m, LO_UNREACH, SL_ICMP6_UNREACH << 8 | SL_ICMP6_UNREACH_PORT, 0);
 	if (wk.proto == IPPROTO_NONE) {
 		e = LO_ERR_NONEXT;
@@ -76,9 +93,95 @@ static struct rte_node_register lo_node = {
 	.init = sl_node_init,
 	.nb_edges = LO_NB_NEXT,
 	.next_nodes = {[LO_NEXT_DROP] = "error-drop", [LO_NEXT_ICMP_IN] = "ip6-icmp-input",
-		       [LO_NEXT_ERROR] = "icmp6-error"},
+		       [LO_NEXT_ERROR] = "icmp6-error", [LO_NEXT_UDP] = "ip6-udp-local"},
 };
 SL_NODE_REGISTER(lo_node)
+
+/* ---- ip6-udp-local ---- */
+
+#define UDP_ERRORS(X)                                                                     \
+	X(UL_ERR_SHORT, "UDP header truncated or length not within the packet")          \
+	X(UL_ERR_ZERO, "UDP checksum zero (RFC 8200 8.1)")                                \
+	X(UL_ERR_CKSUM, "UDP checksum bad")                                               \
+	X(UL_UNREACH, "UDP port unreachable (ICMPv6 follows)")
+enum { UDP_ERRORS(SL_ERR_ENUM) UL_NB_ERR };
+static const char *const ul_reasons[] = {UDP_ERRORS(SL_ERR_STR)};
+static uint16_t ul_err;
+
+enum { UL_NEXT_ICMP, UL_NEXT_DROP, UL_NB_NEXT }; /* then the registered ports' nodes */
+
+static uint16_t port6_next[1 << 16]; /* by the port as it is in the header (network order) */
+struct sl_dispatch sl_udp6_ports = {.from = "ip6-udp-local", .next = port6_next,
+				    .nkeys = 1 << 16, .key_be16 = true};
+
+void sl_udp6_port_register(uint16_t port, const char *node_name)
+{
+	sl_dispatch_register(&sl_udp6_ports, rte_cpu_to_be_16(port), node_name);
+}
+
+static inline uint16_t ul_one(struct sl_worker *w, struct rte_mbuf *m)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)p;
+	uint8_t proto;
+	uint32_t off = sl_ip6_l4_off(m, &proto);
+	uint16_t e;
+	uint32_t room = sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len);
+	const struct rte_udp_hdr *u = (const struct rte_udp_hdr *)(p + off);
+	uint16_t ulen;
+	if (unlikely(m->data_len < off + sizeof(*u) ||
+		     (ulen = rte_be_to_cpu_16(u->dgram_len)) < sizeof(*u) || off + ulen > room ||
+		     off + ulen > m->pkt_len)) {
+		e = UL_ERR_SHORT;
+		goto drop;
+	}
+	if (unlikely(u->dgram_cksum == 0)) {
+		e = UL_ERR_ZERO;
+		goto drop;
+	}
+	/* a port that checked the checksum says so (a NIC's offload; pg, memif and pcap do not) */
+	uint64_t l4 = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	if (l4 == RTE_MBUF_F_RX_L4_CKSUM_GOOD)
+		goto good;
+	if (unlikely(l4 == RTE_MBUF_F_RX_L4_CKSUM_BAD)) {
+		e = UL_ERR_CKSUM;
+		goto drop;
+	}
+	/* the pseudo-header's and the datagram's sum: 0xffff when right */
+	uint16_t raw = 0;
+	uint32_t s = __rte_raw_cksum(ip->src_addr, 32, 0) + rte_cpu_to_be_16(ulen) +
+		     RTE_BE16(IPPROTO_UDP);
+	if (likely(off + ulen <= m->data_len))
+		raw = rte_raw_cksum(u, ulen);
+	else
+		rte_raw_cksum_mbuf(m, off, ulen, &raw);
+	if (unlikely(__rte_raw_cksum_reduce(s + raw) != 0xffff)) {
+		e = UL_ERR_CKSUM;
+		goto drop;
+	}
+good:;
+	uint16_t nx = port6_next[u->dst_port];
+	if (unlikely(nx == UL_NEXT_ICMP)) {
+		w->errors[ul_err + UL_UNREACH]++;
+		sl_meta2(m)->icmp = SL_ICMP6_UNREACH << 8 | SL_ICMP6_UNREACH_PORT;
+		sl_meta2(m)->mtu = 0;
+	}
+	return nx;
+drop:
+	sl_set_error(m, ul_err + e);
+	return UL_NEXT_DROP;
+}
+
+SL_NODE_EACH(ul_process, ul_one)
+
+static struct rte_node_register ul_node = {
+	.name = "ip6-udp-local",
+	.process = ul_process,
+	.init = sl_node_init,
+	.nb_edges = UL_NB_NEXT,
+	.next_nodes = {[UL_NEXT_ICMP] = "icmp6-error", [UL_NEXT_DROP] = "error-drop"},
+};
+SL_NODE_REGISTER(ul_node)
 
 /* ---- ip6-icmp-input ---- */
 
@@ -231,6 +334,8 @@ RTE_INIT(lo6_register)
 	sl_trace_format_register("ip6-local", sl_ip6_trace_fmt);
 	sl_trace_format_register("ip6-icmp-input", sl_ip6_trace_fmt);
 	sl_trace_format_register("ip6-glean", sl_ip6_trace_fmt);
+	sl_trace_format_register("ip6-udp-local", sl_ip6_trace_fmt);
 	lo_err = sl_error_register("ip6-local", lo_reasons, LO_NB_ERR);
+	ul_err = sl_error_register("ip6-udp-local", ul_reasons, UL_NB_ERR);
 	ic_err = sl_error_register("ip6-icmp-input", ic_reasons, IC_NB_ERR);
 }

@@ -188,6 +188,7 @@ static int rib_set(uint16_t fib, const uint8_t pfx_in[16], uint8_t len, int src,
 	}
 	if (!r->present) {
 		rte_fib6_delete(sl_fib6s[fib], k.pfx, len);
+		__atomic_fetch_add(&sl_fib_gen, 1, __ATOMIC_RELEASE);
 		/* the trie recycles a tbl8 group at once (as IPv4's DIR-24-8 does): no later add
 		 * may reuse it while a worker may still index it */
 		if (len > 24)
@@ -203,6 +204,8 @@ static int rib_set(uint16_t fib, const uint8_t pfx_in[16], uint8_t len, int src,
 		if (!r->present)
 			route_free(r);
 	}
+	/* after the change: a tunnel's cached next hop is looked up again */
+	__atomic_fetch_add(&sl_fib_gen, 1, __ATOMIC_RELEASE);
 	return rc;
 }
 

@@ -245,15 +245,17 @@ static int tunnel_cmd(struct sl_out *o, int argc, char **argv, bool gre)
 			return sl_out_error(o, "unknown option '%s'; %s", a, usage);
 		}
 	}
-	if (!ta.src || !ta.dst || label == UINT32_MAX)
+	if (!ta.fam_src || !ta.fam_dst || label == UINT32_MAX)
 		return sl_out_error(o, "src, dst and out-label are required; %s", usage);
+	if (sl_tun_ends(o, &ta, false, usage))
+		return -1;
 	struct sl_tun_key k = {.kind = gre ? SL_TUN_MPLSGRE : SL_TUN_MPLSUDP, .id = label};
 	int rc;
 	struct sl_tun *t = sl_tun_begin(o, &k, &ta, &rc);
 	if (!t)
 		return rc;
 	t->mpls = true;
-	uint8_t *h = t->hdr + sizeof(struct rte_ipv4_hdr);
+	uint8_t *h = t->hdr + sl_tun_iplen(t);
 	if (gre) {
 		t->hlen = SL_MPLSGRE_ENCAP_LEN;
 		h[2] = RTE_ETHER_TYPE_MPLS >> 8; /* no checksum, key or sequence; version 0 */
@@ -294,7 +296,7 @@ SL_CLI_COMMAND(create_mplsgre, .path = "create mpls-gre tunnel",
 		       "leave with label L",
 	       .fn = cmd_create_gre)
 
-static void tun_cols(const struct sl_tun *t, char (*v)[24])
+static void tun_cols(const struct sl_tun *t, char (*v)[48])
 {
 	snprintf(v[0], sizeof(v[0]), "%u", t->key.id);
 }

@@ -39,8 +39,8 @@ static int tun_cmd(struct sl_out *o, int argc, char **argv, bool gre)
 			return sl_out_error(o, "unknown option '%s'; %s", a, usage);
 		}
 	}
-	if (!ta.src || !ta.dst)
-		return sl_out_error(o, "src and dst are required; %s", usage);
+	if (sl_tun_ends(o, &ta, true, usage))
+		return -1;
 	struct sl_tun_key k = {.kind = gre ? SL_TUN_GRE : SL_TUN_IPIP, .id = key,
 			       .keyed = has_key};
 	int rc;
@@ -49,7 +49,6 @@ static int tun_cmd(struct sl_out *o, int argc, char **argv, bool gre)
 		return rc;
 	t->eth = teb;
 	t->has_key = has_key;
-	t->hlen = sizeof(struct rte_ipv4_hdr);
 	if (gre) {
 		uint8_t *g = t->hdr + t->hlen;
 		g[0] = has_key ? 0x20 : 0; /* K; no checksum, no sequence numbers, version 0 */
@@ -64,7 +63,9 @@ static int tun_cmd(struct sl_out *o, int argc, char **argv, bool gre)
 		t->hlen += has_key ? 8 : 4;
 	}
 	uint16_t mtu = (uint16_t)(1500 - t->hlen - (teb ? RTE_ETHER_HDR_LEN : 0));
-	return sl_tun_create(o, t, gre ? SL_IF_GRE : SL_IF_IPIP, gre ? "gre" : "ipip", ta.inst,
+	enum sl_if_type type = gre ? (t->v6 ? SL_IF_GRE6 : SL_IF_GRE)
+				   : (t->v6 ? SL_IF_IPIP6 : SL_IF_IPIP);
+	return sl_tun_create(o, t, type, gre ? "gre" : "ipip", ta.inst,
 			     gre ? (const uint8_t[]){0x67, 0x72} : (const uint8_t[]){0x69, 0x70},
 			     mtu);
 }
@@ -92,7 +93,7 @@ SL_CLI_COMMAND(create_ipip, .path = "create ipip tunnel",
 		       "table T; del deletes it",
 	       .fn = cmd_create_ipip)
 
-static void gre_cols(const struct sl_tun *t, char (*v)[24])
+static void gre_cols(const struct sl_tun *t, char (*v)[48])
 {
 	snprintf(v[0], sizeof(v[0]), "%s", t->eth ? "teb" : "l3");
 	if (t->has_key)
@@ -101,7 +102,7 @@ static void gre_cols(const struct sl_tun *t, char (*v)[24])
 		snprintf(v[1], sizeof(v[1]), "-");
 }
 
-static void ipip_cols(const struct sl_tun *t, char (*v)[24])
+static void ipip_cols(const struct sl_tun *t, char (*v)[48])
 {
 	(void)t, (void)v;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* gre4-input (ip4-local, protocol 47) and ipip4-input (protocols 4 and 41) decapsulate into
- * their tunnel interface; gre4-encap and ipip4-encap are their types' output nodes. */
+ * their tunnel interface, and gre6-input and ipip6-input the same over IPv6 (ip6-local);
+ * gre4-encap, ipip4-encap, gre6-encap and ipip6-encap are their types' output nodes. */
 #include "gre.h"
 
 /* the inner packet's next node when it is IP on an L3 tunnel, or a frame on a teb one (its
@@ -13,18 +14,61 @@ enum { TUN_NEXT_DROP, TUN_NEXT_IP4, TUN_NEXT_IP6, TUN_NEXT_MODES, TUN_NB_NEXT = 
 
 struct tun_cache {
 	struct sl_tun_key key;
+	struct sl_tun_key6 key6;
 	uint16_t ifx;
 };
+#define TUN_CACHE_INIT {.key = {.fib = UINT16_MAX}, .key6 = {.fib = UINT16_MAX}, .ifx = UINT16_MAX}
 
-/* The tunnel of k (cached for runs of one tunnel), up, or UINT16_MAX. */
-static inline uint16_t tun_lookup(struct tun_cache *c, const struct sl_tun_key *k)
+/* The outer header's length (to the upper layer, after any IPv6 extension headers) and the
+ * protocol it names (*proto). */
+static inline uint32_t tun_outer_len(const struct rte_mbuf *m, bool v6, uint8_t *proto)
 {
-	if (unlikely(memcmp(k, &c->key, sizeof(*k)))) {
-		c->key = *k;
-		c->ifx = sl_tun_find(k);
+	if (v6)
+		return sl_ip6_l4_off(m, proto);
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
+	*proto = ip->next_proto_id;
+	return (ip->version_ihl & 0xf) * 4u;
+}
+
+/* The tunnel of kind, id and keyed between the outer header's addresses in its table (cached
+ * for runs of one tunnel), or UINT16_MAX. */
+static inline uint16_t tun_lookup(struct tun_cache *c, struct rte_mbuf *m, bool v6,
+				  uint8_t kind, uint32_t id, uint8_t keyed)
+{
+	if (v6) {
+		const struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *);
+		struct sl_tun_key6 k6 = {.id = id, .fib = sl_pkt_fib(m), .kind = kind, .keyed = keyed};
+		memcpy(k6.remote, ip6->src_addr, 16);
+		memcpy(k6.local, ip6->dst_addr, 16);
+		if (unlikely(memcmp(&k6, &c->key6, sizeof(k6)))) {
+			c->key6 = k6;
+			c->ifx = sl_tun_find6(&k6);
+		}
+		return c->ifx;
+	}
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
+	struct sl_tun_key k = {.remote = ip->src_addr, .local = ip->dst_addr, .id = id,
+			       .fib = sl_pkt_fib(m), .kind = kind, .keyed = keyed};
+	if (unlikely(memcmp(&k, &c->key, sizeof(k)))) {
+		c->key = k;
+		c->ifx = sl_tun_find(&k);
 	}
 	return c->ifx;
 }
+
+/* A decapsulation node's process function: one_fn(worker, mbuf, cache, v6). */
+#define TUN_PROCESS(name, one_fn, v6)                                                       \
+	static uint16_t name(struct rte_graph *g, struct rte_node *node, void **objs,       \
+			     uint16_t n)                                                    \
+	{                                                                                   \
+		struct sl_worker *w = sl_node_worker(node);                                 \
+		uint16_t nexts[n];                                                          \
+		struct tun_cache c = TUN_CACHE_INIT;                                        \
+		for (uint16_t i = 0; i < n; i++)                                            \
+			nexts[i] = one_fn(w, objs[i], &c, v6);                              \
+		sl_enqueue_nexts(g, node, objs, nexts, n);                                  \
+		return n;                                                                   \
+	}
 
 /* m, its outer headers (off bytes) stripped, received on tunnel ifx. */
 static inline void tun_rx(struct sl_worker *w, struct rte_mbuf *m, uint16_t ifx, uint16_t off)
@@ -47,13 +91,14 @@ static inline void tun_rx(struct sl_worker *w, struct rte_mbuf *m, uint16_t ifx,
 	X(GI_ERR_PROTO, "inner protocol not carried by the tunnel")
 enum { GI_ERRORS(SL_ERR_ENUM) GI_NB_ERR };
 static const char *const gi_reasons[] = {GI_ERRORS(SL_ERR_STR)};
-static uint16_t gi_err;
+static uint16_t gi_err, gi6_err;
 
-static inline uint16_t gi_one(struct sl_worker *w, struct rte_mbuf *m, struct tun_cache *c)
+static __rte_always_inline uint16_t gi_one(struct sl_worker *w, struct rte_mbuf *m,
+					   struct tun_cache *c, bool v6)
 {
-	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
-	uint32_t hl = (ip->version_ihl & 0xf) * 4u, off = 4;
-	const uint8_t *g = (const uint8_t *)ip + hl;
+	uint8_t proto;
+	uint32_t hl = tun_outer_len(m, v6, &proto), off = 4;
+	const uint8_t *g = rte_pktmbuf_mtod(m, const uint8_t *) + hl;
 	uint16_t e;
 	if (unlikely(m->data_len < hl + 4)) {
 		e = GI_ERR_SHORT;
@@ -94,9 +139,7 @@ static inline uint16_t gi_one(struct sl_worker *w, struct rte_mbuf *m, struct tu
 		rte_pktmbuf_adj(m, (uint16_t)(hl + off));
 		return GI_NEXT_MPLS;
 	}
-	struct sl_tun_key k = {.remote = ip->src_addr, .local = ip->dst_addr, .id = key,
-			       .fib = sl_pkt_fib(m), .kind = SL_TUN_GRE, .keyed = keyed};
-	uint16_t ifx = tun_lookup(c, &k);
+	uint16_t ifx = tun_lookup(c, m, v6, SL_TUN_GRE, key, keyed);
 	if (unlikely(ifx == UINT16_MAX)) {
 		e = GI_ERR_NO_TUNNEL;
 		goto drop;
@@ -119,20 +162,12 @@ static inline uint16_t gi_one(struct sl_worker *w, struct rte_mbuf *m, struct tu
 	}
 	e = GI_ERR_PROTO;
 drop:
-	sl_set_error(m, gi_err + e);
+	sl_set_error(m, (v6 ? gi6_err : gi_err) + e);
 	return TUN_NEXT_DROP;
 }
 
-static uint16_t gi_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
-{
-	struct sl_worker *w = sl_node_worker(node);
-	uint16_t nexts[n];
-	struct tun_cache c = {.key = {.fib = UINT16_MAX}, .ifx = UINT16_MAX};
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = gi_one(w, objs[i], &c);
-	sl_enqueue_nexts(g, node, objs, nexts, n);
-	return n;
-}
+TUN_PROCESS(gi_process, gi_one, false)
+TUN_PROCESS(gi6_process, gi_one, true)
 
 static struct rte_node_register gi_node = {
 	.name = "gre4-input",
@@ -144,6 +179,16 @@ static struct rte_node_register gi_node = {
 };
 SL_NODE_REGISTER(gi_node)
 
+static struct rte_node_register gi6_node = {
+	.name = "gre6-input",
+	.process = gi6_process,
+	.init = sl_node_init,
+	.nb_edges = TUN_NB_NEXT + 1,
+	.next_nodes = {[TUN_NEXT_DROP] = "error-drop", TUN_NEXT_NODES,
+		       [GI_NEXT_MPLS] = "mpls-gre-input"},
+};
+SL_NODE_REGISTER(gi6_node)
+
 /* ---- ipip4-input ---- */
 
 #define II_ERRORS(X)                                                  \
@@ -151,15 +196,14 @@ SL_NODE_REGISTER(gi_node)
 	X(II_ERR_DOWN, "tunnel down")
 enum { II_ERRORS(SL_ERR_ENUM) II_NB_ERR };
 static const char *const ii_reasons[] = {II_ERRORS(SL_ERR_STR)};
-static uint16_t ii_err;
+static uint16_t ii_err, ii6_err;
 
-static inline uint16_t ii_one(struct sl_worker *w, struct rte_mbuf *m, struct tun_cache *c)
+static __rte_always_inline uint16_t ii_one(struct sl_worker *w, struct rte_mbuf *m,
+					   struct tun_cache *c, bool v6)
 {
-	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
-	uint32_t hl = (ip->version_ihl & 0xf) * 4u;
-	struct sl_tun_key k = {.remote = ip->src_addr, .local = ip->dst_addr,
-			       .fib = sl_pkt_fib(m), .kind = SL_TUN_IPIP};
-	uint16_t ifx = tun_lookup(c, &k), e;
+	uint8_t proto;
+	uint32_t hl = tun_outer_len(m, v6, &proto);
+	uint16_t ifx = tun_lookup(c, m, v6, SL_TUN_IPIP, 0, 0), e;
 	if (unlikely(ifx == UINT16_MAX)) {
 		e = II_ERR_NO_TUNNEL;
 		goto drop;
@@ -168,24 +212,15 @@ static inline uint16_t ii_one(struct sl_worker *w, struct rte_mbuf *m, struct tu
 		e = II_ERR_DOWN;
 		goto drop;
 	}
-	bool v4 = ip->next_proto_id == IPPROTO_IPIP;
 	tun_rx(w, m, ifx, (uint16_t)hl); /* ipN-input checks what is inside */
-	return v4 ? TUN_NEXT_IP4 : TUN_NEXT_IP6;
+	return proto == IPPROTO_IPIP ? TUN_NEXT_IP4 : TUN_NEXT_IP6;
 drop:
-	sl_set_error(m, ii_err + e);
+	sl_set_error(m, (v6 ? ii6_err : ii_err) + e);
 	return TUN_NEXT_DROP;
 }
 
-static uint16_t ii_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
-{
-	struct sl_worker *w = sl_node_worker(node);
-	uint16_t nexts[n];
-	struct tun_cache c = {.key = {.fib = UINT16_MAX}, .ifx = UINT16_MAX};
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = ii_one(w, objs[i], &c);
-	sl_enqueue_nexts(g, node, objs, nexts, n);
-	return n;
-}
+TUN_PROCESS(ii_process, ii_one, false)
+TUN_PROCESS(ii6_process, ii_one, true)
 
 static struct rte_node_register ii_node = {
 	.name = "ipip4-input",
@@ -196,7 +231,16 @@ static struct rte_node_register ii_node = {
 };
 SL_NODE_REGISTER(ii_node)
 
-/* ---- gre4-encap, ipip4-encap ---- */
+static struct rte_node_register ii6_node = {
+	.name = "ipip6-input",
+	.process = ii6_process,
+	.init = sl_node_init,
+	.nb_edges = TUN_NB_NEXT,
+	.next_nodes = {[TUN_NEXT_DROP] = "error-drop", TUN_NEXT_NODES},
+};
+SL_NODE_REGISTER(ii6_node)
+
+/* ---- gre4-encap, ipip4-encap, gre6-encap, ipip6-encap ---- */
 
 #define TE_ERRORS(X)                                                            \
 	X(TE_ERR_DOWN, "tunnel down")                                           \
@@ -205,13 +249,13 @@ SL_NODE_REGISTER(ii_node)
 	X(TE_ERR_HEADROOM, "no headroom for the outer headers")
 enum { TE_ERRORS(SL_ERR_ENUM) TE_NB_ERR };
 static const char *const te_reasons[] = {TE_ERRORS(SL_ERR_STR)};
-static uint16_t ge_err, ie_err;
+static uint16_t te_err[2][2]; /* [v6][gre] */
 
 enum { TE_NEXT_DROP, TE_NEXT_LOOKUP, TE_NB_STATIC };
-static rte_edge_t ge_tx0, ie_tx0; /* the underlay interface's output: + its tx_slot */
+static rte_edge_t te_tx0[2][2]; /* the underlay interface's output: + its tx_slot */
 
-static inline uint16_t te_one(struct sl_worker *w, struct rte_mbuf *m, struct sl_tun_cache *c,
-			      uint32_t gen, bool gre)
+static __rte_always_inline uint16_t te_one(struct sl_worker *w, struct rte_mbuf *m,
+					   struct sl_tun_cache *c, uint32_t gen, bool gre, bool v6)
 {
 	uint16_t ifx = sl_meta(m)->tx_if, e, next;
 	const struct sl_iface *f = &sl_ifaces[ifx];
@@ -243,37 +287,36 @@ static inline uint16_t te_one(struct sl_worker *w, struct rte_mbuf *m, struct sl
 	w->ifc[ifx].tx_bytes += m->pkt_len - (t->eth ? 0 : RTE_ETHER_HDR_LEN);
 	uint8_t proto = gre ? IPPROTO_GRE
 			    : type == RTE_BE16(RTE_ETHER_TYPE_IPV4) ? IPPROTO_IPIP : IPPROTO_IPV6;
-	uint8_t *h = sl_tun_encap(m, t, t->hlen, proto, c, gen, gre ? ge_tx0 : ie_tx0,
-				  TE_NEXT_LOOKUP, &next);
+	uint8_t *h = v6 ? sl_tun_encap6(m, t, t->hlen, proto, c, gen, te_tx0[1][gre],
+					TE_NEXT_LOOKUP, &next)
+			: sl_tun_encap(m, t, t->hlen, proto, c, gen, te_tx0[0][gre], TE_NEXT_LOOKUP,
+				       &next);
 	if (unlikely(!h)) {
 		e = TE_ERR_HEADROOM;
 		goto drop;
 	}
 	if (unlikely(t->mpls)) /* the template's protocol is 0x8847; the label is last */
-		h[t->hlen - sizeof(struct rte_ipv4_hdr) - 1] = ttl;
+		h[t->hlen - sl_tun_iplen(t) - 1] = ttl;
 	else if (gre && !t->eth)
 		memcpy(h + 2, &type, 2);
 	return next;
 drop:
 	w->ifc[ifx].drops++;
-	sl_set_error(m, (gre ? ge_err : ie_err) + e);
+	sl_set_error(m, te_err[v6][gre] + e);
 	return TE_NEXT_DROP;
 }
 
-static inline uint16_t ge_one(struct sl_worker *w, struct rte_mbuf *m, struct sl_tun_cache *c,
-			      uint32_t gen)
-{
-	return te_one(w, m, c, gen, true);
-}
-
-static inline uint16_t ie_one(struct sl_worker *w, struct rte_mbuf *m, struct sl_tun_cache *c,
-			      uint32_t gen)
-{
-	return te_one(w, m, c, gen, false);
-}
-
-SL_TUN_ENCAP_PROCESS(ge_process, ge_one)
-SL_TUN_ENCAP_PROCESS(ie_process, ie_one)
+#define TE_ONE(name, gre, v6)                                                               \
+	static inline uint16_t name(struct sl_worker *w, struct rte_mbuf *m,                \
+				    struct sl_tun_cache *c, uint32_t gen)                   \
+	{                                                                                   \
+		return te_one(w, m, c, gen, gre, v6);                                       \
+	}                                                                                   \
+	SL_TUN_ENCAP_PROCESS(name##_process, name)
+TE_ONE(ge, true, false)
+TE_ONE(ie, false, false)
+TE_ONE(ge6, true, true)
+TE_ONE(ie6, false, true)
 
 static struct rte_node_register ge_node = {
 	.name = "gre4-encap",
@@ -293,18 +336,46 @@ static struct rte_node_register ie_node = {
 };
 SL_NODE_REGISTER(ie_node)
 
+static struct rte_node_register ge6_node = {
+	.name = "gre6-encap",
+	.process = ge6_process,
+	.init = sl_node_init,
+	.nb_edges = TE_NB_STATIC,
+	.next_nodes = {[TE_NEXT_DROP] = "error-drop", [TE_NEXT_LOOKUP] = "ip6-lookup"},
+};
+SL_NODE_REGISTER(ge6_node)
+
+static struct rte_node_register ie6_node = {
+	.name = "ipip6-encap",
+	.process = ie6_process,
+	.init = sl_node_init,
+	.nb_edges = TE_NB_STATIC,
+	.next_nodes = {[TE_NEXT_DROP] = "error-drop", [TE_NEXT_LOOKUP] = "ip6-lookup"},
+};
+SL_NODE_REGISTER(ie6_node)
+
 RTE_INIT(gre_nodes_init)
 {
+	static const char *const enc[2][2] = {{"ipip4-encap", "gre4-encap"},
+					      {"ipip6-encap", "gre6-encap"}};
 	gi_err = sl_error_register("gre4-input", gi_reasons, GI_NB_ERR);
 	ii_err = sl_error_register("ipip4-input", ii_reasons, II_NB_ERR);
-	ge_err = sl_error_register("gre4-encap", te_reasons, TE_NB_ERR);
-	ie_err = sl_error_register("ipip4-encap", te_reasons, TE_NB_ERR);
+	gi6_err = sl_error_register("gre6-input", gi_reasons, GI_NB_ERR);
+	ii6_err = sl_error_register("ipip6-input", ii_reasons, II_NB_ERR);
+	for (int v6 = 0; v6 < 2; v6++)
+		for (int gre = 0; gre < 2; gre++) {
+			te_err[v6][gre] = sl_error_register(enc[v6][gre], te_reasons, TE_NB_ERR);
+			sl_iface_tx_user(enc[v6][gre], &te_tx0[v6][gre]);
+		}
 	sl_ip4_proto_register(IPPROTO_GRE, "gre4-input");
 	sl_ip4_proto_register(IPPROTO_IPIP, "ipip4-input");
 	sl_ip4_proto_register(IPPROTO_IPV6, "ipip4-input");
+	sl_ip6_proto_register(IPPROTO_GRE, "gre6-input");
+	sl_ip6_proto_register(IPPROTO_IPIP, "ipip6-input");
+	sl_ip6_proto_register(IPPROTO_IPV6, "ipip6-input");
 	sl_iface_output_register(SL_IF_GRE, "gre4-encap");
 	sl_iface_output_register(SL_IF_MPLSGRE, "gre4-encap");
 	sl_iface_output_register(SL_IF_IPIP, "ipip4-encap");
-	sl_iface_tx_user("gre4-encap", &ge_tx0);
-	sl_iface_tx_user("ipip4-encap", &ie_tx0);
+	sl_iface_output_register(SL_IF_GRE6, "gre6-encap");
+	sl_iface_output_register(SL_IF_IPIP6, "ipip6-encap");
 }

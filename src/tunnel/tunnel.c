@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* IPv4 tunnels' control (main lcore): the table of tunnels by key, their interfaces'
- * creation and deletion, show. */
+/* Tunnels' control (main lcore): the tables of tunnels by key (one per outer family), their
+ * interfaces' creation and deletion, show. */
 #include "tunnel.h"
 #include "../cli/cli.h"
 #include "../runtime/runtime.h"
@@ -16,7 +16,7 @@
 
 struct sl_tun *sl_tun_by_if[SL_IF_MAX];
 struct sl_tun_cache sl_tun_cache[SL_MAX_WORKERS];
-static struct rte_hash *tunnels;
+static struct rte_hash *tunnels, *tunnels6;
 static uint32_t nb_kind[SL_TUN_NB_KINDS];
 
 uint32_t sl_tun_count(enum sl_tun_kind kind)
@@ -40,6 +40,14 @@ uint16_t sl_tun_find(const struct sl_tun_key *k)
 	return (uint16_t)(uintptr_t)d;
 }
 
+uint16_t sl_tun_find6(const struct sl_tun_key6 *k)
+{
+	void *d;
+	if (rte_hash_lookup_data(tunnels6, k, &d) < 0)
+		return UINT16_MAX;
+	return (uint16_t)(uintptr_t)d;
+}
+
 int sl_tun_arg(struct sl_out *o, const char *a, const char *val, const char *table_kw,
 	       struct sl_tun_args *ta)
 {
@@ -50,8 +58,15 @@ int sl_tun_arg(struct sl_out *o, const char *a, const char *val, const char *tab
 	}
 	if (!val)
 		return 0;
-	if (!strcmp(a, "src") || !strcmp(a, "dst"))
-		return sl_arg_ip4(o, val, a[0] == 's' ? &ta->src : &ta->dst) ? -1 : 2;
+	if (!strcmp(a, "src") || !strcmp(a, "dst")) {
+		bool s = a[0] == 's';
+		bool v6 = strchr(val, ':') != NULL;
+		if (v6 ? sl_arg_ip6(o, val, s ? ta->src6 : ta->dst6)
+		       : sl_arg_ip4(o, val, s ? &ta->src : &ta->dst))
+			return -1;
+		*(s ? &ta->fam_src : &ta->fam_dst) = v6 ? 6 : 4;
+		return 2;
+	}
 	if (!strcmp(a, table_kw))
 		return sl_arg_u32(o, table_kw, val, 0, UINT32_MAX, &ta->table_id) ? -1 : 2;
 	if (!strcmp(a, "instance")) {
@@ -63,6 +78,49 @@ int sl_tun_arg(struct sl_out *o, const char *a, const char *val, const char *tab
 	return 0;
 }
 
+int sl_tun_ends(struct sl_out *o, const struct sl_tun_args *ta, bool v6_ok, const char *usage)
+{
+	if (!ta->fam_src || !ta->fam_dst)
+		return sl_out_error(o, "src and dst are required; %s", usage);
+	if (ta->fam_src != ta->fam_dst)
+		return sl_out_error(o, "src and dst must be of one family (both IPv4 or both IPv6)");
+	if (ta->fam_src == 6 && !v6_ok)
+		return sl_out_error(o, "this kind of tunnel takes IPv4 outer headers only (IPv6 "
+				    "outer headers: VXLAN, GRE, IP-in-IP)");
+	return 0;
+}
+
+static int table_of(struct sl_out *o, uint32_t table_id)
+{
+	int fib = sl_ip4_table_find(table_id);
+	if (fib < 0)
+		return sl_out_error(o, "no table %u (ip table add %u)", table_id, table_id);
+	return fib;
+}
+
+/* IPv6: the table's IPv6 FIB made now if it has none (the encapsulation looks the remote up
+ * in it) */
+static int key_make6(struct sl_out *o, struct sl_tun_key6 *k, const uint8_t *src,
+		     const uint8_t *dst, uint32_t table_id)
+{
+	if (!memcmp(src, dst, 16))
+		return sl_out_error(o, "src and dst must differ");
+	if (sl_ip6_is_mcast(src) || sl_ip6_is_mcast(dst) || sl_ip6_is_zero(src) ||
+	    sl_ip6_is_zero(dst) || sl_ip6_is_ll(src) || sl_ip6_is_ll(dst) ||
+	    sl_ip6_is_loopback(src) || sl_ip6_is_loopback(dst))
+		return sl_out_error(o, "src and dst must be global unicast addresses (multicast "
+				    "tunnels are not supported, nor link-local ends)");
+	int fib = table_of(o, table_id);
+	if (fib < 0)
+		return -1;
+	if (sl_ip6_fib_get((uint16_t)fib))
+		return sl_out_error(o, "cannot make table %u's IPv6 FIB: out of memory", table_id);
+	memcpy(k->remote, dst, 16);
+	memcpy(k->local, src, 16);
+	k->fib = (uint16_t)fib;
+	return 0;
+}
+
 static int key_make(struct sl_out *o, struct sl_tun_key *k, uint32_t src, uint32_t dst,
 		    uint32_t table_id)
 {
@@ -71,40 +129,42 @@ static int key_make(struct sl_out *o, struct sl_tun_key *k, uint32_t src, uint32
 	if ((dst >> 28) == 0xe || (src >> 28) == 0xe || src == UINT32_MAX || dst == UINT32_MAX)
 		return sl_out_error(o, "src and dst must be unicast addresses (multicast "
 				    "tunnels are not supported)");
-	int fib = sl_ip4_table_find(table_id);
+	int fib = table_of(o, table_id);
 	if (fib < 0)
-		return sl_out_error(o, "no table %u (ip table add %u)", table_id, table_id);
+		return -1;
 	k->remote = rte_cpu_to_be_32(dst);
 	k->local = rte_cpu_to_be_32(src);
 	k->fib = (uint16_t)fib;
 	return 0;
 }
 
-static struct sl_tun *tun_alloc(struct sl_out *o, const struct sl_tun_key *k, uint32_t table_id);
-static int tun_delete(struct sl_out *o, const struct sl_tun_key *k);
+static int tun_delete(struct sl_out *o, uint16_t ifx);
 
 struct sl_tun *sl_tun_begin(struct sl_out *o, struct sl_tun_key *k, const struct sl_tun_args *ta,
 			    int *rc)
 {
 	*rc = -1;
-	if (key_make(o, k, ta->src, ta->dst, ta->table_id))
+	bool v6 = ta->fam_src == 6;
+	struct sl_tun_key6 k6 = {.id = k->id, .kind = k->kind, .keyed = k->keyed};
+	if (v6 ? key_make6(o, &k6, ta->src6, ta->dst6, ta->table_id)
+	       : key_make(o, k, ta->src, ta->dst, ta->table_id))
 		return NULL;
+	if (v6)
+		k->fib = k6.fib;
 	if (ta->del) {
-		*rc = tun_delete(o, k);
+		*rc = tun_delete(o, v6 ? sl_tun_find6(&k6) : sl_tun_find(k));
 		return NULL;
 	}
-	return tun_alloc(o, k, ta->table_id);
-}
-
-static struct sl_tun *tun_alloc(struct sl_out *o, const struct sl_tun_key *k, uint32_t table_id)
-{
 	struct sl_tun *t = calloc(1, sizeof(*t));
 	if (!t) {
 		sl_out_error(o, "cannot create a tunnel: out of memory");
 		return NULL;
 	}
 	t->key = *k;
-	t->table_id = table_id;
+	t->key6 = k6;
+	t->v6 = v6;
+	t->hlen = (uint8_t)sl_tun_iplen(t);
+	t->table_id = ta->table_id;
 	return t;
 }
 
@@ -116,16 +176,15 @@ static int tun_busy(const struct sl_iface *f, bool commit, char *why, size_t len
 	struct sl_tun *t = sl_tun_by_if[f->port];
 	if (!commit || !t)
 		return 0;
-	t->pos = rte_hash_del_key(tunnels, &t->key);
+	t->pos = t->v6 ? rte_hash_del_key(tunnels6, &t->key6) : rte_hash_del_key(tunnels, &t->key);
 	__atomic_store_n(&sl_tun_by_if[f->port], NULL, __ATOMIC_RELEASE);
 	/* the encap nodes' cached next hops are per interface index: a reused one looks again */
-	__atomic_fetch_add(&sl_ip4_fib_gen, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&sl_fib_gen, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
-static int tun_delete(struct sl_out *o, const struct sl_tun_key *k)
+static int tun_delete(struct sl_out *o, uint16_t ifx)
 {
-	uint16_t ifx = sl_tun_find(k);
 	if (ifx == UINT16_MAX)
 		return sl_out_error(o, "no such tunnel");
 	struct sl_iface *f = &sl_ifaces[ifx];
@@ -135,7 +194,7 @@ static int tun_delete(struct sl_out *o, const struct sl_tun_key *k)
 	if (rc)
 		return sl_out_error(o, "cannot delete %s: %s", f->name, why[0] ? why : strerror(-rc));
 	if (t->pos >= 0)
-		rte_hash_free_key_with_position(tunnels, t->pos);
+		rte_hash_free_key_with_position(t->v6 ? tunnels6 : tunnels, t->pos);
 	nb_kind[t->key.kind]--;
 	free(t);
 	return 0;
@@ -144,7 +203,7 @@ static int tun_delete(struct sl_out *o, const struct sl_tun_key *k)
 int sl_tun_create(struct sl_out *o, struct sl_tun *t, enum sl_if_type type,
 		  const char *prefix, int64_t inst, const uint8_t mac45[2], uint16_t mtu)
 {
-	uint16_t other = sl_tun_find(&t->key);
+	uint16_t other = t->v6 ? sl_tun_find6(&t->key6) : sl_tun_find(&t->key);
 	uint32_t all = sl_tun_total();
 	int rc = 0;
 	if (other != UINT16_MAX)
@@ -156,16 +215,26 @@ int sl_tun_create(struct sl_out *o, struct sl_tun *t, enum sl_if_type type,
 		free(t);
 		return rc;
 	}
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)t->hdr;
-	ip->version_ihl = 0x45;
-	/* RFC 7348 4.3, RFC 2003 3.1: the tunnel's MTU keeps inner packets within the path's,
-	 * and the outer packet is not fragmented on the way */
-	ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
-	ip->time_to_live = 64;
-	ip->next_proto_id = 0; /* sl_tun_encap writes it */
-	ip->src_addr = t->key.local;
-	ip->dst_addr = t->key.remote;
-	t->hdr_sum = rte_raw_cksum(ip, sizeof(*ip));
+	if (t->v6) {
+		/* flow label 0: RFC 6438's from the inner flow would be per packet */
+		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)t->hdr;
+		ip6->vtc_flow = RTE_BE32(6u << 28);
+		ip6->hop_limits = 64;
+		memcpy(ip6->src_addr, t->key6.local, 16);
+		memcpy(ip6->dst_addr, t->key6.remote, 16);
+		t->hdr_sum = rte_raw_cksum(ip6->src_addr, 32);
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)t->hdr;
+		ip->version_ihl = 0x45;
+		/* RFC 7348 4.3, RFC 2003 3.1: the tunnel's MTU keeps inner packets within the
+		 * path's, and the outer packet is not fragmented on the way */
+		ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
+		ip->time_to_live = 64;
+		ip->next_proto_id = 0; /* sl_tun_encap writes it */
+		ip->src_addr = t->key.local;
+		ip->dst_addr = t->key.remote;
+		t->hdr_sum = rte_raw_cksum(ip, sizeof(*ip));
+	}
 	t->fib = t->key.fib;
 	t->pos = -1;
 	char name[32];
@@ -188,7 +257,8 @@ int sl_tun_create(struct sl_out *o, struct sl_tun *t, enum sl_if_type type,
 	f->p2p = !t->eth;
 	t->ifx = f->port;
 	__atomic_store_n(&sl_tun_by_if[f->port], t, __ATOMIC_RELEASE);
-	if ((rc = rte_hash_add_key_data(tunnels, &t->key, (void *)(uintptr_t)f->port))) {
+	if ((rc = t->v6 ? rte_hash_add_key_data(tunnels6, &t->key6, (void *)(uintptr_t)f->port)
+			: rte_hash_add_key_data(tunnels, &t->key, (void *)(uintptr_t)f->port))) {
 		char why[8];
 		sl_tun_by_if[f->port] = NULL;
 		sl_iface_delete(f, why, sizeof(why));
@@ -196,13 +266,13 @@ int sl_tun_create(struct sl_out *o, struct sl_tun *t, enum sl_if_type type,
 		return sl_out_error(o, "cannot create a tunnel: %s", strerror(-rc));
 	}
 	nb_kind[t->key.kind]++;
-	__atomic_fetch_add(&sl_ip4_fib_gen, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&sl_fib_gen, 1, __ATOMIC_RELEASE);
 	sl_out_msg(o, "%s", f->name);
 	return 0;
 }
 
 int sl_tun_show(struct sl_out *o, int argc, const char *cmd, enum sl_tun_kind kind, int nextra,
-		const char *const *cols, void (*extra)(const struct sl_tun *t, char (*vals)[24]))
+		const char *const *cols, void (*extra)(const struct sl_tun *t, char (*vals)[48]))
 {
 	if (argc)
 		return sl_out_error(o, "usage: %s", cmd);
@@ -219,11 +289,16 @@ int sl_tun_show(struct sl_out *o, int argc, const char *cmd, enum sl_tun_kind ki
 		const struct sl_iface *f = &sl_ifaces[i];
 		if (!t || !f->used || t->key.kind != kind)
 			continue;
-		char v[16][24];
+		char v[16][48];
 		char *row[16];
 		snprintf(v[0], sizeof(v[0]), "%s", f->name);
-		sl_fmt_ip4(v[1], rte_be_to_cpu_32(t->key.local));
-		sl_fmt_ip4(v[2], rte_be_to_cpu_32(t->key.remote));
+		if (t->v6) {
+			sl_fmt_ip6(v[1], t->key6.local);
+			sl_fmt_ip6(v[2], t->key6.remote);
+		} else {
+			sl_fmt_ip4(v[1], rte_be_to_cpu_32(t->key.local));
+			sl_fmt_ip4(v[2], rte_be_to_cpu_32(t->key.remote));
+		}
 		extra(t, &v[3]);
 		int k = 3 + nextra;
 		snprintf(v[k++], sizeof(v[0]), "%u", t->table_id);
@@ -247,7 +322,11 @@ static int tun_init(const struct sl_config *c)
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF |
 			      RTE_HASH_EXTRA_FLAGS_NO_FREE_ON_DEL,
 	};
-	return (tunnels = rte_hash_create(&hp)) ? 0 : -ENOMEM;
+	if (!(tunnels = rte_hash_create(&hp)))
+		return -ENOMEM;
+	hp.name = "sl_tunnels6";
+	hp.key_len = sizeof(struct sl_tun_key6);
+	return (tunnels6 = rte_hash_create(&hp)) ? 0 : -ENOMEM;
 }
 
 static void tun_fini(void)
@@ -258,7 +337,8 @@ static void tun_fini(void)
 	}
 	memset(nb_kind, 0, sizeof(nb_kind));
 	rte_hash_free(tunnels);
-	tunnels = NULL;
+	rte_hash_free(tunnels6);
+	tunnels = tunnels6 = NULL;
 }
 
 SL_MODULE_REGISTER(tun_module, .name = "tunnels", .init = tun_init, .fini = tun_fini)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* IPv4 tunnels (VXLAN, GRE, IP-in-IP), what they share: each is a logical interface of its
- * kind's type, found on decapsulation in one lock-free rte_hash keyed by (kind, outer table,
- * remote, local, kind's id: VNI or GRE key), with a template of its outer headers (IPv4 and
- * the kind's own) that its encapsulation node copies in front of each packet before sending
- * it, by the remote's adjacency, straight to the underlay output (sl_tun_send). */
+/* Tunnels (VXLAN, GRE, IP-in-IP, MPLS over UDP or GRE), what they share: each is a logical
+ * interface of its kind's type, found on decapsulation in a lock-free rte_hash per outer
+ * family keyed by (kind, outer table, remote, local, kind's id: VNI or GRE key), with a
+ * template of its outer headers (IPv4 or IPv6, and the kind's own) that its encapsulation
+ * node copies in front of each packet before sending it, by the remote's adjacency, straight
+ * to the underlay output (sl_tun_encap, sl_tun_encap6). */
 #ifndef SL_TUNNEL_H
 #define SL_TUNNEL_H
 
@@ -13,8 +14,8 @@
 
 #include <rte_ip.h>
 
-#define SL_TUN_HDR_MAX 40 /* outer IPv4 (20) and the kind's header (VXLAN 16, GRE at most 8,
-			   * MPLS over UDP 12) */
+#define SL_TUN_HDR_MAX 56 /* outer IPv4 (20) or IPv6 (40) and the kind's header (VXLAN 16,
+			   * GRE at most 8, MPLS over UDP 12) */
 
 enum sl_tun_kind {
 	SL_TUN_VXLAN,
@@ -35,18 +36,30 @@ struct __rte_aligned(8) sl_tun_key {
 	uint8_t keyed;          /* GRE: the key is present (key 0 and no key differ) */
 };
 
+/* The same over IPv6 (the second table). */
+struct __rte_aligned(8) sl_tun_key6 {
+	uint8_t remote[16], local[16];
+	uint32_t id;
+	uint16_t fib;
+	uint8_t kind;
+	uint8_t keyed;
+};
+
 struct sl_tun {
-	uint8_t hdr[SL_TUN_HDR_MAX]; /* the outer headers; total length and checksum left 0 */
+	uint8_t hdr[SL_TUN_HDR_MAX]; /* the outer headers; lengths and checksums left 0 */
 	uint8_t hlen;                /* their length */
+	bool v6;                     /* the outer header is IPv6 */
 	bool eth;                    /* the inner packet keeps its Ethernet header (VXLAN, GRE
 				      * teb); else the inner IP packet replaces it */
 	bool has_key;                /* GRE: the key is in the header */
 	bool mpls;                   /* the header ends with a label whose TTL is the inner
 				      * packet's (MPLS over UDP or GRE) */
-	uint32_t hdr_sum;            /* rte_raw_cksum of hdr's IPv4 header, protocol 0 */
+	uint32_t hdr_sum;            /* IPv4: rte_raw_cksum of hdr's IPv4 header, protocol 0;
+				      * IPv6: of its two addresses (the UDP pseudo-header's) */
 	uint16_t fib;                /* encap table's index */
 	uint16_t ifx;
-	struct sl_tun_key key;
+	struct sl_tun_key key;       /* IPv6: addresses 0, the rest as key6's */
+	struct sl_tun_key6 key6;     /* IPv6 only */
 	uint32_t table_id;
 	int32_t pos;                 /* its key's slot, freed after the grace period */
 };
@@ -55,20 +68,24 @@ struct sl_tun {
 extern struct sl_tun *sl_tun_by_if[SL_IF_MAX];
 /* ifx of the tunnel with key k, or UINT16_MAX. */
 uint16_t sl_tun_find(const struct sl_tun_key *k);
+uint16_t sl_tun_find6(const struct sl_tun_key6 *k);
 /* How many tunnels of a kind there are; of all kinds. */
 uint32_t sl_tun_count(enum sl_tun_kind kind);
 uint32_t sl_tun_total(void);
 
 /* Control. Creates interface PREFIX<inst> (the first free instance when inst < 0) of type
- * type for a tunnel t (its key, table_id, hdr from its kind's header on: hlen, eth, has_key
- * filled; the IPv4 header is written here) with MAC 02:fe:m4:m5:instance
- * and MTU mtu; answers its name, or an error (the tunnel is freed then). */
+ * type for a tunnel t (from sl_tun_begin, its kind's header written at hdr + the outer IP
+ * header's length and hlen grown by it; eth, has_key filled; the IP header is written here)
+ * with MAC 02:fe:m4:m5:instance and MTU mtu; answers its name, or an error (the tunnel is
+ * freed then). */
 int sl_tun_create(struct sl_out *o, struct sl_tun *t, enum sl_if_type type,
 		  const char *prefix, int64_t inst, const uint8_t mac45[2], uint16_t mtu);
-/* Control, the create commands' common arguments: src A, dst B, instance N, the table
- * keyword (encap-vrf-id, outer-table-id) T and del. */
+/* Control, the create commands' common arguments: src A, dst B (both IPv4 or both IPv6),
+ * instance N, the table keyword (encap-vrf-id, outer-table-id) T and del. */
 struct sl_tun_args {
 	uint32_t src, dst, table_id; /* host order; 0: not given */
+	uint8_t src6[16], dst6[16];
+	uint8_t fam_src, fam_dst;    /* 4 or 6; 0: not given */
 	int64_t inst;                /* -1: the first free */
 	bool del;
 };
@@ -77,18 +94,27 @@ struct sl_tun_args {
  * (1 or 2), 0 when a is none of them, -1 after answering an error. */
 int sl_tun_arg(struct sl_out *o, const char *a, const char *val, const char *table_kw,
 	       struct sl_tun_args *ta);
-/* After the arguments (k's kind, id and keyed set): checks src and dst, finds the table and
- * fills k; with del deletes the tunnel. Returns a new tunnel to fill and sl_tun_create, or
- * NULL with *rc what the command returns (0 deleted, -1 after answering an error). */
+/* After the arguments: src and dst given, of one family, and IPv6 only where v6_ok (else
+ * -1 after answering why not). */
+int sl_tun_ends(struct sl_out *o, const struct sl_tun_args *ta, bool v6_ok, const char *usage);
+/* After sl_tun_ends (k's kind, id and keyed set): checks src and dst, finds the table and
+ * fills k (and the tunnel's key6 for IPv6); with del deletes the tunnel. Returns a new tunnel
+ * (v6 and hlen, the outer IP header's length, set) to fill and sl_tun_create, or NULL with
+ * *rc what the command returns (0 deleted, -1 after answering an error). */
 struct sl_tun *sl_tun_begin(struct sl_out *o, struct sl_tun_key *k, const struct sl_tun_args *ta,
 			    int *rc);
 /* Control: show KIND tunnel (cmd; no arguments): each tunnel's name, src, dst, the kind's
  * own columns (extra fills them: nextra strings), table, MTU and state. */
 int sl_tun_show(struct sl_out *o, int argc, const char *cmd, enum sl_tun_kind kind, int nextra,
-		const char *const *cols, void (*extra)(const struct sl_tun *t, char (*vals)[24]));
+		const char *const *cols, void (*extra)(const struct sl_tun *t, char (*vals)[48]));
+/* The length of t's outer IP header: where its own header begins in its template. */
+static inline unsigned sl_tun_iplen(const struct sl_tun *t)
+{
+	return t->v6 ? sizeof(struct rte_ipv6_hdr) : sizeof(struct rte_ipv4_hdr);
+}
 
-/* Per worker: what the encap table's lookup of the last tunnel's remote gave, while no IPv4
- * FIB has changed (sl_ip4_fib_gen). */
+/* Per worker: what the encap table's lookup of the last tunnel's remote gave, while no FIB
+ * has changed (sl_fib_gen). */
 struct sl_tun_cache {
 	uint32_t gen;
 	uint32_t adj;
@@ -100,11 +126,19 @@ static inline uint32_t sl_tun_adj(struct sl_tun_cache *c, const struct sl_tun *t
 {
 	if (likely(c->ifx == t->ifx && c->gen == gen))
 		return c->adj;
-	uint32_t ip = rte_be_to_cpu_32(t->key.remote);
 	uint64_t nh = SL_ADJ_ID_DROP;
-	struct rte_fib *f = __atomic_load_n(&sl_fibs[t->fib], __ATOMIC_ACQUIRE);
-	if (f)
-		rte_fib_lookup_bulk(f, &ip, &nh, 1);
+	if (t->v6) { /* the remote in the encap table's IPv6 FIB */
+		uint8_t ip6[1][16];
+		memcpy(ip6[0], t->key6.remote, 16);
+		struct rte_fib6 *f6 = __atomic_load_n(&sl_fib6s[t->fib], __ATOMIC_ACQUIRE);
+		if (f6)
+			rte_fib6_lookup_bulk(f6, ip6, &nh, 1);
+	} else {
+		uint32_t ip = rte_be_to_cpu_32(t->key.remote);
+		struct rte_fib *f = __atomic_load_n(&sl_fibs[t->fib], __ATOMIC_ACQUIRE);
+		if (f)
+			rte_fib_lookup_bulk(f, &ip, &nh, 1);
+	}
 	c->ifx = t->ifx;
 	c->gen = gen;
 	c->adj = (uint32_t)nh;
@@ -144,13 +178,52 @@ static inline uint16_t sl_tun_sport(const struct rte_mbuf *m, const uint8_t *fr)
 	{                                                                                   \
 		struct sl_worker *w = sl_node_worker(node);                                 \
 		struct sl_tun_cache *c = &sl_tun_cache[w->id];                              \
-		uint32_t gen = __atomic_load_n(&sl_ip4_fib_gen, __ATOMIC_ACQUIRE);          \
+		uint32_t gen = __atomic_load_n(&sl_fib_gen, __ATOMIC_ACQUIRE);          \
 		uint16_t nexts[n];                                                          \
 		for (uint16_t i = 0; i < n; i++)                                            \
 			nexts[i] = one_fn(w, objs[i], c, gen);                              \
 		sl_enqueue_nexts(g, node, objs, nexts, n);                                  \
 		return n;                                                                   \
 	}
+
+/* Both families' encapsulation, first: room for t's outer headers (hlen bytes, and an
+ * Ethernet header for a kind that keeps the inner one) in front of m, where the outer
+ * Ethernet header goes (NULL: no headroom); *a the remote's adjacency when it is one, and
+ * whether the packet goes the fast way (one resolved next hop, the outer packet of *tl bytes
+ * within the interface's MTU). */
+static inline uint8_t *sl_tun_room(struct rte_mbuf *m, const struct sl_tun *t, unsigned hlen,
+				   struct sl_tun_cache *c, uint32_t gen, const struct sl_adj **a,
+				   uint16_t *tl, bool *fast)
+{
+	uint16_t grow = (uint16_t)(t->eth ? hlen + RTE_ETHER_HDR_LEN : hlen);
+	uint8_t *d = (uint8_t *)rte_pktmbuf_prepend(m, grow);
+	if (unlikely(!d))
+		return NULL;
+	uint32_t id = sl_tun_adj(c, t, gen);
+	*a = likely(!(id & SL_LB_FLAG)) ? sl_adj_get(id) : NULL;
+	*tl = (uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN);
+	*fast = *a && (*a)->type == SL_ADJ_FORWARD && *tl <= sl_ifaces[(*a)->port].mtu;
+	return d;
+}
+
+/* Then, the outer IP header written: the fast way writes the outer Ethernet header at d and
+ * sends m to the underlay interface's output (tx0 + its slot); the other hands it to the
+ * lookup (edge lookup) in the encap table. *out: the edge. */
+static inline void sl_tun_send(struct rte_mbuf *m, const struct sl_tun *t, uint8_t *d,
+			       const struct sl_adj *a, bool fast, rte_edge_t tx0, uint16_t lookup,
+			       uint16_t *out)
+{
+	if (likely(fast)) {
+		memcpy(d, a->rewrite, RTE_ETHER_HDR_LEN);
+		sl_meta(m)->tx_if = a->port;
+		*out = (uint16_t)(tx0 + sl_if_fast[a->port].tx_slot);
+	} else {
+		rte_pktmbuf_adj(m, RTE_ETHER_HDR_LEN);
+		sl_meta2(m)->fib = t->fib;
+		m->ol_flags |= sl_flag_fib;
+		*out = lookup;
+	}
+}
 
 /* Encapsulates m (its data: the inner frame, Ethernet header first) in t's outer headers
  * (hlen = t->hlen), the outer IPv4 header's protocol proto.
@@ -166,14 +239,12 @@ static inline uint8_t *sl_tun_encap(struct rte_mbuf *m, const struct sl_tun *t, 
 				    uint8_t proto, struct sl_tun_cache *c, uint32_t gen,
 				    rte_edge_t tx0, uint16_t lookup, uint16_t *out)
 {
-	uint16_t grow = (uint16_t)(t->eth ? hlen + RTE_ETHER_HDR_LEN : hlen);
-	uint8_t *d = (uint8_t *)rte_pktmbuf_prepend(m, grow);
+	const struct sl_adj *a;
+	uint16_t tl;
+	bool fast;
+	uint8_t *d = sl_tun_room(m, t, hlen, c, gen, &a, &tl, &fast);
 	if (unlikely(!d))
 		return NULL;
-	uint32_t id = sl_tun_adj(c, t, gen);
-	const struct sl_adj *a = likely(!(id & SL_LB_FLAG)) ? sl_adj_get(id) : NULL;
-	uint16_t tl = (uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN);
-	bool fast = a && a->type == SL_ADJ_FORWARD && tl <= sl_ifaces[a->port].mtu;
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d + RTE_ETHER_HDR_LEN);
 	memcpy(ip, t->hdr, hlen); /* t->hlen: a constant where the kind fixes it */
 	ip->total_length = rte_cpu_to_be_16(tl);
@@ -186,17 +257,46 @@ static inline uint8_t *sl_tun_encap(struct rte_mbuf *m, const struct sl_tun *t, 
 	s = (s & 0xffff) + (s >> 16);
 	s = (s & 0xffff) + (s >> 16);
 	ip->hdr_checksum = (uint16_t)~s;
-	if (likely(fast)) {
-		memcpy(d, a->rewrite, RTE_ETHER_HDR_LEN);
-		sl_meta(m)->tx_if = a->port;
-		*out = (uint16_t)(tx0 + sl_if_fast[a->port].tx_slot);
-	} else {
-		rte_pktmbuf_adj(m, RTE_ETHER_HDR_LEN);
-		sl_meta2(m)->fib = t->fib;
-		m->ol_flags |= sl_flag_fib;
-		*out = lookup;
-	}
+	sl_tun_send(m, t, d, a, fast, tx0, lookup, out);
 	return (uint8_t *)ip + sizeof(*ip);
+}
+
+/* sl_tun_encap over IPv6: the outer IPv6 header's payload length and next header proto
+ * written, the hop limit one more on the routing path's way (ip6-lookup in the encap table,
+ * whose ip6-rewrite takes it off; ICMPv6 packet too big from there when the outer packet
+ * exceeds its interface's MTU). The kind's checksums are the node's. */
+static inline uint8_t *sl_tun_encap6(struct rte_mbuf *m, const struct sl_tun *t, unsigned hlen,
+				     uint8_t proto, struct sl_tun_cache *c, uint32_t gen,
+				     rte_edge_t tx0, uint16_t lookup, uint16_t *out)
+{
+	const struct sl_adj *a;
+	uint16_t tl;
+	bool fast;
+	uint8_t *d = sl_tun_room(m, t, hlen, c, gen, &a, &tl, &fast);
+	if (unlikely(!d))
+		return NULL;
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(d + RTE_ETHER_HDR_LEN);
+	memcpy(ip, t->hdr, hlen);
+	ip->payload_len = rte_cpu_to_be_16((uint16_t)(tl - sizeof(*ip)));
+	ip->proto = proto;
+	ip->hop_limits += !fast;
+	sl_tun_send(m, t, d, a, fast, tx0, lookup, out);
+	return (uint8_t *)(ip + 1);
+}
+
+/* The UDP checksum of a packet over IPv6 (mandatory: RFC 8200 8.1), its UDP header at u with
+ * ulen bytes from there to the end of the packet, the checksum field 0: the pseudo-header
+ * from t's addresses. */
+static inline uint16_t sl_tun_udp6_cksum(const struct rte_mbuf *m, const struct sl_tun *t,
+					 const uint8_t *u, uint16_t ulen)
+{
+	uint16_t raw = 0;
+	rte_raw_cksum_mbuf(m, (uint32_t)(u - rte_pktmbuf_mtod(m, const uint8_t *)), ulen, &raw);
+	uint32_t s = t->hdr_sum + raw + rte_cpu_to_be_16(ulen) + RTE_BE16(IPPROTO_UDP);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	uint16_t ck = (uint16_t)~s;
+	return ck ? ck : 0xffff;
 }
 
 #endif

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* vxlan4-input: decapsulates VXLAN packets for the router's addresses (ip4-udp-local, UDP
- * 4789 and the tunnels' own dst_ports) into their tunnel interface; vxlan4-encap: what is sent out of a tunnel interface
- * gets the outer headers and goes to ip4-lookup in the tunnel's encap table. */
+/* vxlan4-input and vxlan6-input: decapsulate VXLAN packets for the router's addresses
+ * (ip4-udp-local and ip6-udp-local, UDP 4789 and the tunnels' own dst_ports) into their
+ * tunnel interface; vxlan4-encap and vxlan6-encap: what is sent out of a tunnel interface
+ * gets the outer headers and goes to the underlay interface, or to ip4-lookup or ip6-lookup
+ * in the tunnel's encap table. */
 #include "vxlan.h"
 #include "../ip4/ip4.h"
 
@@ -18,7 +20,7 @@
 	X(VXI_ERR_DOWN, "tunnel down")
 enum { VXI_ERRORS(SL_ERR_ENUM) VXI_NB_ERR };
 static const char *const vxi_reasons[] = {VXI_ERRORS(SL_ERR_STR)};
-static uint16_t vxi_err;
+static uint16_t vxi_err, vxi6_err;
 
 /* edges: drop, then the tunnel interface's mode (ethernet-input when routed, l2-io ...
  * l2-bridge), then ip4-input and ip6-input for a routed tunnel's unicast IP */
@@ -27,10 +29,63 @@ enum { VXI_NEXT_DROP, VXI_NEXT_MODES, VXI_NEXT_IP4 = VXI_NEXT_MODES + SL_NB_MODE
 
 struct vxi_cache {
 	struct sl_tun_key key;
+	struct sl_tun_key6 key6;
 	uint16_t ifx;
 	uint16_t port;   /* the last UDP destination port (network order) */
 	uint32_t pidx;   /* its index, shifted to the key id's top 8 bits */
 };
+
+/* The VXLAN header vx's port index and VNI as the tunnels' key id has them. */
+static inline uint32_t vxi_id(struct vxi_cache *c, const uint8_t *vx)
+{
+	uint32_t vni;
+	memcpy(&vni, vx + 4, 4);
+	uint16_t port = ((const struct rte_udp_hdr *)(vx - sizeof(struct rte_udp_hdr)))->dst_port;
+	if (unlikely(port != c->port)) { /* a tunnel is found on the port it was created with */
+		c->port = port;
+		c->pidx = (uint32_t)sl_vx_port_idx[rte_be_to_cpu_16(port)] << 24;
+	}
+	return rte_be_to_cpu_32(vni) >> 8 | c->pidx;
+}
+
+/* The packet's outer headers (off bytes, to the inner frame eh) taken off, into tunnel
+ * c->ifx (found for its key, or UINT16_MAX) as received there; the edge. */
+static __rte_always_inline uint16_t vxi_deliver(struct sl_worker *w, struct rte_mbuf *m,
+						const struct vxi_cache *c, uint32_t off,
+						const struct rte_ether_hdr *eh, uint16_t err)
+{
+	uint16_t e;
+	if (unlikely(c->ifx == UINT16_MAX)) {
+		e = VXI_ERR_NO_TUNNEL;
+		goto drop;
+	}
+	const struct sl_iface *f = &sl_ifaces[c->ifx];
+	if (unlikely(!f->up)) {
+		e = VXI_ERR_DOWN;
+		goto drop;
+	}
+	rte_pktmbuf_adj(m, (uint16_t)off);
+	m->port = c->ifx;
+	m->ol_flags &= ~sl_flag_fib;
+	w->ifc[c->ifx].rx_pkts++;
+	w->ifc[c->ifx].rx_bytes += m->pkt_len;
+	uint8_t mode = __atomic_load_n(&f->mode, __ATOMIC_ACQUIRE);
+	/* a routed tunnel's IP to its own MAC skips ethernet-input (what it would do) */
+	if (mode == SL_MODE_L3 && rte_is_same_ether_addr(&eh->dst_addr, &f->mac)) {
+		if (eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
+			rte_pktmbuf_adj(m, RTE_ETHER_HDR_LEN);
+			return VXI_NEXT_IP4;
+		}
+		if (eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
+			rte_pktmbuf_adj(m, RTE_ETHER_HDR_LEN);
+			return VXI_NEXT_IP6;
+		}
+	}
+	return (uint16_t)(VXI_NEXT_MODES + mode);
+drop:
+	sl_set_error(m, err + e);
+	return VXI_NEXT_DROP;
+}
 
 static inline uint16_t vxi_one(struct sl_worker *w, struct rte_mbuf *m, struct vxi_cache *c)
 {
@@ -47,74 +102,87 @@ static inline uint16_t vxi_one(struct sl_worker *w, struct rte_mbuf *m, struct v
 		e = VXI_ERR_FLAGS;
 		goto drop;
 	}
-	uint32_t vni;
-	memcpy(&vni, vx + 4, 4);
-	uint16_t port = ((const struct rte_udp_hdr *)(vx - sizeof(struct rte_udp_hdr)))->dst_port;
-	if (unlikely(port != c->port)) { /* a tunnel is found on the port it was created with */
-		c->port = port;
-		c->pidx = (uint32_t)sl_vx_port_idx[rte_be_to_cpu_16(port)] << 24;
-	}
 	struct sl_tun_key k = {.remote = ip->src_addr, .local = ip->dst_addr,
-			       .id = rte_be_to_cpu_32(vni) >> 8 | c->pidx, .fib = sl_pkt_fib(m),
-			       .kind = SL_TUN_VXLAN};
+			       .id = vxi_id(c, vx), .fib = sl_pkt_fib(m), .kind = SL_TUN_VXLAN};
 	if (unlikely(memcmp(&k, &c->key, sizeof(k)))) { /* runs of one tunnel are the rule */
 		c->key = k;
 		c->ifx = sl_tun_find(&k);
 	}
-	if (unlikely(c->ifx == UINT16_MAX)) {
-		e = VXI_ERR_NO_TUNNEL;
-		goto drop;
-	}
-	const struct sl_iface *f = &sl_ifaces[c->ifx];
-	if (unlikely(!f->up)) {
-		e = VXI_ERR_DOWN;
-		goto drop;
-	}
-	rte_pktmbuf_adj(m, (uint16_t)(hl + sizeof(struct rte_udp_hdr) + 8));
-	m->port = c->ifx;
-	m->ol_flags &= ~sl_flag_fib;
-	w->ifc[c->ifx].rx_pkts++;
-	w->ifc[c->ifx].rx_bytes += m->pkt_len;
-	uint8_t mode = __atomic_load_n(&f->mode, __ATOMIC_ACQUIRE);
-	/* a routed tunnel's IP to its own MAC skips ethernet-input (what it would do) */
-	const struct rte_ether_hdr *eh = (const struct rte_ether_hdr *)(vx + 8);
-	if (mode == SL_MODE_L3 && rte_is_same_ether_addr(&eh->dst_addr, &f->mac)) {
-		if (eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
-			rte_pktmbuf_adj(m, RTE_ETHER_HDR_LEN);
-			return VXI_NEXT_IP4;
-		}
-		if (eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
-			rte_pktmbuf_adj(m, RTE_ETHER_HDR_LEN);
-			return VXI_NEXT_IP6;
-		}
-	}
-	return (uint16_t)(VXI_NEXT_MODES + mode);
+	return vxi_deliver(w, m, c, hl + sizeof(struct rte_udp_hdr) + 8,
+			   (const struct rte_ether_hdr *)(vx + 8), vxi_err);
 drop:
 	sl_set_error(m, vxi_err + e);
 	return VXI_NEXT_DROP;
 }
 
-static uint16_t vxi_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+/* ip6-udp-local checked the UDP header and its checksum */
+static inline uint16_t vxi6_one(struct sl_worker *w, struct rte_mbuf *m, struct vxi_cache *c)
 {
-	struct sl_worker *w = sl_node_worker(node);
-	uint16_t nexts[n];
-	struct vxi_cache c = {.key = {.fib = UINT16_MAX}, .ifx = UINT16_MAX,
-			      .port = RTE_BE16(SL_VXLAN_PORT), .pidx = 0};
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = vxi_one(w, objs[i], &c);
-	sl_enqueue_nexts(g, node, objs, nexts, n);
-	return n;
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)p;
+	uint8_t proto;
+	uint32_t off = sl_ip6_l4_off(m, &proto);
+	uint16_t e;
+	if (unlikely(m->data_len < off + sizeof(struct rte_udp_hdr) + 8 + RTE_ETHER_HDR_LEN)) {
+		e = VXI_ERR_SHORT;
+		goto drop;
+	}
+	const uint8_t *vx = p + off + sizeof(struct rte_udp_hdr);
+	if (unlikely(!(vx[0] & 0x08))) {
+		e = VXI_ERR_FLAGS;
+		goto drop;
+	}
+	struct sl_tun_key6 k = {.id = vxi_id(c, vx), .fib = sl_pkt_fib(m), .kind = SL_TUN_VXLAN};
+	memcpy(k.remote, ip->src_addr, 16);
+	memcpy(k.local, ip->dst_addr, 16);
+	if (unlikely(memcmp(&k, &c->key6, sizeof(k)))) {
+		c->key6 = k;
+		c->ifx = sl_tun_find6(&k);
+	}
+	return vxi_deliver(w, m, c, off + sizeof(struct rte_udp_hdr) + 8,
+			   (const struct rte_ether_hdr *)(vx + 8), vxi6_err);
+drop:
+	sl_set_error(m, vxi6_err + e);
+	return VXI_NEXT_DROP;
 }
+
+#define VXI_PROCESS(name, one_fn)                                                           \
+	static uint16_t name(struct rte_graph *g, struct rte_node *node, void **objs,       \
+			     uint16_t n)                                                    \
+	{                                                                                   \
+		struct sl_worker *w = sl_node_worker(node);                                 \
+		uint16_t nexts[n];                                                          \
+		struct vxi_cache c = {.key = {.fib = UINT16_MAX}, .key6 = {.fib = UINT16_MAX}, \
+				      .ifx = UINT16_MAX, .port = RTE_BE16(SL_VXLAN_PORT)};  \
+		for (uint16_t i = 0; i < n; i++)                                            \
+			nexts[i] = one_fn(w, objs[i], &c);                                  \
+		sl_enqueue_nexts(g, node, objs, nexts, n);                                  \
+		return n;                                                                   \
+	}
+VXI_PROCESS(vxi_process, vxi_one)
+VXI_PROCESS(vxi6_process, vxi6_one)
+
+#define VXI_NEXT_NODES                                                                      \
+	{[VXI_NEXT_DROP] = "error-drop", SL_MODE_NODES, [VXI_NEXT_IP4] = "ip4-input",        \
+	 [VXI_NEXT_IP6] = "ip6-input"}
 
 static struct rte_node_register vxi_node = {
 	.name = "vxlan4-input",
 	.process = vxi_process,
 	.init = sl_node_init,
 	.nb_edges = VXI_NB_NEXT,
-	.next_nodes = {[VXI_NEXT_DROP] = "error-drop", SL_MODE_NODES, [VXI_NEXT_IP4] = "ip4-input",
-		       [VXI_NEXT_IP6] = "ip6-input"},
+	.next_nodes = VXI_NEXT_NODES,
 };
 SL_NODE_REGISTER(vxi_node)
+
+static struct rte_node_register vxi6_node = {
+	.name = "vxlan6-input",
+	.process = vxi6_process,
+	.init = sl_node_init,
+	.nb_edges = VXI_NB_NEXT,
+	.next_nodes = VXI_NEXT_NODES,
+};
+SL_NODE_REGISTER(vxi6_node)
 
 /* ---- vxlan4-encap ---- */
 
@@ -124,47 +192,81 @@ SL_NODE_REGISTER(vxi_node)
 	X(VXO_ERR_HEADROOM, "no headroom for the outer headers")
 enum { VXO_ERRORS(SL_ERR_ENUM) VXO_NB_ERR };
 static const char *const vxo_reasons[] = {VXO_ERRORS(SL_ERR_STR)};
-static uint16_t vxo_err;
+static uint16_t vxo_err, vxo6_err;
 
 enum { VXO_NEXT_DROP, VXO_NEXT_LOOKUP, VXO_NB_STATIC };
-static rte_edge_t vxo_tx0; /* the underlay interface's output is vxo_tx0 + its tx_slot */
+static rte_edge_t vxo_tx0, vxo6_tx0; /* the underlay interface's output: + its tx_slot */
 
-static inline uint16_t vxo_one(struct sl_worker *w, struct rte_mbuf *m, struct sl_tun_cache *c,
-			       uint32_t gen)
+/* The tunnel m leaves by, up, and m within its MTU (counted then), or NULL with *e why not. */
+static inline const struct sl_tun *vxo_tunnel(struct sl_worker *w, struct rte_mbuf *m,
+					      uint16_t ifx, uint16_t *e)
 {
-	uint16_t ifx = sl_meta(m)->tx_if, e, next;
 	const struct sl_iface *f = &sl_ifaces[ifx];
 	const struct sl_tun *t = sl_tun_by_if[ifx];
 	if (unlikely(!t || !f->up)) {
-		e = VXO_ERR_DOWN;
-		goto drop;
+		*e = VXO_ERR_DOWN;
+		return NULL;
 	}
 	/* routed packets were checked against the MTU by ipN-rewrite; bridged frames here */
 	if (unlikely(m->pkt_len > f->mtu + (uint32_t)RTE_ETHER_HDR_LEN)) {
-		e = VXO_ERR_MTU;
-		goto drop;
+		*e = VXO_ERR_MTU;
+		return NULL;
 	}
-	uint16_t sport = sl_tun_sport(m, rte_pktmbuf_mtod(m, const uint8_t *));
 	w->ifc[ifx].tx_pkts++;
 	w->ifc[ifx].tx_bytes += m->pkt_len;
-	struct rte_udp_hdr *u = (struct rte_udp_hdr *)sl_tun_encap(
-		m, t, SL_VXLAN_ENCAP_LEN, IPPROTO_UDP, c, gen, vxo_tx0, VXO_NEXT_LOOKUP, &next);
+	return t;
+}
+
+/* Over IPv4 (v6 false: the UDP checksum 0, RFC 7348 5) or IPv6 (the checksum computed). */
+static __rte_always_inline uint16_t vxo_any(struct sl_worker *w, struct rte_mbuf *m,
+					    struct sl_tun_cache *c, uint32_t gen, bool v6)
+{
+	uint16_t ifx = sl_meta(m)->tx_if, e, next;
+	const struct sl_tun *t = vxo_tunnel(w, m, ifx, &e);
+	if (unlikely(!t))
+		goto drop;
+	uint16_t sport = sl_tun_sport(m, rte_pktmbuf_mtod(m, const uint8_t *));
+	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(
+		v6 ? sl_tun_encap6(m, t, SL_VXLAN6_ENCAP_LEN, IPPROTO_UDP, c, gen, vxo6_tx0,
+				   VXO_NEXT_LOOKUP, &next)
+		   : sl_tun_encap(m, t, SL_VXLAN_ENCAP_LEN, IPPROTO_UDP, c, gen, vxo_tx0,
+				  VXO_NEXT_LOOKUP, &next));
 	if (unlikely(!u)) {
 		e = VXO_ERR_HEADROOM;
 		goto drop;
 	}
 	u->src_port = rte_cpu_to_be_16(sport);
-	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)u - 1;
-	u->dgram_len = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(ip->total_length) -
-						   sizeof(*ip)));
+	if (v6) {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)u - 1;
+		u->dgram_len = ip->payload_len;
+		u->dgram_cksum = sl_tun_udp6_cksum(m, t, (const uint8_t *)u,
+						   rte_be_to_cpu_16(ip->payload_len));
+	} else {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)u - 1;
+		u->dgram_len = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(ip->total_length) -
+							   sizeof(*ip)));
+	}
 	return next;
 drop:
 	w->ifc[ifx].drops++;
-	sl_set_error(m, vxo_err + e);
+	sl_set_error(m, (v6 ? vxo6_err : vxo_err) + e);
 	return VXO_NEXT_DROP;
 }
 
+static inline uint16_t vxo_one(struct sl_worker *w, struct rte_mbuf *m, struct sl_tun_cache *c,
+			       uint32_t gen)
+{
+	return vxo_any(w, m, c, gen, false);
+}
+
+static inline uint16_t vxo6_one(struct sl_worker *w, struct rte_mbuf *m, struct sl_tun_cache *c,
+				uint32_t gen)
+{
+	return vxo_any(w, m, c, gen, true);
+}
+
 SL_TUN_ENCAP_PROCESS(vxo_process, vxo_one)
+SL_TUN_ENCAP_PROCESS(vxo6_process, vxo6_one)
 
 static struct rte_node_register vxo_node = {
 	.name = "vxlan4-encap",
@@ -175,11 +277,25 @@ static struct rte_node_register vxo_node = {
 };
 SL_NODE_REGISTER(vxo_node)
 
+static struct rte_node_register vxo6_node = {
+	.name = "vxlan6-encap",
+	.process = vxo6_process,
+	.init = sl_node_init,
+	.nb_edges = VXO_NB_STATIC,
+	.next_nodes = {[VXO_NEXT_DROP] = "error-drop", [VXO_NEXT_LOOKUP] = "ip6-lookup"},
+};
+SL_NODE_REGISTER(vxo6_node)
+
 RTE_INIT(vxlan_nodes_init)
 {
 	vxi_err = sl_error_register("vxlan4-input", vxi_reasons, VXI_NB_ERR);
 	vxo_err = sl_error_register("vxlan4-encap", vxo_reasons, VXO_NB_ERR);
+	vxi6_err = sl_error_register("vxlan6-input", vxi_reasons, VXI_NB_ERR);
+	vxo6_err = sl_error_register("vxlan6-encap", vxo_reasons, VXO_NB_ERR);
 	sl_udp_port_register(SL_VXLAN_PORT, "vxlan4-input");
+	sl_udp6_port_register(SL_VXLAN_PORT, "vxlan6-input");
 	sl_iface_output_register(SL_IF_VXLAN, "vxlan4-encap");
+	sl_iface_output_register(SL_IF_VXLAN6, "vxlan6-encap");
 	sl_iface_tx_user("vxlan4-encap", &vxo_tx0);
+	sl_iface_tx_user("vxlan6-encap", &vxo6_tx0);
 }

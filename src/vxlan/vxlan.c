@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* VXLAN tunnels, control (main lcore): create vxlan tunnel src A dst B vni N [instance N]
  * [encap-vrf-id T] [l3] [del], show vxlan tunnel. A tunnel is an interface vxlan_tunnelN
- * (MTU 1450: 1500 less the 50 bytes of outer headers), routed or put in a bridge domain as
- * any other. */
+ * (MTU 1450 over IPv4, 1430 over IPv6: 1500 less the 50 or 70 bytes of outer headers),
+ * routed or put in a bridge domain as any other. */
 #include "vxlan.h"
 #include "../cli/cli.h"
 #include "../runtime/runtime.h"
@@ -29,15 +29,19 @@ static int port_slot(struct sl_out *o, uint16_t port)
 	if (free_slot < 0)
 		return sl_out_error(o, "%d VXLAN UDP ports in use already, the most tunnels listen on",
 				    SL_VX_PORTS);
-	const char *to = sl_dispatch_name(&sl_udp_ports, rte_cpu_to_be_16(port));
-	if (to || sl_udp_ports.next[rte_cpu_to_be_16(port)])
-		return sl_out_error(o, "UDP port %u is taken%s%s", port, to ? " by " : "",
-				    to ? to : "");
+	for (int f = 0; f < 2; f++) {
+		struct sl_dispatch *d = f ? &sl_udp6_ports : &sl_udp_ports;
+		const char *to = sl_dispatch_name(d, rte_cpu_to_be_16(port));
+		if (to || d->next[rte_cpu_to_be_16(port)])
+			return sl_out_error(o, "UDP port %u is taken%s%s", port, to ? " by " : "",
+					    to ? to : "");
+	}
 	return free_slot;
 }
 
-/* A tunnel on port slot i was created (+1) or deleted (-1): the first listens on the port
- * (the index published before the dispatch that leads to it), the last stops. */
+/* A tunnel on port slot i was created (+1) or deleted (-1): the first listens on the port,
+ * over both families (the index published before the dispatches that lead to it), the last
+ * stops. */
 static void port_use(int i, uint16_t port, int delta)
 {
 	if (delta > 0 && vx_port_users[i]++ == 0 && i) {
@@ -47,8 +51,11 @@ static void port_use(int i, uint16_t port, int delta)
 		__atomic_store_n(&sl_vx_port_idx[port], (uint8_t)i, __ATOMIC_RELEASE);
 		RTE_VERIFY(sl_dispatch_alias(&sl_udp_ports, rte_cpu_to_be_16(port),
 					     RTE_BE16(SL_VXLAN_PORT)) == 0);
+		RTE_VERIFY(sl_dispatch_alias(&sl_udp6_ports, rte_cpu_to_be_16(port),
+					     RTE_BE16(SL_VXLAN_PORT)) == 0);
 	} else if (delta < 0 && --vx_port_users[i] == 0 && i) {
 		sl_dispatch_unalias(&sl_udp_ports, rte_cpu_to_be_16(port));
+		sl_dispatch_unalias(&sl_udp6_ports, rte_cpu_to_be_16(port));
 	}
 }
 
@@ -79,8 +86,10 @@ static int cmd_create_vxlan(struct sl_out *o, int argc, char **argv)
 			return sl_out_error(o, "unknown option '%s'; %s", a, usage);
 		}
 	}
-	if (!ta.src || !ta.dst || vni == UINT32_MAX)
+	if (!ta.fam_src || !ta.fam_dst || vni == UINT32_MAX)
 		return sl_out_error(o, "src, dst and vni are required; %s", usage);
+	if (sl_tun_ends(o, &ta, true, usage))
+		return -1;
 	int slot = port_slot(o, (uint16_t)port);
 	if (slot < 0)
 		return -1;
@@ -93,16 +102,18 @@ static int cmd_create_vxlan(struct sl_out *o, int argc, char **argv)
 		return rc;
 	}
 	t->eth = true;
-	t->hlen = SL_VXLAN_ENCAP_LEN;
-	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(t->hdr + sizeof(struct rte_ipv4_hdr));
+	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(t->hdr + sl_tun_iplen(t));
+	t->hlen += sizeof(*u) + 8;
 	uint8_t *vx = (uint8_t *)(u + 1);
-	u->dst_port = rte_cpu_to_be_16((uint16_t)port); /* checksum 0: RFC 7348 5 allows it */
+	/* checksum: 0 over IPv4 (RFC 7348 5 allows it), vxlan6-encap's over IPv6 */
+	u->dst_port = rte_cpu_to_be_16((uint16_t)port);
 	vx[0] = 0x08;
 	vx[4] = (uint8_t)(vni >> 16);
 	vx[5] = (uint8_t)(vni >> 8);
 	vx[6] = (uint8_t)vni;
-	rc = sl_tun_create(o, t, SL_IF_VXLAN, "vxlan_tunnel", ta.inst,
-			   (const uint8_t[]){0x76, 0x78}, 1500 - SL_VXLAN_OVERHEAD);
+	rc = sl_tun_create(o, t, t->v6 ? SL_IF_VXLAN6 : SL_IF_VXLAN, "vxlan_tunnel", ta.inst,
+			   (const uint8_t[]){0x76, 0x78},
+			   1500 - (t->v6 ? SL_VXLAN6_OVERHEAD : SL_VXLAN_OVERHEAD));
 	if (rc >= 0)
 		port_use(slot, (uint16_t)port, +1);
 	return rc;
@@ -110,13 +121,14 @@ static int cmd_create_vxlan(struct sl_out *o, int argc, char **argv)
 SL_CLI_COMMAND(create_vxlan, .path = "create vxlan tunnel",
 	       .usage = "src A dst B vni N [instance N] [encap-vrf-id T] [dst_port P] [l3] [del]",
 	       .help = "a VXLAN tunnel interface vxlan_tunnelN (RFC 7348, UDP 4789 or P) from local "
-		       "address A to remote VTEP B, its outer headers routed in table T: routed "
-		       "(l3, the default) or put in a bridge domain; del deletes it",
+		       "address A to remote VTEP B (both IPv4 or both IPv6), its outer headers "
+		       "routed in table T: routed (l3, the default) or put in a bridge domain; del "
+		       "deletes it",
 	       .fn = cmd_create_vxlan)
 
-static void vxlan_cols(const struct sl_tun *t, char (*v)[24])
+static void vxlan_cols(const struct sl_tun *t, char (*v)[48])
 {
-	const struct rte_udp_hdr *u = (const struct rte_udp_hdr *)(t->hdr + sizeof(struct rte_ipv4_hdr));
+	const struct rte_udp_hdr *u = (const struct rte_udp_hdr *)(t->hdr + sl_tun_iplen(t));
 	snprintf(v[0], sizeof(v[0]), "%u", t->key.id & 0xffffff);
 	snprintf(v[1], sizeof(v[1]), "%u", rte_be_to_cpu_16(u->dst_port));
 }

@@ -140,7 +140,7 @@ def test_malformed_named_errors(sluiced_factory, tmp_path):
         ("icmp6-error", "no ICMPv6 error allowed for this packet (RFC 4443 2.4)"): 2,
         ("ip6-rewrite", "unspecified source not forwarded (RFC 4291 2.5.2)"): 1,
         ("ip6-lookup", "no route (ICMPv6 unreachable follows)"): 1,
-        ("ip6-local", "port unreachable (ICMPv6 follows)"): 1,
+        ("ip6-local", "TCP port unreachable (ICMPv6 follows)"): 1,
         ("icmp6-error", "destination unreachable sent"): 1,
     }
 

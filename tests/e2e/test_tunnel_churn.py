@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""1,000 tunnels (VXLAN, GRE, IP-in-IP) created and deleted twice while two streams flow
+"""1,000 tunnels (VXLAN over IPv4 and over IPv6, GRE, IP-in-IP) created and deleted twice while two streams flow
 through another VXLAN tunnel, one encapsulated and one decapsulated: no packet lost on it, no
 error, no buffer or heap allocation left behind (pg interfaces, one worker)."""
 import time
@@ -38,7 +38,9 @@ def test_tunnel_churn_under_traffic(sluiced_factory, tmp_path):
               f"pcap {tmp_path}/{pcap}.pcap }}")
         s.cli(f"packet-generator enable-stream {name}")
     kinds = [(f"create vxlan tunnel src 10.10.2.10 dst 10.20.{i // 250}.{i % 250 + 1} vni {i}",)
-             for i in range(500)]
+             for i in range(250)]
+    kinds += [(f"create vxlan tunnel src 2001:db8:2::10 dst 2001:db8:20::{i + 1:x} vni {i}",)
+              for i in range(250)]
     kinds += [(f"create gre tunnel src 10.10.2.10 dst 10.21.{i // 250}.{i % 250 + 1} key {i}",)
               for i in range(250)]
     kinds += [(f"create ipip tunnel src 10.10.2.10 dst 10.22.{i // 250}.{i % 250 + 1}",)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer: arbitrary frames through the whole graph (ethernet, ARP, ip4 input, lookup,
  * local, ICMP errors, rewrite, fragmentation; IPv6 input, lookup with ECMP, local, ICMPv6,
- * neighbour discovery and MLD queries on the main lcore, ICMPv6 errors; VXLAN, GRE (keyed, teb), IP-in-IP and
+ * neighbour discovery and MLD queries on the main lcore, ICMPv6 errors; VXLAN, GRE (keyed, teb)
+ * and IP-in-IP over IPv4 and IPv6 (VXLAN's UDP checksum checked), and
  * MPLS (over Ethernet, UDP and GRE) decapsulation into a bridge domain or routing, and
  * encapsulation of bridged and routed packets; a policer on port0's input that marks), or
  * through an L2 mode (io, mac, macswap, 5tswap) chosen by the first byte, traced or not (its
@@ -67,6 +68,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    env_cli("set interface ip address vxlan_tunnel1 172.16.0.1/30", false) ||
 	    env_cli("ip neighbor vxlan_tunnel1 172.16.0.2 02:00:00:00:77:02", false) ||
 	    env_cli("ip route add 50.0.0.0/8 via 172.16.0.2 vxlan_tunnel1", false) ||
+	    /* VXLAN over IPv6: VNI 9 routed (58.0.0.0/8), VNI 10 bridged */
+	    env_cli("ip neighbor port0 2001:db8:1::2 02:00:00:00:00:99", false) ||
+	    env_cli("create vxlan tunnel src 2001:db8:1::10 dst 2001:db8:1::2 vni 9", false) ||
+	    env_cli("set interface state vxlan_tunnel2 up", false) ||
+	    env_cli("set interface ip address vxlan_tunnel2 172.16.9.1/30", false) ||
+	    env_cli("ip neighbor vxlan_tunnel2 172.16.9.2 02:00:00:00:77:02", false) ||
+	    env_cli("ip route add 58.0.0.0/8 via 172.16.9.2 vxlan_tunnel2", false) ||
+	    env_cli("create vxlan tunnel src 2001:db8:1::10 dst 2001:db8:1::2 vni 10", false) ||
+	    env_cli("set interface state vxlan_tunnel3 up", false) ||
+	    env_cli("set interface l2 bridge vxlan_tunnel3 1", false) ||
 	    /* GRE with a key (routed), GRE teb (bridged), IP-in-IP (routed, IPv4 and IPv6) */
 	    env_cli("create gre tunnel src 10.10.1.10 dst 10.10.1.2 key 3", false) ||
 	    env_cli("set interface state gre0 up", false) ||
@@ -81,6 +92,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    env_cli("set interface ip address ipip0 2001:db8:44::1/64", false) ||
 	    env_cli("ip route add 54.0.0.0/8 via 172.16.4.2 ipip0", false) ||
 	    env_cli("ip route add 2001:db8:54::/48 via 2001:db8:44::2 ipip0", false) ||
+	    /* GRE (keyed, routed: 59.0.0.0/8) and IP-in-IP over IPv6 */
+	    env_cli("create gre tunnel src 2001:db8:1::10 dst 2001:db8:1::2 key 9", false) ||
+	    env_cli("set interface state gre2 up", false) ||
+	    env_cli("set interface ip address gre2 172.16.10.1/30", false) ||
+	    env_cli("ip route add 59.0.0.0/8 via 172.16.10.2 gre2", false) ||
+	    env_cli("create ipip tunnel src 2001:db8:1::10 dst 2001:db8:1::2", false) ||
+	    env_cli("set interface state ipip1 up", false) ||
+	    env_cli("set interface ip address ipip1 2001:db8:45::1/64", false) ||
 	    /* MPLS: label 100 pops into table 0 (also under 300, non-eos), from Ethernet on
 	     * port0, UDP or GRE; 55/8 leaves by an MPLS-over-UDP tunnel with label 200, 56/8 by an
 	     * MPLS-over-GRE one with 300 */

@@ -410,11 +410,16 @@ static void test_ip6_edges(void)
 	check_edges("ip6-lookup", l, 7,
 		    (const char *const[]){"ip6-rewrite", "ip6-local", "ip6-glean", "icmp6-error",
 					  "ip6-local", "icmp6-error", "ip6-rewrite"});
-	struct rte_mbuf *o[4] = {ip6_pkt(0x10010, 17, 64, NULL, 0), ip6_pkt(0x10010, 58, 64, NULL, 0),
-				 ip6_pkt(0x10010, 44, 64, frag, 17), ip6_pkt(0x10010, 200, 64, NULL, 0)};
-	check_edges("ip6-local", o, 4,
-		    (const char *const[]){"icmp6-error", "ip6-icmp-input", "error-drop",
-					  "icmp6-error"});
+	/* UDP to ip6-udp-local, TCP answered port unreachable, GRE and IP-in-IP to the tunnels'
+	 * decapsulation (sl_ip6_proto_register), an unknown next header a parameter problem */
+	struct rte_mbuf *o[7] = {ip6_pkt(0x10010, 17, 64, NULL, 0), ip6_pkt(0x10010, 58, 64, NULL, 0),
+				 ip6_pkt(0x10010, 44, 64, frag, 17), ip6_pkt(0x10010, 200, 64, NULL, 0),
+				 ip6_pkt(0x10010, 6, 64, NULL, 0), ip6_pkt(0x10010, 47, 64, NULL, 0),
+				 ip6_pkt(0x10010, 41, 64, NULL, 0)};
+	check_edges("ip6-local", o, 7,
+		    (const char *const[]){"ip6-udp-local", "ip6-icmp-input", "error-drop",
+					  "icmp6-error", "icmp6-error", "gre6-input",
+					  "ipip6-input"});
 	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
 	cli("ip route del 2001:db8:49::/48");
 	cli("ip route del 2001:db8:48::/48");
