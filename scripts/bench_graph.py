@@ -40,7 +40,8 @@ NODE_FUNCS = ["pg_stream_run", "eth_process", "in_process", "lk_process", "rw_pr
               "out_process", "tx_process", "po_process", "drop_process", "arp_process", "lo_process",
               "ie_process", "fr_process", "punt_process", "ic_process", "gl_process",
               "ul_process", "vxi_process", "vxo_process", "vxi6_process", "vxo6_process",
-              "gi_process", "ge_process", "gi6_process", "ge6_process",
+              "gi_process", "ge_process", "gi6_process", "ge6_process", "mu6_process",
+              "me6_process",
               "mu_process", "me_process",
               "pi_process", "ai_process", "qo_process", "qs_polled", "pppoe_in_process",
               "pppoe_out_process"]
@@ -225,6 +226,22 @@ def mpls_wrap(p):
     from scapy.contrib.mpls import MPLS
     return (Ether(dst="02:fe:00:00:00:00", src="02:00:00:00:00:01") /
             IP(src="10.10.1.2", dst="10.10.1.10") / UDP(sport=49152, dport=6635, chksum=0) /
+            MPLS(label=100, s=1, ttl=64) / p[IP])
+
+
+# MPLS over UDP over IPv6: the same ways, the outer headers IPv6 (the UDP checksum computed)
+MU6_ENCAP_SETUP = MU_ENCAP_SETUP.replace(
+    "create mpls-udp tunnel src 10.10.2.10 dst 10.10.2.1 out-label 100",
+    "set interface ip address pg1 2001:db8:2::10/64\nip neighbor pg1 2001:db8:2::1 42:01:0a:0a:02:01\n"
+    "create mpls-udp tunnel src 2001:db8:2::10 dst 2001:db8:2::1 out-label 100")
+MU6_DECAP_SETUP = MU_DECAP_SETUP + "set interface ip address pg0 2001:db8:1::10/64\n"
+
+
+def mpls6_wrap(p):
+    from scapy.all import IP, UDP, Ether, IPv6
+    from scapy.contrib.mpls import MPLS
+    return (Ether(dst="02:fe:00:00:00:00", src="02:00:00:00:00:01") /
+            IPv6(src="2001:db8:1::2", dst="2001:db8:1::10") / UDP(sport=49152, dport=6635) /
             MPLS(label=100, s=1, ttl=64) / p[IP])
 
 
@@ -455,7 +472,8 @@ VX_RUNS = (("routed", SETUP, None), ("vxlan-encap", VX_ENCAP_SETUP, None),
            ("vxlan6-decap", VX6_DECAP_SETUP, vxlan6_wrap), ("gre-encap", GRE_ENCAP_SETUP, None),
            ("gre-decap", GRE_DECAP_SETUP, gre_wrap), ("gre6-encap", GRE6_ENCAP_SETUP, None),
            ("gre6-decap", GRE6_DECAP_SETUP, gre6_wrap), ("mpls-encap", MU_ENCAP_SETUP, None),
-           ("mpls-decap", MU_DECAP_SETUP, mpls_wrap), ("pppoe-encap", PPPOE_ENCAP_SETUP, None),
+           ("mpls-decap", MU_DECAP_SETUP, mpls_wrap), ("mpls6-encap", MU6_ENCAP_SETUP, None),
+           ("mpls6-decap", MU6_DECAP_SETUP, mpls6_wrap), ("pppoe-encap", PPPOE_ENCAP_SETUP, None),
            ("pppoe-decap", PPPOE_DECAP_SETUP, pppoe_wrap), ("policer", POLICER_SETUP, None),
            ("acl-1", acl_setup(1), None), (f"acl-{ACL_RULES}", acl_setup(ACL_RULES), None),
            (f"qos-{QOS_PIPES}", QOS_SETUP, None),

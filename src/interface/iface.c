@@ -32,7 +32,7 @@ const char *const sl_if_type_names[SL_IF_NB_TYPES] = {"port", "sub", "bvi", "loo
 							  "vxlan", "gre", "ipip", "mplsudp",
 							  "mplsgre", "mpls-tunnel", "pppoe",
 							  "ipoe", "vxlan6", "gre6",
-							  "ipip6"};
+							  "ipip6", "mplsudp6", "mplsgre6"};
 static uint16_t nb_graphs_cfg;
 struct rte_ring *sl_inject_ring;
 static struct rte_hash *sub_hash; /* VLAN sub-interfaces by parent and tags */

@@ -73,6 +73,8 @@ enum sl_if_type {
 	SL_IF_VXLAN6,   /* a VXLAN tunnel over IPv6: vxlan6-encap */
 	SL_IF_GRE6,     /* a GRE tunnel over IPv6: gre6-encap */
 	SL_IF_IPIP6,    /* an IP-in-IP tunnel over IPv6: ipip6-encap */
+	SL_IF_MPLSUDP6, /* an MPLS-over-UDP tunnel over IPv6: mplsudp6-encap */
+	SL_IF_MPLSGRE6, /* an MPLS-over-GRE tunnel over IPv6: gre6-encap */
 	SL_IF_NB_TYPES
 };
 extern const char *const sl_if_type_names[SL_IF_NB_TYPES];

@@ -247,7 +247,7 @@ static int tunnel_cmd(struct sl_out *o, int argc, char **argv, bool gre)
 	}
 	if (!ta.fam_src || !ta.fam_dst || label == UINT32_MAX)
 		return sl_out_error(o, "src, dst and out-label are required; %s", usage);
-	if (sl_tun_ends(o, &ta, false, usage))
+	if (sl_tun_ends(o, &ta, usage))
 		return -1;
 	struct sl_tun_key k = {.kind = gre ? SL_TUN_MPLSGRE : SL_TUN_MPLSUDP, .id = label};
 	int rc;
@@ -257,19 +257,22 @@ static int tunnel_cmd(struct sl_out *o, int argc, char **argv, bool gre)
 	t->mpls = true;
 	uint8_t *h = t->hdr + sl_tun_iplen(t);
 	if (gre) {
-		t->hlen = SL_MPLSGRE_ENCAP_LEN;
+		t->hlen += 4 + 4;
 		h[2] = RTE_ETHER_TYPE_MPLS >> 8; /* no checksum, key or sequence; version 0 */
 		h[3] = RTE_ETHER_TYPE_MPLS & 0xff;
 		h += 4;
 	} else {
-		t->hlen = SL_MPLSUDP_ENCAP_LEN;
+		t->hlen += sizeof(struct rte_udp_hdr) + 4;
 		struct rte_udp_hdr *u = (struct rte_udp_hdr *)h;
-		u->dst_port = RTE_BE16(SL_MPLS_UDP_PORT); /* checksum 0 over IPv4 (RFC 7510 3.2) */
+		/* checksum 0 over IPv4 (RFC 7510 3.2), mplsudp6-encap's over IPv6 */
+		u->dst_port = RTE_BE16(SL_MPLS_UDP_PORT);
 		h += sizeof(*u);
 	}
 	uint32_t lw = rte_cpu_to_be_32(label << 12 | 1u << 8); /* bottom of stack, TTL later */
 	memcpy(h, &lw, 4);
-	return sl_tun_create(o, t, gre ? SL_IF_MPLSGRE : SL_IF_MPLSUDP, gre ? "mplsgre" : "mplsudp",
+	enum sl_if_type type = gre ? (t->v6 ? SL_IF_MPLSGRE6 : SL_IF_MPLSGRE)
+				   : (t->v6 ? SL_IF_MPLSUDP6 : SL_IF_MPLSUDP);
+	return sl_tun_create(o, t, type, gre ? "mplsgre" : "mplsudp",
 			     ta.inst, gre ? (const uint8_t[]){0x6d, 0x67} : (const uint8_t[]){0x6d, 0x75},
 			     (uint16_t)(1500 - t->hlen));
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MPLS (RFC 3032): local labels (table 0) read by mpls-input (ethertype 0x8847 on interfaces
- * with MPLS enabled) and mpls4-udp-input (MPLS over UDP, RFC 7510, port 6635); MPLS-over-UDP
- * tunnels push a label (src/mpls/mpls.c, node.c). */
+ * with MPLS enabled), mpls4-udp-input and mpls6-udp-input (MPLS over UDP, RFC 7510, port
+ * 6635, over IPv4 and IPv6); MPLS-over-UDP and MPLS-over-GRE tunnels, over IPv4 or IPv6,
+ * push a label (src/mpls/mpls.c, node.c). */
 #ifndef SL_MPLS_H
 #define SL_MPLS_H
 
@@ -11,6 +12,7 @@
 #define SL_MPLS_LABEL_MAX ((1u << 20) - 1)
 #define SL_MPLSUDP_ENCAP_LEN 32 /* outer IPv4, UDP and one label */
 #define SL_MPLSGRE_ENCAP_LEN 28 /* outer IPv4, GRE and one label */
+#define SL_MPLSUDP6_ENCAP_LEN 52 /* outer IPv6, UDP and one label */
 
 /* A local label's action, the data of its entry (the key: label << 1 | eos). */
 enum sl_mpls_action {

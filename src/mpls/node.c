@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* mpls-input (ethertype 0x8847), mpls4-udp-input (UDP 6635, RFC 7510) and mpls-gre-input
- * (GRE protocol 0x8847, RFC 4023) pop a bottom-of-stack label into the table its local label
- * names, or swap a label for an out-path's and send it to its next hop; mplsudp4-encap is
- * the MPLS-over-UDP
- * tunnels' output node (the label pushed, RFC 3032, then UDP and IPv4). */
+/* mpls-input (ethertype 0x8847), mpls4-udp-input and mpls6-udp-input (UDP 6635, RFC 7510)
+ * and mpls-gre-input (GRE protocol 0x8847, RFC 4023) pop a bottom-of-stack label into the
+ * table its local label names, or swap a label for an out-path's and send it to its next
+ * hop; mplsudp4-encap and mplsudp6-encap are the MPLS-over-UDP tunnels' output nodes (the
+ * label pushed, RFC 3032, then UDP and IPv4 or IPv6). */
 #include "mpls.h"
 #include "../ethernet/ethernet.h"
 
@@ -22,8 +22,8 @@
 	X(MI_ERR_IP_TTL, "pop and forward: IP TTL expired")
 enum { MI_ERRORS(SL_ERR_ENUM) MI_NB_ERR };
 static const char *const mi_reasons[] = {MI_ERRORS(SL_ERR_STR)};
-static uint16_t mi_err, mu_err;
-static rte_edge_t mi_tx0, mu_tx0, mg_tx0; /* swaps: the interfaces' outputs */
+static uint16_t mi_err, mu_err, mu6_err;
+static rte_edge_t mi_tx0, mu_tx0, mu6_tx0, mg_tx0; /* swaps: the interfaces' outputs */
 
 enum { MI_NEXT_DROP, MI_NEXT_IP4, MI_NEXT_IP6, MI_NB_NEXT };
 
@@ -175,27 +175,38 @@ SL_NODE_REGISTER(mi_node)
 
 /* ---- mpls4-udp-input: from any sender, as VPP's udp decap (the label decides) ---- */
 
-static inline uint16_t mu_one(struct rte_mbuf *m, struct label_cache *c)
+static __rte_always_inline uint16_t mu_any(struct rte_mbuf *m, struct label_cache *c, bool v6)
 {
-	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
-	uint32_t off = (ip->version_ihl & 0xf) * 4u + sizeof(struct rte_udp_hdr);
-	if (unlikely(m->data_len < off)) { /* ip4-udp-local checked it; kept for the fuzzer */
-		sl_set_error(m, mu_err + MI_ERR_SHORT);
+	uint32_t off;
+	if (v6) { /* after any extension headers */
+		uint8_t proto;
+		off = sl_ip6_l4_off(m, &proto) + sizeof(struct rte_udp_hdr);
+	} else {
+		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
+		off = (ip->version_ihl & 0xf) * 4u + sizeof(struct rte_udp_hdr);
+	}
+	uint16_t err = v6 ? mu6_err : mu_err;
+	if (unlikely(m->data_len < off)) { /* ipN-udp-local checked it; kept for the fuzzer */
+		sl_set_error(m, err + MI_ERR_SHORT);
 		return MI_NEXT_DROP;
 	}
 	rte_pktmbuf_adj(m, (uint16_t)off);
-	return mpls_pop(m, c, mu_err, mu_tx0);
+	return mpls_pop(m, c, err, v6 ? mu6_tx0 : mu_tx0);
 }
 
-static uint16_t mu_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
-{
-	uint16_t nexts[n];
-	struct label_cache c = {.word = UINT32_MAX};
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = mu_one(objs[i], &c);
-	sl_enqueue_nexts(g, node, objs, nexts, n);
-	return n;
-}
+#define MU_PROCESS(name, v6)                                                                \
+	static uint16_t name(struct rte_graph *g, struct rte_node *node, void **objs,       \
+			     uint16_t n)                                                    \
+	{                                                                                   \
+		uint16_t nexts[n];                                                          \
+		struct label_cache c = {.word = UINT32_MAX};                                \
+		for (uint16_t i = 0; i < n; i++)                                            \
+			nexts[i] = mu_any(objs[i], &c, v6);                                 \
+		sl_enqueue_nexts(g, node, objs, nexts, n);                                  \
+		return n;                                                                   \
+	}
+MU_PROCESS(mu_process, false)
+MU_PROCESS(mu6_process, true)
 
 static struct rte_node_register mu_node = {
 	.name = "mpls4-udp-input",
@@ -206,6 +217,16 @@ static struct rte_node_register mu_node = {
 		       [MI_NEXT_IP6] = "ip6-input"},
 };
 SL_NODE_REGISTER(mu_node)
+
+static struct rte_node_register mu6_node = {
+	.name = "mpls6-udp-input",
+	.process = mu6_process,
+	.init = sl_node_init,
+	.nb_edges = MI_NB_NEXT,
+	.next_nodes = {[MI_NEXT_DROP] = "error-drop", [MI_NEXT_IP4] = "ip4-input",
+		       [MI_NEXT_IP6] = "ip6-input"},
+};
+SL_NODE_REGISTER(mu6_node)
 
 /* ---- mpls-gre-input: gre4-input has stripped the GRE header (RFC 4023) ---- */
 
@@ -231,7 +252,7 @@ static struct rte_node_register mg_node = {
 };
 SL_NODE_REGISTER(mg_node)
 
-/* ---- mplsudp4-encap ---- */
+/* ---- mplsudp4-encap, mplsudp6-encap ---- */
 
 #define ME_ERRORS(X)                                                              \
 	X(ME_ERR_DOWN, "tunnel down")                                             \
@@ -239,13 +260,13 @@ SL_NODE_REGISTER(mg_node)
 	X(ME_ERR_HEADROOM, "no headroom for the outer headers")
 enum { ME_ERRORS(SL_ERR_ENUM) ME_NB_ERR };
 static const char *const me_reasons[] = {ME_ERRORS(SL_ERR_STR)};
-static uint16_t me_err;
+static uint16_t me_err, me6_err;
 
 enum { ME_NEXT_DROP, ME_NEXT_LOOKUP, ME_NB_STATIC };
-static rte_edge_t me_tx0;
+static rte_edge_t me_tx0, me6_tx0;
 
-static inline uint16_t me_one(struct sl_worker *w, struct rte_mbuf *m, struct sl_tun_cache *c,
-			      uint32_t gen)
+static __rte_always_inline uint16_t me_any(struct sl_worker *w, struct rte_mbuf *m,
+					   struct sl_tun_cache *c, uint32_t gen, bool v6)
 {
 	uint16_t ifx = sl_meta(m)->tx_if, e, next;
 	const struct sl_tun *t = sl_tun_by_if[ifx];
@@ -266,25 +287,36 @@ static inline uint16_t me_one(struct sl_worker *w, struct rte_mbuf *m, struct sl
 	uint16_t sport = sl_tun_sport(m, fr);
 	w->ifc[ifx].tx_pkts++;
 	w->ifc[ifx].tx_bytes += m->pkt_len - RTE_ETHER_HDR_LEN;
-	struct rte_udp_hdr *u = (struct rte_udp_hdr *)sl_tun_encap(
-		m, t, SL_MPLSUDP_ENCAP_LEN, IPPROTO_UDP, c, gen, me_tx0, ME_NEXT_LOOKUP, &next);
+	struct rte_udp_hdr *u = (struct rte_udp_hdr *)(
+		v6 ? sl_tun_encap6(m, t, SL_MPLSUDP6_ENCAP_LEN, IPPROTO_UDP, c, gen, me6_tx0,
+				   ME_NEXT_LOOKUP, &next)
+		   : sl_tun_encap(m, t, SL_MPLSUDP_ENCAP_LEN, IPPROTO_UDP, c, gen, me_tx0,
+				  ME_NEXT_LOOKUP, &next));
 	if (unlikely(!u)) {
 		e = ME_ERR_HEADROOM;
 		goto drop;
 	}
-	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)u - 1;
 	u->src_port = rte_cpu_to_be_16(sport);
-	u->dgram_len = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(ip->total_length) -
-						   sizeof(*ip)));
 	((uint8_t *)(u + 1))[3] = ttl;
+	if (v6) { /* the checksum IPv6 requires, over the label too */
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)u - 1;
+		u->dgram_len = ip->payload_len;
+		u->dgram_cksum = sl_tun_udp6_cksum(m, t, (const uint8_t *)u,
+						   rte_be_to_cpu_16(ip->payload_len));
+	} else {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)u - 1;
+		u->dgram_len = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(ip->total_length) -
+							   sizeof(*ip)));
+	}
 	return next;
 drop:
 	w->ifc[ifx].drops++;
-	sl_set_error(m, me_err + e);
+	sl_set_error(m, (v6 ? me6_err : me_err) + e);
 	return ME_NEXT_DROP;
 }
 
-SL_TUN_ENCAP_PROCESS(me_process, me_one)
+SL_TUN_ENCAP_PROCESS_FAM(me_process, me_any, false)
+SL_TUN_ENCAP_PROCESS_FAM(me6_process, me_any, true)
 
 static struct rte_node_register me_node = {
 	.name = "mplsudp4-encap",
@@ -295,12 +327,27 @@ static struct rte_node_register me_node = {
 };
 SL_NODE_REGISTER(me_node)
 
+static struct rte_node_register me6_node = {
+	.name = "mplsudp6-encap",
+	.process = me6_process,
+	.init = sl_node_init,
+	.nb_edges = ME_NB_STATIC,
+	.next_nodes = {[ME_NEXT_DROP] = "error-drop", [ME_NEXT_LOOKUP] = "ip6-lookup"},
+};
+SL_NODE_REGISTER(me6_node)
+
 RTE_INIT(mpls_nodes_init)
 {
 	mi_err = sl_error_register("mpls-input", mi_reasons, MI_NB_ERR);
 	mu_err = sl_error_register("mpls4-udp-input", mi_reasons, MI_NB_ERR);
 	mg_err = sl_error_register("mpls-gre-input", mi_reasons, MI_NB_ERR);
 	me_err = sl_error_register("mplsudp4-encap", me_reasons, ME_NB_ERR);
+	mu6_err = sl_error_register("mpls6-udp-input", mi_reasons, MI_NB_ERR);
+	me6_err = sl_error_register("mplsudp6-encap", me_reasons, ME_NB_ERR);
+	sl_udp6_port_register(SL_MPLS_UDP_PORT, "mpls6-udp-input");
+	sl_iface_output_register(SL_IF_MPLSUDP6, "mplsudp6-encap");
+	sl_iface_tx_user("mplsudp6-encap", &me6_tx0);
+	sl_iface_tx_user("mpls6-udp-input", &mu6_tx0);
 	sl_eth_type_register(RTE_ETHER_TYPE_MPLS, "mpls-input");
 	sl_udp_port_register(SL_MPLS_UDP_PORT, "mpls4-udp-input");
 	sl_iface_output_register(SL_IF_MPLSUDP, "mplsudp4-encap");

@@ -39,7 +39,7 @@ static int tun_cmd(struct sl_out *o, int argc, char **argv, bool gre)
 			return sl_out_error(o, "unknown option '%s'; %s", a, usage);
 		}
 	}
-	if (sl_tun_ends(o, &ta, true, usage))
+	if (sl_tun_ends(o, &ta, usage))
 		return -1;
 	struct sl_tun_key k = {.kind = gre ? SL_TUN_GRE : SL_TUN_IPIP, .id = key,
 			       .keyed = has_key};

@@ -377,5 +377,6 @@ RTE_INIT(gre_nodes_init)
 	sl_iface_output_register(SL_IF_MPLSGRE, "gre4-encap");
 	sl_iface_output_register(SL_IF_IPIP, "ipip4-encap");
 	sl_iface_output_register(SL_IF_GRE6, "gre6-encap");
+	sl_iface_output_register(SL_IF_MPLSGRE6, "gre6-encap");
 	sl_iface_output_register(SL_IF_IPIP6, "ipip6-encap");
 }

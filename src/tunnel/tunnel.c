@@ -78,15 +78,12 @@ int sl_tun_arg(struct sl_out *o, const char *a, const char *val, const char *tab
 	return 0;
 }
 
-int sl_tun_ends(struct sl_out *o, const struct sl_tun_args *ta, bool v6_ok, const char *usage)
+int sl_tun_ends(struct sl_out *o, const struct sl_tun_args *ta, const char *usage)
 {
 	if (!ta->fam_src || !ta->fam_dst)
 		return sl_out_error(o, "src and dst are required; %s", usage);
 	if (ta->fam_src != ta->fam_dst)
 		return sl_out_error(o, "src and dst must be of one family (both IPv4 or both IPv6)");
-	if (ta->fam_src == 6 && !v6_ok)
-		return sl_out_error(o, "this kind of tunnel takes IPv4 outer headers only (IPv6 "
-				    "outer headers: VXLAN, GRE, IP-in-IP)");
 	return 0;
 }
 

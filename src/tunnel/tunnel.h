@@ -94,9 +94,9 @@ struct sl_tun_args {
  * (1 or 2), 0 when a is none of them, -1 after answering an error. */
 int sl_tun_arg(struct sl_out *o, const char *a, const char *val, const char *table_kw,
 	       struct sl_tun_args *ta);
-/* After the arguments: src and dst given, of one family, and IPv6 only where v6_ok (else
- * -1 after answering why not). */
-int sl_tun_ends(struct sl_out *o, const struct sl_tun_args *ta, bool v6_ok, const char *usage);
+/* After the arguments: src and dst given, and of one family (else -1 after answering why
+ * not). */
+int sl_tun_ends(struct sl_out *o, const struct sl_tun_args *ta, const char *usage);
 /* After sl_tun_ends (k's kind, id and keyed set): checks src and dst, finds the table and
  * fills k (and the tunnel's key6 for IPv6); with del deletes the tunnel. Returns a new tunnel
  * (v6 and hlen, the outer IP header's length, set) to fill and sl_tun_create, or NULL with
@@ -224,6 +224,16 @@ static inline void sl_tun_send(struct rte_mbuf *m, const struct sl_tun *t, uint8
 		*out = lookup;
 	}
 }
+
+/* The same for a node of one outer family: any_fn(worker, mbuf, cache, generation, v6), v6
+ * a constant here. */
+#define SL_TUN_ENCAP_PROCESS_FAM(name, any_fn, v6)                                          \
+	static inline uint16_t name##_one(struct sl_worker *w, struct rte_mbuf *m,         \
+					  struct sl_tun_cache *c, uint32_t gen)            \
+	{                                                                                   \
+		return any_fn(w, m, c, gen, v6);                                            \
+	}                                                                                   \
+	SL_TUN_ENCAP_PROCESS(name, name##_one)
 
 /* Encapsulates m (its data: the inner frame, Ethernet header first) in t's outer headers
  * (hlen = t->hlen), the outer IPv4 header's protocol proto.

@@ -253,20 +253,8 @@ drop:
 	return VXO_NEXT_DROP;
 }
 
-static inline uint16_t vxo_one(struct sl_worker *w, struct rte_mbuf *m, struct sl_tun_cache *c,
-			       uint32_t gen)
-{
-	return vxo_any(w, m, c, gen, false);
-}
-
-static inline uint16_t vxo6_one(struct sl_worker *w, struct rte_mbuf *m, struct sl_tun_cache *c,
-				uint32_t gen)
-{
-	return vxo_any(w, m, c, gen, true);
-}
-
-SL_TUN_ENCAP_PROCESS(vxo_process, vxo_one)
-SL_TUN_ENCAP_PROCESS(vxo6_process, vxo6_one)
+SL_TUN_ENCAP_PROCESS_FAM(vxo_process, vxo_any, false)
+SL_TUN_ENCAP_PROCESS_FAM(vxo6_process, vxo_any, true)
 
 static struct rte_node_register vxo_node = {
 	.name = "vxlan4-encap",

@@ -88,7 +88,7 @@ static int cmd_create_vxlan(struct sl_out *o, int argc, char **argv)
 	}
 	if (!ta.fam_src || !ta.fam_dst || vni == UINT32_MAX)
 		return sl_out_error(o, "src, dst and vni are required; %s", usage);
-	if (sl_tun_ends(o, &ta, true, usage))
+	if (sl_tun_ends(o, &ta, usage))
 		return -1;
 	int slot = port_slot(o, (uint16_t)port);
 	if (slot < 0)

@@ -174,8 +174,6 @@ def test_gre6_ipip6_cli(sluiced_factory, tmp_path):
         "create ipip tunnel src 2001:db8::1 dst 2001:db8::2": "a tunnel with these addresses and key exists (ipip0)",
         "create gre tunnel src 2001:db8::1 dst 10.0.0.2": "src and dst must be of one family",
         "create ipip tunnel src 2001:db8::1 dst ff02::1": "multicast tunnels are not supported",
-        "create mpls-gre tunnel src 2001:db8::1 dst 2001:db8::2 out-label 100":
-            "takes IPv4 outer headers only",
         "create gre tunnel src 2001:db8::1 dst 2001:db8::2 key 6 del": "no such tunnel",
     })
     s.cli("create gre tunnel src 2001:db8::1 dst 2001:db8::2 key 5 del")

@@ -2,7 +2,7 @@
 """Two sluiced joined by tunnels, end to end: host h1 -- sluiced A -- wire -- sluiced B -- host
 h2, the hosts and the wire veth pairs to network namespaces (af_packet). h1's and h2's
 subnets are routed over a GRE tunnel, an IP-in-IP tunnel, an MPLS-over-UDP tunnel, an
-MPLS-over-GRE tunnel, and GRE and IP-in-IP over IPv6 between A and B (the kernel here has none
+MPLS-over-GRE tunnel, and the same four over IPv6 between A and B (the kernel here has none
 of them, so sluiced is its own peer); ping and 10 MiB of TCP through each."""
 import os
 import subprocess
@@ -91,7 +91,11 @@ def side(me, peer, host_net, far_net, host_if, wire_if):
            f"create ipip tunnel src 2001:db8:9::{me} dst 2001:db8:9::{peer}",
            "set interface state gre1 up", "set interface state ipip1 up",
            f"set interface ip address gre1 172.16.4.{me}/30",
-           f"set interface ip address ipip1 172.16.5.{me}/30"]
+           f"set interface ip address ipip1 172.16.5.{me}/30",
+           f"create mpls-udp tunnel src 2001:db8:9::{me} dst 2001:db8:9::{peer} out-label 100",
+           f"create mpls-gre tunnel src 2001:db8:9::{me} dst 2001:db8:9::{peer} out-label 100",
+           "set interface state mplsudp1 up", f"set interface ip address mplsudp1 172.16.6.{me}/30",
+           "set interface state mplsgre1 up", f"set interface ip address mplsgre1 172.16.7.{me}/30"]
     return devs, cli
 
 
@@ -108,7 +112,8 @@ def test_gre_ipip_mpls_two_sluiced(hosts, sluiced_factory):
     assert ga["gre0"]["tx-packets"] > 7000 and ga["gre0"]["rx-packets"] > 7000
     # the same subnets moved from one tunnel onto the next, under no traffic: ping one way,
     # 10 MiB of TCP the other, the sender's tunnel counting the data
-    tunnels = [("gre0", 0), ("ipip0", 1), ("mplsudp0", 2), ("mplsgre0", 3), ("gre1", 4), ("ipip1", 5)]
+    tunnels = [("gre0", 0), ("ipip0", 1), ("mplsudp0", 2), ("mplsgre0", 3), ("gre1", 4), ("ipip1", 5),
+               ("mplsudp1", 6), ("mplsgre1", 7)]
     for (old, on), (new, nn) in zip(tunnels, tunnels[1:]):
         for s, peer in ((a, 2), (b, 1)):
             far = "192.168.2" if s is a else "192.168.1"

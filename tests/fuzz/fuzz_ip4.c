@@ -115,6 +115,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    env_cli("set interface state mplsgre0 up", false) ||
 	    env_cli("set interface ip address mplsgre0 172.16.6.1/30", false) ||
 	    env_cli("ip route add 56.0.0.0/8 via 172.16.6.2 mplsgre0", false) ||
+	    /* MPLS over UDP over IPv6 (60.0.0.0/8) */
+	    env_cli("create mpls-udp tunnel src 2001:db8:1::10 dst 2001:db8:1::2 out-label 201", false) ||
+	    env_cli("set interface state mplsudp1 up", false) ||
+	    env_cli("set interface ip address mplsudp1 172.16.11.1/30", false) ||
+	    env_cli("ip route add 60.0.0.0/8 via 172.16.11.2 mplsudp1", false) ||
 	    /* label swaps (400 at the bottom for 401 402, 410 above another for 411), 420
 	     * popped and its IP packet forwarded, and an
 	     * MPLS tunnel pushing 500 501 for 57/8 and 2001:db8:57::/48, all to 10.10.1.2 */
