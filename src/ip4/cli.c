@@ -78,13 +78,15 @@ struct family {
 	void (*fmt)(char *buf, const union addr *a);
 	/* a + i prefixes of length len (count N) */
 	void (*step)(union addr *out, const union addr *a, uint8_t len, uint32_t i);
-	bool (*is_static)(uint16_t fib, const union addr *p, uint8_t len);
+	/* 0: no static route; 1: one with next hops; 2: a drop route */
+	int (*static_kind)(uint16_t fib, const union addr *p, uint8_t len);
 	int (*weight)(uint16_t fib, const union addr *p, uint8_t len, const union addr *nh, int port);
 	int (*add_path)(uint16_t fib, const union addr *p, uint8_t len, const union addr *nh,
 			int port, uint16_t w);
 	int (*del_path)(uint16_t fib, const union addr *p, uint8_t len, const union addr *nh,
 			int port);
 	int (*del)(uint16_t fib, const union addr *p, uint8_t len);
+	int (*add_drop)(uint16_t fib, const union addr *p, uint8_t len);
 };
 
 static int v4_prefix(struct sl_out *o, const char *s, union addr *a, uint8_t *len)
@@ -103,10 +105,10 @@ static void v4_step(union addr *out, const union addr *a, uint8_t len, uint32_t 
 {
 	out->v4 = a->v4 + (len ? i << (32 - len) : 0);
 }
-static bool v4_is_static(uint16_t fib, const union addr *p, uint8_t len)
+static int v4_static_kind(uint16_t fib, const union addr *p, uint8_t len)
 {
 	const struct sl_route *r = sl_rib_find(fib, p->v4, len);
-	return r && (r->present & (1u << SL_SRC_STATIC));
+	return !r || !(r->present & (1u << SL_SRC_STATIC)) ? 0 : r->npaths ? 1 : 2;
 }
 static int v4_weight(uint16_t fib, const union addr *p, uint8_t len, const union addr *nh, int port)
 {
@@ -125,8 +127,12 @@ static int v4_del(uint16_t fib, const union addr *p, uint8_t len)
 {
 	return sl_ip4_route_del(fib, p->v4, len);
 }
-static const struct family fam4 = {32, v4_prefix, v4_addr, v4_fmt, v4_step, v4_is_static,
-				   v4_weight, v4_add_path, v4_del_path, v4_del};
+static int v4_add_drop(uint16_t fib, const union addr *p, uint8_t len)
+{
+	return sl_ip4_route_add_drop(fib, p->v4, len);
+}
+static const struct family fam4 = {32, v4_prefix, v4_addr, v4_fmt, v4_step, v4_static_kind,
+				   v4_weight, v4_add_path, v4_del_path, v4_del, v4_add_drop};
 
 static int v6_prefix(struct sl_out *o, const char *s, union addr *a, uint8_t *len)
 {
@@ -154,10 +160,10 @@ static void v6_step(union addr *out, const union addr *a, uint8_t len, uint32_t 
 		carry >>= 8;
 	}
 }
-static bool v6_is_static(uint16_t fib, const union addr *p, uint8_t len)
+static int v6_static_kind(uint16_t fib, const union addr *p, uint8_t len)
 {
 	const struct sl_route6 *r = sl_ip6_rib_find(fib, p->v6, len);
-	return r && (r->present & (1u << SL_SRC_STATIC));
+	return !r || !(r->present & (1u << SL_SRC_STATIC)) ? 0 : r->npaths ? 1 : 2;
 }
 static int v6_weight(uint16_t fib, const union addr *p, uint8_t len, const union addr *nh, int port)
 {
@@ -176,8 +182,12 @@ static int v6_del(uint16_t fib, const union addr *p, uint8_t len)
 {
 	return sl_ip6_route_del(fib, p->v6, len);
 }
-static const struct family fam6 = {128, v6_prefix, v6_addr, v6_fmt, v6_step, v6_is_static,
-				   v6_weight, v6_add_path, v6_del_path, v6_del};
+static int v6_add_drop(uint16_t fib, const union addr *p, uint8_t len)
+{
+	return sl_ip6_route_add_drop(fib, p->v6, len);
+}
+static const struct family fam6 = {128, v6_prefix, v6_addr, v6_fmt, v6_step, v6_static_kind,
+				   v6_weight, v6_add_path, v6_del_path, v6_del, v6_add_drop};
 
 static int route_err(struct sl_out *o, const struct family *fm, const union addr *p, uint8_t len,
 		     int rc)
@@ -215,14 +225,14 @@ int sl_ip_cli_table(struct sl_out *o, int *argc, char **argv, uint16_t *fib)
 /* ip route add|del [table N] [count N] PREFIX via NEXTHOP [IFACE] [weight N]: a second path
  * of a prefix makes it ECMP (UCMP with weights); del with via deletes that path only. A
  * point-to-point interface (a tunnel) may stand alone after via: its next hop is 0.0.0.0 or
- * ::, which it reaches as any other. */
+ * ::, which it reaches as any other. via drop: a drop route (VPP's), no next hop. */
 static int route_cmd(struct sl_out *o, int argc, char **argv, bool add)
 {
-	const char *usage = add ? "usage: ip route add [table N] [count N] PREFIX via NEXTHOP [IFACE] [weight N]"
-				: "usage: ip route del [table N] [count N] PREFIX [via NEXTHOP [IFACE]]";
+	const char *usage = add ? "usage: ip route add [table N] [count N] PREFIX via NEXTHOP [IFACE] [weight N] | via drop"
+				: "usage: ip route del [table N] [count N] PREFIX [via NEXTHOP [IFACE] | via drop]";
 	uint32_t count = 1, weight = 1;
 	union addr pfx, nh = {0};
-	bool via = false;
+	bool via = false, drop = false;
 	uint8_t len;
 	uint16_t fib;
 	if (sl_ip_cli_table(o, &argc, argv, &fib))
@@ -249,7 +259,9 @@ static int route_cmd(struct sl_out *o, int argc, char **argv, bool add)
 			return sl_out_error(o, "%s", usage);
 		via = true;
 		struct sl_iface *pf = argc == 3 ? sl_iface_by_name(argv[2]) : NULL;
-		if (pf) { /* via IFACE alone: a point-to-point interface's one neighbour */
+		if (argc == 3 && !strcmp(argv[2], "drop") && !pf) {
+			drop = true;
+		} else if (pf) { /* via IFACE alone: a point-to-point interface's one neighbour */
 			if (!pf->p2p)
 				return sl_out_error(o, "%s is not point to point: give the next hop "
 						    "(via NEXTHOP %s)", pf->name, pf->name);
@@ -257,6 +269,8 @@ static int route_cmd(struct sl_out *o, int argc, char **argv, bool add)
 		} else if (fm->addr(o, argv[2], &nh)) {
 			return -1;
 		}
+		if (drop && weight != 1)
+			return sl_out_error(o, "a drop route has no weight; %s", usage);
 		if (argc == 4) {
 			struct sl_iface *f = sl_iface_by_name(argv[3]);
 			if (!f)
@@ -275,13 +289,21 @@ static int route_cmd(struct sl_out *o, int argc, char **argv, bool add)
 	/* all or nothing: deletes are checked first (each route, or its path), adds are undone
 	 * on failure, each as it was before: a route made removed, a path added deleted, a
 	 * path's weight set back */
-	for (uint32_t i = 0; !add && i < count; i++) {
+	for (uint32_t i = 0; i < count; i++) {
 		union addr p;
 		fm->step(&p, &pfx, len, i);
-		if (!fm->is_static(fib, &p, len) || (via && fm->weight(fib, &p, len, &nh, port) < 0))
+		int kind = fm->static_kind(fib, &p, len);
+		char ip[46];
+		fm->fmt(ip, &p);
+		if (add && kind && drop != (kind == 2))
+			return sl_out_error(o, "%s/%u: %s exists (delete it first)", ip, len,
+					    kind == 2 ? "a drop route" : "a route with next hops");
+		if (!add && (!kind || (drop && kind != 2) ||
+			     (via && !drop && fm->weight(fib, &p, len, &nh, port) < 0)))
 			return route_err(o, fm, &p, len, -ENOENT);
 	}
-	const uint32_t UNDO_ROUTE = 0, UNDO_PATH = UINT32_MAX; /* else: the path's weight before */
+	/* else: the path's weight before */
+	const uint32_t UNDO_ROUTE = 0, UNDO_PATH = UINT32_MAX, UNDO_NONE = UINT32_MAX - 1;
 	uint32_t *undo = add ? malloc(sizeof(uint32_t) * count) : NULL;
 	if (add && !undo)
 		return sl_out_error(o, "out of memory");
@@ -290,18 +312,22 @@ static int route_cmd(struct sl_out *o, int argc, char **argv, bool add)
 		union addr p;
 		fm->step(&p, &pfx, len, i);
 		if (add) {
-			int w = fm->weight(fib, &p, len, &nh, port);
-			undo[i] = !fm->is_static(fib, &p, len) ? UNDO_ROUTE
-				  : w < 0			 ? UNDO_PATH
-								 : (uint32_t)w;
+			int w = drop ? 0 : fm->weight(fib, &p, len, &nh, port);
+			undo[i] = !fm->static_kind(fib, &p, len) ? UNDO_ROUTE
+				  : drop			   ? UNDO_NONE
+				  : w < 0			   ? UNDO_PATH
+								   : (uint32_t)w;
 		}
-		rc = add   ? fm->add_path(fib, &p, len, &nh, port, (uint16_t)weight)
-		     : via ? fm->del_path(fib, &p, len, &nh, port)
-			   : fm->del(fib, &p, len);
+		rc = add && drop  ? fm->add_drop(fib, &p, len)
+		     : add	  ? fm->add_path(fib, &p, len, &nh, port, (uint16_t)weight)
+		     : via && !drop ? fm->del_path(fib, &p, len, &nh, port)
+				    : fm->del(fib, &p, len);
 		if (rc) {
 			for (uint32_t j = 0; add && j < i; j++) {
 				union addr q;
 				fm->step(&q, &pfx, len, j);
+				if (undo[j] == UNDO_NONE)
+					continue;
 				if (undo[j] == UNDO_ROUTE)
 					fm->del(fib, &q, len);
 				else if (undo[j] == UNDO_PATH)
@@ -321,9 +347,11 @@ static int cmd_route_add(struct sl_out *o, int argc, char **argv)
 	return route_cmd(o, argc, argv, true);
 }
 SL_CLI_COMMAND(route_add, .path = "ip route add",
-	       .usage = "[table N] [count N] PREFIX via NEXTHOP [IFACE] | via P2P-IFACE [weight N]",
+	       .usage = "[table N] [count N] PREFIX via NEXTHOP [IFACE] | via P2P-IFACE [weight N] "
+			"| via drop",
 	       .help = "add a static route, or another path of one (ECMP; weight: UCMP, 64 "
-		       "paths at most); count N adds N consecutive prefixes",
+		       "paths at most), or a drop route (via drop: packets to it dropped and "
+		       "counted, no ICMP); count N adds N consecutive prefixes",
 	       .fn = cmd_route_add)
 
 static int cmd_route_del(struct sl_out *o, int argc, char **argv)
@@ -331,7 +359,7 @@ static int cmd_route_del(struct sl_out *o, int argc, char **argv)
 	return route_cmd(o, argc, argv, false);
 }
 SL_CLI_COMMAND(route_del, .path = "ip route del",
-	       .usage = "[table N] [count N] PREFIX [via NEXTHOP]",
+	       .usage = "[table N] [count N] PREFIX [via NEXTHOP | via drop]",
 	       .help = "delete a static route", .fn = cmd_route_del)
 
 static int cmd_neighbor(struct sl_out *o, int argc, char **argv)

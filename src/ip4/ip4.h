@@ -16,6 +16,7 @@
 enum sl_adj_type {
 	SL_ADJ_DROP,        /* no route: ICMP unreachable */
 	SL_ADJ_LOCAL,       /* one of our addresses */
+	SL_ADJ_BLACKHOLE,   /* a drop route (ip route add P via drop): dropped, counted, no ICMP */
 	SL_ADJ_GLEAN,       /* connected subnet: resolve the destination itself */
 	SL_ADJ_INCOMPLETE,  /* next hop known, its MAC not yet */
 	SL_ADJ_FORWARD,     /* complete rewrite */
@@ -50,6 +51,7 @@ extern uint32_t sl_fib_gen;
 
 #define SL_ADJ_ID_DROP 0
 #define SL_ADJ_ID_LOCAL 1
+#define SL_ADJ_ID_BLACKHOLE 2
 
 
 /* ICMP types (RFC 792) */
@@ -293,6 +295,9 @@ int sl_ip4_route_add_path(uint16_t fib, uint32_t pfx, uint8_t len, uint32_t nh, 
 			  uint16_t weight);
 /* Deletes a static route, all its paths. */
 int sl_ip4_route_del(uint16_t fib, uint32_t pfx, uint8_t len);
+/* A drop route (static, no paths: packets to it dropped and counted, no ICMP); -EEXIST over
+ * a static route with paths, and a path over it. */
+int sl_ip4_route_add_drop(uint16_t fib, uint32_t pfx, uint8_t len);
 /* Deletes one path (port -1: the path via nh on any interface). */
 int sl_ip4_route_del_path(uint16_t fib, uint32_t pfx, uint8_t len, uint32_t nh, int port);
 /* The weight of a static route's path via nh (port -1: on any interface), or -ENOENT. */

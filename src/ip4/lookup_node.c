@@ -18,8 +18,8 @@ static uint16_t lk_err;
 enum { LK_NEXT_ICMP, LK_NB_NEXT };
 
 static uint16_t type_next[SL_ADJ_NB_TYPES];
-const char *const sl_adj_type_names[SL_ADJ_NB_TYPES] = {"drop", "local", "glean",
-							 "incomplete", "forward"};
+const char *const sl_adj_type_names[SL_ADJ_NB_TYPES] = {"drop", "local", "blackhole",
+							 "glean", "incomplete", "forward"};
 struct sl_dispatch sl_adj_types = {.from = "ip4-lookup", .next = type_next,
 				   .nkeys = SL_ADJ_NB_TYPES, .key_names = sl_adj_type_names};
 
@@ -112,4 +112,35 @@ RTE_INIT(lk_errors)
 {
 	sl_trace_format_register("ip4-lookup", lk_trace_fmt);
 	lk_err = sl_error_register("ip4-lookup", lk_reasons, LK_NB_ERR);
+}
+
+/* ---- ip-blackhole: packets to drop routes, both families (ip route add P via drop) ---- */
+
+#define BH_ERRORS(X) X(BH_DROP, "to a drop route (ip route ... via drop)")
+enum { BH_ERRORS(SL_ERR_ENUM) BH_NB_ERR };
+static const char *const bh_reasons[] = {BH_ERRORS(SL_ERR_STR)};
+static uint16_t bh_err;
+
+static inline uint16_t bh_one(struct sl_worker *w, struct rte_mbuf *m)
+{
+	(void)w;
+	sl_set_error(m, bh_err + BH_DROP);
+	return 0;
+}
+
+SL_NODE_EACH(bh_process, bh_one)
+
+static struct rte_node_register bh_node = {
+	.name = "ip-blackhole",
+	.process = bh_process,
+	.init = sl_node_init,
+	.nb_edges = 1,
+	.next_nodes = {"error-drop"},
+};
+SL_NODE_REGISTER(bh_node)
+
+RTE_INIT(bh_register)
+{
+	bh_err = sl_error_register("ip-blackhole", bh_reasons, BH_NB_ERR);
+	sl_adj_type_register(SL_ADJ_BLACKHOLE, "ip-blackhole");
 }

@@ -145,7 +145,7 @@ int sl_ip4_init(uint32_t max_routes, uint32_t tbl8s)
 	adj_free = malloc(sizeof(uint32_t) * SL_ADJ_MAX);
 	if (!adj_free)
 		return -ENOMEM;
-	for (uint32_t i = SL_ADJ_MAX - 1; i > SL_ADJ_ID_LOCAL; i--)
+	for (uint32_t i = SL_ADJ_MAX - 1; i > SL_ADJ_ID_BLACKHOLE; i--)
 		adj_free[adj_nfree++] = i;
 	lb_free = malloc(sizeof(uint32_t) * SL_LB_MAX);
 	if (!lb_free)
@@ -154,9 +154,10 @@ int sl_ip4_init(uint32_t max_routes, uint32_t tbl8s)
 		lb_free[lb_nfree++] = i;
 	sl_adj_tbl[SL_ADJ_ID_DROP] = adj_new(SL_ADJ_DROP, 0, 0, NULL);
 	sl_adj_tbl[SL_ADJ_ID_LOCAL] = adj_new(SL_ADJ_LOCAL, 0, 0, NULL);
-	for (uint32_t i = SL_ADJ_ID_LOCAL + 1; i < SL_ADJ_MAX; i++)
+	sl_adj_tbl[SL_ADJ_ID_BLACKHOLE] = adj_new(SL_ADJ_BLACKHOLE, 0, 0, NULL);
+	for (uint32_t i = SL_ADJ_ID_BLACKHOLE + 1; i < SL_ADJ_MAX; i++)
 		sl_adj_tbl[i] = sl_adj_tbl[SL_ADJ_ID_DROP];
-	if (!sl_adj_tbl[0] || !sl_adj_tbl[1])
+	if (!sl_adj_tbl[0] || !sl_adj_tbl[1] || !sl_adj_tbl[2])
 		return -ENOMEM;
 	return 0;
 }
@@ -679,6 +680,8 @@ int sl_ip4_route_add_path(uint16_t fib, uint32_t pfx, uint8_t len, uint32_t nh, 
 	weight = weight ? weight : 1;
 	struct sl_route *r = sl_rib_find(fib, pfx, len);
 	bool have = r && (r->present & (1u << SL_SRC_STATIC));
+	if (have && !r->npaths) /* a drop route: deleted first */
+		return -EEXIST;
 	if (have && !r->paths && r->nh[SL_SRC_STATIC] == nh && r->port == port) {
 		r->weight = weight; /* the same path: its weight only (no effect alone) */
 		return 0;
@@ -776,8 +779,28 @@ int sl_ip4_route_del(uint16_t fib, uint32_t pfx, uint8_t len)
 			neigh_unref(ps->p[i].port, ps->p[i].nh);
 		sl_lb_free(ps->lb, true);
 		free(ps);
-	} else {
+	} else if (np) { /* a drop route holds no neighbour */
 		neigh_unref(port, nh);
+	}
+	return rc;
+}
+
+int sl_ip4_route_add_drop(uint16_t fib, uint32_t pfx, uint8_t len)
+{
+	if (len > 32)
+		return -EINVAL;
+	if (fib >= SL_FIB_MAX || !sl_fibs[fib])
+		return -ENXIO;
+	pfx &= mask(len);
+	const struct sl_route *r = sl_rib_find(fib, pfx, len);
+	if (r && (r->present & (1u << SL_SRC_STATIC)))
+		return r->npaths ? -EEXIST : 0;
+	int rc = rib_set(fib, pfx, len, SL_SRC_STATIC, SL_ADJ_ID_BLACKHOLE, 0);
+	if (!rc) {
+		struct sl_route *d = sl_rib_find(fib, pfx, len);
+		d->npaths = 0;
+		d->paths = NULL;
+		d->weight = 1;
 	}
 	return rc;
 }
@@ -789,7 +812,7 @@ int sl_ip4_route_path_weight(uint16_t fib, uint32_t pfx, uint8_t len, uint32_t n
 	if (!r)
 		return rc;
 	if (!r->paths)
-		return r->nh[SL_SRC_STATIC] == nh && (port < 0 || r->port == port)
+		return r->npaths && r->nh[SL_SRC_STATIC] == nh && (port < 0 || r->port == port)
 			       ? (r->weight ? r->weight : 1)
 			       : -ENOENT;
 	int i = path_find(r, nh, port);
@@ -803,7 +826,7 @@ int sl_ip4_route_del_path(uint16_t fib, uint32_t pfx, uint8_t len, uint32_t nh, 
 	if (!r)
 		return rc;
 	if (!r->paths) {
-		if (r->nh[SL_SRC_STATIC] != nh || (port >= 0 && r->port != port))
+		if (!r->npaths || r->nh[SL_SRC_STATIC] != nh || (port >= 0 && r->port != port))
 			return -ENOENT;
 		return sl_ip4_route_del(fib, pfx, len);
 	}

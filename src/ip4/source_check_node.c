@@ -38,7 +38,7 @@ static inline uint16_t sc_vector(struct rte_graph *g, struct rte_node *node, voi
 		struct rte_mbuf *m = objs[i];
 		const struct sl_adj *a = sl_adj_get((uint32_t)hops[i]);
 		bool ok = strict ? a->type >= SL_ADJ_GLEAN && a->port == m->port
-				 : a->type != SL_ADJ_DROP;
+				 : a->type != SL_ADJ_DROP && a->type != SL_ADJ_BLACKHOLE;
 		if (likely(ok)) {
 			nexts[i] = sl_feature_next(SL_ARC_IP4_UNICAST, strict ? feat_rx : feat_any,
 						   m->port, 0);

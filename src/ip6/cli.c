@@ -38,7 +38,7 @@ static void route_row(struct sl_out *o, const struct sl_route6 *r)
 	int src = 0;
 	while (src < SL_SRC_N && !(r->present & (1u << src)))
 		src++;
-	if (src == SL_SRC_STATIC) {
+	if (src == SL_SRC_STATIC && r->npaths) { /* none: a drop route's one row */
 		for (int i = 0; i < r->npaths; i++) {
 			const struct sl_rpath6 *p = &r->paths[i];
 			const struct sl_neigh6 *n = sl_ip6_neigh_find(p->port, p->nh);

@@ -272,6 +272,9 @@ void sl_ip6_pfx_mask(uint8_t out[16], const uint8_t in[16], uint8_t len);
 int sl_ip6_route_add_path(uint16_t fib, const uint8_t pfx[16], uint8_t len, const uint8_t nh[16],
 			  int port, uint16_t weight);
 int sl_ip6_route_del(uint16_t fib, const uint8_t pfx[16], uint8_t len);
+/* A drop route (static, no paths: packets to it dropped and counted, no ICMPv6); -EEXIST
+ * over a static route with paths, and a path over it. */
+int sl_ip6_route_add_drop(uint16_t fib, const uint8_t pfx[16], uint8_t len);
 int sl_ip6_route_del_path(uint16_t fib, const uint8_t pfx[16], uint8_t len, const uint8_t nh[16],
 			  int port);
 int sl_ip6_route_path_weight(uint16_t fib, const uint8_t pfx[16], uint8_t len,

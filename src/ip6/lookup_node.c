@@ -96,6 +96,7 @@ RTE_INIT(lk6_register)
 	sl_trace_format_register("ip6-lookup", lk_trace_fmt);
 	lk_err = sl_error_register("ip6-lookup", lk_reasons, LK_NB_ERR);
 	sl_dispatch_register(&sl_adj6_types, SL_ADJ_LOCAL, "ip6-local");
+	sl_dispatch_register(&sl_adj6_types, SL_ADJ_BLACKHOLE, "ip-blackhole");
 	sl_dispatch_register(&sl_adj6_types, SL_ADJ_GLEAN, "ip6-glean");
 	sl_dispatch_register(&sl_adj6_types, SL_ADJ_INCOMPLETE, "ip6-glean");
 	sl_dispatch_register(&sl_adj6_types, SL_ADJ_FORWARD, "ip6-rewrite");

@@ -983,6 +983,8 @@ int sl_ip6_route_add_path(uint16_t fib, const uint8_t pfx[16], uint8_t len, cons
 	weight = weight ? weight : 1;
 	struct sl_route6 *r = rib_find(fib, pfx, len);
 	bool have = r && (r->present & (1u << SL_SRC_STATIC));
+	if (have && !r->npaths) /* a drop route: deleted first */
+		return -EEXIST;
 	if (have) {
 		int i = path_find(r, nh, port);
 		if (i >= 0) {
@@ -1055,6 +1057,21 @@ int sl_ip6_route_del(uint16_t fib, const uint8_t pfx[16], uint8_t len)
 	r->owner = NULL;
 	r->npaths = 0;
 	return rib_set(fib, pfx, len, SL_SRC_STATIC, ~0u); /* may free r */
+}
+
+int sl_ip6_route_add_drop(uint16_t fib, const uint8_t pfx_in[16], uint8_t len)
+{
+	if (len > 128)
+		return -EINVAL;
+	int rc = sl_ip6_fib_get(fib);
+	if (rc)
+		return rc;
+	uint8_t pfx[16];
+	sl_ip6_pfx_mask(pfx, pfx_in, len);
+	const struct sl_route6 *r = rib_find(fib, pfx, len);
+	if (r && (r->present & (1u << SL_SRC_STATIC)))
+		return r->npaths ? -EEXIST : 0;
+	return rib_set(fib, pfx, len, SL_SRC_STATIC, SL_ADJ_ID_BLACKHOLE); /* no paths */
 }
 
 int sl_ip6_route_del_path(uint16_t fib, const uint8_t pfx[16], uint8_t len, const uint8_t nh[16],

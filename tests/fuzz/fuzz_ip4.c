@@ -8,7 +8,8 @@
  * through an L2 mode (io, mac, macswap, 5tswap) chosen by the first byte, traced or not (its
  * bit 7); ACLs on port0's input (deny UDP to port 7, TCP SYN+FIN, ICMPv6 type 1, then
  * permit) and on port1's output; 49.0.0.0/8 has two paths of weights 1 and 3 (each packet's flow
- * hash read from its header); hierarchical QoS on port1's output (pipes by VLAN IDs, TCs by
+ * hash read from its header); drop routes 61.0.0.0/8 and 2001:db8:61::/48; hierarchical QoS
+ * on port1's output (pipes by VLAN IDs, TCs by
  * DSCP); PPPoE (discovery, and a session with IPCP and IPv6CP); IPoE's DHCP; no crash and no
  * buffer leak, and show trace formats whatever the nodes recorded. */
 #include "fuzz.h"
@@ -59,6 +60,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    env_cli("ip route add 2001:db8:48::/48 via 2001:db8:2::1", false) ||
 	    env_cli("ip route add 2001:db8:49::/48 via 2001:db8:2::1", false) ||
 	    env_cli("ip route add 2001:db8:49::/48 via 2001:db8:2::2 weight 3", false) ||
+	    env_cli("ip route add 61.0.0.0/8 via drop", false) ||
+	    env_cli("ip route add 2001:db8:61::/48 via drop", false) ||
 	    /* VXLAN: VNI 7 bridged with the QinQ sub-interface, VNI 8 routed (50.0.0.0/8) */
 	    env_cli("create vxlan tunnel src 10.10.1.10 dst 10.10.1.2 vni 7", false) ||
 	    env_cli("set interface state vxlan_tunnel0 up", false) ||

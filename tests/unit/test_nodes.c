@@ -410,6 +410,11 @@ static void test_ip6_edges(void)
 	check_edges("ip6-lookup", l, 7,
 		    (const char *const[]){"ip6-rewrite", "ip6-local", "ip6-glean", "icmp6-error",
 					  "ip6-local", "icmp6-error", "ip6-rewrite"});
+	/* a drop route: ip-blackhole (counted by name, no ICMPv6), not the no-route edge */
+	cli("ip route add 2001:db8:61::/48 via drop");
+	struct rte_mbuf *bh[1] = {ip6_pkt(0x610001, 17, 64, NULL, 0)};
+	check_edges("ip6-lookup", bh, 1, (const char *const[]){"ip-blackhole"});
+	cli("ip route del 2001:db8:61::/48 via drop");
 	/* UDP to ip6-udp-local, TCP answered port unreachable, GRE and IP-in-IP to the tunnels'
 	 * decapsulation (sl_ip6_proto_register), an unknown next header a parameter problem */
 	struct rte_mbuf *o[7] = {ip6_pkt(0x10010, 17, 64, NULL, 0), ip6_pkt(0x10010, 58, 64, NULL, 0),
