@@ -49,6 +49,11 @@ def test_source_check_feature(sluiced_factory, tmp_path):
     send(s, tmp_path, "b", "pg0", [pkt("10.10.1.2", 4), pkt("10.10.2.99", 5), pkt("99.0.0.1", 6)])
     errs = s.errors()
     assert errs[("ip4-source-check", "no route to the source (uRPF loose)")] == 1
+    # a drop route is no route (VPP's loose check fails on a drop path too)
+    s.cli("ip route add 98.0.0.0/8 via drop")
+    send(s, tmp_path, "b2", "pg0", [pkt("98.0.0.1", 8)])
+    assert s.errors()[("ip4-source-check", "no route to the source (uRPF loose)")] == 2
+    s.cli("ip route del 98.0.0.0/8 via drop")
     s.cli("set interface feature pg0 ip4-source-check-via-any arc ip4-unicast disable")
     send(s, tmp_path, "c", "pg0", [pkt("99.0.0.1", 7)])
 
