@@ -48,6 +48,7 @@ enum { O_PAD = 0, O_MASK = 1, O_ROUTER = 3, O_DNS = 6, O_HOSTNAME = 12, O_REQ_IP
        O_LEASE = 51, O_TYPE = 53, O_SERVER = 54, O_T1 = 58, O_T2 = 59, O_END = 255 };
 #define BOOTP_LEN 236
 #define OFFER_S 10 /* an offer not requested within this is forgotten */
+#define RELAY_WAIT_S 60 /* relaying, an accepted client's lease waits this for the server's ACK */
 
 struct lease {
 	uint32_t slot;                /* its index in leases[]: the session is ipoe<slot> */
@@ -96,7 +97,9 @@ static uint8_t feat_on[SL_IF_MAX]; /* set ipoe access */
 	X(IM_NOBUF, "no mbuf for a DHCP reply")                                   \
 	X(IM_AUTH_WAIT, "DHCP from a client whose RADIUS answer is awaited")       \
 	X(IM_AUTH_FAIL, "DHCP client refused by RADIUS (reject, no answer, or an " \
-			"attribute it cannot have)")
+			"attribute it cannot have)")                                \
+	X(IM_RELAY_UNAUTHED, "relayed DHCP ACK for a client RADIUS has not accepted " \
+			     "(dropped)")
 enum { IM_ERRORS(SL_ERR_ENUM) IM_NB };
 static const char *const im_reasons[] = {IM_ERRORS(SL_ERR_STR)};
 static uint16_t im_err;
@@ -269,6 +272,13 @@ static int session_up(struct lease *l)
 	if (l->authed)
 		acct_send(l, 1); /* Start */
 	return 0;
+}
+
+/* l's session is up (session_up): its Session-Timeout and Idle-Timeout count from now. */
+static void lease_bound(struct lease *l, uint64_t now)
+{
+	l->bound = true;
+	l->bound_at = l->timeout_base = l->idle.since = l->idle.checked = now;
 }
 
 static void lease_free(struct lease *l)
@@ -591,7 +601,10 @@ static void radius_done(uint64_t ctx, const struct sl_radius_reply *r)
 			r->filter_id);
 		ok = false;
 	}
-	if (ok && r->framed_ip) { /* on the access interface's subnets, and no one else's */
+	if (relay_server) {
+		/* the relayed server gives the address: Framed-IP-Address and Framed-Pool are not
+		 * for this mode */
+	} else if (ok && r->framed_ip) { /* on the access interface's subnets, and no one else's */
 		ip = gateway(l->access, r->framed_ip, &plen) && !lease_by_ip(r->framed_ip) &&
 		     sl_pool_claim(&pools, r->framed_ip) ? r->framed_ip : 0;
 		if (!ip)
@@ -609,7 +622,7 @@ static void radius_done(uint64_t ctx, const struct sl_radius_reply *r)
 		l->ip = ip; /* lease_free gives it back */
 	else if (ip)
 		sl_pool_give(&pools, ip);
-	ok = ok && l->ip && (gw = gateway(l->access, l->ip, &plen)) != 0;
+	ok = ok && (l->ip || relay_server) && (gw = gateway(l->access, l->ip, &plen)) != 0;
 	if (ok && r->qos_profile[0]) {
 		char who[16];
 		snprintf(who, sizeof(who), "ipoe%u", l->slot);
@@ -626,8 +639,13 @@ static void radius_done(uint64_t ctx, const struct sl_radius_reply *r)
 	l->session_timeout = r->session_timeout;
 	l->idle_timeout = r->idle_timeout;
 	snprintf(l->filter, sizeof(l->filter), "%s", r->filter_id);
-	l->expires = rte_rdtsc() + OFFER_S * rte_get_tsc_hz();
-	reply(l->access, l->req, OFFER, l->ip, gw, plen, lease_time(l));
+	if (relay_server) { /* on to the server; its ACK binds the lease (relay_down) */
+		l->expires = rte_rdtsc() + RELAY_WAIT_S * rte_get_tsc_hz();
+		relay_up(l->access, l->req, l->req_len, gw);
+	} else {
+		l->expires = rte_rdtsc() + OFFER_S * rte_get_tsc_hz();
+		reply(l->access, l->req, OFFER, l->ip, gw, plen, lease_time(l));
+	}
 	free(l->req);
 	l->req = NULL;
 }
@@ -687,7 +705,20 @@ static void dhcp_input(struct rte_mbuf *m)
 	uint32_t ciaddr = (uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 | (uint32_t)b[14] << 8 | b[15];
 	if (relay_server) { /* the server decides; its ACK makes the session (relay_down) */
 		if (l && (in.type == DECLINE || (in.type == RELEASE && l->ip == ciaddr)))
-			lease_free(l);
+			lease_free(l), l = NULL;
+		/* with set ipoe auth radius, a client RADIUS has not accepted is asked for first:
+		 * its DISCOVER or REQUEST is relayed once the Access-Accept comes */
+		if (auth_radius && (in.type == DISCOVER || in.type == REQUEST) && !(l && l->authed)) {
+			if (!l) {
+				radius_ask(access, &mac, b, m->data_len - off);
+				return;
+			}
+			if (l->rad_token) {
+				keep_request(l, b, m->data_len - off);
+				count(IM_AUTH_WAIT);
+				return;
+			}
+		}
 		relay_up(access, b, m->data_len - off, gw);
 		return;
 	}
@@ -742,8 +773,7 @@ static void dhcp_input(struct rte_mbuf *m)
 				lease_free(l);
 				return;
 			}
-			l->bound = true;
-			l->bound_at = l->timeout_base = l->idle.since = l->idle.checked = now;
+			lease_bound(l, now);
 		}
 		l->expires = now + (uint64_t)lease_time(l) * hz;
 		reply(access, b, ACK, l->ip, gw, plen, lease_time(l));
@@ -830,8 +860,21 @@ static void relay_down(struct rte_mbuf *m)
 	if (in.type == NAK && l)
 		lease_free(l);
 	if (in.type == ACK && yiaddr) {
+		if (l && l->authed && !l->ip && !lease_by_ip(yiaddr)) {
+			/* RADIUS accepted the client: the server's address is its lease's */
+			uint64_t ki = yiaddr;
+			if (rte_hash_add_key_data(lease_ip, &ki, (void *)(uintptr_t)l->slot) == 0) {
+				l->ip = yiaddr;
+				sl_pool_claim(&pools, yiaddr);
+			}
+		}
 		if (l && l->ip != yiaddr)
 			lease_free(l), l = NULL;
+		if (!l && auth_radius) { /* no Access-Accept for it (or it ended since) */
+			count(IM_RELAY_UNAUTHED);
+			rst.dropped++;
+			return;
+		}
 		if (!l && lease_by_ip(yiaddr)) { /* the server gave another client's address */
 			rst.dropped++;
 			return;
@@ -849,8 +892,7 @@ static void relay_down(struct rte_mbuf *m)
 				rst.dropped++;
 				return;
 			}
-			l->bound = true;
-			l->bound_at = rte_rdtsc();
+			lease_bound(l, rte_rdtsc());
 		}
 		l->expires = rte_rdtsc() + (uint64_t)lease * rte_get_tsc_hz();
 	}
@@ -1053,10 +1095,12 @@ static int cmd_auth(struct sl_out *o, int argc, char **argv)
 }
 SL_CLI_COMMAND(ipoe_auth, .path = "set ipoe auth", .usage = "radius password P | none",
 	       .help = "radius: each new IPoE client is authorized by the RADIUS server before "
-		       "its OFFER (User-Name its MAC, User-Password P, NAS-Port-Id the access "
-		       "interface); an Access-Accept's Framed-IP-Address, Filter-Id, "
-		       "ERX-Qos-Profile-Name and Session-Timeout apply to its lease and session, "
-		       "and accounting Start and Stop follow it. none (the default): no RADIUS",
+		       "its OFFER, or in relay mode before its DHCP is relayed (User-Name its MAC, "
+		       "User-Password P, NAS-Port-Id the access interface); an Access-Accept's "
+		       "Framed-IP-Address and Framed-Pool (not in relay mode: the server gives the "
+		       "address), Filter-Id, ERX-Qos-Profile-Name, Session-Timeout and "
+		       "Idle-Timeout apply to its lease and session, and accounting Start and Stop "
+		       "follow it. none (the default): no RADIUS",
 	       .fn = cmd_auth)
 
 static int cmd_relay(struct sl_out *o, int argc, char **argv)

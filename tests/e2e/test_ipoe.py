@@ -249,49 +249,107 @@ KEA = """{"Dhcp4": {
 """
 
 
-def test_ipoe_dhcp_relay_to_kea(hosts, sluiced_factory, tmp_path):
-    """Relay mode: sluiced relays dhclient's DHCP to a real Kea (kea-dhcp4, in the namespace
-    past sluiced) with giaddr and option 82 (circuit id port0, remote id the client's MAC);
-    Kea's ACK, option 82 taken out, makes the session; the client pings Kea's host."""
+@pytest.fixture
+def kea(hosts, tmp_path):
+    """A real Kea (kea-dhcp4) in namespace b, serving 100.65.0.50-60 to relayed clients;
+    yields its log file."""
     import shutil
     if not shutil.which("kea-dhcp4") or not os.path.exists("/sbin/dhclient"):
         pytest.skip("kea-dhcp4-server or isc-dhcp-client is not installed (scripts/setup.sh installs them)")
-    resolv = hosts
     cfg = tmp_path / "kea.json"
     cfg.write_text(KEA % f"{TAG}b1")
     log = tmp_path / "kea.log"
     out = open(log, "w")
     env = dict(os.environ, KEA_PIDFILE_DIR=str(tmp_path), KEA_LOCKFILE_DIR=str(tmp_path))
-    kea = subprocess.Popen(["ip", "netns", "exec", f"{TAG}b", "kea-dhcp4", "-c", str(cfg)],
-                           stdout=out, stderr=subprocess.STDOUT, env=env)
+    proc = subprocess.Popen(["ip", "netns", "exec", f"{TAG}b", "kea-dhcp4", "-c", str(cfg)],
+                            stdout=out, stderr=subprocess.STDOUT, env=env)
     try:
         end = time.time() + 20
         while "DHCP4_STARTED" not in log.read_text():
-            assert kea.poll() is None and time.time() < end, log.read_text()[-3000:]
+            assert proc.poll() is None and time.time() < end, log.read_text()[-3000:]
             time.sleep(0.1)
-        devs = [f"net_af_packet0,iface={TAG}c0 {{ name port0 }}", f"net_af_packet1,iface={TAG}b0 {{ name port1 }}"]
-        s = sluiced_factory(devs, [
-            "set interface state port0 up", "set interface state port1 up",
-            "set interface ip address port0 100.65.0.1/24", "set interface ip address port1 10.10.2.10/24",
-            "set ipoe dhcp-relay server 10.10.2.2", "set ipoe access port0"])
-        lf, pf = tmp_path / "dhclient.leases", tmp_path / "dhclient.pid"
-        r = ns("c", f"timeout 40 dhclient -v -1 -lf {lf} -pf {pf} {TAG}c1", check=False)
-        assert r.returncode == 0, r.stdout + r.stderr + log.read_text()[-3000:]
-        assert "inet 100.65.0.50/24" in ns("c", f"ip -4 -o addr show dev {TAG}c1").stdout
-        assert "nameserver 9.9.9.9" in resolv.read_text()
-        lease = s.js("show ipoe leases")["ipoe-leases"]
-        assert [(x["address"], x["state"]) for x in lease] == [("100.65.0.50", "bound")]
-        r = ns("c", "ping -c 2 -i 0.2 -W 2 10.10.2.2", check=False)
-        assert r.returncode == 0, r.stdout + r.stderr
-        rel = s.js("show ipoe dhcp-relay")["dhcp-relay"][0]
-        assert rel["server"] == "10.10.2.2" and rel["to-server"] >= 2 and rel["to-clients"] >= 2, rel
-        # Kea saw the relay's giaddr and option 82: circuit id "port0" (70:6f:72:74:30)
-        text = log.read_text().lower()
-        assert "100.65.0.1" in text and "70:6f:72:74:30" in text, text[-4000:]
-        r = ns("c", f"timeout 20 dhclient -v -r -lf {lf} -pf {pf} {TAG}c1", check=False)
-        assert r.returncode == 0, r.stdout + r.stderr
-        time.sleep(0.5)
-        assert s.js("show ipoe leases")["ipoe-leases"] == []
-        assert s.stop() == 0
+        yield log
     finally:
-        stop_process(kea, out)
+        stop_process(proc, out)
+
+
+RELAY = ["set interface state port0 up", "set interface state port1 up",
+         "set interface ip address port0 100.65.0.1/24", "set interface ip address port1 10.10.2.10/24",
+         "set ipoe dhcp-relay server 10.10.2.2", "set ipoe access port0"]
+DEVS = [f"net_af_packet0,iface={TAG}c0 {{ name port0 }}", f"net_af_packet1,iface={TAG}b0 {{ name port1 }}"]
+
+
+def test_ipoe_dhcp_relay_to_kea(hosts, kea, sluiced_factory, tmp_path):
+    """Relay mode: sluiced relays dhclient's DHCP to a real Kea (kea-dhcp4, in the namespace
+    past sluiced) with giaddr and option 82 (circuit id port0, remote id the client's MAC);
+    Kea's ACK, option 82 taken out, makes the session; the client pings Kea's host."""
+    resolv, log = hosts, kea
+    s = sluiced_factory(DEVS, RELAY)
+    lf, pf = tmp_path / "dhclient.leases", tmp_path / "dhclient.pid"
+    r = ns("c", f"timeout 40 dhclient -v -1 -lf {lf} -pf {pf} {TAG}c1", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr + log.read_text()[-3000:]
+    assert "inet 100.65.0.50/24" in ns("c", f"ip -4 -o addr show dev {TAG}c1").stdout
+    assert "nameserver 9.9.9.9" in resolv.read_text()
+    lease = s.js("show ipoe leases")["ipoe-leases"]
+    assert [(x["address"], x["state"]) for x in lease] == [("100.65.0.50", "bound")]
+    r = ns("c", "ping -c 2 -i 0.2 -W 2 10.10.2.2", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    rel = s.js("show ipoe dhcp-relay")["dhcp-relay"][0]
+    assert rel["server"] == "10.10.2.2" and rel["to-server"] >= 2 and rel["to-clients"] >= 2, rel
+    # Kea saw the relay's giaddr and option 82: circuit id "port0" (70:6f:72:74:30)
+    text = log.read_text().lower()
+    assert "100.65.0.1" in text and "70:6f:72:74:30" in text, text[-4000:]
+    r = ns("c", f"timeout 20 dhclient -v -r -lf {lf} -pf {pf} {TAG}c1", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    time.sleep(0.5)
+    assert s.js("show ipoe leases")["ipoe-leases"] == []
+    assert s.stop() == 0
+
+
+def test_ipoe_dhcp_relay_radius(hosts, kea, sluiced_factory, tmp_path, freeradius):
+    """Relay mode with RADIUS (set ipoe auth radius): a client's DHCP is relayed to Kea only
+    once FreeRADIUS accepts its MAC. 02:aa:00:00:00:05 is accepted with Filter-Id relay5 and
+    Session-Timeout 3600 (its Framed-IP-Address is not for relay mode: Kea gives the
+    address); its session has the ACL (ICMP to 10.10.2.2 passes, UDP is denied), and
+    accounting Start carries Kea's address, Stop follows its release. A MAC FreeRADIUS
+    rejects gets no lease, and Kea never hears of it."""
+    log = kea
+    port, radlog, _ = freeradius
+    s = sluiced_factory(DEVS, RELAY + [
+        f"set radius server 127.0.0.1 secret testing123 auth-port {port} acct-port {port + 1}",
+        "set acl-plugin acl permit proto 1, permit proto 17 sport 68 dport 67, deny tag relay5",
+        "set ipoe auth radius password ipoe-pw"])
+    lf, pf = tmp_path / "dhclient.leases", tmp_path / "dhclient.pid"
+    ns("c", f"ip link set {TAG}c1 address 02:aa:00:00:00:05")
+    r = ns("c", f"timeout 40 dhclient -v -1 -lf {lf} -pf {pf} {TAG}c1", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr + log.read_text()[-3000:]
+    assert "inet 100.65.0.50/24" in ns("c", f"ip -4 -o addr show dev {TAG}c1").stdout
+    sub = s.js("show subscribers detail")["subscribers"]
+    assert [(x["type"], x["address"], x["acl"], x["session-timeout"], x["client-mac"]) for x in sub] == \
+        [("ipoe", "100.65.0.50", "relay5", 3600, "02:aa:00:00:00:05")], sub
+    r = ns("c", "ping -c 2 -i 0.2 -W 2 10.10.2.2", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    ns("c", "bash -c 'echo x > /dev/udp/10.10.2.2/9'", check=False)
+    time.sleep(0.3)
+    assert s.errors().get(("acl-input", "acl deny")) == 1
+    r = ns("c", f"timeout 20 dhclient -v -r -lf {lf} -pf {pf} {TAG}c1", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    time.sleep(0.5)
+    assert s.js("show ipoe leases")["ipoe-leases"] == []
+    # rejected: no lease, and nothing relayed for it
+    ns("c", f"ip link set {TAG}c1 address 02:aa:00:00:00:03")
+    r = ns("c", f"timeout 6 dhclient -v -1 -lf {tmp_path / 'd3.leases'} -pf {pf} {TAG}c1", check=False)
+    assert r.returncode != 0 and "DHCPOFFER" not in r.stdout + r.stderr
+    end = time.time() + 5  # FreeRADIUS delays its Access-Reject (reject_delay, 1 s)
+    while s.js("show ipoe leases")["ipoe-leases"] and time.time() < end:
+        time.sleep(0.2)
+    assert s.js("show ipoe leases")["ipoe-leases"] == []
+    assert s.errors()[("ipoe (main)", "DHCP client refused by RADIUS (reject, no answer, or an "
+                                      "attribute it cannot have)")] >= 1
+    assert "02:aa:00:00:00:03" not in log.read_text().lower()
+    recs = acct_records(radlog())
+    start = next(r for r in recs if r.get("Acct-Status-Type") == "Start")
+    stop = next(r for r in recs if r.get("Acct-Status-Type") == "Stop")
+    assert (start["User-Name"], start["Framed-IP-Address"]) == ("02:aa:00:00:00:05", "100.65.0.50")
+    assert stop["Acct-Session-Id"] == start["Acct-Session-Id"]
+    assert s.stop() == 0

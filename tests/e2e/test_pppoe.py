@@ -456,6 +456,11 @@ erin Cleartext-Password := "secret"
 \tFramed-Pool = "biz",
 \tIdle-Timeout = 2
 
+"02:aa:00:00:00:05" Cleartext-Password := "ipoe-pw"
+\tFramed-IP-Address = 100.65.0.99,
+\tSession-Timeout = 3600,
+\tFilter-Id = "relay5"
+
 frank Cleartext-Password := "secret"
 \tFramed-Pool = "biz"
 
