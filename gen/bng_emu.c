@@ -152,12 +152,14 @@ static void dhcp_send(unsigned i, uint8_t type)
 	tx(acc_port, m);
 }
 
-/* A frame from client i: Ethernet to dst of type, PPPoE (code, sid), plen bytes at *pl. */
+/* A frame from client i: Ethernet to dst of type (on the client's VLAN when PPPoE clients
+ * have VLANs), PPPoE (code, sid), plen bytes at *pl. */
 static struct rte_mbuf *frame(unsigned i, const struct rte_ether_addr *dst, uint16_t type,
 			      uint8_t code, uint16_t sid, uint16_t plen, uint8_t **pl)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-	uint16_t len = (uint16_t)(RTE_ETHER_HDR_LEN + 6 + plen);
+	uint16_t tag = opt->pppoe_vlans ? 4 : 0;
+	uint16_t len = (uint16_t)(RTE_ETHER_HDR_LEN + tag + 6 + plen);
 	uint8_t *h = m ? (uint8_t *)rte_pktmbuf_append(m, len < 60 ? 60 : len) : NULL;
 	if (!h) {
 		rte_pktmbuf_free(m);
@@ -166,7 +168,12 @@ static struct rte_mbuf *frame(unsigned i, const struct rte_ether_addr *dst, uint
 	memset(h, 0, len < 60 ? 60 : len);
 	struct rte_ether_addr me;
 	client_mac(i, &me);
-	*pl = sl_pppoe_hdr_write(h, dst, &me, type, code, sid, plen);
+	*pl = sl_pppoe_hdr_write(h + tag, dst, &me, type, code, sid, plen);
+	if (tag) { /* the MACs in front, then the 802.1Q tag */
+		memmove(h, h + tag, 12);
+		sl_put16(h + 12, RTE_ETHER_TYPE_VLAN);
+		sl_put16(h + 14, (uint16_t)(opt->pppoe_vlan + i % opt->pppoe_vlans));
+	}
 	return m;
 }
 
@@ -676,20 +683,21 @@ static unsigned poll_ports(void)
 	for (uint16_t k = 0; k < n; k++) {
 		const uint8_t *h = rte_pktmbuf_mtod(b[k], const uint8_t *);
 		unsigned i = (unsigned)h[3] << 16 | (unsigned)h[4] << 8 | h[5];
-		uint16_t type = b[k]->data_len >= 20 ? sl_get16(h + 12) : 0, len = sl_get16(h + 18);
+		uint16_t type = b[k]->data_len >= 20 ? sl_get16(h + 12) : 0;
 		bool ours = h[0] == 0x02 && h[1] == 0x5e && h[2] == 0 && i < nclients;
-		uint16_t l2 = type == RTE_ETHER_TYPE_VLAN && b[k]->data_len >= 18 ? 18 : 14;
+		uint16_t l2 = type == RTE_ETHER_TYPE_VLAN && b[k]->data_len >= 24 ? 18 : 14;
 		if (l2 == 18)
 			type = sl_get16(h + 16);
+		uint16_t len = sl_get16(h + l2 + 4); /* PPPoE's length (PPPoE frames only) */
 		if (type == RTE_ETHER_TYPE_IPV4 && (ours || h[0] == 0xff) &&
 		    b[k]->data_len >= l2 + 20u) {
 			ipoe_in(ours ? i : UINT32_MAX, h, h + l2, b[k]->data_len - l2, now);
 		} else if (ours && !ss[i].ipoe && (type == 0x8863 || type == 0x8864) &&
-			   len <= b[k]->data_len - 20) {
+			   len <= b[k]->data_len - l2 - 6) {
 			if (type == 0x8863)
-				disc_in(i, h + 14, len, h + 6);
+				disc_in(i, h + l2, len, h + 6);
 			else
-				ppp_in(i, h + 14, len, now);
+				ppp_in(i, h + l2, len, now);
 		}
 		rte_pktmbuf_free(b[k]);
 	}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* sluice-gen's subscriber emulator (the part BNG Blaster plays for BNG vendors): N PPPoE
  * sessions (discovery, LCP, PAP or CHAP-MD5 as the server asks, IPCP, and with ipv6 IPv6CP
- * and SLAAC from the router advertisement) and M IPoE clients
+ * and SLAAC from the router advertisement; untagged or over a range of VLANs) and M IPoE
+ * clients
  * (DHCPv4 DISCOVER, OFFER, REQUEST, ACK; untagged or on a VLAN) brought up on the access
  * port at a set rate, signed traffic each way per session between them and the peer port,
  * then torn down (PADT, DHCPRELEASE); reported: set-up rate, failures by phase, loss and
@@ -18,6 +19,8 @@ struct bng_emu_opts {
 	unsigned sessions;          /* PPPoE clients */
 	unsigned ipoe_sessions;     /* IPoE (DHCPv4) clients; both 0: the emulator is off */
 	uint16_t ipoe_vlan;         /* the IPoE clients' 802.1Q VLAN; 0: untagged */
+	uint16_t pppoe_vlan, pppoe_vlans; /* PPPoE client i on VLAN pppoe_vlan + i % pppoe_vlans
+					   * (one VLAN per customer); 0: untagged */
 	double rate;                /* clients started a second, both kinds together */
 	const char *user, *password;
 	unsigned traffic;           /* packets each way per session (0: none) */

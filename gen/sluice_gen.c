@@ -930,13 +930,14 @@ static void usage(void)
 		"                  UDP: SRC[/LEN] [- END] [random] -> DST[/LEN] [- END] [random]\n"
 		"                  UDP: SPORT[-END] [random] -> DPORT[-END] [random] }'] ...\n"
 		"       [--control PATH]   (a JSON control socket instead of one run)\n"
-		"       [--pppoe-sessions N] [--ipoe-sessions M [--ipoe-vlan V]]\n"
+		"       [--pppoe-sessions N [--pppoe-vlans V[-W]]] [--ipoe-sessions M [--ipoe-vlan V]]\n"
 		"        [--pppoe-rate PER_S] [--pppoe-user U] [--pppoe-password P]\n"
 		"        [--pppoe-traffic PKTS --pppoe-target A.B.C.D --pppoe-router-mac MAC]\n"
 		"        [--pppoe-ipv6 TARGET6] [--pppoe-timeout S] [--pppoe-hold S]\n"
 		"        (the subscriber emulator: N PPPoE and M IPoE clients, started PER_S a second\n"
 		"        in all; --pppoe-ipv6: PPPoE dual-stack, IPv6CP and SLAAC, traffic to and\n"
-		"        from TARGET6 too; --pppoe-hold: stay connected S seconds, or until SIGTERM,\n"
+		"        from TARGET6 too; --pppoe-vlans: PPPoE client i on VLAN V + i %% (W - V + 1);\n"
+		"        --pppoe-hold: stay connected S seconds, or until SIGTERM,\n"
 		"        after the report)\n"
 		"  --stream takes sluiced's packet-generator grammar (sizes without the FCS); up to\n"
 		"  %d streams; under --bidir a stream without 'port' is sent both ways.\n"
@@ -1057,7 +1058,8 @@ static int parse(int argc, char **argv)
 		{"pppoe-target", 1, 0, 1005}, {"pppoe-router-mac", 1, 0, 1006},
 		{"pppoe-ipv6", 1, 0, 1011},
 		{"pppoe-timeout", 1, 0, 1007}, {"pppoe-hold", 1, 0, 1008},
-		{"ipoe-sessions", 1, 0, 1009}, {"ipoe-vlan", 1, 0, 1010}, {0, 0, 0, 0}};
+		{"ipoe-sessions", 1, 0, 1009}, {"ipoe-vlan", 1, 0, 1010},
+		{"pppoe-vlans", 1, 0, 1012}, {0, 0, 0, 0}};
 	int c;
 	char *end;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -1161,6 +1163,17 @@ static int parse(int argc, char **argv)
 				emu.ipoe_sessions = (unsigned)v;
 			else
 				emu.ipoe_vlan = (uint16_t)v;
+			break;
+		}
+		case 1012: {
+			unsigned long v = strtoul(optarg, &end, 10), w = v;
+			if (*end == '-' && end != optarg)
+				w = strtoul(end + 1, &end, 10);
+			if (*end || v < 1 || w > 4094 || w < v)
+				return fprintf(stderr, "sluice-gen: bad --pppoe-vlans '%s' (V or V-W, "
+						       "1-4094)\n", optarg), -1;
+			emu.pppoe_vlan = (uint16_t)v;
+			emu.pppoe_vlans = (uint16_t)(w - v + 1);
 			break;
 		}
 		case 1008:

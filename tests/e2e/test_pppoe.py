@@ -947,6 +947,29 @@ def test_subscriber_emulator_pppoe_and_ipoe(sluiced_factory, tmp_path):
         assert s.js("show subscribers")["subscribers"] == []
 
 
+def test_subscriber_emulator_pppoe_vlans(sluiced_factory, tmp_path):
+    """PPPoE on VLANs, one per customer: 40 emulated clients over VLANs 200-203 (--pppoe-vlans),
+    sluiced serving PPPoE on a sub-interface for each; every session up on its client's VLAN,
+    10 signed packets each way each (downstream tagged by vlan-output), none lost."""
+    cli = ["set pppoe control-rate 10000"]
+    for v in range(200, 204):
+        cli += [f"create sub-interfaces port0 {v}", f"set interface state port0.{v} up",
+                f"set pppoe access port0.{v}"]
+    s = emulator_sluiced(sluiced_factory, tmp_path, cli)
+    for rep in run_emulator(s, tmp_path, ["--pppoe-sessions", "40", "--pppoe-rate", "400",
+                                          "--pppoe-vlans", "200-203", "--pppoe-hold", "60"]):
+        assert rep["up"] == 40 and rep["failed"] == NO_FAILURE, rep
+        t = rep["traffic"]
+        assert (t["up"]["sent"], t["up"]["received"], t["down"]["sent"], t["down"]["received"]) == (400,) * 4, t
+        assert t["sessions_with_loss"] == 0 and rep["torn_down"] == 40
+        assert s.js("show pppoe sessions")["pppoe-sessions"] == []
+        # each VLAN's sub-interface carried its ten clients: PADI, PADR and 10 data packets
+        # each at least in, their 10 data packets each at least out
+        for v in range(200, 204):
+            c = s.iface(f"port0.{v}")
+            assert c["rx-packets"] >= 10 * 12 and c["tx-packets"] >= 10 * 10, s.cli("show interface")
+
+
 def test_bng_doc_config(sluiced_factory, tmp_path):
     """docs/bng.md's CLI, as it is written (pcap ports for its two ports), starts sluiced and
     gives what the page says: PPPoE on port0, IPoE relaying on port0.100, RADIUS with its
