@@ -98,12 +98,18 @@ static unsigned mld_groups(const struct sl_iface *f, uint8_t out[MLD_GROUPS][16]
 	return n;
 }
 
+/* g's index among the n groups of v, or -1. */
+static int group_in(const uint8_t (*v)[16], unsigned n, const uint8_t g[16])
+{
+	for (unsigned k = 0; k < n; k++)
+		if (!memcmp(v[k], g, 16))
+			return (int)k;
+	return -1;
+}
+
 static int group_index(const struct mld_if *s, const uint8_t g[16])
 {
-	for (int k = 0; k < s->ngroups; k++)
-		if (!memcmp(s->groups[k], g, 16))
-			return k;
-	return -1;
+	return group_in((const uint8_t (*)[16])s->groups, s->ngroups, g);
 }
 
 /* A frame from port's link-local address to dst (its group MAC): hop limit 1, the router
@@ -235,13 +241,9 @@ static void mld_sync(const struct sl_iface *f, struct mld_if *s, uint64_t now)
 	for (unsigned k = 0; k < n; k++)
 		if (group_index(s, want[k]) < 0)
 			add_change(s, want[k], CHANGE_TO_EXCLUDE);
-	for (unsigned k = 0; k < s->ngroups; k++) {
-		unsigned j = 0;
-		while (j < n && memcmp(want[j], s->groups[k], 16))
-			j++;
-		if (j == n)
+	for (unsigned k = 0; k < s->ngroups; k++)
+		if (group_in((const uint8_t (*)[16])want, n, s->groups[k]) < 0)
 			add_change(s, s->groups[k], CHANGE_TO_INCLUDE);
-	}
 	memcpy(s->groups, want, sizeof(want[0]) * n);
 	s->ngroups = (uint8_t)n;
 	s->resp_mask = 0; /* indexes changed: a pending answer gives every group */
