@@ -158,7 +158,7 @@ static struct rte_mbuf *frame(unsigned i, const struct rte_ether_addr *dst, uint
 			      uint8_t code, uint16_t sid, uint16_t plen, uint8_t **pl)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
-	uint16_t tag = opt->pppoe_vlans ? 4 : 0;
+	uint16_t tag = opt->pppoe_vlans ? (opt->pppoe_svlan ? 8 : 4) : 0;
 	uint16_t len = (uint16_t)(RTE_ETHER_HDR_LEN + tag + 6 + plen);
 	uint8_t *h = m ? (uint8_t *)rte_pktmbuf_append(m, len < 60 ? 60 : len) : NULL;
 	if (!h) {
@@ -169,10 +169,16 @@ static struct rte_mbuf *frame(unsigned i, const struct rte_ether_addr *dst, uint
 	struct rte_ether_addr me;
 	client_mac(i, &me);
 	*pl = sl_pppoe_hdr_write(h + tag, dst, &me, type, code, sid, plen);
-	if (tag) { /* the MACs in front, then the 802.1Q tag */
+	if (tag) { /* the MACs in front, then the 802.1ad S-tag and the 802.1Q tag */
 		memmove(h, h + tag, 12);
-		sl_put16(h + 12, RTE_ETHER_TYPE_VLAN);
-		sl_put16(h + 14, (uint16_t)(opt->pppoe_vlan + i % opt->pppoe_vlans));
+		uint8_t *t = h + 12;
+		if (opt->pppoe_svlan) {
+			sl_put16(t, RTE_ETHER_TYPE_QINQ);
+			sl_put16(t + 2, opt->pppoe_svlan);
+			t += 4;
+		}
+		sl_put16(t, RTE_ETHER_TYPE_VLAN);
+		sl_put16(t + 2, (uint16_t)(opt->pppoe_vlan + i % opt->pppoe_vlans));
 	}
 	return m;
 }
@@ -685,9 +691,12 @@ static unsigned poll_ports(void)
 		unsigned i = (unsigned)h[3] << 16 | (unsigned)h[4] << 8 | h[5];
 		uint16_t type = b[k]->data_len >= 20 ? sl_get16(h + 12) : 0;
 		bool ours = h[0] == 0x02 && h[1] == 0x5e && h[2] == 0 && i < nclients;
-		uint16_t l2 = type == RTE_ETHER_TYPE_VLAN && b[k]->data_len >= 24 ? 18 : 14;
-		if (l2 == 18)
-			type = sl_get16(h + 16);
+		uint16_t l2 = 14;
+		while ((type == RTE_ETHER_TYPE_VLAN || type == RTE_ETHER_TYPE_QINQ) && l2 < 22 &&
+		       b[k]->data_len >= l2 + 10u) { /* one or two tags */
+			type = sl_get16(h + l2 + 2);
+			l2 += 4;
+		}
 		uint16_t len = sl_get16(h + l2 + 4); /* PPPoE's length (PPPoE frames only) */
 		if (type == RTE_ETHER_TYPE_IPV4 && (ours || h[0] == 0xff) &&
 		    b[k]->data_len >= l2 + 20u) {

@@ -21,6 +21,8 @@ struct bng_emu_opts {
 	uint16_t ipoe_vlan;         /* the IPoE clients' 802.1Q VLAN; 0: untagged */
 	uint16_t pppoe_vlan, pppoe_vlans; /* PPPoE client i on VLAN pppoe_vlan + i % pppoe_vlans
 					   * (one VLAN per customer); 0: untagged */
+	uint16_t pppoe_svlan;       /* with pppoe_vlans: that VLAN the inner (C) tag under this
+				     * 802.1ad service (S) tag (QinQ); 0: single tagged */
 	double rate;                /* clients started a second, both kinds together */
 	const char *user, *password;
 	unsigned traffic;           /* packets each way per session (0: none) */

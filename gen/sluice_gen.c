@@ -930,13 +930,15 @@ static void usage(void)
 		"                  UDP: SRC[/LEN] [- END] [random] -> DST[/LEN] [- END] [random]\n"
 		"                  UDP: SPORT[-END] [random] -> DPORT[-END] [random] }'] ...\n"
 		"       [--control PATH]   (a JSON control socket instead of one run)\n"
-		"       [--pppoe-sessions N [--pppoe-vlans V[-W]]] [--ipoe-sessions M [--ipoe-vlan V]]\n"
+		"       [--pppoe-sessions N [--pppoe-vlans V[-W] [--pppoe-svlan S]]]\n"
+		"        [--ipoe-sessions M [--ipoe-vlan V]]\n"
 		"        [--pppoe-rate PER_S] [--pppoe-user U] [--pppoe-password P]\n"
 		"        [--pppoe-traffic PKTS --pppoe-target A.B.C.D --pppoe-router-mac MAC]\n"
 		"        [--pppoe-ipv6 TARGET6] [--pppoe-timeout S] [--pppoe-hold S]\n"
 		"        (the subscriber emulator: N PPPoE and M IPoE clients, started PER_S a second\n"
 		"        in all; --pppoe-ipv6: PPPoE dual-stack, IPv6CP and SLAAC, traffic to and\n"
-		"        from TARGET6 too; --pppoe-vlans: PPPoE client i on VLAN V + i %% (W - V + 1);\n"
+		"        from TARGET6 too; --pppoe-vlans: PPPoE client i on VLAN V + i %% (W - V + 1),\n"
+		"        under 802.1ad S-VLAN S with --pppoe-svlan (QinQ);\n"
 		"        --pppoe-hold: stay connected S seconds, or until SIGTERM,\n"
 		"        after the report)\n"
 		"  --stream takes sluiced's packet-generator grammar (sizes without the FCS); up to\n"
@@ -1059,7 +1061,7 @@ static int parse(int argc, char **argv)
 		{"pppoe-ipv6", 1, 0, 1011},
 		{"pppoe-timeout", 1, 0, 1007}, {"pppoe-hold", 1, 0, 1008},
 		{"ipoe-sessions", 1, 0, 1009}, {"ipoe-vlan", 1, 0, 1010},
-		{"pppoe-vlans", 1, 0, 1012}, {0, 0, 0, 0}};
+		{"pppoe-vlans", 1, 0, 1012}, {"pppoe-svlan", 1, 0, 1013}, {0, 0, 0, 0}};
 	int c;
 	char *end;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -1176,6 +1178,14 @@ static int parse(int argc, char **argv)
 			emu.pppoe_vlans = (uint16_t)(w - v + 1);
 			break;
 		}
+		case 1013: {
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || end == optarg || v < 1 || v > 4094)
+				return fprintf(stderr, "sluice-gen: bad --pppoe-svlan '%s' (1-4094)\n",
+					       optarg), -1;
+			emu.pppoe_svlan = (uint16_t)v;
+			break;
+		}
 		case 1008:
 			emu_hold = strtod(optarg, &end);
 			if (*end || end == optarg || emu_hold < 0)
@@ -1207,6 +1217,9 @@ static int gen_main(int argc, char **argv)
 	bool emulate = emu.sessions || emu.ipoe_sessions;
 	if (emu.sessions + emu.ipoe_sessions > 0xffffffu)
 		return fprintf(stderr, "sluice-gen: at most 16,777,215 clients in all\n"), 2;
+	if (emu.pppoe_svlan && !emu.pppoe_vlans)
+		return fprintf(stderr, "sluice-gen: --pppoe-svlan needs --pppoe-vlans (the inner "
+			       "VLANs)\n"), 2;
 	if (emulate && (opt.port[0] == opt.port[1] || opt.control || opt.nb_text))
 		return fprintf(stderr, "sluice-gen: --pppoe-sessions and --ipoe-sessions take the "
 			       "access port (--tx-port) and a peer port (--rx-port), without --stream "

@@ -947,17 +947,20 @@ def test_subscriber_emulator_pppoe_and_ipoe(sluiced_factory, tmp_path):
         assert s.js("show subscribers")["subscribers"] == []
 
 
-def test_subscriber_emulator_pppoe_vlans(sluiced_factory, tmp_path):
+@pytest.mark.parametrize("qinq", [False, True], ids=["dot1q", "qinq"])
+def test_subscriber_emulator_pppoe_vlans(sluiced_factory, tmp_path, qinq):
     """PPPoE on VLANs, one per customer: 40 emulated clients over VLANs 200-203 (--pppoe-vlans),
-    sluiced serving PPPoE on a sub-interface for each; every session up on its client's VLAN,
-    10 signed packets each way each (downstream tagged by vlan-output), none lost."""
+    or over C-VLANs 200-203 under S-VLAN 3000 (802.1ad QinQ, --pppoe-svlan), sluiced serving
+    PPPoE on a sub-interface for each; every session up on its client's VLAN, 10 signed
+    packets each way each (downstream tagged by vlan-output), none lost."""
     cli = ["set pppoe control-rate 10000"]
     for v in range(200, 204):
-        cli += [f"create sub-interfaces port0 {v}", f"set interface state port0.{v} up",
-                f"set pppoe access port0.{v}"]
+        cli += [f"create sub-interfaces port0 {v}" + (f" dot1ad 3000 inner-dot1q {v}" if qinq else ""),
+                f"set interface state port0.{v} up", f"set pppoe access port0.{v}"]
     s = emulator_sluiced(sluiced_factory, tmp_path, cli)
     for rep in run_emulator(s, tmp_path, ["--pppoe-sessions", "40", "--pppoe-rate", "400",
-                                          "--pppoe-vlans", "200-203", "--pppoe-hold", "60"]):
+                                          "--pppoe-vlans", "200-203", "--pppoe-hold", "60"] +
+                            (["--pppoe-svlan", "3000"] if qinq else [])):
         assert rep["up"] == 40 and rep["failed"] == NO_FAILURE, rep
         t = rep["traffic"]
         assert (t["up"]["sent"], t["up"]["received"], t["down"]["sent"], t["down"]["received"]) == (400,) * 4, t
