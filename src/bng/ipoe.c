@@ -552,7 +552,9 @@ static void relay_up(uint16_t access, const uint8_t *b, uint32_t blen, uint32_t 
 }
 
 /* An address of pool p for a client, now in use: the one it asked for if p's and free,
- * else p's lowest free one; 0 when none. */
+ * else p's lowest free one; 0 when none. Free is asked of both tables: a pool defined after
+ * a lease outside every pool (a Framed-IP-Address, a relayed server's address) was made
+ * covers that lease's address without having it claimed. */
 static uint32_t pool_pick(struct sl_pool *p, uint32_t want)
 {
 	if (p && want >= p->lo && want <= p->hi && !lease_by_ip(want) && sl_pool_claim(&pools, want))
