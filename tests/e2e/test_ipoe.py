@@ -311,12 +311,15 @@ def test_ipoe_dhcp_relay_radius(hosts, kea, sluiced_factory, tmp_path, freeradiu
     once FreeRADIUS accepts its MAC. 02:aa:00:00:00:05 is accepted with Filter-Id relay5 and
     Session-Timeout 3600 (its Framed-IP-Address is not for relay mode: Kea gives the
     address); its session has the ACL (ICMP to 10.10.2.2 passes, UDP is denied), and
-    accounting Start carries Kea's address, Stop follows its release. A MAC FreeRADIUS
+    accounting Start carries Kea's address; a Disconnect-Request (RFC 5176) by its MAC ends
+    the session (Stop, Admin-Reset), and it gets a new one by asking again. A MAC FreeRADIUS
     rejects gets no lease, and Kea never hears of it."""
     log = kea
     port, radlog, _ = freeradius
+    das = free_udp_pair()
     s = sluiced_factory(DEVS, RELAY + [
-        f"set radius server 127.0.0.1 secret testing123 auth-port {port} acct-port {port + 1}",
+        f"set radius server 127.0.0.1 secret testing123 auth-port {port} acct-port {port + 1} "
+        f"das-port {das}",
         "set acl-plugin acl permit proto 1, permit proto 17 sport 68 dport 67, deny tag relay5",
         "set ipoe auth radius password ipoe-pw"])
     lf, pf = tmp_path / "dhclient.leases", tmp_path / "dhclient.pid"
@@ -332,6 +335,15 @@ def test_ipoe_dhcp_relay_radius(hosts, kea, sluiced_factory, tmp_path, freeradiu
     ns("c", "bash -c 'echo x > /dev/udp/10.10.2.2/9'", check=False)
     time.sleep(0.3)
     assert s.errors().get(("acl-input", "acl deny")) == 1
+    r = subprocess.run(["radclient", "-x", "-r", "1", "-t", "3", f"127.0.0.1:{das}", "disconnect",
+                        "testing123"], input='User-Name = "02:aa:00:00:00:05"\n', capture_output=True,
+                       text=True)
+    assert "Received Disconnect-ACK" in r.stdout + r.stderr, r.stdout + r.stderr
+    assert s.js("show ipoe leases")["ipoe-leases"] == []
+    # asking again (a REQUEST for the address it holds): RADIUS first, then Kea's ACK
+    r = ns("c", f"timeout 40 dhclient -v -1 -lf {lf} -pf {pf} {TAG}c1", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert [x["address"] for x in s.js("show ipoe leases")["ipoe-leases"]] == ["100.65.0.50"]
     r = ns("c", f"timeout 20 dhclient -v -r -lf {lf} -pf {pf} {TAG}c1", check=False)
     assert r.returncode == 0, r.stdout + r.stderr
     time.sleep(0.5)
@@ -348,8 +360,9 @@ def test_ipoe_dhcp_relay_radius(hosts, kea, sluiced_factory, tmp_path, freeradiu
                                       "attribute it cannot have)")] >= 1
     assert "02:aa:00:00:00:03" not in log.read_text().lower()
     recs = acct_records(radlog())
-    start = next(r for r in recs if r.get("Acct-Status-Type") == "Start")
-    stop = next(r for r in recs if r.get("Acct-Status-Type") == "Stop")
-    assert (start["User-Name"], start["Framed-IP-Address"]) == ("02:aa:00:00:00:05", "100.65.0.50")
-    assert stop["Acct-Session-Id"] == start["Acct-Session-Id"]
+    starts = [r for r in recs if r.get("Acct-Status-Type") == "Start"]
+    stops = [r for r in recs if r.get("Acct-Status-Type") == "Stop"]
+    assert [(r["User-Name"], r["Framed-IP-Address"]) for r in starts] == [("02:aa:00:00:00:05", "100.65.0.50")] * 2
+    assert [r["Acct-Session-Id"] for r in stops] == [r["Acct-Session-Id"] for r in starts]
+    assert [r["Acct-Terminate-Cause"] for r in stops] == ["Admin-Reset", "User-Request"]
     assert s.stop() == 0
