@@ -298,16 +298,7 @@ static __rte_always_inline uint16_t me_any(struct sl_worker *w, struct rte_mbuf 
 	}
 	u->src_port = rte_cpu_to_be_16(sport);
 	((uint8_t *)(u + 1))[3] = ttl;
-	if (v6) { /* the checksum IPv6 requires, over the label too */
-		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)u - 1;
-		u->dgram_len = ip->payload_len;
-		u->dgram_cksum = sl_tun_udp6_cksum(m, t, (const uint8_t *)u,
-						   rte_be_to_cpu_16(ip->payload_len));
-	} else {
-		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)u - 1;
-		u->dgram_len = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(ip->total_length) -
-							   sizeof(*ip)));
-	}
+	sl_tun_udp_finish(m, t, u, v6); /* over IPv6 the checksum covers the label too */
 	return next;
 drop:
 	w->ifc[ifx].drops++;

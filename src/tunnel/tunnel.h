@@ -13,6 +13,7 @@
 #include "../ip6/ip6.h"
 
 #include <rte_ip.h>
+#include <rte_udp.h>
 
 #define SL_TUN_HDR_MAX 56 /* outer IPv4 (20) or IPv6 (40) and the kind's header (VXLAN 16,
 			   * GRE at most 8, MPLS over UDP 12) */
@@ -294,19 +295,29 @@ static inline uint8_t *sl_tun_encap6(struct rte_mbuf *m, const struct sl_tun *t,
 	return (uint8_t *)(ip + 1);
 }
 
-/* The UDP checksum of a packet over IPv6 (mandatory: RFC 8200 8.1), its UDP header at u with
- * ulen bytes from there to the end of the packet, the checksum field 0: the pseudo-header
- * from t's addresses. */
-static inline uint16_t sl_tun_udp6_cksum(const struct rte_mbuf *m, const struct sl_tun *t,
-					 const uint8_t *u, uint16_t ulen)
+/* A UDP tunnel's last per-packet fields, its header at u right after the outer IP header
+ * (every other byte written): the length, and over IPv6 the checksum (mandatory: RFC 8200
+ * 8.1) over the rest of the packet, the pseudo-header from t's addresses; over IPv4 the
+ * checksum stays 0 (RFC 7348 5, RFC 7510 3). */
+static inline void sl_tun_udp_finish(const struct rte_mbuf *m, const struct sl_tun *t,
+				     struct rte_udp_hdr *u, bool v6)
 {
-	uint16_t raw = 0;
-	rte_raw_cksum_mbuf(m, (uint32_t)(u - rte_pktmbuf_mtod(m, const uint8_t *)), ulen, &raw);
+	if (!v6) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)u - 1;
+		u->dgram_len = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(ip->total_length) -
+							   sizeof(*ip)));
+		return;
+	}
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)u - 1;
+	uint16_t ulen = rte_be_to_cpu_16(ip->payload_len), raw = 0;
+	u->dgram_len = ip->payload_len;
+	rte_raw_cksum_mbuf(m, (uint32_t)((const uint8_t *)u - rte_pktmbuf_mtod(m, const uint8_t *)),
+			   ulen, &raw);
 	uint32_t s = t->hdr_sum + raw + rte_cpu_to_be_16(ulen) + RTE_BE16(IPPROTO_UDP);
 	s = (s & 0xffff) + (s >> 16);
 	s = (s & 0xffff) + (s >> 16);
 	uint16_t ck = (uint16_t)~s;
-	return ck ? ck : 0xffff;
+	u->dgram_cksum = ck ? ck : 0xffff;
 }
 
 #endif
