@@ -196,60 +196,65 @@ static __rte_always_inline uint16_t sl_lk_next(struct sl_worker *w, struct rte_m
 	return nx;
 }
 
-/* ipN-lookup's first pass over the FIB's answers (hops): each packet's adjacency and next
- * node, read once per run of one value, the common case. A load-balance (SL_LB_FLAG) is left
- * to sl_lk_paths: returns whether the vector holds one. */
-static __rte_always_inline bool sl_lk_runs(struct sl_worker *w, void **objs, const uint64_t *hops,
-					   uint16_t *nexts, uint16_t n, const uint16_t *type_next,
-					   uint16_t nb_edges, sl_no_route_fn no_route)
+/* ipN-lookup's pass over the FIB's answers (hops): each packet's adjacency and next node,
+ * read once per run of one value, the common case. It stops at the first packet whose route
+ * has several paths (SL_LB_FLAG), leaving it and the rest to sl_lk_paths: returns that
+ * packet's index, n when there is none. */
+static __rte_always_inline uint16_t sl_lk_runs(struct sl_worker *w, void **objs, const uint64_t *hops,
+					       uint16_t *nexts, uint16_t n, const uint16_t *type_next,
+					       sl_no_route_fn no_route)
 {
 	uint32_t last = UINT32_MAX;
 	uint16_t nx = 0;
-	bool paths = false;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
 		uint32_t id = (uint32_t)hops[i]; /* default_nh: the drop adjacency */
 		if (id != last) {
+			if (unlikely(id & SL_LB_FLAG))
+				return i;
 			last = id;
-			paths |= !!(id & SL_LB_FLAG);
-			nx = unlikely(id & SL_LB_FLAG) ? nb_edges /* sl_lk_paths sets it */
-						       : type_next[sl_adj_get(id)->type];
+			nx = type_next[sl_adj_get(id)->type];
 		}
 		sl_meta(m)->adj = id;
 		nexts[i] = nx;
 		if (unlikely(nx == 0))
 			no_route(w, m);
 	}
-	return paths;
+	return n;
 }
 
-/* ipN-lookup's second pass, run only for vectors that hold packets whose route has several
- * paths, so that a single path costs nothing more: each such packet's adjacency is the
- * bucket of its flow hash. A run of one load-balance whose paths all lead to one node takes
- * that node with no look at the packet's adjacency; otherwise, and for no route, each
- * packet's own. */
+/* The rest of the vector from packet i on, once a route with several paths is in it: one
+ * pass, so that ECMP pays for the flow hash and the bucket, not for a second walk. A
+ * load-balance's packet takes the bucket of its flow hash; a run of one load-balance whose
+ * paths all lead to one node takes that node with no look at the packet's adjacency;
+ * otherwise (paths to different nodes, no route) each packet's own. */
 static __rte_always_inline void
-sl_lk_paths(struct sl_worker *w, void **objs, const uint64_t *hops, uint16_t *nexts, uint16_t n,
-	    const uint16_t *type_next, uint32_t (*hash)(const struct rte_mbuf *),
+sl_lk_paths(struct sl_worker *w, void **objs, const uint64_t *hops, uint16_t *nexts, uint16_t i,
+	    uint16_t n, const uint16_t *type_next, uint32_t (*hash)(const struct rte_mbuf *),
 	    sl_no_route_fn no_route)
 {
 	uint64_t last = UINT64_MAX;
-	const struct sl_lb *lb = &sl_lb_drop;
+	const struct sl_lb *lb = NULL;
 	uint16_t nx = 0;
 	bool each = true;
-	for (uint16_t i = 0; i < n; i++) {
-		if (!(hops[i] & SL_LB_FLAG))
-			continue;
-		if (hops[i] != last) {
-			last = hops[i];
-			lb = __atomic_load_n(&sl_lb_tbl[last & (SL_LB_MAX - 1)], __ATOMIC_ACQUIRE);
-			if (unlikely(!lb))
-				lb = &sl_lb_drop;
-			nx = sl_lb_next(lb, type_next);
-			each = nx == UINT16_MAX || nx == 0;
-		}
+	for (; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
-		uint32_t id = lb->adj[hash(m) & (SL_LB_BUCKETS - 1)];
+		uint64_t h = hops[i];
+		if (h != last) {
+			last = h;
+			if (h & SL_LB_FLAG) {
+				lb = __atomic_load_n(&sl_lb_tbl[h & (SL_LB_MAX - 1)], __ATOMIC_ACQUIRE);
+				if (unlikely(!lb))
+					lb = &sl_lb_drop;
+				nx = sl_lb_next(lb, type_next);
+				each = nx == UINT16_MAX || nx == 0;
+			} else {
+				lb = NULL;
+				nx = type_next[sl_adj_get((uint32_t)h)->type];
+				each = nx == 0;
+			}
+		}
+		uint32_t id = likely(lb != NULL) ? lb->adj[hash(m) & (SL_LB_BUCKETS - 1)] : (uint32_t)h;
 		sl_meta(m)->adj = id;
 		nexts[i] = unlikely(each) ? sl_lk_next(w, m, id, type_next, no_route) : nx;
 	}

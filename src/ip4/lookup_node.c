@@ -78,8 +78,9 @@ static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **ob
 		rte_fib_lookup_bulk(sl_fibs[0], ips, hops, n);
 	else
 		sl_ip4_lookup_tables(objs, ips, hops, n);
-	if (unlikely(sl_lk_runs(w, objs, hops, nexts, n, type_next, LK_NB_NEXT, lk_no_route)))
-		sl_lk_paths(w, objs, hops, nexts, n, type_next, lk_hash, lk_no_route);
+	uint16_t i = sl_lk_runs(w, objs, hops, nexts, n, type_next, lk_no_route);
+	if (unlikely(i < n)) /* a route with several paths */
+		sl_lk_paths(w, objs, hops, nexts, i, n, type_next, lk_hash, lk_no_route);
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
 }

@@ -318,6 +318,21 @@ static void test_edges(void)
 				 ip_pkt(0x0a0a024d, 17, 9), ip_pkt(0x63000001, 17, 9)};
 	check_edges("ip4-lookup", l, 4,
 		    (const char *const[]){"ip4-rewrite", "ip4-local", "ip4-glean", "icmp4-error"});
+	/* after a packet of a route with several paths, the rest of the vector takes the ECMP
+	 * pass (sl_lk_paths): one path, local, no route and ECMP again each where they belong */
+	cli("ip neighbor port1 10.10.2.3 42:01:0a:0a:02:03");
+	cli("ip neighbor port1 10.10.2.4 42:01:0a:0a:02:04");
+	cli("ip route add 51.0.0.0/8 via 10.10.2.3");
+	cli("ip route add 51.0.0.0/8 via 10.10.2.4");
+	struct rte_mbuf *mx[5] = {ip_pkt(0x33000001, 17, 9), ip_pkt(0x30000001, 17, 9),
+				  ip_pkt(0x0a0a010a, 17, 9), ip_pkt(0x63000001, 17, 9),
+				  ip_pkt(0x33000002, 17, 9)};
+	check_edges("ip4-lookup", mx, 5,
+		    (const char *const[]){"ip4-rewrite", "ip4-rewrite", "ip4-local", "icmp4-error",
+					  "ip4-rewrite"});
+	cli("ip route del 51.0.0.0/8");
+	cli("ip neighbor del port1 10.10.2.3");
+	cli("ip neighbor del port1 10.10.2.4");
 
 	/* ip4-local: by IP protocol (253, for experiments, is handled by nothing); a first
 	 * fragment is not reassembled */
@@ -410,6 +425,14 @@ static void test_ip6_edges(void)
 	check_edges("ip6-lookup", l, 7,
 		    (const char *const[]){"ip6-rewrite", "ip6-local", "ip6-glean", "icmp6-error",
 					  "ip6-local", "icmp6-error", "ip6-rewrite"});
+	/* after a packet of a route with several paths, the rest of the vector takes the ECMP
+	 * pass (sl_lk_paths): one path, local, no route and ECMP again each where they belong */
+	struct rte_mbuf *mx[5] = {ip6_pkt(0x490001, 17, 64, NULL, 0), ip6_pkt(0x480001, 17, 64, NULL, 0),
+				  ip6_pkt(0x10010, 17, 64, NULL, 0), ip6_pkt(0x990001, 17, 64, NULL, 0),
+				  ip6_pkt(0x490002, 17, 64, NULL, 0)};
+	check_edges("ip6-lookup", mx, 5,
+		    (const char *const[]){"ip6-rewrite", "ip6-rewrite", "ip6-local", "icmp6-error",
+					  "ip6-rewrite"});
 	/* a drop route: ip-blackhole (counted by name, no ICMPv6), not the no-route edge */
 	cli("ip route add 2001:db8:61::/48 via drop");
 	struct rte_mbuf *bh[1] = {ip6_pkt(0x610001, 17, 64, NULL, 0)};
