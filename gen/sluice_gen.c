@@ -207,7 +207,9 @@ static int port_init(uint16_t p, struct rte_mempool *mp)
 }
 
 /* Where the signature goes (and is looked for): after the UDP or TCP header, or after the
- * IP header; 0 when the frame is not IPv4 or IPv6. VLAN tags are skipped. */
+ * IP header; 0 when the frame is not IPv4 or IPv6. VLAN tags are skipped, and a PPPoE
+ * session header (RFC 2516) with PPP's IPv4 or IPv6 protocol: what a BNG sends its
+ * subscribers is counted as the IP packet inside. */
 static uint32_t payload_off(const uint8_t *d, uint32_t len)
 {
 	uint32_t off = 12;
@@ -221,6 +223,12 @@ static uint32_t payload_off(const uint8_t *d, uint32_t len)
 		off += 4;
 	}
 	off += 2;
+	if (type == RTE_BE16(RTE_ETHER_TYPE_PPPOE_SESSION) && len >= off + 8 && d[off] == 0x11 &&
+	    d[off + 1] == 0 && d[off + 6] == 0) { /* version 1, type 1, code 0; PPP protocol */
+		type = d[off + 7] == 0x21 ? RTE_BE16(RTE_ETHER_TYPE_IPV4)
+		       : d[off + 7] == 0x57 ? RTE_BE16(RTE_ETHER_TYPE_IPV6) : 0;
+		off += 8;
+	}
 	uint8_t proto;
 	if (type == RTE_BE16(RTE_ETHER_TYPE_IPV4) && len >= off + 20) {
 		proto = d[off + 9];

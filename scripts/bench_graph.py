@@ -354,7 +354,7 @@ def measure(tmp, routes, fam=4):
     mem = 1024 if fam == 4 else 4600
     conf = f"""unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
 cpu {{ main-core 0 corelist-workers 1 }}
-dpdk {{ socket-mem {mem} }}
+dpdk {{ socket-mem {mem} {DPDK_EXTRA}}}
 ip4 {{ max-routes {2097152 if fam == 4 else 1024} tbl8s {1024 if fam == 4 else 256} }}
 ip6 {{ max-routes {ROUTES + 65536 if fam == 6 else 1024} tbl8s {3 * ROUTES + 4096 if fam == 6 else 256} }}
 """
@@ -399,7 +399,7 @@ def bridge(tmp, nmacs):
                                  f"pcap {d}/in.pcap }}\n")
     conf = f"""unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
 cpu {{ main-core 0 corelist-workers 1 }}
-dpdk {{ socket-mem 1024 }}
+dpdk {{ socket-mem 1024 {DPDK_EXTRA}}}
 """
     with Daemon(conf, d) as s:
         nodes, _ = stream_trials(s)
@@ -444,7 +444,7 @@ def callgrind(tmp, n, setup=SETUP, tag="1", fam=4, wrap=None):
     (d / "setup.cli").write_text(setup + stream(max(n, 1), d / "in.pcap") +
                                  ("packet-generator enable-stream s0\n" if n else ""))
     conf = f"""unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
-dpdk {{ no-huge }}
+dpdk {{ no-huge {DPDK_EXTRA}}}
 ip4 {{ max-routes 1024 tbl8s 256 }}
 ip6 {{ max-routes 1024 tbl8s 256 }}
 """
@@ -481,6 +481,8 @@ VX_RUNS = (("routed", SETUP, None), ("vxlan-encap", VX_ENCAP_SETUP, None),
                                                          "pipe-from ip-dst scheduler wheel"), None))
 # RUNS=routed,acl-1,acl-1000: only those (the routed one is what the others are compared with),
 # and neither the routing tables' runs nor bridging nor ECMP
+# DPDK_EXTRA="eal-args \"--force-max-simd-bitwidth=512\"": more for every daemon's dpdk section
+DPDK_EXTRA = os.environ.get("DPDK_EXTRA", "") + " " if os.environ.get("DPDK_EXTRA") else ""
 ONLY = bool(os.environ.get("RUNS"))  # (bng: the BNG runs below)
 if ONLY:
     VX_RUNS = tuple(r for r in VX_RUNS if r[0] in os.environ["RUNS"].split(","))
@@ -505,29 +507,32 @@ def bng_mac(i):
     return "02:cc:00:%02x:%02x:%02x" % (i >> 16 & 255, i >> 8 & 255, i & 255)
 
 
-def bng_setups(n):
-    routed = SETUP + "ip route add 100.64.0.0/16 via 10.10.2.1\n"
-    base = SETUP + "set pppoe access pg1\n"
+def bng_setups(n, base_setup=SETUP, up_if="pg0", dn_if="pg1"):
+    """(name, CLI) of each BNG run: base_setup addresses up_if (10.10.1.10/24) and dn_if
+    (10.10.2.10/24, neighbour 10.10.2.1) and routes 48.0.0.0/8 to it; scripts/bng_dut.py
+    gives the same runs on memif ports."""
+    routed = base_setup + "ip route add 100.64.0.0/16 via 10.10.2.1\n"
+    base = base_setup + f"set pppoe access {dn_if}\n"
     mac = bng_mac
     sess = "".join(f"create pppoe session client-ip {bng_addr(i)} session-id {i + 1} client-mac {mac(i)} "
-                   f"access pg1{{q}}\n" for i in range(n))
+                   f"access {dn_if}{{q}}\n" for i in range(n))
     pipes = 1 << max(n, 1).bit_length()
-    qos = (f"qos profile q rate 10g\nset interface qos pg1 rate 100g profile q pipes {pipes} "
+    qos = (f"qos profile q rate 10g\nset interface qos {dn_if} rate 100g profile q pipes {pipes} "
            "pipe-from none\n" + ACL_PRE + "set acl-plugin acl permit dst 100.64.0.0/10 proto 17, deny\n")
     acls = "".join(f"set acl-plugin interface pppoe{i + 1} output acl 0\n" for i in range(n))
-    # the same destinations as hosts on pg1's subnet: an adjacency each, as the sessions have
-    hosts = SETUP + "set interface ip address pg1 100.64.255.254/16\n" + "".join(
-        f"ip neighbor pg1 {bng_addr(i)} {mac(i)}\n" for i in range(n))
-    # upstream: the same sessions on pg0, each sending its packet to 48.0.0.0/8 (routed to pg1
-    # as in SETUP), with an input ACL each, against the same inner packets routed from pg0
-    up = SETUP + "set pppoe access pg0\n" + sess.replace("access pg1{q}", "access pg0")
+    # the same destinations as hosts on dn_if's subnet: an adjacency each, as the sessions have
+    hosts = base_setup + f"set interface ip address {dn_if} 100.64.255.254/16\n" + "".join(
+        f"ip neighbor {dn_if} {bng_addr(i)} {mac(i)}\n" for i in range(n))
+    # upstream: the same sessions on up_if, each sending its packet to 48.0.0.0/8 (routed to
+    # dn_if), with an input ACL each, against the same inner packets routed from up_if
+    up = base_setup + f"set pppoe access {up_if}\n" + sess.replace(f"access {dn_if}{{q}}", f"access {up_if}")
     up_acls = (ACL_PRE + "set acl-plugin acl permit src 100.64.0.0/10 proto 17, deny\n" +
                "".join(f"set acl-plugin interface pppoe{i + 1} input acl 0\n" for i in range(n)))
     wheel = qos.replace("pipe-from none", "pipe-from none scheduler wheel")
     return (("bng-routed", routed), (f"bng-{n}-hosts", hosts), (f"bng-{n}", base + sess.replace("{q}", "")),
             (f"bng-{n}-qos-acl", base + qos + sess.replace("{q}", " qos-profile q") + acls),
             (f"bng-{n}-wheel-acl", base + wheel + sess.replace("{q}", " qos-profile q") + acls),
-            ("bng-up-routed", SETUP), (f"bng-up-{n}", up), (f"bng-up-{n}-acl", up + up_acls))
+            ("bng-up-routed", base_setup), (f"bng-up-{n}", up), (f"bng-up-{n}-acl", up + up_acls))
 
 
 def bng_up_pcap(path, order, sessions):
@@ -564,7 +569,7 @@ def bng_clocks(tmp):
         (d / "stream.cli").write_text(stream(PACKETS, d / "in.pcap"))
         conf = f"""unix {{ cli-listen {d}/cli.sock log {d}/sluiced.log }}
 cpu {{ main-core 0 corelist-workers 1 }}
-dpdk {{ socket-mem 1536 }}
+dpdk {{ socket-mem 1536 {DPDK_EXTRA}}}
 """
         with HugepagesAtLeast(1600), Daemon(conf, d) as s:
             t0 = time.time()
@@ -619,7 +624,7 @@ def bng_shaping(tmp):
     # without a frame to send
     conf = f"""unix {{ cli-listen {d}/cli.sock log {d}/sluiced.log }}
 cpu {{ main-core 0 corelist-workers 1 }}
-dpdk {{ socket-mem 1536 }}
+dpdk {{ socket-mem 1536 {DPDK_EXTRA}}}
 buffers {{ buffers-per-numa 262144 }}
 """
     with HugepagesAtLeast(1600), Daemon(conf, d) as s:
@@ -676,7 +681,7 @@ def bng_cachesim(tmp):
         (d / "setup.cli").write_text(setup + stream(BNG_CACHE, d / "in.pcap") +
                                      "packet-generator enable-stream s0\n")
         conf = f"""unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
-dpdk {{ no-huge socket-mem 1536 }}
+dpdk {{ no-huge socket-mem 1536 {DPDK_EXTRA}}}
 """
         (d / "startup.conf").write_text(conf)
         cg = callgrind_until_sent(d, ["--cache-sim=yes", "--D1=32768,8,64", "--LL=1048576,16,64"],
@@ -755,7 +760,7 @@ def vxlan_clocks(tmp):
         (d / "setup.cli").write_text(setup + stream(PACKETS, d / "in.pcap"))
         conf = f"""unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
 cpu {{ main-core 0 corelist-workers 1 }}
-dpdk {{ socket-mem 1024 }}
+dpdk {{ socket-mem 1024 {DPDK_EXTRA}}}
 """
         with Daemon(conf, d) as s:
             nodes, sums = stream_trials(s)

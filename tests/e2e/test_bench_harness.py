@@ -173,3 +173,24 @@ def test_harness_fixed_rate_trials_in_turn(tmp_path):
     order = [l.split(":")[0].strip() for l in r.stdout.splitlines() if ": trial " in l]
     assert order == ["first", "second"] * 3
     assert "| first | " in (tmp_path / "out/fixed.md").read_text()
+
+
+@pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
+def test_harness_bng_topology_sessions_carry_every_frame(tmp_path):
+    """bench/topologies/memif-bng.yaml with 300 sessions (BNG_SESSIONS) and destinations to
+    match: through each DUT (routed; PPPoE sessions; sessions with a wheel pipe and an output
+    ACL each) every signed frame reaches the generator's second port, the sessions' inside
+    PPPoE (the receiver finds the signature after the PPPoE and PPP headers)."""
+    topo = yaml.safe_load(open(ROOT / "bench/topologies/memif-bng.yaml"))
+    topo["gen"]["dst_last"] = "100.64.1.44"  # 300 addresses from 100.64.0.1
+    (tmp_path / "bng.yaml").write_text(yaml.safe_dump(topo))
+    r = subprocess.run([str(ROOT / ".venv/bin/sluice-bench"), str(tmp_path / "bng.yaml"), "--out",
+                        str(tmp_path / "out"), "--at", "0.05", "--trials", "2", "--seconds", "0.3"],
+                       capture_output=True, text=True, timeout=300, env=dict(os.environ, BNG_SESSIONS="300"))
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    res = json.loads((tmp_path / "out/fixed.json").read_text())
+    assert set(res["duts"]) == {"routed", "sessions", "sessions-wheel-acl"}
+    for n, d in res["duts"].items():
+        assert len(d["trials"]) == 2, n
+        for t in d["trials"]:
+            assert t["loss_ratio"] < 0.01 and t["rx_mpps"] > 0.04, (n, t)  # 1.0 unparsed
