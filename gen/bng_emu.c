@@ -38,8 +38,10 @@ struct esess {
 	uint8_t ip6cp_id;
 	uint8_t ip6[16];   /* the SLAAC address: the /64 and the MAC's EUI-64 */
 	uint64_t t_phase, t_up;
-	uint64_t t_sent;   /* the last PADI or DHCPDISCOVER */
-	uint8_t tries;     /* sent again so far */
+	uint64_t t_sent;   /* the phase's request last sent */
+	uint8_t tries;     /* sent again so far in this phase */
+	bool cookie_kept, has_cookie; /* the PADO's AC-Cookie kept for a PADR sent again */
+	uint8_t cookie_len, cookie[64];
 	uint32_t up_tx, up_rx, down_tx, down_rx;
 	uint64_t up_lat, down_lat, up_max, down_max; /* TSC */
 };
@@ -199,10 +201,12 @@ static void ppp_send(unsigned i, uint16_t proto, uint8_t code, uint8_t id, const
 	tx(acc_port, m);
 }
 
+/* A new phase: its timeout and its request's wait start now. */
 static void set_phase(struct esess *s, uint8_t p)
 {
 	s->phase = p;
-	s->t_phase = rte_rdtsc();
+	s->t_phase = s->t_sent = rte_rdtsc();
+	s->tries = 0;
 }
 
 static void fail(struct esess *s)
@@ -214,7 +218,6 @@ static void fail(struct esess *s)
 /* Client i's first message: a PADI, or a DHCPDISCOVER. */
 static void client_hello(unsigned i)
 {
-	ss[i].t_sent = rte_rdtsc();
 	if (ss[i].ipoe) {
 		dhcp_send(i, DISCOVER);
 		return;
@@ -237,21 +240,6 @@ static void client_start(unsigned i)
 {
 	client_hello(i);
 	set_phase(&ss[i], ss[i].ipoe ? P_OFFER : P_DISC);
-}
-
-/* A client with no answer to its first message sends it again after 1, 2 and 4 s (RFC 2516
- * 5.1's PADI and RFC 2131 4.1's DHCPDISCOVER, both with the wait doubled); the phase's timeout
- * still counts from the first. Counted. */
-static unsigned retransmits;
-static void client_again(unsigned i, uint64_t now, uint64_t hz)
-{
-	struct esess *s = &ss[i];
-	bool waiting = s->ipoe ? s->phase == P_OFFER : s->phase == P_DISC && !s->padr_sent;
-	if (waiting && s->tries < 3 && now - s->t_sent > hz << s->tries) {
-		s->tries++;
-		retransmits++;
-		client_hello(i);
-	}
 }
 
 static void lcp_request(unsigned i)
@@ -287,6 +275,41 @@ static void ipv6cp_request(unsigned i)
 	ppp_send(i, 0x8057, 1, ++ss[i].ip6cp_id, o, sizeof(o));
 }
 
+/* PAP's Authenticate-Request (RFC 1334 2.2.1): the user and password. */
+static void pap_request(unsigned i)
+{
+	size_t ul = strlen(opt->user), pl = strlen(opt->password);
+	uint8_t d[2 + 255 + 255];
+	d[0] = (uint8_t)ul;
+	memcpy(d + 1, opt->user, ul);
+	d[1 + ul] = (uint8_t)pl;
+	memcpy(d + 2 + ul, opt->password, pl);
+	ppp_send(i, 0xc023, 1, 1, d, (uint16_t)(2 + ul + pl));
+}
+
+/* A PADR to the access concentrator that offered (RFC 2516 5.3): Service-Name, Host-Uniq,
+ * and its AC-Cookie (cl bytes) back. */
+static void padr_send(unsigned i, const uint8_t *cookie, uint16_t cl)
+{
+	struct esess *s = &ss[i];
+	uint8_t *p;
+	struct rte_mbuf *m = frame(i, &s->ac, 0x8863, 0x19, 0, (uint16_t)(4 + 8 + (cookie ? 4 + cl : 0)),
+				   &p);
+	if (!m)
+		return;
+	sl_put16(p, 0x0101);
+	sl_put16(p + 4, 0x0103);
+	sl_put16(p + 6, 4);
+	uint32_t v = htonl(i);
+	memcpy(p + 8, &v, 4);
+	if (cookie) {
+		sl_put16(p + 12, 0x0104);
+		sl_put16(p + 14, cl);
+		memcpy(p + 16, cookie, cl);
+	}
+	tx(acc_port, m);
+}
+
 /* After authentication: IPCP, and IPv6CP for a dual-stack client. */
 static void ncp_start(unsigned i)
 {
@@ -314,15 +337,60 @@ static void authenticate(unsigned i)
 {
 	struct esess *s = &ss[i];
 	set_phase(s, P_AUTH);
-	if (s->auth != 0xc023)
-		return; /* CHAP: the server challenges */
-	size_t ul = strlen(opt->user), pl = strlen(opt->password);
-	uint8_t d[2 + 255 + 255];
-	d[0] = (uint8_t)ul;
-	memcpy(d + 1, opt->user, ul);
-	d[1 + ul] = (uint8_t)pl;
-	memcpy(d + 2 + ul, opt->password, pl);
-	ppp_send(i, 0xc023, 1, 1, d, (uint16_t)(2 + ul + pl));
+	if (s->auth == 0xc023) /* CHAP: the server challenges */
+		pap_request(i);
+}
+
+/* A client whose request has no answer sends it again after 1 and 2 s, then every 4 s
+ * while its phase lasts (RFC 2516 5.1's doubled wait for PADI and PADR, RFC 1661 4.6's
+ * restart timer for Configure-Requests, RFC 1334 2.2.1 for PAP, RFC 2131 4.1 for DHCP): its
+ * PADI or PADR, its LCP, IPCP and IPv6CP Configure-Requests not yet acked, its PAP
+ * Authenticate-Request, its DHCPDISCOVER or DHCPREQUEST. What the server asks (its
+ * Configure-Requests, CHAP's challenge) the server sends again. Counted. */
+static unsigned retransmits;
+static void client_again(unsigned i, uint64_t now, uint64_t hz)
+{
+	struct esess *s = &ss[i];
+	if (now < s->t_sent || now - s->t_sent <= hz << RTE_MIN(s->tries, 2))
+		return; /* (now was read before this poll's answers set t_sent) */
+	bool sent = true;
+	switch (s->phase) {
+	case P_OFFER:
+		dhcp_send(i, DISCOVER);
+		break;
+	case P_ACK:
+		dhcp_send(i, REQUEST);
+		break;
+	case P_DISC:
+		if (s->padr_sent && (sent = s->cookie_kept))
+			padr_send(i, s->has_cookie ? s->cookie : NULL, s->cookie_len);
+		else if (!s->padr_sent)
+			client_hello(i);
+		break;
+	case P_LCP:
+		if ((sent = !s->lcp_ours))
+			lcp_request(i);
+		break;
+	case P_AUTH:
+		if ((sent = s->auth == 0xc023))
+			pap_request(i);
+		break;
+	case P_IPCP:
+	case P_IP6:
+		sent = false;
+		if (s->phase == P_IPCP && !s->ipcp_ours)
+			ipcp_request(i), sent = true;
+		if (opt->ipv6 && !s->ip6cp_ours)
+			ipv6cp_request(i), sent = true;
+		break;
+	default:
+		sent = false;
+	}
+	if (sent) {
+		s->tries++;
+		retransmits++;
+	}
+	s->t_sent = now; /* waiting on the server alone: looked at again after the same wait */
 }
 
 static void disc_in(unsigned i, const uint8_t *h, uint16_t len, const uint8_t *src)
@@ -340,22 +408,14 @@ static void disc_in(unsigned i, const uint8_t *h, uint16_t len, const uint8_t *s
 			off = (uint16_t)(off + 4 + l);
 		}
 		memcpy(&s->ac, src, 6);
-		uint8_t *p;
-		struct rte_mbuf *m = frame(i, &s->ac, 0x8863, 0x19, 0,
-					   (uint16_t)(4 + 8 + (cookie ? 4 + cl : 0)), &p);
-		if (!m)
-			return;
-		sl_put16(p, 0x0101);
-		sl_put16(p + 4, 0x0103);
-		sl_put16(p + 6, 4);
-		uint32_t v = htonl(i);
-		memcpy(p + 8, &v, 4);
-		if (cookie) {
-			sl_put16(p + 12, 0x0104);
-			sl_put16(p + 14, cl);
-			memcpy(p + 16, cookie, cl);
-		}
-		tx(acc_port, m);
+		s->cookie_kept = cl <= sizeof(s->cookie); /* up to 64 bytes */
+		s->has_cookie = cookie != NULL;
+		s->cookie_len = s->cookie_kept ? (uint8_t)cl : 0;
+		if (cookie && s->cookie_kept)
+			memcpy(s->cookie, cookie, cl);
+		padr_send(i, cookie, cl);
+		s->t_sent = rte_rdtsc(); /* the PADR's own wait */
+		s->tries = 0;
 		s->padr_sent = true;
 	} else if (h[1] == 0x65 && s->phase == P_DISC) { /* PADS */
 		s->sid = sl_get16(h + 2);
@@ -451,10 +511,14 @@ static void ppp_in(unsigned i, const uint8_t *h, uint16_t len, uint64_t now)
 		} else if (code == 4) {
 			fail(s);
 		}
-	} else if (proto == 0x8021 && s->phase == P_IPCP) {
+	} else if (proto == 0x8021 && (s->phase == P_IPCP || s->phase == P_IP6 || s->phase == P_UP)) {
+		/* the server's request acked in any phase from IPCP on: sent again when our Ack
+		 * was lost, it is what opens IPCP on its side */
 		if (code == 1) {
 			ppp_send(i, 0x8021, 2, id, d, dl);
 			s->ipcp_theirs = true;
+		} else if (s->phase != P_IPCP) {
+			return;
 		} else if (code == 3 && dl >= 6 && d[0] == 3) { /* Nak: the address we get */
 			uint32_t a;
 			memcpy(&a, d + 2, 4);
@@ -467,10 +531,13 @@ static void ppp_in(unsigned i, const uint8_t *h, uint16_t len, uint64_t now)
 			return;
 		}
 		maybe_up(s, now);
-	} else if (proto == 0x8057 && opt->ipv6 && (s->phase == P_IPCP || s->phase == P_IP6)) {
-		if (code == 1) { /* the server's identifier: acked */
+	} else if (proto == 0x8057 && opt->ipv6 &&
+		   (s->phase == P_IPCP || s->phase == P_IP6 || s->phase == P_UP)) {
+		if (code == 1) { /* the server's identifier: acked (again, once up, if it asks) */
 			ppp_send(i, 0x8057, 2, id, d, dl);
 			s->ip6cp_theirs = true;
+		} else if (s->phase == P_UP) {
+			return;
 		} else if (code == 2 && id == s->ip6cp_id) {
 			s->ip6cp_ours = true;
 		} else if (code == 3 || code == 4) { /* ours is the MAC's EUI-64: never refused */

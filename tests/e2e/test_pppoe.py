@@ -878,6 +878,25 @@ def test_subscriber_emulator(sluiced_factory, tmp_path, auth):
         assert s.js("show pppoe sessions")["pppoe-sessions"] == []  # every PADT taken
 
 
+def test_subscriber_emulator_retransmits_past_discovery(sluiced_factory, tmp_path):
+    """sluiced's control rate (40 a second per class, bursts of 10) drops most of the PADIs,
+    PADRs, LCP and IPCP Configure-Requests and PAP requests of 60 clients started at 300 a
+    second: the emulator sends each again after 1, 2, then every 4 seconds while its phase
+    lasts (sluiced its own Configure-Requests every 3), and every session comes up and
+    carries its traffic; the report counts the retransmissions, sluiced the drops by name."""
+    s = emulator_sluiced(sluiced_factory, tmp_path, ["set pppoe auth pap", "set pppoe access port0",
+                                                     "set pppoe control-rate 40"])
+    for rep in run_emulator(s, tmp_path, ["--pppoe-sessions", "60", "--pppoe-rate", "300",
+                                          "--pppoe-timeout", "40"]):
+        errs = s.errors()
+        dropped = [errs.get((n, "control packets over the rate (set pppoe control-rate)"), 0)
+                   for n in ("pppoed-input", "pppoe-input")]  # discovery, and in sessions
+        assert rep["up"] == 60 and rep["failed"] == NO_FAILURE, (rep, dropped)
+        assert rep["retransmits"] > 0 and dropped[0] > 0 and dropped[1] > 0, (rep, dropped)
+        t = rep["traffic"]
+        assert t["up"]["received"] == t["up"]["sent"] == 600 and t["down"]["received"] == 600, t
+
+
 def test_subscriber_emulator_dual_stack(sluiced_factory, tmp_path):
     """The emulator's PPPoE sessions dual-stack (--pppoe-ipv6): 30 sessions open IPv6CP beside
     IPCP, each takes its SLAAC address from sluiced's router advertisement (its /64 numbered by
