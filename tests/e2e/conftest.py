@@ -14,6 +14,10 @@ BUILD = ROOT / os.environ.get("SLUICE_BUILD", "build")
 SLUICED = BUILD / "sluiced"
 SLUICECTL = BUILD / "sluicectl"
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "kea_pool(RANGE): the addresses test_ipoe.py's Kea gives")
+
+
 # MACs given to the ports so test frames can be written before start-up.
 MAC0 = "02:00:00:00:00:10"
 MAC1 = "02:00:00:00:00:11"

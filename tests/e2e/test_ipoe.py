@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import stop_process
-from test_pppoe import acct_records, free_udp_pair, freeradius  # noqa: F401 (a fixture)
+from test_pppoe import NO_FAILURE, acct_records, free_udp_pair, freeradius, run_emulator  # noqa: F401 (a fixture)
 
 TAG = f"ip{os.getpid() % 100000}"
 
@@ -240,7 +240,7 @@ KEA = """{"Dhcp4": {
   "interfaces-config": {"interfaces": ["%s"], "dhcp-socket-type": "udp"},
   "lease-database": {"type": "memfile", "persist": false},
   "valid-lifetime": 120,
-  "subnet4": [{"id": 1, "subnet": "100.65.0.0/24", "pools": [{"pool": "100.65.0.50 - 100.65.0.60"}],
+  "subnet4": [{"id": 1, "subnet": "100.65.0.0/24", "pools": [{"pool": "%s"}],
                "option-data": [{"name": "routers", "data": "100.65.0.1"},
                                {"name": "domain-name-servers", "data": "9.9.9.9"}]}],
   "loggers": [{"name": "kea-dhcp4", "output_options": [{"output": "stdout"}],
@@ -250,14 +250,15 @@ KEA = """{"Dhcp4": {
 
 
 @pytest.fixture
-def kea(hosts, tmp_path):
-    """A real Kea (kea-dhcp4) in namespace b, serving 100.65.0.50-60 to relayed clients;
-    yields its log file."""
+def kea(hosts, tmp_path, request):
+    """A real Kea (kea-dhcp4) in namespace b, serving 100.65.0.50-60 to relayed clients (or
+    the pool of the test's kea_pool mark); yields its log file."""
     import shutil
     if not shutil.which("kea-dhcp4") or not os.path.exists("/sbin/dhclient"):
         pytest.skip("kea-dhcp4-server or isc-dhcp-client is not installed (scripts/setup.sh installs them)")
+    mark = request.node.get_closest_marker("kea_pool")
     cfg = tmp_path / "kea.json"
-    cfg.write_text(KEA % f"{TAG}b1")
+    cfg.write_text(KEA % (f"{TAG}b1", mark.args[0] if mark else "100.65.0.50 - 100.65.0.60"))
     log = tmp_path / "kea.log"
     out = open(log, "w")
     env = dict(os.environ, KEA_PIDFILE_DIR=str(tmp_path), KEA_LOCKFILE_DIR=str(tmp_path))
@@ -304,6 +305,33 @@ def test_ipoe_dhcp_relay_to_kea(hosts, kea, sluiced_factory, tmp_path):
     time.sleep(0.5)
     assert s.js("show ipoe leases")["ipoe-leases"] == []
     assert s.stop() == 0
+
+
+@pytest.mark.kea_pool("100.65.0.50 - 100.65.0.250")
+def test_ipoe_emulator_through_relay_to_kea(hosts, kea, sluiced_factory, tmp_path):
+    """sluice-gen's subscriber emulator as 60 IPoE clients at 300 a second, relayed by sluiced
+    (port0 on memif) to Kea (in namespace b past port1): every client gets a lease of Kea's
+    pool, each once, and becomes a session; Kea saw option 82 for each; the clients'
+    DHCPRELEASEs end every session. (The emulator's traffic needs its own peer port, port2, as
+    the target of its packets: none is sent here.)"""
+    log = kea
+    s0, s1 = tmp_path / "m0.sock", tmp_path / "m1.sock"
+    s = sluiced_factory([f"net_memif0,role=server,id=0,socket={s0} {{ name port0 }}", DEVS[1],
+                         f"net_memif1,role=server,id=0,socket={s1} {{ name port2 }}"], RELAY)
+    for rep in run_emulator(s, tmp_path, ["--ipoe-sessions", "60", "--pppoe-rate", "300",
+                                          "--pppoe-traffic", "0", "--pppoe-timeout", "20"],
+                            peer="port2"):
+        assert rep["up"] == 60 and rep["ipoe"]["up"] == 60 and rep["failed"] == NO_FAILURE, rep
+        assert rep["torn_down"] == 60, rep
+        rel = s.js("show ipoe dhcp-relay")["dhcp-relay"][0]
+        assert rel["to-server"] >= 120 and rel["to-clients"] >= 120, rel  # DISCOVER, REQUEST each
+        assert s.js("show ipoe leases")["ipoe-leases"] == []  # each DHCPRELEASE ended its session
+    text = log.read_text()
+    import re
+    given = set(re.findall(r"lease (100\.65\.0\.\d+) has been allocated", text))
+    assert len(given) == 60, sorted(given)  # each client its own address of Kea's pool
+    assert all(50 <= int(a.rsplit(".", 1)[1]) <= 250 for a in given), given
+    assert "70:6f:72:74:30" in text.lower()  # option 82's circuit id: port0
 
 
 def test_ipoe_dhcp_relay_radius(hosts, kea, sluiced_factory, tmp_path, freeradius):

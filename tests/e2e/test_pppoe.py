@@ -815,13 +815,13 @@ def test_pppoe_static_session_exact(sluiced_factory, tmp_path):
     assert errs[("pppoe-input", "no such PPPoE session (id, interface, client MAC)")] == 1
 
 
-def run_emulator(s, tmp_path, args, rc=0):
+def run_emulator(s, tmp_path, args, rc=0, peer="port1"):
     """sluice-gen's subscriber emulator on sluiced s's memif ports (tmp_path/m0.sock access,
-    m1.sock peer) with args: its JSON report, taken with sluiced still running; its exit
-    status must be rc (1: some session failed or lost a packet)."""
+    m1.sock peer: sluiced's interface peer) with args: its JSON report, taken with sluiced
+    still running; its exit status must be rc (1: some session failed or lost a packet)."""
     import json
     from conftest import BUILD
-    rmac = next(i["mac"] for i in s.js("show hardware")["hardware"] if i["name"] == "port1").lower()
+    rmac = next(i["mac"] for i in s.js("show hardware")["hardware"] if i["name"] == peer).lower()
     # the emulator stays connected after its report (--pppoe-hold) until sluiced has been
     # looked at and stopped: DPDK 22.11's memif can read a region its peer just unmapped
     g = subprocess.Popen([str(BUILD / "sluice-gen"), "--no-huge", "--no-pci", "-m", "256", "-l", "0",
