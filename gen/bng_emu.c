@@ -932,8 +932,16 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 			break;
 		}
 	/* each round 32 sessions at a time, what came back taken in between, so that no ring
-	 * on the way holds more than a few bursts */
+	 * on the way holds more than a few bursts; with a traffic rate, round k starts k / rate
+	 * seconds after the first (late when a round takes longer: the report says the rate
+	 * the rounds kept) */
+	uint64_t t_rounds = rte_rdtsc(), t_last = t_rounds;
 	for (unsigned k = 0; k < o->traffic; k++) {
+		if (o->traffic_rate > 0)
+			for (uint64_t at = t_rounds + (uint64_t)((double)k * (double)hz / o->traffic_rate);
+			     rte_rdtsc() < at;)
+				poll_ports();
+		t_last = rte_rdtsc();
 		for (unsigned i = 0; i < nclients; i++) {
 			if (ss[i].phase == P_UP) {
 				traffic_one(i, true, false, rte_rdtsc(), false);
@@ -985,6 +993,9 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 		lossy += s->up_rx < s->up_tx || s->down_rx < s->down_tx;
 	}
 	double secs = (double)(last_up - start) / (double)hz;
+	/* the rounds' rate: packets a second each way per session, first round to last */
+	double rounds_s = (double)(t_last - t_rounds) / (double)hz;
+	double round_rate = o->traffic > 1 && rounds_s > 0 ? (o->traffic - 1) / rounds_s : 0;
 	/* percentiles of every packet's latency, each way: p50, p90, p99, p99.9 */
 	static const double pcts[4] = {50, 90, 99, 99.9};
 	double up_p[4], down_p[4];
@@ -1002,29 +1013,30 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 		       "\"p99\": %.1f, \"p99.9\": %.1f}}, \"down\": {\"sent\": %" PRIu64
 		       ", \"received\": %" PRIu64 ", \"latency_us\": {\"mean\": %.1f, \"max\": %.1f, "
 		       "\"p50\": %.1f, \"p90\": %.1f, \"p99\": %.1f, \"p99.9\": %.1f}}, "
-		       "\"sessions_with_loss\": %u}, \"torn_down\": %u, \"setup_wall_s\": %.3f, "
-		       "\"retransmits\": %u}\n",
+		       "\"sessions_with_loss\": %u, \"rounds_s\": %.3f, \"per_session_pps\": %.1f}, "
+		       "\"torn_down\": %u, \"setup_wall_s\": %.3f, \"retransmits\": %u}\n",
 		       nclients, up, o->sessions, up - up_ipoe, o->ipoe_sessions, up_ipoe, secs,
 		       secs > 0 ? up / secs : 0.0, failed[P_DISC], failed[P_LCP], failed[P_AUTH],
 		       failed[P_IPCP], failed[P_IP6], failed[P_OFFER], failed[P_ACK], up6, ut, ur,
 		       ur ? us(ul) / (double)ur : 0.0, us(um),
 		       up_p[0], up_p[1], up_p[2], up_p[3], dt, dr, dr ? us(dl) / (double)dr : 0.0, us(dm),
-		       down_p[0], down_p[1], down_p[2], down_p[3], lossy, torn,
+		       down_p[0], down_p[1], down_p[2], down_p[3], lossy, rounds_s, round_rate, torn,
 		       (double)(setup_end - start) / (double)hz, retransmits);
 	} else {
 		printf("sessions %u (PPPoE %u, IPoE %u): up %u (PPPoE %u, IPoE %u) in %.3f s (%.1f/s); "
 		       "failed: discovery %u, lcp %u, auth %u, ipcp %u, ipv6 %u, dhcp offer %u, dhcp ack "
-		       "%u; with IPv6 %u; PADIs and DHCPDISCOVERs sent again %u\n",
+		       "%u; with IPv6 %u; requests sent again %u\n",
 		       nclients, o->sessions, o->ipoe_sessions, up, up - up_ipoe, up_ipoe, secs,
 		       secs > 0 ? up / secs : 0.0, failed[P_DISC], failed[P_LCP], failed[P_AUTH],
 		       failed[P_IPCP], failed[P_IP6], failed[P_OFFER], failed[P_ACK], up6, retransmits);
 		printf("traffic up: %" PRIu64 " sent, %" PRIu64 " received, latency us mean %.1f max "
 		       "%.1f p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f; down: %" PRIu64 " sent, %" PRIu64
 		       " received, mean %.1f max %.1f p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f; "
-		       "sessions with loss %u; torn down %u\n", ut, ur,
+		       "sessions with loss %u; %.1f packets a second each way per session over %.3f s; "
+		       "torn down %u\n", ut, ur,
 		       ur ? us(ul) / (double)ur : 0.0, us(um), up_p[0], up_p[1], up_p[2], up_p[3], dt, dr,
 		       dr ? us(dl) / (double)dr : 0.0, us(dm), down_p[0], down_p[1], down_p[2], down_p[3],
-		       lossy, torn);
+		       lossy, round_rate, rounds_s, torn);
 	}
 	free(ss);
 	return up == nclients && !lossy ? 0 : 1;

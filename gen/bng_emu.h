@@ -26,6 +26,8 @@ struct bng_emu_opts {
 	double rate;                /* clients started a second, both kinds together */
 	const char *user, *password;
 	unsigned traffic;           /* packets each way per session (0: none) */
+	double traffic_rate;        /* those packets a second per session, each way (rounds
+				     * paced at it); 0: each round as soon as the last is out */
 	uint32_t target;            /* host order: where upstream packets go (behind the peer
 				     * port, which answers ARP for it) */
 	struct rte_ether_addr router_mac; /* downstream packets' destination on the peer port */

@@ -941,12 +941,14 @@ static void usage(void)
 		"       [--pppoe-sessions N [--pppoe-vlans V[-W] [--pppoe-svlan S]]]\n"
 		"        [--ipoe-sessions M [--ipoe-vlan V]]\n"
 		"        [--pppoe-rate PER_S] [--pppoe-user U] [--pppoe-password P]\n"
-		"        [--pppoe-traffic PKTS --pppoe-target A.B.C.D --pppoe-router-mac MAC]\n"
+		"        [--pppoe-traffic PKTS [--pppoe-traffic-rate PPS] --pppoe-target A.B.C.D\n"
+		"         --pppoe-router-mac MAC]\n"
 		"        [--pppoe-ipv6 TARGET6] [--pppoe-timeout S] [--pppoe-hold S]\n"
 		"        (the subscriber emulator: N PPPoE and M IPoE clients, started PER_S a second\n"
 		"        in all; --pppoe-ipv6: PPPoE dual-stack, IPv6CP and SLAAC, traffic to and\n"
 		"        from TARGET6 too; --pppoe-vlans: PPPoE client i on VLAN V + i %% (W - V + 1),\n"
-		"        under 802.1ad S-VLAN S with --pppoe-svlan (QinQ);\n"
+		"        under 802.1ad S-VLAN S with --pppoe-svlan (QinQ); --pppoe-traffic-rate:\n"
+		"        each session's PKTS at PPS a second each way, not as fast as they go;\n"
 		"        --pppoe-hold: stay connected S seconds, or until SIGTERM,\n"
 		"        after the report)\n"
 		"  --stream takes sluiced's packet-generator grammar (sizes without the FCS); up to\n"
@@ -1069,7 +1071,8 @@ static int parse(int argc, char **argv)
 		{"pppoe-ipv6", 1, 0, 1011},
 		{"pppoe-timeout", 1, 0, 1007}, {"pppoe-hold", 1, 0, 1008},
 		{"ipoe-sessions", 1, 0, 1009}, {"ipoe-vlan", 1, 0, 1010},
-		{"pppoe-vlans", 1, 0, 1012}, {"pppoe-svlan", 1, 0, 1013}, {0, 0, 0, 0}};
+		{"pppoe-vlans", 1, 0, 1012}, {"pppoe-svlan", 1, 0, 1013},
+		{"pppoe-traffic-rate", 1, 0, 1014}, {0, 0, 0, 0}};
 	int c;
 	char *end;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -1184,6 +1187,14 @@ static int parse(int argc, char **argv)
 						       "1-4094)\n", optarg), -1;
 			emu.pppoe_vlan = (uint16_t)v;
 			emu.pppoe_vlans = (uint16_t)(w - v + 1);
+			break;
+		}
+		case 1014: {
+			double v = strtod(optarg, &end);
+			if (*end || end == optarg || !(v > 0 && v <= 1e6))
+				return fprintf(stderr, "sluice-gen: bad --pppoe-traffic-rate '%s' (packets a "
+						       "second per session, over 0, up to 1000000)\n", optarg), -1;
+			emu.traffic_rate = v;
 			break;
 		}
 		case 1013: {

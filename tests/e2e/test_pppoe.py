@@ -878,6 +878,23 @@ def test_subscriber_emulator(sluiced_factory, tmp_path, auth):
         assert s.js("show pppoe sessions")["pppoe-sessions"] == []  # every PADT taken
 
 
+def test_subscriber_emulator_traffic_rate(sluiced_factory, tmp_path):
+    """--pppoe-traffic-rate: 20 sessions' 30 packets each way at 50 a second per session (the
+    rounds paced, 0.58 s from the first to the last), none lost; a rate of 0 refused."""
+    from conftest import BUILD
+    s = emulator_sluiced(sluiced_factory, tmp_path, ["set pppoe access port0"])
+    for rep in run_emulator(s, tmp_path, ["--pppoe-sessions", "20", "--pppoe-rate", "200",
+                                          "--pppoe-traffic", "30", "--pppoe-traffic-rate", "50"]):
+        t = rep["traffic"]
+        assert rep["up"] == 20 and t["up"]["received"] == t["down"]["received"] == 600, rep
+        # never faster than asked; slower only by this machine's stalls
+        assert 0.58 <= t["rounds_s"] < 0.8 and 36 < t["per_session_pps"] <= 50.01, t
+    r = subprocess.run([str(BUILD / "sluice-gen"), "--no-huge", "--no-pci", "-m", "64", "--file-prefix",
+                        f"gen-rate-{os.getpid()}", "--", "--pppoe-sessions", "1", "--pppoe-traffic-rate", "0"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and "bad --pppoe-traffic-rate '0'" in r.stdout + r.stderr
+
+
 def test_subscriber_emulator_retransmits_past_discovery(sluiced_factory, tmp_path):
     """sluiced's control rate (40 a second per class, bursts of 10) drops most of the PADIs,
     PADRs, LCP and IPCP Configure-Requests and PAP requests of 60 clients started at 300 a
