@@ -387,7 +387,7 @@ static void client_again(unsigned i, uint64_t now, uint64_t hz)
 		sent = false;
 	}
 	if (sent) {
-		s->tries++;
+		s->tries += s->tries < UINT8_MAX; /* the wait stays at 4 s however long */
 		retransmits++;
 	}
 	s->t_sent = now; /* waiting on the server alone: looked at again after the same wait */
