@@ -237,8 +237,7 @@ sl_lk_paths(struct sl_worker *w, void **objs, const uint64_t *hops, uint16_t *ne
 	const struct sl_lb *lb = NULL;
 	uint16_t nx = 0;
 	bool each = true;
-	for (; i < n; i++) {
-		struct rte_mbuf *m = objs[i];
+	while (i < n) {
 		uint64_t h = hops[i];
 		if (h != last) {
 			last = h;
@@ -254,9 +253,19 @@ sl_lk_paths(struct sl_worker *w, void **objs, const uint64_t *hops, uint16_t *ne
 				each = nx == 0;
 			}
 		}
-		uint32_t id = likely(lb != NULL) ? lb->adj[hash(m) & (SL_LB_BUCKETS - 1)] : (uint32_t)h;
+		if (likely(lb != NULL && !each)) { /* a run of one load-balance to one node */
+			do {
+				struct rte_mbuf *m = objs[i];
+				sl_meta(m)->adj = lb->adj[hash(m) & (SL_LB_BUCKETS - 1)];
+				nexts[i] = nx;
+			} while (++i < n && hops[i] == h);
+			continue;
+		}
+		struct rte_mbuf *m = objs[i];
+		uint32_t id = lb ? lb->adj[hash(m) & (SL_LB_BUCKETS - 1)] : (uint32_t)h;
 		sl_meta(m)->adj = id;
 		nexts[i] = unlikely(each) ? sl_lk_next(w, m, id, type_next, no_route) : nx;
+		i++;
 	}
 }
 
