@@ -40,8 +40,9 @@ struct esess {
 	uint64_t t_phase, t_up;
 	uint64_t t_sent;   /* the phase's request last sent */
 	uint8_t tries;     /* sent again so far in this phase */
-	bool cookie_kept, has_cookie; /* the PADO's AC-Cookie kept for a PADR sent again */
-	uint8_t cookie_len, cookie[64];
+	int16_t cookie_len; /* the PADO's AC-Cookie, for a PADR sent again: -1 none, over 64
+			     * not kept (that PADR is not sent again) */
+	uint8_t cookie[64];
 	uint32_t up_tx, up_rx, down_tx, down_rx;
 	uint64_t up_lat, down_lat, up_max, down_max; /* TSC */
 };
@@ -201,12 +202,19 @@ static void ppp_send(unsigned i, uint16_t proto, uint8_t code, uint8_t id, const
 	tx(acc_port, m);
 }
 
+/* A request of s's just sent for the first time: its wait for an answer starts now. */
+static void request_sent(struct esess *s)
+{
+	s->t_sent = rte_rdtsc();
+	s->tries = 0;
+}
+
 /* A new phase: its timeout and its request's wait start now. */
 static void set_phase(struct esess *s, uint8_t p)
 {
 	s->phase = p;
-	s->t_phase = s->t_sent = rte_rdtsc();
-	s->tries = 0;
+	request_sent(s);
+	s->t_phase = s->t_sent;
 }
 
 static void fail(struct esess *s)
@@ -337,7 +345,7 @@ static void authenticate(unsigned i)
 {
 	struct esess *s = &ss[i];
 	set_phase(s, P_AUTH);
-	if (s->auth == 0xc023) /* CHAP: the server challenges */
+	if (s->auth == 0xc023) /* PAP; with CHAP the server challenges */
 		pap_request(i);
 }
 
@@ -362,10 +370,10 @@ static void client_again(unsigned i, uint64_t now, uint64_t hz)
 		dhcp_send(i, REQUEST);
 		break;
 	case P_DISC:
-		if (s->padr_sent && (sent = s->cookie_kept))
-			padr_send(i, s->has_cookie ? s->cookie : NULL, s->cookie_len);
-		else if (!s->padr_sent)
+		if (!s->padr_sent)
 			client_hello(i);
+		else if ((sent = s->cookie_len <= (int)sizeof(s->cookie)))
+			padr_send(i, s->cookie_len < 0 ? NULL : s->cookie, (uint16_t)RTE_MAX(s->cookie_len, 0));
 		break;
 	case P_LCP:
 		if ((sent = !s->lcp_ours))
@@ -408,14 +416,11 @@ static void disc_in(unsigned i, const uint8_t *h, uint16_t len, const uint8_t *s
 			off = (uint16_t)(off + 4 + l);
 		}
 		memcpy(&s->ac, src, 6);
-		s->cookie_kept = cl <= sizeof(s->cookie); /* up to 64 bytes */
-		s->has_cookie = cookie != NULL;
-		s->cookie_len = s->cookie_kept ? (uint8_t)cl : 0;
-		if (cookie && s->cookie_kept)
+		s->cookie_len = cookie ? (int16_t)RTE_MIN(cl, sizeof(s->cookie) + 1) : -1;
+		if (cookie && cl <= sizeof(s->cookie))
 			memcpy(s->cookie, cookie, cl);
 		padr_send(i, cookie, cl);
-		s->t_sent = rte_rdtsc(); /* the PADR's own wait */
-		s->tries = 0;
+		request_sent(s); /* the PADR's own wait */
 		s->padr_sent = true;
 	} else if (h[1] == 0x65 && s->phase == P_DISC) { /* PADS */
 		s->sid = sl_get16(h + 2);

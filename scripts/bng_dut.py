@@ -16,14 +16,12 @@ instead of pg ones. The generator counts a session's frames by the IP packet ins
 receiver skips the PPPoE header).
 """
 import os
-import signal
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_graph import BNG_SESSIONS, bng_setups  # noqa: E402
-from sluice_run import ROOT, Daemon  # noqa: E402
+from sluice_run import ROOT, Daemon, serve  # noqa: E402
 
 STARTUP = """unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
 cpu {{ main-core {main} corelist-workers {worker} }}
@@ -50,15 +48,9 @@ def main():
     sub = d / mode
     sub.mkdir(parents=True, exist_ok=True)
     (sub / "setup.cli").write_text(cli)
-    stop = []
-    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
-    signal.signal(signal.SIGINT, lambda *_: stop.append(1))
     with Daemon(STARTUP.format(d=sub, sock=sock, main=main_core, worker=worker,
                                 prefix=f"bng-dut-{os.getpid()}"), sub) as s:
-        while not stop:
-            time.sleep(0.2)
-            if not stop and s.proc.poll() is not None:
-                raise SystemExit("sluiced exited: " + (sub / "stdout.txt").read_text()[-2000:])
+        serve((s,))
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from sluice_run import FWD_CORE, MAIN_CORE, Daemon  # noqa: E402
+from sluice_run import FWD_CORE, MAIN_CORE, Daemon, serve  # noqa: E402
 
 A_MAC, B_MAC = "02:00:00:00:0a:01", "02:00:00:00:0b:01"  # the wire's two ends
 VM1_PORT_MAC, VM2_MAC = "02:00:00:00:00:10", "02:00:00:00:00:02"
@@ -148,10 +148,10 @@ def kernel_up():
 
 def main():
     d, mode = Path(sys.argv[1]), sys.argv[2]
-    stop = []
-    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
-    signal.signal(signal.SIGINT, lambda *_: stop.append(1))
     if mode == "kernel-vxlan":
+        stop = []
+        signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+        signal.signal(signal.SIGINT, lambda *_: stop.append(1))
         down = kernel_up()
         try:
             while not stop:
@@ -164,12 +164,7 @@ def main():
         raise SystemExit(f"mode {mode}: sluiced-mplsudp, sluiced-vxlan or kernel-vxlan")
     a, b = sluiced_pair(d, mode.split("-")[1])
     with a, b:
-        while not stop:
-            time.sleep(0.2)
-            for x in (a, b):
-                if not stop and x.proc.poll() is not None:
-                    raise SystemExit(f"sluiced {x.dir.name} exited: "
-                                     + (x.dir / "stdout.txt").read_text()[-2000:])
+        serve((a, b))
 
 
 if __name__ == "__main__":

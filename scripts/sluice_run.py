@@ -122,6 +122,20 @@ class Daemon:
         return json.loads(self.cli_raw(cmd, js=True).stdout)
 
 
+def serve(daemons):
+    """Keeps the started daemons until SIGTERM or SIGINT, as a command DUT of sluice-bench
+    is kept; a daemon that exits first ends it with its output's tail."""
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+    signal.signal(signal.SIGINT, lambda *_: stop.append(1))
+    while not stop:
+        time.sleep(0.2)
+        for x in daemons:
+            if not stop and x.proc.poll() is not None:
+                raise SystemExit(f"sluiced {x.dir.name} exited: "
+                                 + (x.dir / "stdout.txt").read_text()[-2000:])
+
+
 def run_gen(sock, seconds, size=64, dst="48.0.0.0/8", core=None, rate=0, huge=True, stream=None):
     core = GEN_CORE if core is None else core
     args = [str(BUILD / "sluice-gen"), "-l", str(core), "--file-prefix", f"sluice-gen-{os.getpid()}",
