@@ -190,6 +190,9 @@ ACL_RULES = int(os.environ.get("ACL_RULES", "1000"))
 # rte_acl always; unset: sluiced's default, rules matched one by one up to 8 a family)
 ACL_PRE = (f"set acl-plugin linear-max {os.environ['ACL_LINEAR_MAX']}\n"
            if os.environ.get("ACL_LINEAR_MAX") else "")
+# ACL_FLOW_CACHE=off: rte_acl's classifiers without the flow cache in front (on by default)
+if os.environ.get("ACL_FLOW_CACHE") == "off":
+    ACL_PRE += "set acl-plugin flow-cache off\n"
 
 # hierarchical QoS on pg1's output: 4,096 pipes (seed 003's measure: forwarding with hQoS at
 # 0.65 of the rate without), each packet's pipe the low 12 bits of its destination (the
@@ -268,11 +271,14 @@ def route6(i):
 # destinations in the stream: with many routes, enough that the FIB's lines they touch do not
 # all stay in the caches (4096 destinations touch 4096 /24s or /48s: about 1 MiB of lines)
 DESTS = int(os.environ.get("DESTS", "65536"))
+# with one route: FLOWS destinations (4,096; each a flow of its own, as the ACL flow cache
+# sees them: FLOWS=262144 is traffic of more flows than it holds)
+FLOWS = int(os.environ.get("FLOWS", "4096"))
 
 
 def destinations(routes, fam=4):
     rnd = random.Random(1)
-    n = 4096 if routes == 1 else DESTS
+    n = FLOWS if routes == 1 else DESTS
     if fam == 6:
         if routes == 1:
             return [f"24{rnd.randrange(256):02x}:{rnd.randrange(65536):x}::{rnd.randrange(1, 65536):x}"
@@ -766,8 +772,12 @@ dpdk {{ socket-mem 1024 {DPDK_EXTRA}}}
             nodes, sums = stream_trials(s)
             tx = s.js("show interface pg1")["interfaces"][0]["tx-packets"]
             errs = s.js("show errors")["errors"]
+            fc = s.js("show acl-plugin flow-cache")["acl-flow-cache"] if tag.startswith("acl-") else []
         if errs:
             print(f"   {tag} errors: {errs}")
+        for r in (r for r in fc if r["direction"] == "input" and r["lookups"] + r["bypassed"]):
+            print(f"   {tag} flow cache (worker {r['worker']}): {r['state']}, {r['lookups']} looked up, "
+                  f"{r['hits']} found, {r['bypassed']} classified by rte_acl alone while it rested")
         out[tag] = (nodes, sums["whole path"], tx)
     return out
 

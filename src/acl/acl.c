@@ -6,9 +6,11 @@
  *           [tcpflags V mask M]
  *   delete acl-plugin acl index N
  *   set acl-plugin linear-max N
+ *   set acl-plugin flow-cache on|off
  *   set acl-plugin interface IFACE input|output acl N [del]
  *   show acl-plugin acl [index N]
  *   show acl-plugin interface [IFACE]
+ *   show acl-plugin flow-cache
  * A rule's family is its addresses' (a rule with neither src nor dst matches both); for ICMP
  * and ICMPv6 sport and dport are the type and the code, as in VPP; a non-first fragment has
  * ports, type, code and flags 0; tcpflags match (flags & M) == V on TCP only.
@@ -28,6 +30,7 @@
  * worker (no atomics); replacing an ACL starts its counters again. */
 #include "acl.h"
 #include "../cli/cli.h"
+#include "../runtime/crc.h"
 #include "../runtime/feature.h"
 #include "../runtime/runtime.h"
 #include "../interface/iface.h"
@@ -97,6 +100,7 @@ struct acl_cls {
 				     * when its rules are few (lin) */
 	struct acl_lin *lin[2];  /* a family's rules, in order, when linear_max or fewer */
 	uint32_t nlin[2];
+	uint64_t gen;            /* unique: the flow cache's entries of it are its own */
 	bool fl;                 /* a rule has tcpflags: the contexts read the flags */
 	uint8_t nacl;
 	uint16_t acl[SL_ACL_PER_IF]; /* the ACLs, in the order applied */
@@ -335,6 +339,109 @@ static inline void cls_classify(const struct acl_cls *c, int f, const uint8_t **
 	}
 }
 
+/* ---- the flow cache ----
+ * A worker's exact-match cache in front of rte_acl for IPv4 (OVS-DPDK's EMC): the bytes
+ * rte_acl reads (protocol, addresses, ports; the TCP flags byte where the classifier reads
+ * it) and the classifier's generation -> the result rte_acl gave. A result depends on
+ * nothing else, so a hit is the classifier's answer; a classifier built anew has a new
+ * generation and starts cold, and a vector is still classified by one classifier. Sets of
+ * two ways in one cache line: a miss goes to rte_acl with the vector's other misses, then
+ * takes the first way (the first moves to the second). Traffic of more flows than it holds
+ * would pay the lookup for nothing: a window of FC_WINDOW lookups that hit under a quarter
+ * of the time turns the cache off for the next FC_SKIP packets, then it is tried again. */
+#define FC_SETS 8192 /* x 2 ways x 32 bytes: 512 KB a worker and direction */
+#define FC_WINDOW 4096
+#define FC_SKIP (15 * FC_WINDOW)
+
+struct fc_ent {
+	uint64_t addrs;  /* source and destination, as in the packet */
+	uint64_t pp;     /* ports, protocol << 32, TCP flags << 40 */
+	uint64_t gen;    /* the classifier's (acl_cls.gen); 0: empty */
+	uint32_t res;
+	uint32_t pad;
+};
+
+struct acl_fc {
+	struct fc_ent set[FC_SETS][2];
+	/* written by its worker only */
+	uint64_t lookups, hits, bypassed;
+	uint32_t win_look, win_hit, skip;
+};
+_Static_assert(sizeof(struct fc_ent) * 2 == RTE_CACHE_LINE_SIZE, "a set is a cache line");
+
+static bool fc_on = true;                        /* set acl-plugin flow-cache on|off */
+static struct acl_fc *fc_of[SL_MAX_WORKERS + 1][2]; /* by worker id and direction, for show */
+static uint64_t cls_gens;                         /* the last generation given */
+
+/* The key of the classifier input at d (the packet's bytes from the IPv4 protocol on, or an
+ * acl_key: the same layout); fl: the classifier reads the TCP flags. */
+static inline void fc_key(const uint8_t *d, bool fl, uint64_t *addrs, uint64_t *pp)
+{
+	uint32_t ports;
+	memcpy(addrs, d + KOFF(v4.src), 8);
+	memcpy(&ports, d + KOFF(v4.ports), 4);
+	*pp = ports | (uint64_t)d[KOFF(v4.proto)] << 32 |
+	      (fl ? (uint64_t)d[KOFF(v4.flags) + 3] << 40 : 0);
+}
+
+static inline bool fc_match(const struct fc_ent *e, uint64_t addrs, uint64_t pp, uint64_t gen)
+{
+	return !((e->addrs ^ addrs) | (e->pp ^ pp) | (e->gen ^ gen));
+}
+
+/* rte_acl's results for cnt IPv4 inputs of classifier c, through worker's cache fc. */
+static void fc_classify(struct acl_fc *fc, const struct acl_cls *c, const uint8_t **data,
+			uint32_t *res, uint32_t cnt)
+{
+	if (fc->skip) {
+		fc->skip = fc->skip > cnt ? fc->skip - cnt : 0;
+		fc->bypassed += cnt;
+		rte_acl_classify(c->ctx[0], data, res, cnt, 1);
+		return;
+	}
+	uint64_t ka[cnt], kp[cnt];
+	uint16_t set[cnt], at[cnt];
+	const uint8_t *md[cnt];
+	uint32_t mres[cnt], nm = 0;
+	for (uint32_t j = 0; j < cnt; j++) {
+		fc_key(data[j], c->fl, &ka[j], &kp[j]);
+		set[j] = (uint16_t)(sl_crc8(kp[j], sl_crc8(ka[j], 0)) & (FC_SETS - 1));
+		rte_prefetch0(fc->set[set[j]]);
+	}
+	for (uint32_t j = 0; j < cnt; j++) {
+		const struct fc_ent *e = fc->set[set[j]];
+		if (likely(fc_match(&e[0], ka[j], kp[j], c->gen)))
+			res[j] = e[0].res;
+		else if (fc_match(&e[1], ka[j], kp[j], c->gen))
+			res[j] = e[1].res;
+		else {
+			md[nm] = data[j];
+			at[nm++] = (uint16_t)j;
+		}
+	}
+	if (nm) {
+		rte_acl_classify(c->ctx[0], md, mres, nm, 1);
+		for (uint32_t m = 0; m < nm; m++) {
+			uint32_t j = at[m];
+			res[j] = mres[m];
+			struct fc_ent *e = fc->set[set[j]];
+			if (fc_match(&e[0], ka[j], kp[j], c->gen))
+				continue; /* a flow's second miss in this vector */
+			e[1] = e[0];
+			e[0] = (struct fc_ent){ka[j], kp[j], c->gen, mres[m], 0};
+		}
+	}
+	fc->lookups += cnt;
+	fc->hits += cnt - nm;
+	fc->win_look += cnt;
+	fc->win_hit += cnt - nm;
+	if (fc->win_look >= FC_WINDOW) {
+		if (fc->win_hit * 4 < fc->win_look)
+			fc->skip = FC_SKIP;
+		fc->win_look = fc->win_hit = 0;
+	}
+}
+
 /* What result r (a rule's place + 1, 0 none) of classifier c does to frame m: a hit counted
  * on worker wid's row; a denial or no match sends it to the drop edge, named. */
 static inline void acl_verdict(const struct acl_cls *c, uint32_t r, struct rte_mbuf *m,
@@ -369,6 +476,7 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 				  uint16_t n, int dir)
 {
 	unsigned wid = sl_node_worker(node)->id;
+	struct acl_fc *fc = ((struct acl_fc **)node->ctx)[1];
 	uint16_t nexts[n ? n : 1], err = dir ? ao_err : ai_err;
 	union acl_key keys[n ? n : 1];
 	const uint8_t *data[2][n ? n : 1];
@@ -415,7 +523,10 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 		for (int f = 0; f < 2; f++) {
 			if (!cnt[f])
 				continue;
-			cls_classify(c, f, data[f], res[f], cnt[f]);
+			if (!f && c->ctx[0] && fc && __atomic_load_n(&fc_on, __ATOMIC_RELAXED))
+				fc_classify(fc, c, data[0], res[0], cnt[0]);
+			else
+				cls_classify(c, f, data[f], res[f], cnt[f]);
 			for (uint16_t j = 0; j < cnt[f]; j++) {
 				uint16_t i = at[f][j];
 				acl_verdict(c, res[f][j], objs[i], &nexts[i], err, wid);
@@ -437,10 +548,53 @@ static uint16_t ao_process(struct rte_graph *g, struct rte_node *node, void **ob
 	return acl_vector(g, node, objs, n, 1);
 }
 
+/* Each graph's acl-input and acl-output: the worker's flow cache for that direction in the
+ * context's second word (none when it cannot be had: rte_acl alone). */
+static int an_init(const struct rte_graph *graph, struct rte_node *node, int dir)
+{
+	sl_node_init(graph, node);
+	struct sl_worker *w = sl_node_worker(node);
+	struct acl_fc *fc = rte_zmalloc_socket("sl_acl_fc", sizeof(*fc), RTE_CACHE_LINE_SIZE,
+					       graph->socket);
+	((struct acl_fc **)node->ctx)[1] = fc;
+	fc_of[w->id][dir] = fc;
+	return 0;
+}
+
+static void an_fini(const struct rte_graph *graph, struct rte_node *node, int dir)
+{
+	(void)graph;
+	struct acl_fc **fc = &((struct acl_fc **)node->ctx)[1];
+	fc_of[sl_node_worker(node)->id][dir] = NULL;
+	rte_free(*fc);
+	*fc = NULL;
+}
+
+static int ai_init(const struct rte_graph *graph, struct rte_node *node)
+{
+	return an_init(graph, node, 0);
+}
+
+static int ao_init(const struct rte_graph *graph, struct rte_node *node)
+{
+	return an_init(graph, node, 1);
+}
+
+static void ai_fini(const struct rte_graph *graph, struct rte_node *node)
+{
+	an_fini(graph, node, 0);
+}
+
+static void ao_fini(const struct rte_graph *graph, struct rte_node *node)
+{
+	an_fini(graph, node, 1);
+}
+
 static struct rte_node_register ai_node = {
 	.name = "acl-input",
 	.process = ai_process,
-	.init = sl_node_init,
+	.init = ai_init,
+	.fini = ai_fini,
 	.nb_edges = 1,
 	.next_nodes = {[AN_NEXT_DROP] = "error-drop"},
 };
@@ -449,7 +603,8 @@ SL_NODE_REGISTER(ai_node)
 static struct rte_node_register ao_node = {
 	.name = "acl-output",
 	.process = ao_process,
-	.init = sl_node_init,
+	.init = ao_init,
+	.fini = ao_fini,
 	.nb_edges = 1,
 	.next_nodes = {[AN_NEXT_DROP] = "error-drop"},
 };
@@ -595,6 +750,7 @@ static struct acl_cls *cls_build(struct sl_out *o, const uint16_t *list, uint8_t
 	if (!c || !r4 || !r6)
 		goto fail;
 	c->fl = fl;
+	c->gen = ++cls_gens;
 	c->nacl = nacl;
 	memcpy(c->acl, list, nacl * sizeof(list[0]));
 	c->n = n;
@@ -1009,6 +1165,50 @@ SL_CLI_COMMAND(acl_linear, .path = "set acl-plugin linear-max", .usage = "N",
 	       .help = "an interface direction's rules of one family are matched one by one when "
 		       "N or fewer (8; up to 64), else by rte_acl's tries; 0: rte_acl always",
 	       .fn = cmd_linear)
+
+static int cmd_flow_cache(struct sl_out *o, int argc, char **argv)
+{
+	if (argc != 1 || (strcmp(argv[0], "on") && strcmp(argv[0], "off")))
+		return sl_out_error(o, "usage: set acl-plugin flow-cache on|off");
+	/* a classifier's entries stay right while it is off: nothing to flush */
+	__atomic_store_n(&fc_on, !strcmp(argv[0], "on"), __ATOMIC_RELAXED);
+	return 0;
+}
+SL_CLI_COMMAND(acl_flow_cache, .path = "set acl-plugin flow-cache", .usage = "on|off",
+	       .help = "each worker's cache of IPv4 5-tuple -> rule in front of rte_acl (on; "
+		       "rules matched linearly do not use it)",
+	       .fn = cmd_flow_cache)
+
+static int cmd_show_fc(struct sl_out *o, int argc, char **argv)
+{
+	(void)argv;
+	if (argc)
+		return sl_out_error(o, "usage: show acl-plugin flow-cache");
+	bool on = __atomic_load_n(&fc_on, __ATOMIC_RELAXED);
+	sl_tbl_begin(o, "acl-flow-cache", 6,
+		     (const char *[]){"worker", "direction", "state", "lookups:u", "hits:u",
+				      "bypassed:u"});
+	for (unsigned w = 0; w <= SL_MAX_WORKERS; w++)
+		for (int dir = 0; dir < 2; dir++) {
+			const struct acl_fc *fc = fc_of[w][dir];
+			if (!fc)
+				continue;
+			char v[4][24];
+			snprintf(v[0], sizeof(v[0]), w == SL_MAX_WORKERS ? "main" : "%u", w);
+			snprintf(v[1], sizeof(v[1]), "%" PRIu64, fc->lookups);
+			snprintf(v[2], sizeof(v[2]), "%" PRIu64, fc->hits);
+			snprintf(v[3], sizeof(v[3]), "%" PRIu64, fc->bypassed);
+			/* resting: its last window hit too rarely (rte_acl alone for a while) */
+			sl_tbl_row(o, v[0], dir ? "output" : "input",
+				   !on ? "off" : fc->skip ? "resting" : "on", v[1], v[2], v[3]);
+		}
+	sl_tbl_end(o);
+	return 0;
+}
+SL_CLI_COMMAND(acl_show_fc, .path = "show acl-plugin flow-cache", .usage = "",
+	       .help = "the ACL flow cache of each worker and direction: IPv4 packets looked "
+		       "up, found, and classified without it while it rests",
+	       .fn = cmd_show_fc)
 
 static int cmd_delete_acl(struct sl_out *o, int argc, char **argv)
 {

@@ -4,12 +4,9 @@
 #define SL_IP4_H
 
 #include "../sluice.h"
+#include "../runtime/crc.h"
 #include <rte_fib.h>
-#include <rte_hash_crc.h>
 #include <rte_ip.h>
-#if defined(RTE_ARCH_X86) && defined(__SSE4_2__)
-#include <nmmintrin.h>
-#endif
 
 #define SL_ADJ_MAX (1u << 20)
 
@@ -126,26 +123,6 @@ struct sl_lb {
 extern struct sl_lb *sl_lb_tbl[SL_LB_MAX];
 /* every bucket the drop adjacency: a load-balance freed since the FIB named it */
 extern const struct sl_lb sl_lb_drop;
-
-/* CRC32-C steps of the flow hash: the instruction itself where the build targets SSE4.2
- * (DPDK's rte_hash_crc_* test at run time which one to use, on every call). */
-static inline uint64_t sl_crc8(uint64_t v, uint64_t h)
-{
-#if defined(RTE_ARCH_X86) && defined(__SSE4_2__)
-	return _mm_crc32_u64(h, v); /* 64 bits in and out: no zero-extension between steps */
-#else
-	return rte_hash_crc_8byte(v, (uint32_t)h);
-#endif
-}
-
-static inline uint64_t sl_crc4(uint32_t v, uint64_t h)
-{
-#if defined(RTE_ARCH_X86) && defined(__SSE4_2__)
-	return _mm_crc32_u32((uint32_t)h, v);
-#else
-	return rte_hash_crc_4byte(v, (uint32_t)h);
-#endif
-}
 
 /* Protocols whose first 4 bytes are the ports (TCP, UDP, SCTP, UDP-Lite). */
 extern const uint8_t sl_l4_has_ports[256];

@@ -3,8 +3,8 @@
 (prefixes, protocols, port ranges, ICMP type as sport, TCP flags, non-first fragments),
 default deny, per-rule hits and named drops; IPv6 (extension headers, neighbour discovery
 passing) and tagged IPv4 on an L2 cross-connect; rules of both families; output ACLs; an ACL
-replaced many times under traffic with every packet classified by one version; the CLI's
-refusals. The crafted cases run twice: matched linearly (a family's rules are few: the
+replaced many times under traffic with every packet classified by one version; rte_acl's
+flow cache over replayed cases and an ACL replaced; the CLI's refusals. The crafted cases run twice: matched linearly (a family's rules are few: the
 default) and by rte_acl (set acl-plugin linear-max 0)."""
 import time
 from pathlib import Path
@@ -281,3 +281,49 @@ def test_acl_shared_by_sub_interfaces(sluiced_factory, tmp_path):
     assert s.stop() == 0
     out = pcap_outs(tmp_path, 2)[1]
     assert len(out) == 20 and all(o[UDP].dport == 10 for o in out)
+
+
+def test_acl_flow_cache(sluiced_factory, tmp_path):
+    """rte_acl through the flow cache: the crafted cases replayed 50 times by a pg stream
+    (after the first vector, the cache answers) give 50 times the verdicts, drops and hits of
+    one pass; ACL 1 replaced (its classifier built anew, the cache's entries of the old one
+    no longer found), the same replay follows the new rules."""
+    reps = 50
+    frames = [f for f, _ in CASES]
+    wrpcap(str(tmp_path / "cases.pcap"), frames)
+    stream = ("packet-generator new { name cases limit %d interface port0 node ethernet-input "
+              "pcap %s }" % (reps * len(frames), tmp_path / "cases.pcap"))
+    s = sluiced_factory(pcap_ports(tmp_path, [], []), ROUTER + matcher_cli("rte_acl") + [
+        ACL0, ACL1, "set acl-plugin interface port0 input acl 0",
+        "set acl-plugin interface port0 input acl 1", stream])
+
+    def replay():
+        before = s.js("show interface port1")["interfaces"][0]["tx-packets"]
+        s.cli("packet-generator enable-stream cases")
+        deadline = time.time() + 20
+        while s.js("show packet-generator")["streams"][0]["sent"] < reps * len(frames) and time.time() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        return s.js("show interface port1")["interfaces"][0]["tx-packets"] - before
+
+    assert replay() == reps * sum(v == "pass" for _, v in CASES)
+    hits = {(r["acl"], r["rule"]): r["hits"] for r in s.js("show acl-plugin acl")["acl-rules"]}
+    assert hits == {k: reps for k in [(0, i) for i in range(6)] + [(1, 0), (1, 1)]}
+    errs = s.errors()
+    assert errs[("acl-input", "acl deny")] == 3 * reps
+    assert errs[("acl-input", "acl no rule matched (default deny)")] == 4 * reps
+    fc = s.js("show acl-plugin flow-cache")["acl-flow-cache"]
+    inp = [r for r in fc if r["direction"] == "input" and r["lookups"]]
+    assert len(inp) == 1 and inp[0]["state"] == "on"
+    assert inp[0]["lookups"] == reps * len(frames)
+    # the first vector (up to 256 frames) missed: its misses went to rte_acl together
+    assert reps * len(frames) - 256 <= inp[0]["hits"] < reps * len(frames)
+    # ACL 1 now denies what it permitted: the cases that reached it (udp 10.10.1.3 ->
+    # 48.0.0.2 dport 5000) are denied, the others keep ACL 0's verdicts
+    s.cli("set acl-plugin acl index 1 deny dst 48.0.0.2/32, deny src 10.10.1.3/32")
+    assert replay() == reps * (sum(v == "pass" for _, v in CASES) - 1)
+    hits = {(r["acl"], r["rule"]): r["hits"] for r in s.js("show acl-plugin acl")["acl-rules"]}
+    assert hits[(1, 0)] == reps and hits[(1, 1)] == reps  # counted again from the replacement
+    errs = s.errors()
+    assert errs[("acl-input", "acl deny")] == 3 * reps + 4 * reps
+    assert s.stop() == 0

@@ -153,7 +153,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    env_cli("policer add name fz type 1r3c cir 8 cb 1000 eb 500 exceed-action "
 		    "mark-and-transmit AF11 violate-action mark-and-transmit 46", false) ||
 	    env_cli("policer input name fz port0", false) ||
-	    env_cli("set acl-plugin acl deny proto 17 dport 7, deny proto 6 tcpflags 3 mask 3, "
+	    /* port0's input: 9 IPv4 rules, so rte_acl with the flow cache in front (port1's
+	     * output: linear) */
+	    env_cli("set acl-plugin acl deny src 10.99.0.0/16 proto 17, deny dst 48.99.0.0/16 "
+		    "proto 6 tcpflags 2 mask 2, deny src 10.98.0.0/16, deny src 10.97.0.0/16 sport "
+		    "1-9, deny proto 17 dport 7, deny proto 6 tcpflags 3 mask 3, "
 		    "deny src ::/0 proto 58 sport 1, permit src 10.0.0.0/8 dst 48.0.0.0/8 sport "
 		    "1-1000, permit", false) ||
 	    env_cli("set acl-plugin acl deny dst 2001:db8:48:1::/64, permit", false) ||

@@ -751,9 +751,11 @@ static void test_acl_input(void)
 
 /* ---- the linear matcher against rte_acl: random ACLs of up to 8 rules over a few addresses,
  * protocols, ports and TCP flags, of IPv4, IPv6 or both, and random frames (IPv4 and IPv6;
- * TCP, UDP, ICMP; options, fragments, a VLAN tag, truncation) through acl-input, once matched
- * linearly and once by rte_acl: the same frames dropped, the same hits per rule, the same
- * denials and misses ---- */
+ * TCP, UDP, ICMP; options, fragments, a VLAN tag, truncation) through acl-input, matched
+ * linearly, by rte_acl alone, by rte_acl through the flow cache, and through the cache again
+ * (its hits): the same frames dropped, the same hits per rule, the same denials and misses.
+ * ACL 0 is replaced between rounds: the cache's entries of the classifier before would give
+ * the old rules' answers ---- */
 
 static uint32_t lcg = 12345;
 static uint32_t rnd(uint32_t n)
@@ -876,6 +878,21 @@ static void acl_hits(uint64_t h[8])
 	free(t);
 }
 
+/* worker 0's acl-input flow cache: lookups, hits, bypassed; and its state */
+static const char *fc_counts(uint64_t v[3])
+{
+	static char state[16];
+	char *t = cli_json("show acl-plugin flow-cache"), *at;
+	static const char *const k[3] = {"\"lookups\":", "\"hits\":", "\"bypassed\":"};
+	for (int i = 0; i < 3; i++)
+		v[i] = (at = strstr(t, k[i])) ? strtoull(at + strlen(k[i]), NULL, 10) : UINT64_MAX;
+	state[0] = 0;
+	if ((at = strstr(t, "\"state\": \"")))
+		sscanf(at + 10, "%15[a-z]", state);
+	free(t);
+	return state;
+}
+
 static void test_acl_linear_vs_rte_acl(void)
 {
 	unsigned in_use = rte_mempool_in_use_count(sl_pool);
@@ -888,10 +905,12 @@ static void test_acl_linear_vs_rte_acl(void)
 		if (t == 0)
 			cli("set acl-plugin interface port0 input acl 0");
 		uint32_t seed = lcg;
-		const char *to[2][64];
-		uint64_t hits[2][8], h0[8], deny[2], miss[2];
-		for (int mode = 0; mode < 2; mode++) {
-			cli(mode ? "set acl-plugin linear-max 0" : "set acl-plugin linear-max 8");
+		const char *to[4][64];
+		uint64_t hits[4][8], h0[8], deny[4], miss[4];
+		for (int mode = 0; mode < 4; mode++) {
+			if (mode < 2)
+				cli(mode ? "set acl-plugin linear-max 0" : "set acl-plugin linear-max 8");
+			cli(mode == 1 ? "set acl-plugin flow-cache off" : "set acl-plugin flow-cache on");
 			lcg = seed; /* the same frames both times */
 			struct rte_mbuf *pk[64];
 			for (int i = 0; i < 64; i++)
@@ -906,18 +925,25 @@ static void test_acl_linear_vs_rte_acl(void)
 			deny[mode] = err_count("acl-input", "acl deny") - d0;
 			miss[mode] = err_count("acl-input", "acl no rule matched (default deny)") - m0;
 		}
-		bool same = !memcmp(hits[0], hits[1], sizeof(hits[0])) && deny[0] == deny[1] &&
-			    miss[0] == miss[1];
+		bool same = true;
+		for (int mode = 1; mode < 4; mode++)
+			same = same && !memcmp(hits[0], hits[mode], sizeof(hits[0])) &&
+			       deny[0] == deny[mode] && miss[0] == miss[mode];
 		for (int i = 0; i < 64; i++) {
-			same = same && !strcmp(to[0][i], to[1][i]);
+			for (int mode = 1; mode < 4; mode++)
+				same = same && !strcmp(to[0][i], to[mode][i]);
 			dropped += !strcmp(to[0][i], "error-drop");
 			passed += !strcmp(to[0][i], "ethernet-input");
 		}
 		if (!same && differ++ < 3)
-			fprintf(stderr, "linear and rte_acl differ with '%s'\n", line);
+			fprintf(stderr, "linear, rte_acl and the flow cache differ with '%s'\n", line);
 	}
 	CHECK(differ == 0);
 	CHECK(dropped > 1000 && passed > 1000); /* both outcomes, many times */
+	/* the cache answered (IPv4 frames of rte_acl's classifiers, twice each round) */
+	uint64_t fc[3];
+	fc_counts(fc);
+	CHECK(fc[0] > 3000 && fc[1] > 1500 && fc[1] < fc[0] && fc[2] == 0);
 	/* the setting shows, and is refused out of range */
 	cli("set acl-plugin linear-max 8");
 	char *t = cli_json("show acl-plugin interface port0");
@@ -931,6 +957,48 @@ static void test_acl_linear_vs_rte_acl(void)
 	cli("set acl-plugin linear-max 8");
 	cli("set acl-plugin interface port0 input acl 0 del");
 	cli("delete acl-plugin acl index 0");
+	walk(4);
+	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
+}
+
+/* ---- the ACL flow cache rests on traffic of more flows than it holds: 10,240 frames of
+ * distinct 5-tuples, each looked up once, never found; within two windows of 4,096 lookups it
+ * stops looking (rte_acl alone) and says so, while every frame still gets rte_acl's answer;
+ * off, it is off ---- */
+static void test_acl_flow_cache_rests(void)
+{
+	unsigned in_use = rte_mempool_in_use_count(sl_pool);
+	walk(4);
+	cli("set acl-plugin linear-max 0");
+	cli("set acl-plugin acl permit proto 17 dport 9, deny");
+	cli("set acl-plugin interface port0 input acl 0");
+	uint64_t v0[3], v1[3];
+	CHECK(!strcmp(fc_counts(v0), "on"));
+	uint32_t passed = 0;
+	for (int r = 0; r < 160; r++) {
+		struct rte_mbuf *pk[64];
+		const char *to[64];
+		for (int i = 0; i < 64; i++) {
+			pk[i] = udp_pkt(0x30000000u + (uint32_t)(r * 64 + i), 64, 1);
+			struct rte_udp_hdr *u = rte_pktmbuf_mtod_offset(pk[i], struct rte_udp_hdr *, 34);
+			u->dst_port = i % 2 ? RTE_BE16(9) : RTE_BE16(10);
+		}
+		node_edges("acl-input", pk, 64, to);
+		for (int i = 0; i < 64; i++)
+			passed += !strcmp(to[i], i % 2 ? "ethernet-input" : "error-drop");
+	}
+	CHECK(passed == 160 * 64); /* odd ones permitted, even ones denied, all along */
+	CHECK(!strcmp(fc_counts(v1), "resting"));
+	uint64_t looked = v1[0] - v0[0], bypassed = v1[2] - v0[2];
+	CHECK(v1[1] == v0[1] && looked + bypassed == 160 * 64);
+	CHECK(looked <= 2 * 4096 && bypassed >= 160 * 64 - 2 * 4096);
+	cli("set acl-plugin flow-cache off");
+	CHECK(!strcmp(fc_counts(v1), "off"));
+	CHECK(env_cli("set acl-plugin flow-cache maybe", true) != 0);
+	cli("set acl-plugin flow-cache on");
+	cli("set acl-plugin interface port0 input acl 0 del");
+	cli("delete acl-plugin acl index 0");
+	cli("set acl-plugin linear-max 8");
 	walk(4);
 	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
 }
@@ -1162,6 +1230,7 @@ int main(int argc, char **argv)
 	test_turns();
 	test_acl_input();
 	test_acl_linear_vs_rte_acl();
+	test_acl_flow_cache_rests();
 	test_qos_output();
 	test_rcu_retire();
 	test_tables_in_one_vector();
