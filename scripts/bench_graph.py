@@ -12,7 +12,9 @@ MPLS-over-UDP tunnel, encapsulated (48.0.0.0/8 via the tunnel, its outer headers
 and decapsulated (tunnelled packets in on pg0, the inner packet routed to pg1), against the
 plain routed path, in clocks and instructions per packet; and the same routed path with an
 input policer that every packet conforms to, with an input ACL of one rule and of 1,000
-(ACL_RULES) rules that every packet passes by the last, and with hierarchical QoS of 4,096
+(ACL_RULES) rules that every packet passes by the last (the same over IPv6: routed6 and
+acl6-1000 against it; ACL_FLOW_CACHE=off without the ACL flow cache, FLOWS=N destinations
+instead of 4,096), and with hierarchical QoS of 4,096
 (QOS_PIPES) pipes on pg1's output (rte_sched, and the same pipes on the timing wheel). RUNS=routed,acl-1,acl-1000,qos-4096 runs only those of the
 tunnel runs, and nothing else."""
 import json
@@ -204,23 +206,42 @@ set interface qos pg1 rate 100g profile q pipes {QOS_PIPES} pipe-from ip-dst
 """
 
 
-def acl_setup(n):
+def acl_setup(n, fam=4):
     """The routed path with an input ACL on pg0 of n rules: n - 1 that the stream's packets
-    (UDP 10.10.1.2:2123 -> 48.0.0.1:10000) miss, of random /16-/32 sources and destinations,
-    protocols and port ranges (the same rules in every run), then the one that permits them."""
+    (UDP 10.10.1.2:2123 -> 48.0.0.0/8:10000; IPv6: 2001:db8:1::2 -> 2400::/8) miss, of random
+    sources (IPv4 /16-/32 in 10.11-249.0.0; IPv6 /48-/128 in 2001:db8:100::/40) and
+    destinations (/16 and /24 in 48.0.0.0/8; /32 and /48 in 2400::/8), protocols and port
+    ranges (the same rules in every run), then the one that permits them."""
     rnd = random.Random(16)
     rules = []
     while len(rules) < n - 1:
-        src = f"10.{rnd.randrange(11, 250)}.{rnd.randrange(256)}.{rnd.randrange(256)}"
-        dst = f"48.{rnd.randrange(256)}.{rnd.randrange(256)}.0"
+        if fam == 4:
+            src = f"10.{rnd.randrange(11, 250)}.{rnd.randrange(256)}.{rnd.randrange(256)}"
+            dst = f"48.{rnd.randrange(256)}.{rnd.randrange(256)}.0"
+            lens = ((16, 24, 32), (16, 24))
+        else:
+            src = (f"2001:db8:{rnd.randrange(0x100, 0x200):x}:{rnd.randrange(65536):x}::"
+                   f"{rnd.randrange(1, 65536):x}")
+            dst = f"24{rnd.randrange(256):02x}:{rnd.randrange(65536):x}::"
+            lens = ((48, 64, 128), (32, 48))
         lo = rnd.randrange(65536)
         hi = min(65535, lo + rnd.choice((0, 0, 15, 1023)))
-        rules.append(f"{rnd.choice(('deny', 'permit'))} src {src}/{rnd.choice((16, 24, 32))} "
-                     f"dst {dst}/{rnd.choice((16, 24))} proto {rnd.choice((6, 17))} "
+        rules.append(f"{rnd.choice(('deny', 'permit'))} src {src}/{rnd.choice(lens[0])} "
+                     f"dst {dst}/{rnd.choice(lens[1])} proto {rnd.choice((6, 17))} "
                      f"dport {lo}-{hi}")
-    rules.append("permit src 10.10.1.0/24 dst 48.0.0.0/8 proto 17")
-    return (SETUP + ACL_PRE + "set acl-plugin acl " + ", ".join(rules) +
-            "\nset acl-plugin interface pg0 input acl 0\n")
+    rules.append("permit src 10.10.1.0/24 dst 48.0.0.0/8 proto 17" if fam == 4 else
+                 "permit src 2001:db8:1::/64 dst 2400::/8 proto 17")
+    return ((SETUP if fam == 4 else SETUP6) + ACL_PRE + "set acl-plugin acl " +
+            ", ".join(rules) + "\nset acl-plugin interface pg0 input acl 0\n")
+
+
+def ip6_wrap(p):
+    """p (a routed test frame to 48.a.b.c) as the same UDP packet over IPv6, from
+    2001:db8:1::2 to 24aa:b::c (routed by SETUP6); 62 bytes."""
+    from scapy.all import IP, UDP, Ether, IPv6
+    a, b, c = (int(x) for x in p[IP].dst.split(".")[1:])
+    return (Ether(dst="02:fe:00:00:00:00", src="02:00:00:00:00:01") /
+            IPv6(src="2001:db8:1::2", dst=f"24{a:02x}:{b:x}::{c:x}") / UDP(sport=2123, dport=10000))
 
 
 def mpls_wrap(p):
@@ -327,7 +348,10 @@ def stream_trials(s, fam=4):
         s.cli("packet-generator enable-stream s0")
         wait_sent(s, PACKETS)
         rt = s.js("show runtime")
-        trials.append({r["node"]: r["clocks/packet"] for r in rt["runtime"] if r["vectors"]})
+        # nodes that saw the stream (not those of a stray neighbour discovery or router
+        # advertisement: one packet's thousands of clocks would count as the path's)
+        trials.append({r["node"]: r["clocks/packet"] for r in rt["runtime"]
+                       if r["vectors"] * 100 >= PACKETS})
     nodes = {k: statistics.median(t.get(k, 0) for t in trials) for k in trials[0]}
     sums = {"whole path": [sum(t.values()) for t in trials],
             "routing nodes": [sum(t.get(k, 0) for k in routing(fam)) for t in trials],
@@ -482,6 +506,7 @@ VX_RUNS = (("routed", SETUP, None), ("vxlan-encap", VX_ENCAP_SETUP, None),
            ("mpls6-decap", MU6_DECAP_SETUP, mpls6_wrap), ("pppoe-encap", PPPOE_ENCAP_SETUP, None),
            ("pppoe-decap", PPPOE_DECAP_SETUP, pppoe_wrap), ("policer", POLICER_SETUP, None),
            ("acl-1", acl_setup(1), None), (f"acl-{ACL_RULES}", acl_setup(ACL_RULES), None),
+           ("routed6", SETUP6, ip6_wrap), (f"acl6-{ACL_RULES}", acl_setup(ACL_RULES, 6), ip6_wrap),
            (f"qos-{QOS_PIPES}", QOS_SETUP, None),
            (f"qos-{QOS_PIPES}-wheel", QOS_SETUP.replace("pipe-from ip-dst",
                                                          "pipe-from ip-dst scheduler wheel"), None))
@@ -738,8 +763,13 @@ def vx_added(v, unit, gen=None):
     decapsulation runs' frames are longer to build: the generator's cost, not the path's)."""
     for label, w in (("", v),) + ((("; the data plane's nodes alone (pg-input left out)",
                                     {t: v[t] - gen[t] for t in v}),) if gen else ()):
-        r = w["routed"]
         print(f"   added ({unit}){label}:")
+        for t in (t for t in w if t.startswith("acl6-") and "routed6" in w):
+            print(f"     an input ACL of {t[5:]} IPv6 rule(s), on the IPv6 routed path "
+                  f"{w[t] - w['routed6']:+.1f}")
+        if "routed" not in w:  # RUNS without the IPv4 routed path: nothing else to compare
+            continue
+        r = w["routed"]
         for k in ("vxlan", "mpls", "pppoe"):
             if f"{k}-encap" not in w or f"{k}-decap" not in w:
                 continue
@@ -772,11 +802,11 @@ dpdk {{ socket-mem 1024 {DPDK_EXTRA}}}
             nodes, sums = stream_trials(s)
             tx = s.js("show interface pg1")["interfaces"][0]["tx-packets"]
             errs = s.js("show errors")["errors"]
-            fc = s.js("show acl-plugin flow-cache")["acl-flow-cache"] if tag.startswith("acl-") else []
+            fc = s.js("show acl-plugin flow-cache")["acl-flow-cache"] if tag.startswith("acl") else []
         if errs:
             print(f"   {tag} errors: {errs}")
         for r in (r for r in fc if r["direction"] == "input" and r["lookups"] + r["bypassed"]):
-            print(f"   {tag} flow cache (worker {r['worker']}): {r['state']}, {r['lookups']} looked up, "
+            print(f"   {tag} {r['family']} flow cache (worker {r['worker']}): {r['state']}, {r['lookups']} looked up, "
                   f"{r['hits']} found, {r['bypassed']} classified by rte_acl alone while it rested")
         out[tag] = (nodes, sums["whole path"], tx)
     return out

@@ -340,105 +340,190 @@ static inline void cls_classify(const struct acl_cls *c, int f, const uint8_t **
 }
 
 /* ---- the flow cache ----
- * A worker's exact-match cache in front of rte_acl for IPv4 (OVS-DPDK's EMC): the bytes
- * rte_acl reads (protocol, addresses, ports; the TCP flags byte where the classifier reads
- * it) and the classifier's generation -> the result rte_acl gave. A result depends on
- * nothing else, so a hit is the classifier's answer; a classifier built anew has a new
- * generation and starts cold, and a vector is still classified by one classifier. Sets of
- * two ways in one cache line: a miss goes to rte_acl with the vector's other misses, then
- * takes the first way (the first moves to the second). Traffic of more flows than it holds
- * would pay the lookup for nothing: a window of FC_WINDOW lookups that hit under a quarter
- * of the time turns the cache off for the next FC_SKIP packets, then it is tried again. */
-#define FC_SETS 8192 /* x 2 ways x 32 bytes: 512 KB a worker and direction */
+ * A worker's exact-match cache in front of rte_acl, per direction and family (OVS-DPDK's
+ * EMC): the bytes rte_acl reads (protocol, addresses, ports; the TCP flags byte where the
+ * classifier reads it) and the classifier's generation -> the result rte_acl gave. A result
+ * depends on nothing else, so a hit is the classifier's answer; a classifier built anew has
+ * a new generation and starts cold, and a vector is still classified by one classifier. Sets
+ * of two ways: a miss goes to rte_acl with the vector's other misses, then takes the first
+ * way (the first moves to the second). Traffic of more flows than it holds would pay the
+ * lookup for nothing: a window of FC_WINDOW lookups that found under a quarter turns the
+ * family's cache off for the next FC_SKIP packets, then it is tried again. Allocated by the
+ * main lcore for every worker when it first builds a classifier that uses rte_acl. */
+#define FC4_SETS 8192 /* x 2 ways x 32 bytes: 512 KB */
+#define FC6_SETS 4096 /* x 2 ways x 64 bytes: 512 KB */
 #define FC_WINDOW 4096
 #define FC_SKIP (15 * FC_WINDOW)
 
-struct fc_ent {
-	uint64_t addrs;  /* source and destination, as in the packet */
+struct fc_ent4 {
+	uint64_t a[1];   /* source and destination, as in the packet */
 	uint64_t pp;     /* ports, protocol << 32, TCP flags << 40 */
 	uint64_t gen;    /* the classifier's (acl_cls.gen); 0: empty */
 	uint32_t res;
 	uint32_t pad;
 };
 
-struct acl_fc {
-	struct fc_ent set[FC_SETS][2];
-	/* written by its worker only */
+struct fc_ent6 {
+	uint64_t a[4];
+	uint64_t pp;
+	uint64_t gen;
+	uint32_t res;
+	uint32_t pad[3];
+};
+_Static_assert(sizeof(struct fc_ent4) * 2 == RTE_CACHE_LINE_SIZE &&
+	       sizeof(struct fc_ent6) == RTE_CACHE_LINE_SIZE, "entries in whole cache lines");
+
+struct fc_stat { /* written by its worker only */
 	uint64_t lookups, hits, bypassed;
 	uint32_t win_look, win_hit, skip;
 };
-_Static_assert(sizeof(struct fc_ent) * 2 == RTE_CACHE_LINE_SIZE, "a set is a cache line");
 
-static bool fc_on = true;                        /* set acl-plugin flow-cache on|off */
-static struct acl_fc *fc_of[SL_MAX_WORKERS + 1][2]; /* by worker id and direction, for show */
+struct acl_fc {
+	struct fc_ent4 set4[FC4_SETS][2];
+	struct fc_ent6 set6[FC6_SETS][2];
+	struct fc_stat st[2]; /* IPv4, IPv6 */
+};
+
+static bool fc_on = true;                         /* set acl-plugin flow-cache on|off */
+static struct acl_fc *fc_of[SL_MAX_WORKERS][2];   /* by worker id and direction */
 static uint64_t cls_gens;                         /* the last generation given */
 
-/* The key of the classifier input at d (the packet's bytes from the IPv4 protocol on, or an
- * acl_key: the same layout); fl: the classifier reads the TCP flags. */
-static inline void fc_key(const uint8_t *d, bool fl, uint64_t *addrs, uint64_t *pp)
+/* Every worker's caches, once (main lcore): without them a worker uses rte_acl alone. */
+static void fc_alloc(void)
+{
+	for (uint16_t w = 0; w < sl_nb_workers && w < SL_MAX_WORKERS; w++)
+		for (int dir = 0; dir < 2; dir++) {
+			if (fc_of[w][dir])
+				continue;
+			struct acl_fc *fc = rte_zmalloc_socket(
+				"sl_acl_fc", sizeof(*fc), RTE_CACHE_LINE_SIZE,
+				(int)rte_lcore_to_socket_id(sl_workers[w].lcore));
+			__atomic_store_n(&fc_of[w][dir], fc, __ATOMIC_RELEASE);
+		}
+}
+
+static void fc_free(void)
+{
+	for (unsigned w = 0; w < SL_MAX_WORKERS; w++)
+		for (int dir = 0; dir < 2; dir++) {
+			rte_free(fc_of[w][dir]);
+			fc_of[w][dir] = NULL;
+		}
+}
+
+/* The key of the classifier input at d of family f (0 IPv4: the packet's bytes from the
+ * protocol on, or an acl_key, the same layout; 1 IPv6: an acl_key); fl: the classifier
+ * reads the TCP flags. Returns its hash. */
+static __rte_always_inline uint64_t fc_key(const uint8_t *d, int f, bool fl, uint64_t *a,
+					   uint64_t *pp)
 {
 	uint32_t ports;
-	memcpy(addrs, d + KOFF(v4.src), 8);
-	memcpy(&ports, d + KOFF(v4.ports), 4);
-	*pp = ports | (uint64_t)d[KOFF(v4.proto)] << 32 |
-	      (fl ? (uint64_t)d[KOFF(v4.flags) + 3] << 40 : 0);
+	uint64_t h = 0;
+	if (!f) {
+		memcpy(a, d + KOFF(v4.src), 8);
+		memcpy(&ports, d + KOFF(v4.ports), 4);
+		*pp = ports | (uint64_t)d[KOFF(v4.proto)] << 32 |
+		      (fl ? (uint64_t)d[KOFF(v4.flags) + 3] << 40 : 0);
+		h = sl_crc8(a[0], h);
+	} else {
+		memcpy(a, d + KOFF(v6.src), 32);
+		memcpy(&ports, d + KOFF(v6.ports), 4);
+		*pp = ports | (uint64_t)d[KOFF(v6.proto)] << 32 |
+		      (fl ? (uint64_t)d[KOFF(v6.flags) + 3] << 40 : 0);
+		for (int k = 0; k < 4; k++)
+			h = sl_crc8(a[k], h);
+	}
+	return sl_crc8(*pp, h);
 }
 
-static inline bool fc_match(const struct fc_ent *e, uint64_t addrs, uint64_t pp, uint64_t gen)
+static inline bool fc_match4(const struct fc_ent4 *e, const uint64_t *a, uint64_t pp,
+			     uint64_t gen)
 {
-	return !((e->addrs ^ addrs) | (e->pp ^ pp) | (e->gen ^ gen));
+	return !((e->a[0] ^ a[0]) | (e->pp ^ pp) | (e->gen ^ gen));
 }
 
-/* rte_acl's results for cnt IPv4 inputs of classifier c, through worker's cache fc. */
-static void fc_classify(struct acl_fc *fc, const struct acl_cls *c, const uint8_t **data,
-			uint32_t *res, uint32_t cnt)
+static inline bool fc_match6(const struct fc_ent6 *e, const uint64_t *a, uint64_t pp,
+			     uint64_t gen)
 {
-	if (fc->skip) {
-		fc->skip = fc->skip > cnt ? fc->skip - cnt : 0;
-		fc->bypassed += cnt;
-		rte_acl_classify(c->ctx[0], data, res, cnt, 1);
+	return !((e->a[0] ^ a[0]) | (e->a[1] ^ a[1]) | (e->a[2] ^ a[2]) | (e->a[3] ^ a[3]) |
+		 (e->pp ^ pp) | (e->gen ^ gen));
+}
+
+/* rte_acl's results for cnt inputs of family f of classifier c, through the cache fc. */
+static __rte_always_inline void fc_classify(struct acl_fc *fc, const struct acl_cls *c, int f,
+					    const uint8_t **data, uint32_t *res, uint32_t cnt)
+{
+	struct fc_stat *st = &fc->st[f];
+	if (st->skip) {
+		st->skip = st->skip > cnt ? st->skip - cnt : 0;
+		st->bypassed += cnt;
+		rte_acl_classify(c->ctx[f], data, res, cnt, 1);
 		return;
 	}
-	uint64_t ka[cnt], kp[cnt];
+	const int nw = f ? 4 : 1;
+	uint64_t ka[cnt][nw], kp[cnt];
 	uint16_t set[cnt], at[cnt];
 	const uint8_t *md[cnt];
 	uint32_t mres[cnt], nm = 0;
 	for (uint32_t j = 0; j < cnt; j++) {
-		fc_key(data[j], c->fl, &ka[j], &kp[j]);
-		set[j] = (uint16_t)(sl_crc8(kp[j], sl_crc8(ka[j], 0)) & (FC_SETS - 1));
-		rte_prefetch0(fc->set[set[j]]);
+		uint64_t h = fc_key(data[j], f, c->fl, ka[j], &kp[j]);
+		set[j] = (uint16_t)(h & ((f ? FC6_SETS : FC4_SETS) - 1));
+		rte_prefetch0(f ? (void *)fc->set6[set[j]] : (void *)fc->set4[set[j]]);
 	}
 	for (uint32_t j = 0; j < cnt; j++) {
-		const struct fc_ent *e = fc->set[set[j]];
-		if (likely(fc_match(&e[0], ka[j], kp[j], c->gen)))
-			res[j] = e[0].res;
-		else if (fc_match(&e[1], ka[j], kp[j], c->gen))
-			res[j] = e[1].res;
-		else {
-			md[nm] = data[j];
-			at[nm++] = (uint16_t)j;
+		if (!f) {
+			const struct fc_ent4 *e = fc->set4[set[j]];
+			if (likely(fc_match4(&e[0], ka[j], kp[j], c->gen))) {
+				res[j] = e[0].res;
+				continue;
+			}
+			if (fc_match4(&e[1], ka[j], kp[j], c->gen)) {
+				res[j] = e[1].res;
+				continue;
+			}
+		} else {
+			const struct fc_ent6 *e = fc->set6[set[j]];
+			if (likely(fc_match6(&e[0], ka[j], kp[j], c->gen))) {
+				res[j] = e[0].res;
+				continue;
+			}
+			if (fc_match6(&e[1], ka[j], kp[j], c->gen)) {
+				res[j] = e[1].res;
+				continue;
+			}
 		}
+		md[nm] = data[j];
+		at[nm++] = (uint16_t)j;
 	}
 	if (nm) {
-		rte_acl_classify(c->ctx[0], md, mres, nm, 1);
+		rte_acl_classify(c->ctx[f], md, mres, nm, 1);
 		for (uint32_t m = 0; m < nm; m++) {
 			uint32_t j = at[m];
 			res[j] = mres[m];
-			struct fc_ent *e = fc->set[set[j]];
-			if (fc_match(&e[0], ka[j], kp[j], c->gen))
-				continue; /* a flow's second miss in this vector */
-			e[1] = e[0];
-			e[0] = (struct fc_ent){ka[j], kp[j], c->gen, mres[m], 0};
+			if (!f) {
+				struct fc_ent4 *e = fc->set4[set[j]];
+				if (fc_match4(&e[0], ka[j], kp[j], c->gen))
+					continue; /* a flow's second miss in this vector */
+				e[1] = e[0];
+				e[0] = (struct fc_ent4){{ka[j][0]}, kp[j], c->gen, mres[m], 0};
+			} else {
+				struct fc_ent6 *e = fc->set6[set[j]];
+				if (fc_match6(&e[0], ka[j], kp[j], c->gen))
+					continue;
+				e[1] = e[0];
+				e[0] = (struct fc_ent6){{ka[j][0], ka[j][1], ka[j][2], ka[j][3]},
+							kp[j], c->gen, mres[m], {0}};
+			}
 		}
 	}
-	fc->lookups += cnt;
-	fc->hits += cnt - nm;
-	fc->win_look += cnt;
-	fc->win_hit += cnt - nm;
-	if (fc->win_look >= FC_WINDOW) {
-		if (fc->win_hit * 4 < fc->win_look)
-			fc->skip = FC_SKIP;
-		fc->win_look = fc->win_hit = 0;
+	st->lookups += cnt;
+	st->hits += cnt - nm;
+	st->win_look += cnt;
+	st->win_hit += cnt - nm;
+	if (st->win_look >= FC_WINDOW) {
+		if (st->win_hit * 4 < st->win_look)
+			st->skip = FC_SKIP;
+		st->win_look = st->win_hit = 0;
 	}
 }
 
@@ -476,7 +561,8 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 				  uint16_t n, int dir)
 {
 	unsigned wid = sl_node_worker(node)->id;
-	struct acl_fc *fc = ((struct acl_fc **)node->ctx)[1];
+	struct acl_fc *fc = wid < SL_MAX_WORKERS
+				    ? __atomic_load_n(&fc_of[wid][dir], __ATOMIC_ACQUIRE) : NULL;
 	uint16_t nexts[n ? n : 1], err = dir ? ao_err : ai_err;
 	union acl_key keys[n ? n : 1];
 	const uint8_t *data[2][n ? n : 1];
@@ -523,10 +609,14 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 		for (int f = 0; f < 2; f++) {
 			if (!cnt[f])
 				continue;
-			if (!f && c->ctx[0] && fc && __atomic_load_n(&fc_on, __ATOMIC_RELAXED))
-				fc_classify(fc, c, data[0], res[0], cnt[0]);
-			else
+			if (c->ctx[f] && fc && __atomic_load_n(&fc_on, __ATOMIC_RELAXED)) {
+				if (!f)
+					fc_classify(fc, c, 0, data[0], res[0], cnt[0]);
+				else
+					fc_classify(fc, c, 1, data[1], res[1], cnt[1]);
+			} else {
 				cls_classify(c, f, data[f], res[f], cnt[f]);
+			}
 			for (uint16_t j = 0; j < cnt[f]; j++) {
 				uint16_t i = at[f][j];
 				acl_verdict(c, res[f][j], objs[i], &nexts[i], err, wid);
@@ -548,53 +638,10 @@ static uint16_t ao_process(struct rte_graph *g, struct rte_node *node, void **ob
 	return acl_vector(g, node, objs, n, 1);
 }
 
-/* Each graph's acl-input and acl-output: the worker's flow cache for that direction in the
- * context's second word (none when it cannot be had: rte_acl alone). */
-static int an_init(const struct rte_graph *graph, struct rte_node *node, int dir)
-{
-	sl_node_init(graph, node);
-	struct sl_worker *w = sl_node_worker(node);
-	struct acl_fc *fc = rte_zmalloc_socket("sl_acl_fc", sizeof(*fc), RTE_CACHE_LINE_SIZE,
-					       graph->socket);
-	((struct acl_fc **)node->ctx)[1] = fc;
-	fc_of[w->id][dir] = fc;
-	return 0;
-}
-
-static void an_fini(const struct rte_graph *graph, struct rte_node *node, int dir)
-{
-	(void)graph;
-	struct acl_fc **fc = &((struct acl_fc **)node->ctx)[1];
-	fc_of[sl_node_worker(node)->id][dir] = NULL;
-	rte_free(*fc);
-	*fc = NULL;
-}
-
-static int ai_init(const struct rte_graph *graph, struct rte_node *node)
-{
-	return an_init(graph, node, 0);
-}
-
-static int ao_init(const struct rte_graph *graph, struct rte_node *node)
-{
-	return an_init(graph, node, 1);
-}
-
-static void ai_fini(const struct rte_graph *graph, struct rte_node *node)
-{
-	an_fini(graph, node, 0);
-}
-
-static void ao_fini(const struct rte_graph *graph, struct rte_node *node)
-{
-	an_fini(graph, node, 1);
-}
-
 static struct rte_node_register ai_node = {
 	.name = "acl-input",
 	.process = ai_process,
-	.init = ai_init,
-	.fini = ai_fini,
+	.init = sl_node_init,
 	.nb_edges = 1,
 	.next_nodes = {[AN_NEXT_DROP] = "error-drop"},
 };
@@ -603,8 +650,7 @@ SL_NODE_REGISTER(ai_node)
 static struct rte_node_register ao_node = {
 	.name = "acl-output",
 	.process = ao_process,
-	.init = ao_init,
-	.fini = ao_fini,
+	.init = sl_node_init,
 	.nb_edges = 1,
 	.next_nodes = {[AN_NEXT_DROP] = "error-drop"},
 };
@@ -789,6 +835,8 @@ static struct acl_cls *cls_build(struct sl_out *o, const uint16_t *list, uint8_t
 		goto fail;
 	if (n6 && !(c->ctx[1] = ctx_build(r6, n6, 6, nf6, why, sizeof(why))))
 		goto fail;
+	if (c->ctx[0] || c->ctx[1])
+		fc_alloc(); /* before the classifier is published */
 	free(r4);
 	free(r6);
 	return c;
@@ -1175,8 +1223,8 @@ static int cmd_flow_cache(struct sl_out *o, int argc, char **argv)
 	return 0;
 }
 SL_CLI_COMMAND(acl_flow_cache, .path = "set acl-plugin flow-cache", .usage = "on|off",
-	       .help = "each worker's cache of IPv4 5-tuple -> rule in front of rte_acl (on; "
-		       "rules matched linearly do not use it)",
+	       .help = "each worker's cache of 5-tuple -> rule in front of rte_acl (on; rules "
+		       "matched linearly do not use it)",
 	       .fn = cmd_flow_cache)
 
 static int cmd_show_fc(struct sl_out *o, int argc, char **argv)
@@ -1185,29 +1233,31 @@ static int cmd_show_fc(struct sl_out *o, int argc, char **argv)
 	if (argc)
 		return sl_out_error(o, "usage: show acl-plugin flow-cache");
 	bool on = __atomic_load_n(&fc_on, __ATOMIC_RELAXED);
-	sl_tbl_begin(o, "acl-flow-cache", 6,
-		     (const char *[]){"worker", "direction", "state", "lookups:u", "hits:u",
-				      "bypassed:u"});
-	for (unsigned w = 0; w <= SL_MAX_WORKERS; w++)
-		for (int dir = 0; dir < 2; dir++) {
-			const struct acl_fc *fc = fc_of[w][dir];
+	sl_tbl_begin(o, "acl-flow-cache", 7,
+		     (const char *[]){"worker:u", "direction", "family", "state", "lookups:u",
+				      "hits:u", "bypassed:u"});
+	for (unsigned w = 0; w < SL_MAX_WORKERS; w++)
+		for (int x = 0; x < 4; x++) {
+			const struct acl_fc *fc = fc_of[w][x / 2];
 			if (!fc)
 				continue;
+			const struct fc_stat *st = &fc->st[x % 2];
 			char v[4][24];
-			snprintf(v[0], sizeof(v[0]), w == SL_MAX_WORKERS ? "main" : "%u", w);
-			snprintf(v[1], sizeof(v[1]), "%" PRIu64, fc->lookups);
-			snprintf(v[2], sizeof(v[2]), "%" PRIu64, fc->hits);
-			snprintf(v[3], sizeof(v[3]), "%" PRIu64, fc->bypassed);
-			/* resting: its last window hit too rarely (rte_acl alone for a while) */
-			sl_tbl_row(o, v[0], dir ? "output" : "input",
-				   !on ? "off" : fc->skip ? "resting" : "on", v[1], v[2], v[3]);
+			snprintf(v[0], sizeof(v[0]), "%u", w);
+			snprintf(v[1], sizeof(v[1]), "%" PRIu64, st->lookups);
+			snprintf(v[2], sizeof(v[2]), "%" PRIu64, st->hits);
+			snprintf(v[3], sizeof(v[3]), "%" PRIu64, st->bypassed);
+			/* resting: its last window found too little (rte_acl alone for a while) */
+			sl_tbl_row(o, v[0], x / 2 ? "output" : "input", x % 2 ? "ipv6" : "ipv4",
+				   !on ? "off" : st->skip ? "resting" : "on", v[1], v[2], v[3]);
 		}
 	sl_tbl_end(o);
 	return 0;
 }
 SL_CLI_COMMAND(acl_show_fc, .path = "show acl-plugin flow-cache", .usage = "",
-	       .help = "the ACL flow cache of each worker and direction: IPv4 packets looked "
-		       "up, found, and classified without it while it rests",
+	       .help = "the ACL flow cache of each worker, direction and family: packets "
+		       "looked up, found, and classified by rte_acl alone while it rested (none "
+		       "before a classifier uses rte_acl)",
 	       .fn = cmd_show_fc)
 
 static int cmd_delete_acl(struct sl_out *o, int argc, char **argv)
@@ -1435,6 +1485,7 @@ static int hook_out(uint16_t ifx, bool on, char *why, size_t len)
 static void acl_fini(void)
 {
 	memset(if_cls, 0, sizeof(if_cls));
+	fc_free();
 	while (cls_live) {
 		struct acl_cls *c = cls_live;
 		cls_live = c->next;

@@ -878,17 +878,26 @@ static void acl_hits(uint64_t h[8])
 	free(t);
 }
 
-/* worker 0's acl-input flow cache: lookups, hits, bypassed; and its state */
-static const char *fc_counts(uint64_t v[3])
+/* worker 0's acl-input flow cache of a family ("ipv4", "ipv6"): lookups, hits, bypassed;
+ * and its state ("" when it has none) */
+static const char *fc_counts(const char *fam, uint64_t v[3])
 {
 	static char state[16];
-	char *t = cli_json("show acl-plugin flow-cache"), *at;
+	char *t = cli_json("show acl-plugin flow-cache"), key[64], *row;
+	snprintf(key, sizeof(key), "\"worker\": 0, \"direction\": \"input\", \"family\": \"%s\"", fam);
 	static const char *const k[3] = {"\"lookups\":", "\"hits\":", "\"bypassed\":"};
-	for (int i = 0; i < 3; i++)
-		v[i] = (at = strstr(t, k[i])) ? strtoull(at + strlen(k[i]), NULL, 10) : UINT64_MAX;
 	state[0] = 0;
-	if ((at = strstr(t, "\"state\": \"")))
-		sscanf(at + 10, "%15[a-z]", state);
+	for (int i = 0; i < 3; i++)
+		v[i] = UINT64_MAX;
+	if ((row = strstr(t, key))) {
+		for (int i = 0; i < 3; i++) {
+			char *at = strstr(row, k[i]);
+			v[i] = at ? strtoull(at + strlen(k[i]), NULL, 10) : UINT64_MAX;
+		}
+		char *at = strstr(row, "\"state\": \"");
+		if (at)
+			sscanf(at + 10, "%15[a-z]", state);
+	}
 	free(t);
 	return state;
 }
@@ -899,6 +908,8 @@ static void test_acl_linear_vs_rte_acl(void)
 	walk(4);
 	char line[2048];
 	uint32_t differ = 0, dropped = 0, passed = 0;
+	uint64_t none[3];
+	CHECK(!strcmp(fc_counts("ipv4", none), "")); /* no cache before rte_acl is used */
 	for (int t = 0; t < 150; t++) {
 		rnd_acl(line, sizeof(line));
 		cli(line);
@@ -940,10 +951,12 @@ static void test_acl_linear_vs_rte_acl(void)
 	}
 	CHECK(differ == 0);
 	CHECK(dropped > 1000 && passed > 1000); /* both outcomes, many times */
-	/* the cache answered (IPv4 frames of rte_acl's classifiers, twice each round) */
-	uint64_t fc[3];
-	fc_counts(fc);
-	CHECK(fc[0] > 3000 && fc[1] > 1500 && fc[1] < fc[0] && fc[2] == 0);
+	/* the caches answered (frames of rte_acl's classifiers, twice each round) */
+	for (int f = 0; f < 2; f++) {
+		uint64_t fc[3];
+		fc_counts(f ? "ipv6" : "ipv4", fc);
+		CHECK(fc[0] > 3000 && fc[1] > 1500 && fc[1] < fc[0] && fc[2] == 0);
+	}
 	/* the setting shows, and is refused out of range */
 	cli("set acl-plugin linear-max 8");
 	char *t = cli_json("show acl-plugin interface port0");
@@ -973,7 +986,7 @@ static void test_acl_flow_cache_rests(void)
 	cli("set acl-plugin acl permit proto 17 dport 9, deny");
 	cli("set acl-plugin interface port0 input acl 0");
 	uint64_t v0[3], v1[3];
-	CHECK(!strcmp(fc_counts(v0), "on"));
+	CHECK(!strcmp(fc_counts("ipv4", v0), "on"));
 	uint32_t passed = 0;
 	for (int r = 0; r < 160; r++) {
 		struct rte_mbuf *pk[64];
@@ -988,12 +1001,12 @@ static void test_acl_flow_cache_rests(void)
 			passed += !strcmp(to[i], i % 2 ? "ethernet-input" : "error-drop");
 	}
 	CHECK(passed == 160 * 64); /* odd ones permitted, even ones denied, all along */
-	CHECK(!strcmp(fc_counts(v1), "resting"));
+	CHECK(!strcmp(fc_counts("ipv4", v1), "resting"));
 	uint64_t looked = v1[0] - v0[0], bypassed = v1[2] - v0[2];
 	CHECK(v1[1] == v0[1] && looked + bypassed == 160 * 64);
 	CHECK(looked <= 2 * 4096 && bypassed >= 160 * 64 - 2 * 4096);
 	cli("set acl-plugin flow-cache off");
-	CHECK(!strcmp(fc_counts(v1), "off"));
+	CHECK(!strcmp(fc_counts("ipv4", v1), "off"));
 	CHECK(env_cli("set acl-plugin flow-cache maybe", true) != 0);
 	cli("set acl-plugin flow-cache on");
 	cli("set acl-plugin interface port0 input acl 0 del");
