@@ -462,32 +462,35 @@ static __rte_always_inline void fc_classify(struct acl_fc *fc, const struct acl_
 	}
 	const int nw = f ? 4 : 1;
 	uint64_t ka[cnt][nw], kp[cnt];
-	uint16_t set[cnt], at[cnt];
+	void *set[cnt]; /* each input's set */
+	uint16_t at[cnt];
 	const uint8_t *md[cnt];
 	uint32_t mres[cnt], nm = 0;
+	const uint64_t gen = c->gen;
+	const bool fl = c->fl;
 	for (uint32_t j = 0; j < cnt; j++) {
-		uint64_t h = fc_key(data[j], f, c->fl, ka[j], &kp[j]);
-		set[j] = (uint16_t)(h & ((f ? FC6_SETS : FC4_SETS) - 1));
-		rte_prefetch0(f ? (void *)fc->set6[set[j]] : (void *)fc->set4[set[j]]);
+		uint64_t h = fc_key(data[j], f, fl, ka[j], &kp[j]);
+		set[j] = f ? (void *)fc->set6[h & (FC6_SETS - 1)] : (void *)fc->set4[h & (FC4_SETS - 1)];
+		rte_prefetch0(set[j]);
 	}
 	for (uint32_t j = 0; j < cnt; j++) {
 		if (!f) {
-			const struct fc_ent4 *e = fc->set4[set[j]];
-			if (likely(fc_match4(&e[0], ka[j], kp[j], c->gen))) {
+			const struct fc_ent4 *e = set[j];
+			if (likely(fc_match4(&e[0], ka[j], kp[j], gen))) {
 				res[j] = e[0].res;
 				continue;
 			}
-			if (fc_match4(&e[1], ka[j], kp[j], c->gen)) {
+			if (fc_match4(&e[1], ka[j], kp[j], gen)) {
 				res[j] = e[1].res;
 				continue;
 			}
 		} else {
-			const struct fc_ent6 *e = fc->set6[set[j]];
-			if (likely(fc_match6(&e[0], ka[j], kp[j], c->gen))) {
+			const struct fc_ent6 *e = set[j];
+			if (likely(fc_match6(&e[0], ka[j], kp[j], gen))) {
 				res[j] = e[0].res;
 				continue;
 			}
-			if (fc_match6(&e[1], ka[j], kp[j], c->gen)) {
+			if (fc_match6(&e[1], ka[j], kp[j], gen)) {
 				res[j] = e[1].res;
 				continue;
 			}
@@ -501,18 +504,18 @@ static __rte_always_inline void fc_classify(struct acl_fc *fc, const struct acl_
 			uint32_t j = at[m];
 			res[j] = mres[m];
 			if (!f) {
-				struct fc_ent4 *e = fc->set4[set[j]];
-				if (fc_match4(&e[0], ka[j], kp[j], c->gen))
+				struct fc_ent4 *e = set[j];
+				if (fc_match4(&e[0], ka[j], kp[j], gen))
 					continue; /* a flow's second miss in this vector */
 				e[1] = e[0];
-				e[0] = (struct fc_ent4){{ka[j][0]}, kp[j], c->gen, mres[m], 0};
+				e[0] = (struct fc_ent4){{ka[j][0]}, kp[j], gen, mres[m], 0};
 			} else {
-				struct fc_ent6 *e = fc->set6[set[j]];
-				if (fc_match6(&e[0], ka[j], kp[j], c->gen))
+				struct fc_ent6 *e = set[j];
+				if (fc_match6(&e[0], ka[j], kp[j], gen))
 					continue;
 				e[1] = e[0];
 				e[0] = (struct fc_ent6){{ka[j][0], ka[j][1], ka[j][2], ka[j][3]},
-							kp[j], c->gen, mres[m], {0}};
+							kp[j], gen, mres[m], {0}};
 			}
 		}
 	}
