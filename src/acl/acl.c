@@ -348,12 +348,16 @@ static inline void cls_classify(const struct acl_cls *c, int f, const uint8_t **
  * of two ways: a miss goes to rte_acl with the vector's other misses, then takes the first
  * way (the first moves to the second). Traffic of more flows than it holds would pay the
  * lookup for nothing: a window of FC_WINDOW lookups that found under a quarter turns the
- * family's cache off for the next FC_SKIP packets, then it is tried again. Allocated by the
- * main lcore for every worker when it first builds a classifier that uses rte_acl. */
+ * family's cache off for the next 15 windows' packets, then it is tried again (a rest that
+ * follows a rest is twice as long, up to 255 windows: then 0.4% of the packets pay the lookup
+ * for nothing, and a change of traffic is seen within a million); a classifier newer than
+ * any it has seen starts a new window, not judged (it starts cold), and ends a rest.
+ * Allocated by the main lcore for every worker when it first builds a classifier that uses
+ * rte_acl. */
 #define FC4_SETS 8192 /* x 2 ways x 32 bytes: 512 KB */
 #define FC6_SETS 4096 /* x 2 ways x 64 bytes: 512 KB */
 #define FC_WINDOW 4096
-#define FC_SKIP (15 * FC_WINDOW)
+#define FC_REST_MAX 4 /* rests of 15, 31, 63, 127, then 255 windows' packets */
 
 struct fc_ent4 {
 	uint64_t a[1];   /* source and destination, as in the packet */
@@ -375,7 +379,10 @@ _Static_assert(sizeof(struct fc_ent4) * 2 == RTE_CACHE_LINE_SIZE &&
 
 struct fc_stat { /* written by its worker only */
 	uint64_t lookups, hits, bypassed;
+	uint64_t newest;  /* the newest classifier's generation it has seen */
 	uint32_t win_look, win_hit, skip;
+	bool cold;        /* this window began with a classifier new to it: not judged */
+	uint8_t rests;    /* rests in a row, each twice the one before (to FC_REST_MAX) */
 };
 
 struct acl_fc {
@@ -454,6 +461,13 @@ static __rte_always_inline void fc_classify(struct acl_fc *fc, const struct acl_
 					    const uint8_t **data, uint32_t *res, uint32_t cnt)
 {
 	struct fc_stat *st = &fc->st[f];
+	if (unlikely(c->gen > st->newest)) {
+		/* a classifier built since (an ACL replaced): its first lookups all miss, which
+		 * says nothing of the traffic; a new window that is not judged, and no rest */
+		st->newest = c->gen;
+		st->win_look = st->win_hit = st->skip = st->rests = 0;
+		st->cold = true;
+	}
 	if (st->skip) {
 		st->skip = st->skip > cnt ? st->skip - cnt : 0;
 		st->bypassed += cnt;
@@ -524,9 +538,15 @@ static __rte_always_inline void fc_classify(struct acl_fc *fc, const struct acl_
 	st->win_look += cnt;
 	st->win_hit += cnt - nm;
 	if (st->win_look >= FC_WINDOW) {
-		if (st->win_hit * 4 < st->win_look)
-			st->skip = FC_SKIP;
+		bool poor = st->win_hit * 4 < st->win_look;
+		if (poor && !st->cold) {
+			st->skip = FC_WINDOW * ((16u << st->rests) - 1);
+			st->rests += st->rests < FC_REST_MAX;
+		} else if (!poor) {
+			st->rests = 0;
+		}
 		st->win_look = st->win_hit = 0;
+		st->cold = false;
 	}
 }
 
