@@ -36,7 +36,7 @@ fuzz: setup
 test: build
 	meson test -C $(BUILD) --print-errorlogs
 	$(MAKE) --no-print-directory asan
-	$(MAKE) --no-print-directory fuzz
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-10} $(MAKE) --no-print-directory fuzz
 	SLUICE_BUILD=$(BUILD) $(PY) -m pytest -q tests/e2e
 
 demo: build

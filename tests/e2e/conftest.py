@@ -88,7 +88,7 @@ class Sluiced:
                     return self
                 except RuntimeError:
                     pass
-            time.sleep(0.1)
+            time.sleep(0.02)
         raise RuntimeError("sluiced did not start")
 
     def cli_raw(self, cmd, json_out=False):

@@ -185,7 +185,9 @@ def test_ipoe_radius(hosts, sluiced_factory, tmp_path, freeradius):
     # refused: a Filter-Id naming no ACL, and a MAC the server rejects; one DISCOVER cycle each
     for mac in ("02:aa:00:00:00:02", "02:aa:00:00:00:03"):
         ns("c", f"ip link set {TAG}c1 address {mac}")
-        r = ns("c", f"timeout 6 dhclient -v -1 -lf {lf} -pf {pf} {TAG}c1", check=False)
+        # long enough for its DISCOVER's Access-Request and the Reject (delayed 1 s), and
+        # for an offer that should not come
+        r = ns("c", f"timeout 3 dhclient -v -1 -lf {lf} -pf {pf} {TAG}c1", check=False)
         assert r.returncode != 0
         assert "DHCPOFFER" not in r.stdout + r.stderr
     end = time.time() + 5  # FreeRADIUS delays its Access-Reject (reject_delay, 1 s)
