@@ -51,6 +51,14 @@ static uint32_t lk_hash(const struct rte_mbuf *m)
 	return sl_flow_hash6(m, rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *));
 }
 
+/* The vector from packet i on, once a route with several paths is in it: out of line, so
+ * that the ECMP pass (its hash inlined here) leaves lk_process's loop as it was. */
+static __rte_noinline void lk_paths(struct sl_worker *w, void **objs, const uint64_t *hops,
+				    uint16_t *nexts, uint16_t i, uint16_t n)
+{
+	sl_lk_paths(w, objs, hops, nexts, i, n, type_next, lk_hash, lk_no_route);
+}
+
 static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
 	struct sl_worker *w = sl_node_worker(node);
@@ -65,7 +73,7 @@ static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **ob
 	lookup_tables(objs, ips, hops, n);
 	uint16_t i = sl_lk_runs(w, objs, hops, nexts, n, type_next, lk_no_route);
 	if (unlikely(i < n)) /* a route with several paths */
-		sl_lk_paths(w, objs, hops, nexts, i, n, type_next, lk_hash, lk_no_route);
+		lk_paths(w, objs, hops, nexts, i, n);
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
 }
