@@ -802,7 +802,8 @@ dpdk {{ socket-mem 1024 {DPDK_EXTRA}}}
             nodes, sums = stream_trials(s)
             tx = s.js("show interface pg1")["interfaces"][0]["tx-packets"]
             errs = s.js("show errors")["errors"]
-            fc = s.js("show acl-plugin flow-cache")["acl-flow-cache"] if tag.startswith("acl") else []
+            fc = (s.js("show acl-plugin flow-cache").get("acl-flow-cache", [])  # (older builds: none)
+                  if tag.startswith("acl") else [])
         if errs:
             print(f"   {tag} errors: {errs}")
         for r in (r for r in fc if r["direction"] == "input" and r["lookups"] + r["bypassed"]):

@@ -5,7 +5,8 @@ pg0 -> pg1), two builds alternated run by run: A is a commit built in a temporar
 AB_ROUNDS rounds (default 5) of A then B, each run a fresh sluiced with BENCH_TRIALS trials
 (default 3) of PACKETS packets; per run the medians of the trials; reported: each build's
 per-run medians of the whole path and of the routing nodes, the median of each, and B/A;
-then each node's median in both builds (the nodes both builds have)."""
+then each node's median in both builds (the nodes both builds have). bench-graph's tunnel runs are
+left out (TUNNELS=0)."""
 import os
 import re
 import statistics
@@ -32,7 +33,7 @@ def build_base(tmp):
 
 def run(build):
     env = dict(os.environ, SLUICE_BUILD=str(build), CG_PACKETS="0", BRIDGE_MACS="0",
-               ROUTES="1", BENCH_TRIALS=os.environ.get("BENCH_TRIALS", "3"),
+               ROUTES="1", TUNNELS="0", BENCH_TRIALS=os.environ.get("BENCH_TRIALS", "3"),
                PACKETS=os.environ.get("PACKETS", "20000000"))
     out = subprocess.run([sys.executable, str(ROOT / "scripts/bench_graph.py")], env=env,
                          check=True, capture_output=True, text=True).stdout
