@@ -405,6 +405,9 @@ static void fc_alloc(void)
 			struct acl_fc *fc = rte_zmalloc_socket(
 				"sl_acl_fc", sizeof(*fc), RTE_CACHE_LINE_SIZE,
 				(int)rte_lcore_to_socket_id(sl_workers[w].lcore));
+			if (!fc) /* tried again at the next classifier built */
+				fprintf(stderr, "sluiced: no memory for worker %u's ACL flow cache "
+					"(%zu bytes): rte_acl alone\n", w, sizeof(*fc));
 			__atomic_store_n(&fc_of[w][dir], fc, __ATOMIC_RELEASE);
 		}
 }
