@@ -459,6 +459,46 @@ static inline bool fc_match6(const struct fc_ent6 *e, const uint64_t *a, uint64_
 		 (e->pp ^ pp) | (e->gen ^ gen));
 }
 
+/* The result that set (of family f) holds for the key, in *r: whether it holds one. */
+static __rte_always_inline bool fc_find(const void *set, int f, const uint64_t *a, uint64_t pp,
+					uint64_t gen, uint32_t *r)
+{
+	if (!f) {
+		const struct fc_ent4 *e = set;
+		if (likely(fc_match4(&e[0], a, pp, gen)))
+			return *r = e[0].res, true;
+		if (fc_match4(&e[1], a, pp, gen))
+			return *r = e[1].res, true;
+		return false;
+	}
+	const struct fc_ent6 *e = set;
+	if (likely(fc_match6(&e[0], a, pp, gen)))
+		return *r = e[0].res, true;
+	if (fc_match6(&e[1], a, pp, gen))
+		return *r = e[1].res, true;
+	return false;
+}
+
+/* The key's result r into set's first way, the first moving to the second; not when the
+ * first is it already (a flow's second miss in one vector). */
+static __rte_always_inline void fc_insert(void *set, int f, const uint64_t *a, uint64_t pp,
+					  uint64_t gen, uint32_t r)
+{
+	if (!f) {
+		struct fc_ent4 *e = set;
+		if (!fc_match4(&e[0], a, pp, gen)) {
+			e[1] = e[0];
+			e[0] = (struct fc_ent4){{a[0]}, pp, gen, r, 0};
+		}
+	} else {
+		struct fc_ent6 *e = set;
+		if (!fc_match6(&e[0], a, pp, gen)) {
+			e[1] = e[0];
+			e[0] = (struct fc_ent6){{a[0], a[1], a[2], a[3]}, pp, gen, r, {0}};
+		}
+	}
+}
+
 /* rte_acl's results for cnt inputs of family f of classifier c, through the cache fc. */
 static __rte_always_inline void fc_classify(struct acl_fc *fc, const struct acl_cls *c, int f,
 					    const uint8_t **data, uint32_t *res, uint32_t cnt)
@@ -491,26 +531,10 @@ static __rte_always_inline void fc_classify(struct acl_fc *fc, const struct acl_
 		rte_prefetch0(set[j]);
 	}
 	for (uint32_t j = 0; j < cnt; j++) {
-		if (!f) {
-			const struct fc_ent4 *e = set[j];
-			if (likely(fc_match4(&e[0], ka[j], kp[j], gen))) {
-				res[j] = e[0].res;
-				continue;
-			}
-			if (fc_match4(&e[1], ka[j], kp[j], gen)) {
-				res[j] = e[1].res;
-				continue;
-			}
-		} else {
-			const struct fc_ent6 *e = set[j];
-			if (likely(fc_match6(&e[0], ka[j], kp[j], gen))) {
-				res[j] = e[0].res;
-				continue;
-			}
-			if (fc_match6(&e[1], ka[j], kp[j], gen)) {
-				res[j] = e[1].res;
-				continue;
-			}
+		uint32_t r;
+		if (likely(fc_find(set[j], f, ka[j], kp[j], gen, &r))) {
+			res[j] = r;
+			continue;
 		}
 		md[nm] = data[j];
 		at[nm++] = (uint16_t)j;
@@ -518,22 +542,8 @@ static __rte_always_inline void fc_classify(struct acl_fc *fc, const struct acl_
 	if (nm) {
 		rte_acl_classify(c->ctx[f], md, mres, nm, 1);
 		for (uint32_t m = 0; m < nm; m++) {
-			uint32_t j = at[m];
-			res[j] = mres[m];
-			if (!f) {
-				struct fc_ent4 *e = set[j];
-				if (fc_match4(&e[0], ka[j], kp[j], gen))
-					continue; /* a flow's second miss in this vector */
-				e[1] = e[0];
-				e[0] = (struct fc_ent4){{ka[j][0]}, kp[j], gen, mres[m], 0};
-			} else {
-				struct fc_ent6 *e = set[j];
-				if (fc_match6(&e[0], ka[j], kp[j], gen))
-					continue;
-				e[1] = e[0];
-				e[0] = (struct fc_ent6){{ka[j][0], ka[j][1], ka[j][2], ka[j][3]},
-							kp[j], gen, mres[m], {0}};
-			}
+			res[at[m]] = mres[m];
+			fc_insert(set[at[m]], f, ka[at[m]], kp[at[m]], gen, mres[m]);
 		}
 	}
 	st->lookups += cnt;
