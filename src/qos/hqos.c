@@ -68,7 +68,8 @@ struct hqos {
 	struct rte_sched_port *port;
 	struct sl_wheel *wheel; /* scheduler wheel: the pipes shaped on it (port is NULL) */
 	struct rte_ring *handoff; /* the other workers' frames, to the owner */
-	uint32_t sp_mask, pipe_mask, pipes_log2;
+	uint32_t sp_mask, pipe_mask, pipes_log2, all_mask; /* all_mask: subports x pipes - 1 */
+	bool fast; /* classify dscp, pipe-from none or ip-dst: wheel_in reads IP headers itself */
 	uint16_t ifx, owner;
 	uint16_t chunk; /* frames enqueued before each dequeue */
 	uint8_t classify, pipe_from;
@@ -93,6 +94,7 @@ struct hqos {
 		int32_t prof;                       /* OP_PIPE: our profile's index */
 		uint32_t id;                        /* OP_PIPE: the rte_sched profile id */
 		uint16_t qlen[QOS_QUEUES];
+		uint64_t pipe_pkts, pipe_bytes;     /* OP_STATS, the wheel: the pipe's, sent */
 	} mb __rte_cache_aligned;
 	/* control */
 	uint64_t rate;        /* bits per second */
@@ -114,7 +116,8 @@ static uint8_t feat;
 #define QO_ERRORS(X)                                                  \
 	X(QO_ERR_FULL, "qos queue full (tail drop)")                  \
 	X(QO_ERR_RING, "qos hand-off ring to the owner worker full") \
-	X(QO_ERR_OFF, "qos turned off with the frame queued")
+	X(QO_ERR_OFF, "qos turned off with the frame queued")         \
+	X(QO_ERR_NOBUF, "qos wheel's queue blocks all in use")
 enum { QO_ERRORS(SL_ERR_ENUM) QO_NB_ERR };
 static const char *const qo_reasons[] = {QO_ERRORS(SL_ERR_STR)};
 static uint16_t qo_err;
@@ -202,7 +205,6 @@ static uint16_t qo_process(struct rte_graph *g, struct rte_node *node, void **ob
 			nexts[np++] = next;
 			continue;
 		}
-		qos_classify(h, m);
 		b[nb++] = m;
 	}
 	if (h)
@@ -283,60 +285,125 @@ static inline uint16_t qos_drain(struct rte_graph *g, struct rte_node *node, str
 	return polled ? qs_polled(g, node, h, want) : qs_dequeue(g, node, h, want);
 }
 
+/* Frame m of pipe p, queue q (0-15), on h's owner, which did not pass at once: passed after
+ * all (its class has a rate of its own), else queued, else dropped (counted); 1 when passed
+ * (the caller sends and counts it). */
+static __rte_noinline int wheel_slow(struct sl_worker *w, struct hqos *h, struct rte_mbuf *m,
+				     uint32_t p, uint32_t q, bool port_open, uint64_t now)
+{
+	uint32_t tc = RTE_MIN(q, (uint32_t)QOS_BE), len = m->pkt_len;
+	if (port_open && sl_wheel_pass(h->wheel, p, tc, len, now))
+		return 1;
+	uint64_t *c = &h->wq[((p >> h->pipes_log2) * QOS_TCS + tc) * 4];
+	rte_mbuf_sched_set(m, p << 4 | q, (uint8_t)tc, RTE_COLOR_GREEN); /* for the dequeue */
+	int why = sl_wheel_enqueue(h->wheel, m, p, q, now);
+	if (likely(why == SL_WHEEL_OK)) {
+		h->o.queued++;
+		c[0]++;
+		c[1] += len;
+		return 0;
+	}
+	c[2]++;
+	c[3] += len;
+	w->errors[qo_err + (why == SL_WHEEL_FULL ? QO_ERR_FULL : QO_ERR_NOBUF)]++;
+	w->ifc[h->ifx].drops++;
+	rte_pktmbuf_free(m);
+	return 0;
+}
+
+/* Frames of h passed at once: pkts frames, bytes bytes, of subport and TC key (sp * 13 + tc):
+ * in and sent. */
+static inline void wheel_passed(struct hqos *h, uint32_t key, uint64_t pkts, uint64_t bytes)
+{
+	h->wq[key * 4] += pkts;
+	h->wq[key * 4 + 1] += bytes;
+	h->deq_tc[key] += pkts;
+}
+
+/* On the owner, the wheel: n frames of h classified (the usual IPv4 or IPv6 frame by DSCP, its
+ * pipe from the metadata, the destination or none, read here; the rest by qos_classify), each
+ * passed at once when its pipe is open and its class allows (sl_wheel_pass) while the port has
+ * credit and no pipe due before it waits for it (the ready array empty); else queued. */
+static __rte_noinline uint16_t wheel_in(struct rte_graph *g, struct rte_node *node,
+					struct sl_worker *w, struct hqos *h,
+					struct rte_mbuf **b, uint16_t n, uint64_t now)
+{
+	struct sl_wheel *wh = h->wheel;
+	uint32_t P[n];
+	uint8_t Q[n];
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = b[i];
+		const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint16_t type;
+		memcpy(&type, d + 12, 2);
+		uint32_t dst, tq;
+		if (likely(h->fast && type == RTE_BE16(RTE_ETHER_TYPE_IPV4) && m->data_len >= 34)) {
+			tq = h->dscp_map[d[15] >> 2];
+			memcpy(&dst, d + 30, 4);
+		} else if (h->fast && type == RTE_BE16(RTE_ETHER_TYPE_IPV6) && m->data_len >= 54) {
+			tq = h->dscp_map[(be16(d + 14) >> 6) & 0x3f];
+			memcpy(&dst, d + 50, 4);
+		} else {
+			qos_classify(h, m);
+			uint32_t qid = rte_mbuf_sched_queue_get(m);
+			P[i] = qid >> 4;
+			Q[i] = (uint8_t)(qid & (QOS_QUEUES - 1));
+			continue;
+		}
+		uint32_t pipe = h->pipe_from == PF_IP_DST ? rte_be_to_cpu_32(dst) & h->all_mask : 0;
+		if (unlikely(m->ol_flags & sl_flag_qos))
+			pipe = (sl_meta2(m)->qos_subport & h->sp_mask) << h->pipes_log2 |
+			       (sl_meta2(m)->qos_pipe & h->pipe_mask);
+		P[i] = pipe;
+		Q[i] = (uint8_t)((tq >> 2) + (tq & 3)); /* TC12's four queues are 12-15 */
+	}
+	rte_edge_t next = sl_feature_next(SL_ARC_INTERFACE_OUTPUT, feat, h->ifx, 0);
+	struct rte_mbuf **to = (struct rte_mbuf **)rte_node_next_stream_get(g, node, next, n);
+	bool port_open = wh->rhead == wh->rtail;
+	int64_t credits = port_open ? (int64_t)h->o.credits : 0;
+	int64_t ovh = h->o.overhead;
+	uint64_t passed = 0, pbytes = 0;
+	uint32_t key = UINT32_MAX, kp = 0, kb = 0; /* passed frames of one subport and TC */
+	for (uint16_t i = 0; i < n; i++) {
+		if (i + 8 < n) /* frames to many pipes (subscribers): each one's state ahead */
+			sl_wheel_prefetch_pipe(wh, P[i + 8]);
+		struct rte_mbuf *m = b[i];
+		uint32_t p = P[i], q = Q[i], len = m->pkt_len;
+		struct sl_wheel_pipe *pp = &wh->pipes[p];
+		if (likely(credits > 0 && sl_wheel_pipe_open(pp, now) && !pp->limited)) {
+			sl_wheel_idle(&pp->next, pp->burst_tsc, now);
+			pp->next += (uint64_t)((double)(len + ovh) * pp->tsc_per_byte);
+			pp->pkts++;
+			pp->bytes += len;
+		} else if (!wheel_slow(w, h, m, p, q, credits > 0, now)) {
+			continue;
+		}
+		credits -= len + ovh;
+		to[passed++] = m;
+		pbytes += len;
+		uint32_t k = (p >> h->pipes_log2) * QOS_TCS + RTE_MIN(q, (uint32_t)QOS_BE);
+		if (unlikely(k != key)) {
+			if (kp)
+				wheel_passed(h, key, kp, kb);
+			key = k;
+			kp = kb = 0;
+		}
+		kp++;
+		kb += len;
+	}
+	if (kp)
+		wheel_passed(h, key, kp, kb);
+	rte_node_next_stream_put(g, node, next, (uint16_t)passed);
+	port_sent(h, passed, pbytes);
+	return (uint16_t)(passed + qos_drain(g, node, h, now, RTE_GRAPH_BURST_SIZE, false));
+}
+
 /* On the owner: n frames into rte_sched, a queue's size at a time (32 to 256), each chunk
  * followed by what the port lets out: a vector for one queue (256 frames) would otherwise
  * overflow it (64) though the port is far from full (one pipe at a tenth of the port's rate
  * lost three frames in four). Smaller chunks cost more per frame: rte_sched_port_dequeue's
  * fixed part (make bench-graph's callgrind, 4,096 pipes: 1,127 instructions a frame in
  * chunks of 256, 1,221 of 64, 1,275 of 32). */
-static __rte_noinline uint16_t wheel_in(struct rte_graph *g, struct rte_node *node,
-					       struct sl_worker *w, struct hqos *h,
-					       struct rte_mbuf **b, uint16_t n, uint64_t now)
-{
-	uint32_t shift = 4, spshift = h->pipes_log2 + 4;
-	/* frames of idle pipes within their rate leave at once (sl_wheel_pass), while the port
-	 * has credit and no pipe due before them waits for it (the ready array empty) */
-	rte_edge_t next = sl_feature_next(SL_ARC_INTERFACE_OUTPUT, feat, h->ifx, 0);
-	struct rte_mbuf **to = (struct rte_mbuf **)rte_node_next_stream_get(g, node, next, n);
-	double credits = h->wheel->rhead == h->wheel->rtail ? h->o.credits : 0;
-	uint64_t passed = 0, pbytes = 0;
-	for (uint16_t i = 0; i < n; i++) {
-		/* frames to many pipes (subscribers): each one's state, then its FIFO's slot,
-		 * fetched a few frames ahead */
-		if (i + 8 < n)
-			sl_wheel_prefetch_pipe(h->wheel, rte_mbuf_sched_queue_get(b[i + 8]) >> shift);
-		if (i + 4 < n)
-			sl_wheel_prefetch_slot(h->wheel, rte_mbuf_sched_queue_get(b[i + 4]) >> shift,
-					       now);
-		struct rte_mbuf *m = b[i];
-		uint32_t qid = rte_mbuf_sched_queue_get(m);
-		uint32_t tc = rte_mbuf_sched_traffic_class_get(m);
-		uint32_t sp = qid >> spshift;
-		uint64_t *c = &h->wq[(sp * QOS_TCS + tc) * 4];
-		uint32_t len = m->pkt_len;
-		if (credits > 0 && sl_wheel_pass(h->wheel, qid >> shift, len, now)) {
-			credits -= len + h->o.overhead;
-			h->deq_tc[sp * QOS_TCS + tc]++;
-			to[passed++] = m;
-			pbytes += len;
-		} else if (likely(sl_wheel_enqueue(h->wheel, m, qid >> shift, now))) {
-			h->o.queued++;
-		} else {
-			c[2]++;
-			c[3] += len;
-			w->errors[qo_err + QO_ERR_FULL]++;
-			w->ifc[h->ifx].drops++;
-			rte_pktmbuf_free(m);
-			continue;
-		}
-		c[0]++; /* in: passed or queued */
-		c[1] += len;
-	}
-	rte_node_next_stream_put(g, node, next, (uint16_t)passed);
-	port_sent(h, passed, pbytes);
-	return (uint16_t)(passed + qos_drain(g, node, h, now, RTE_GRAPH_BURST_SIZE, false));
-}
-
 static uint16_t qos_in(struct rte_graph *g, struct rte_node *node, struct sl_worker *w,
 		       struct hqos *h, struct rte_mbuf **b, uint16_t n, uint64_t now)
 {
@@ -362,6 +429,12 @@ static inline void qos_put(struct rte_graph *g, struct rte_node *node, struct sl
 {
 	if (!n)
 		return;
+	if (h->owner == w->id && h->wheel) { /* it classifies as it goes */
+		wheel_in(g, node, w, h, b, n, now);
+		return;
+	}
+	for (uint16_t i = 0; i < n; i++)
+		qos_classify(h, b[i]);
 	if (h->owner == w->id) {
 		qos_in(g, node, w, h, b, n, now);
 		return;
@@ -429,15 +502,34 @@ static void add_stats(struct rte_sched_queue_stats *a, const struct rte_sched_qu
 	a->n_bytes_dropped += s->n_bytes_dropped;
 }
 
-/* The wheel's requests: a pipe's rate; its counters (totals, where rte_sched's are read and
- * cleared) into the accumulators show qos reads. */
+/* Our profile idx as the wheel's class profile idx: the rates of the TCs below the pipe's,
+ * the period, the weights. */
+static void wheel_profile(struct sl_wheel *wh, int idx)
+{
+	const struct rte_sched_pipe_params *p = &profiles[idx]->p;
+	uint64_t tc[QOS_TCS];
+	for (int t = 0; t < QOS_TCS; t++)
+		tc[t] = p->tc_rate[t] < p->tb_rate ? p->tc_rate[t] : 0;
+	sl_wheel_profile(wh, (uint32_t)idx, tc, (uint32_t)p->tc_period, p->wrr_weights);
+}
+
+/* Pipe p (subport * pipes + pipe) of our profile idx. */
+static void wheel_pipe(struct sl_wheel *wh, uint32_t p, int idx)
+{
+	const struct rte_sched_pipe_params *pr = &profiles[idx]->p;
+	sl_wheel_pipe_rate(wh, p, pr->tb_rate, pr->tb_size);
+	sl_wheel_pipe_profile(wh, p, (uint32_t)idx);
+}
+
+/* The wheel's requests: a pipe's profile; its counters (totals, where rte_sched's are read
+ * and cleared) into the accumulators show qos reads. */
 static void wheel_mailbox(struct hqos *h)
 {
 	struct sl_wheel *wh = h->wheel;
 	if (h->mb.op == OP_PIPE) {
-		const struct qos_profile *pr = profiles[h->mb.prof];
-		sl_wheel_pipe_rate(wh, h->mb.subport * h->pipes + h->mb.pipe, pr->p.tb_rate,
-				   pr->p.tb_size);
+		if (h->prof_id[h->mb.prof] < 0) /* new to the interface: no pipe of it waits */
+			wheel_profile(wh, h->mb.prof);
+		wheel_pipe(wh, h->mb.subport * h->pipes + h->mb.pipe, h->mb.prof);
 		return;
 	}
 	if (h->mb.op != OP_STATS)
@@ -453,14 +545,17 @@ static void wheel_mailbox(struct hqos *h)
 		}
 	if (h->mb.stats_pipe != UINT32_MAX) {
 		uint32_t p = h->mb.subport * h->pipes + h->mb.stats_pipe;
-		const struct sl_wheel_pipe *pp = &wh->pipes[p];
-		struct rte_sched_queue_stats *a = &h->q_acc[p * QOS_QUEUES];
-		a->n_pkts = pp->pkts + pp->count; /* in, as rte_sched counts: sent or waiting */
-		a->n_bytes = pp->bytes;
-		a->n_pkts_dropped = pp->drops;
-		a->n_bytes_dropped = pp->drop_bytes;
-		memset(h->mb.qlen, 0, sizeof(h->mb.qlen));
-		h->mb.qlen[0] = pp->count;
+		const struct sl_wheel_pipe_q *pq = &wh->pq[p];
+		for (uint32_t q = 0; q < QOS_QUEUES; q++) {
+			struct rte_sched_queue_stats *a = &h->q_acc[p * QOS_QUEUES + q];
+			a->n_pkts = pq->st[q].pkts;
+			a->n_bytes = pq->st[q].bytes;
+			a->n_pkts_dropped = pq->st[q].drops;
+			a->n_bytes_dropped = pq->st[q].drop_bytes;
+			h->mb.qlen[q] = pq->q[q].count;
+		}
+		h->mb.pipe_pkts = wh->pipes[p].pkts;
+		h->mb.pipe_bytes = wh->pipes[p].bytes;
 	}
 }
 
@@ -738,11 +833,15 @@ static void hqos_free(struct hqos *h)
 static int hqos_build(struct sl_out *o, struct hqos *h, int idx, uint32_t mtu)
 {
 	if (h->wq) { /* scheduler wheel */
-		h->wheel = sl_wheel_create(h->subports * h->pipes, h->qsize, h->o.overhead,
-					   profiles[idx]->p.tb_rate, profiles[idx]->p.tb_size,
-					   rte_rdtsc());
-		return h->wheel ? 0 : sl_out_error(o, "out of memory for the wheel's %u pipes",
-						   h->subports * h->pipes);
+		uint32_t n = h->subports * h->pipes;
+		h->wheel = sl_wheel_create(n, h->qsize, h->o.overhead, profiles[idx]->p.tb_rate,
+					   profiles[idx]->p.tb_size, rte_rdtsc());
+		if (!h->wheel)
+			return sl_out_error(o, "out of memory for the wheel's %u pipes", n);
+		wheel_profile(h->wheel, idx);
+		for (uint32_t p = 0; p < n; p++)
+			sl_wheel_pipe_profile(h->wheel, p, (uint32_t)idx);
+		return 0;
 	}
 	struct rte_sched_subport_profile_params spp = {
 		.tb_rate = h->rate / 8, .tb_size = RTE_MAX(h->rate / 800, 2 * 1538ull),
@@ -934,6 +1033,8 @@ static int cmd_set_if_qos(struct sl_out *o, int argc, char **argv)
 	h->sp_mask = subports - 1;
 	h->pipe_mask = pipes - 1;
 	h->pipes_log2 = (uint32_t)__builtin_ctz(pipes);
+	h->all_mask = subports * pipes - 1;
+	h->fast = cls == CLS_DSCP && pf != PF_VLAN;
 	h->classify = cls;
 	h->pipe_from = pf;
 	for (int d = 0; d < 64; d++) /* class selector c (DSCP >> 3) to TC 12 - c */
@@ -995,9 +1096,9 @@ SL_CLI_COMMAND(set_if_qos, .path = "set interface qos",
 		       "bits/s, N subports of N pipes (powers of 2), every pipe of the profile, "
 		       "Q frames per queue (64), the TC by DSCP or VLAN priority, the pipe from "
 		       "the metadata or else the VLAN IDs or the IP destination's low bits; "
-		       "worker W (0) schedules it; scheduler wheel: each pipe shaped to its "
-		       "profile's rate and burst alone, one queue of Q frames a pipe, at a "
-		       "fraction of rte_sched's cost",
+		       "worker W (0) schedules it; scheduler wheel: the same pipes, classes, "
+		       "class rates and weights on a timing wheel, at a fraction of rte_sched's "
+		       "cost (subports at the port's rate in both)",
 	       .fn = cmd_set_if_qos)
 
 static struct hqos *qos_of(struct sl_out *o, const char *name)
@@ -1166,11 +1267,12 @@ static int cmd_show(struct sl_out *o, int argc, char **argv)
 			     (const char *[]){"queue:u", "tc:u", "profile", "packets:u", "bytes:u",
 					      "dropped-packets:u", "dropped-bytes:u", "depth:u"});
 		const struct qos_profile *pr = profiles[h->pipe_prof[s * h->pipes + p]];
-		/* the wheel: one queue a pipe, every class's frames in it (shown as TC12's) */
-		for (uint32_t q = 0; q < (h->wheel ? 1u : QOS_QUEUES); q++) {
+		/* the wheel's queues count the frames that waited in them; those that passed
+		 * at once are in the pipe's sent totals (qos-pipe) */
+		for (uint32_t q = 0; q < QOS_QUEUES; q++) {
 			const struct rte_sched_queue_stats *a = &h->q_acc[base + q];
 			u64s(v[0], q);
-			u64s(v[1], q < QOS_BE && !h->wheel ? q : QOS_BE);
+			u64s(v[1], q < QOS_BE ? q : QOS_BE);
 			u64s(v[2], a->n_pkts);
 			u64s(v[3], a->n_bytes);
 			u64s(v[4], a->n_pkts_dropped);
@@ -1179,6 +1281,14 @@ static int cmd_show(struct sl_out *o, int argc, char **argv)
 			sl_tbl_row(o, v[0], v[1], pr ? pr->name : "-", v[2], v[3], v[4], v[5], v[6]);
 		}
 		sl_tbl_end(o);
+		if (h->wheel) {
+			sl_tbl_begin(o, "qos-pipe", 2,
+				     (const char *[]){"sent-packets:u", "sent-bytes:u"});
+			u64s(v[0], h->mb.pipe_pkts);
+			u64s(v[1], h->mb.pipe_bytes);
+			sl_tbl_row(o, v[0], v[1]);
+			sl_tbl_end(o);
+		}
 		return 0;
 	}
 	/* per traffic class: one subport's, or the sum of all */

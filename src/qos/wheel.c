@@ -26,16 +26,24 @@ struct sl_wheel *sl_wheel_create(uint32_t npipes, uint32_t qsize, uint32_t overh
 	uint64_t per_us = rte_get_tsc_hz() / 1000000;
 	w->shift = per_us > 1 ? 63 - (uint32_t)__builtin_clzll(per_us) : 0;
 	w->cur = now >> w->shift;
+	w->nblk = (uint32_t)RTE_MIN((uint64_t)npipes * SL_WHEEL_QUEUES, 2ull * npipes + 1024);
 	w->head = rte_zmalloc("sl_wheel", SL_WHEEL_SLOTS * sizeof(uint32_t), RTE_CACHE_LINE_SIZE);
 	w->tail = rte_zmalloc("sl_wheel", SL_WHEEL_SLOTS * sizeof(uint32_t), RTE_CACHE_LINE_SIZE);
 	w->pipes = rte_zmalloc("sl_wheel", (size_t)npipes * sizeof(*w->pipes), RTE_CACHE_LINE_SIZE);
-	w->q = rte_zmalloc("sl_wheel", (size_t)npipes * qsize * sizeof(*w->q), RTE_CACHE_LINE_SIZE);
+	w->pq = rte_zmalloc("sl_wheel", (size_t)npipes * sizeof(*w->pq), RTE_CACHE_LINE_SIZE);
+	w->q = rte_malloc("sl_wheel", (size_t)w->nblk * qsize * sizeof(*w->q), RTE_CACHE_LINE_SIZE);
+	w->free = rte_malloc("sl_wheel", (size_t)w->nblk * sizeof(uint32_t), 0);
 	w->rmask = (uint32_t)rte_align32pow2(npipes) - 1; /* a pipe is in the wheel once at most */
 	w->ready = rte_zmalloc("sl_wheel", ((size_t)w->rmask + 1) * sizeof(uint32_t), RTE_CACHE_LINE_SIZE);
-	if (!w->head || !w->tail || !w->pipes || !w->q || !w->ready) {
+	if (!w->head || !w->tail || !w->pipes || !w->pq || !w->q || !w->free || !w->ready) {
 		sl_wheel_free(w);
 		return NULL;
 	}
+	for (uint32_t b = 0; b < w->nblk; b++) /* block 0 on top */
+		w->free[b] = w->nblk - 1 - b;
+	w->nfree = w->nblk;
+	static const uint64_t none[SL_WHEEL_TCS];
+	sl_wheel_profile(w, 0, none, 10, (const uint8_t[4]){1, 1, 1, 1});
 	for (uint32_t p = 0; p < npipes; p++)
 		pipe_rate(&w->pipes[p], bytes_per_s, burst);
 	return w;
@@ -45,21 +53,51 @@ void sl_wheel_free(struct sl_wheel *w)
 {
 	if (!w)
 		return;
-	for (uint32_t p = 0; w->pipes && w->q && p < w->npipes; p++)
-		for (uint32_t i = 0; i < w->pipes[p].count; i++)
-			rte_pktmbuf_free(w->q[(size_t)p * w->qsize +
-					      ((w->pipes[p].head + i) & (w->qsize - 1))]);
+	for (uint32_t p = 0; w->pq && w->q && p < w->npipes; p++)
+		for (uint32_t k = 0; k < SL_WHEEL_QUEUES; k++) {
+			const struct sl_wheel_queue *qq = &w->pq[p].q[k];
+			for (uint32_t i = 0; i < qq->count; i++)
+				rte_pktmbuf_free(w->q[(size_t)(qq->blk - 1) * w->qsize +
+						      ((qq->head + i) & (w->qsize - 1))]);
+		}
 	rte_free(w->head);
 	rte_free(w->tail);
 	rte_free(w->ready);
 	rte_free(w->pipes);
+	rte_free(w->pq);
 	rte_free(w->q);
+	rte_free(w->free);
 	rte_free(w);
 }
 
 void sl_wheel_pipe_rate(struct sl_wheel *w, uint32_t p, uint64_t bytes_per_s, uint64_t burst)
 {
 	pipe_rate(&w->pipes[p], bytes_per_s, burst);
+}
+
+void sl_wheel_profile(struct sl_wheel *w, uint32_t idx, const uint64_t tc_bytes_per_s[SL_WHEEL_TCS],
+		      uint32_t period_ms, const uint8_t weight[4])
+{
+	struct sl_wheel_prof *pr = &w->prof[idx];
+	double hz = (double)rte_get_tsc_hz();
+	pr->limited = 0;
+	for (int t = 0; t < SL_WHEEL_TCS; t++) {
+		pr->tc_tsc_per_byte[t] = tc_bytes_per_s[t] ? hz / (double)tc_bytes_per_s[t] : 0;
+		if (tc_bytes_per_s[t])
+			pr->limited |= (uint16_t)(1u << t);
+	}
+	pr->tc_burst_tsc = (uint64_t)(hz * period_ms / 1000);
+	for (int k = 0; k < 4; k++)
+		pr->cost[k] = 65536u / (weight[k] ? weight[k] : 1);
+	for (uint32_t p = 0; p < w->npipes; p++)
+		if (w->pipes[p].prof == idx)
+			w->pipes[p].limited = pr->limited;
+}
+
+void sl_wheel_pipe_profile(struct sl_wheel *w, uint32_t p, uint32_t idx)
+{
+	w->pipes[p].prof = (uint8_t)idx;
+	w->pipes[p].limited = w->prof[idx].limited;
 }
 
 /* Pipe p onto slot s's list. */
@@ -97,21 +135,69 @@ static inline void slot_take(struct sl_wheel *w, uint64_t cur)
 	w->head[i] = w->tail[i] = 0;
 }
 
-bool sl_wheel_enqueue(struct sl_wheel *w, struct rte_mbuf *m, uint32_t p, uint64_t now)
+int sl_wheel_enqueue(struct sl_wheel *w, struct rte_mbuf *m, uint32_t p, uint32_t q, uint64_t now)
 {
 	struct sl_wheel_pipe *pp = &w->pipes[p];
-	if (unlikely(pp->count == w->qsize)) {
-		pp->drops++;
-		pp->drop_bytes += m->pkt_len;
-		return false;
+	struct sl_wheel_pipe_q *pq = &w->pq[p];
+	struct sl_wheel_queue *qq = &pq->q[q];
+	int why = qq->count == w->qsize ? SL_WHEEL_FULL
+		  : !qq->count && !w->nfree ? SL_WHEEL_NOBUF : SL_WHEEL_OK;
+	if (unlikely(why != SL_WHEEL_OK)) {
+		pq->st[q].drops++;
+		pq->st[q].drop_bytes += m->pkt_len;
+		w->nobuf += why == SL_WHEEL_NOBUF;
+		return why;
 	}
-	w->q[(size_t)p * w->qsize + ((pp->head + pp->count) & (w->qsize - 1))] = m;
+	if (!qq->count) {
+		qq->blk = w->free[--w->nfree] + 1;
+		qq->head = 0;
+		pp->busy |= (uint16_t)(1u << q);
+		/* a best-effort queue starting anew starts where the last one served stood:
+		 * idle, it kept no claim to the bytes it did not send */
+		if (q >= SL_WHEEL_BE && pq->wrr[q - SL_WHEEL_BE] < pq->vt)
+			pq->wrr[q - SL_WHEEL_BE] = pq->vt;
+	}
+	w->q[(size_t)(qq->blk - 1) * w->qsize + ((qq->head + qq->count) & (w->qsize - 1))] = m;
+	qq->count++;
+	pq->st[q].pkts++;
+	pq->st[q].bytes += m->pkt_len;
 	w->queued++;
 	if (pp->count++ == 0) {
-		sl_wheel_pipe_idle(pp, now);
+		sl_wheel_idle(&pp->next, pp->burst_tsc, now);
 		wheel_put(w, p, pp->next);
 	}
-	return true;
+	return SL_WHEEL_OK;
+}
+
+/* The queue pipe p sends from now: its first class with frames whose bucket allows (TC12: the
+ * queue of the fewest bytes per weight served); -1 when none does, *wait then the earliest
+ * time one will. */
+static inline int pick(const struct sl_wheel *w, const struct sl_wheel_pipe *pp, uint32_t p,
+		       uint64_t now, uint64_t *wait)
+{
+	uint32_t busy = pp->busy, lim = pp->limited;
+	const struct sl_wheel_pipe_q *pq = &w->pq[p];
+	if (likely(!(busy & (busy - 1))) && !lim) /* one queue, no class rates: the usual */
+		return __builtin_ctz(busy);
+	while (busy) {
+		uint32_t q = (uint32_t)__builtin_ctz(busy);
+		uint32_t tc = RTE_MIN(q, (uint32_t)SL_WHEEL_BE);
+		if (lim >> tc & 1 && pq->tc_next[tc] > now) {
+			*wait = RTE_MIN(*wait, pq->tc_next[tc]);
+			busy &= q < SL_WHEEL_BE ? busy - 1 : 0;
+			continue;
+		}
+		if (q < SL_WHEEL_BE || !(busy & (busy - 1)))
+			return (int)q;
+		int best = (int)q;
+		for (busy &= busy - 1; busy; busy &= busy - 1) {
+			uint32_t k = (uint32_t)__builtin_ctz(busy);
+			if (pq->wrr[k - SL_WHEEL_BE] < pq->wrr[best - SL_WHEEL_BE])
+				best = (int)k;
+		}
+		return best;
+	}
+	return -1;
 }
 
 uint16_t sl_wheel_dequeue(struct sl_wheel *w, struct rte_mbuf **out, uint16_t want, uint64_t now)
@@ -140,25 +226,46 @@ uint16_t sl_wheel_dequeue(struct sl_wheel *w, struct rte_mbuf **out, uint16_t wa
 			continue;
 		}
 		uint32_t k = w->rhead++;
-		if (w->rtail - k > 4) /* the pipes a few ahead, then their FIFO's head frame */
-			__builtin_prefetch(&w->pipes[w->ready[(k + 4) & w->rmask]], 1);
+		if (w->rtail - k > 4) { /* the pipes a few ahead, their queues, then a frame */
+			uint32_t x = w->ready[(k + 4) & w->rmask];
+			__builtin_prefetch(&w->pipes[x], 1);
+			__builtin_prefetch(&w->pq[x], 1);
+		}
 		if (w->rtail - k > 2) {
 			uint32_t x = w->ready[(k + 2) & w->rmask];
-			__builtin_prefetch(&w->q[(size_t)x * w->qsize + w->pipes[x].head]);
+			uint32_t b = w->pipes[x].busy;
+			const struct sl_wheel_queue *qq = &w->pq[x].q[b ? __builtin_ctz(b) : 0];
+			if (qq->blk)
+				__builtin_prefetch(&w->q[(size_t)(qq->blk - 1) * w->qsize + qq->head]);
 		}
 		uint32_t p = w->ready[k & w->rmask];
 		struct sl_wheel_pipe *pp = &w->pipes[p];
 		w->scheduled--;
-		if (pp->next > now) { /* within its slot, not yet: a later slot's list */
-			slot_put(w, p, RTE_MIN(RTE_MAX(pp->next >> w->shift, w->cur),
+		uint64_t wait = pp->next > now ? pp->next : UINT64_MAX;
+		int q = wait == UINT64_MAX ? pick(w, pp, p, now, &wait) : -1;
+		if (q < 0) { /* not yet (within its slot, or its classes' buckets): later */
+			slot_put(w, p, RTE_MIN(RTE_MAX(wait >> w->shift, w->cur),
 					       w->cur + SL_WHEEL_SLOTS - 1));
 			continue;
 		}
-		struct rte_mbuf *m = w->q[(size_t)p * w->qsize + pp->head];
-		pp->head = (uint16_t)((pp->head + 1) & (w->qsize - 1));
+		struct sl_wheel_pipe_q *pq = &w->pq[p];
+		struct sl_wheel_queue *qq = &pq->q[q];
+		struct rte_mbuf *m = w->q[(size_t)(qq->blk - 1) * w->qsize + qq->head];
+		qq->head = (uint16_t)((qq->head + 1) & (w->qsize - 1));
+		if (--qq->count == 0) {
+			w->free[w->nfree++] = qq->blk - 1;
+			qq->blk = 0;
+			pp->busy &= (uint16_t)~(1u << q);
+		}
 		pp->count--;
 		w->queued--;
-		sl_wheel_pipe_sent(w, pp, m->pkt_len);
+		uint32_t len = m->pkt_len;
+		if (q >= SL_WHEEL_BE) {
+			uint32_t b = (uint32_t)q - SL_WHEEL_BE;
+			pq->vt = pq->wrr[b];
+			pq->wrr[b] += (uint64_t)(len + w->overhead) * w->prof[pp->prof].cost[b];
+		}
+		sl_wheel_pipe_sent(w, pp, RTE_MIN((uint32_t)q, (uint32_t)SL_WHEEL_BE), len, now);
 		out[n++] = m;
 		if (pp->count) /* its next frame: when its bucket allows (ready again, if now) */
 			wheel_put(w, p, pp->next);

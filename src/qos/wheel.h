@@ -1,12 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A per-pipe shaper on a timing wheel (Carousel, Saeed et al., SIGCOMM 2017, scheduling
- * pipes instead of packets): each pipe a FIFO of frames and a token bucket kept as the time
- * its next frame may leave; the wheel, a ring of time slots of about a microsecond, holds the
- * pipes that have frames, each in the slot of that time. A frame costs one pipe's state, its
- * FIFO's slot and, when the pipe was empty, a slot's list: a few dozen instructions where
- * rte_sched's grinders spend over a thousand per frame once every frame is another pipe's
- * (20,000 subscribers). What it does not do: traffic classes (a pipe's frames leave in the
- * order they came), subport rates. The port's own rate is the caller's (hqos's bucket).
+/* Hierarchical QoS's pipes on a timing wheel (Carousel, Saeed et al., SIGCOMM 2017,
+ * scheduling pipes instead of packets). A pipe has rte_sched's 16 queues (TC0 to TC11 one
+ * each, strict priority in that order; TC12, best effort, four, served by weighted round robin
+ * in bytes), its token bucket kept as the time its next frame may leave, and, for each traffic
+ * class whose profile gives it a rate below the pipe's, a bucket of its own (as a time, its
+ * depth the profile's tc-period). The wheel, a ring of time slots of about a microsecond,
+ * holds the pipes that have frames, each in the slot of that time; a pipe due sends one frame
+ * of its first class whose bucket allows it, and goes back in the slot of its next time.
+ * A frame costs one pipe's state and, when it waits, its queue's: a few dozen instructions
+ * where rte_sched's grinders spend over a thousand per frame once every frame is another
+ * pipe's (20,000 subscribers). A frame of a pipe with none waiting, within its pipe's and its
+ * class's rates, passes at once (sl_wheel_pass), reading the pipe's one line.
+ * Queues take their frames' room from a pool of blocks of qsize frames (a queue holds one
+ * while it has frames): 2 a pipe and 1,024 more (or 16 a pipe when that is less), where
+ * rte_sched keeps 16 for every pipe. What it does not do: subport rates (the caller's
+ * subports are at the port's rate), the port's rate (the caller's: hqos's bucket).
  * Single-threaded: the owner worker's. */
 #ifndef SL_QOS_WHEEL_H
 #define SL_QOS_WHEEL_H
@@ -17,27 +25,64 @@
 
 struct rte_mbuf;
 
+#define SL_WHEEL_QUEUES 16 /* a pipe's: TC t's is t, TC12's are 12 to 15 */
+#define SL_WHEEL_TCS 13
+#define SL_WHEEL_BE 12
+#define SL_WHEEL_PROFILES 64
+
+/* What a frame passing at once reads and writes: one line a pipe. */
 struct sl_wheel_pipe {
-	uint64_t next;        /* TSC: when its head may leave (its bucket, as a time) */
+	uint64_t next;        /* TSC: when its next frame may leave (its bucket, as a time) */
 	double tsc_per_byte;  /* its rate; 0: not shaped (leaves at once) */
 	uint64_t burst_tsc;   /* its bucket's depth, as time: how far next may lag now */
 	uint32_t link;        /* the next pipe in its slot's list, + 1 (0: the last) */
-	uint16_t head, count; /* its FIFO */
-	uint64_t pkts, bytes, drops, drop_bytes;
+	uint16_t count;       /* frames waiting, all queues */
+	uint16_t busy;        /* bit q: queue q has frames */
+	uint16_t limited;     /* bit t: TC t has a rate of its own (its profile's) */
+	uint8_t prof;         /* its class profile (sl_wheel_profile) */
+	uint64_t pkts, bytes; /* sent */
 } __attribute__((aligned(64)));
+
+struct sl_wheel_queue {
+	uint32_t blk;         /* its block + 1 while it has frames (0: none) */
+	uint16_t head, count;
+};
+
+/* A pipe's queues, class buckets and counters: read when its frames wait. */
+struct sl_wheel_pipe_q {
+	struct sl_wheel_queue q[SL_WHEEL_QUEUES];
+	uint64_t tc_next[SL_WHEEL_TCS]; /* limited TC t's bucket, as pipe.next is the pipe's */
+	uint64_t wrr[4], vt;  /* TC12's queues' bytes served / weight; the last served's */
+	struct {
+		uint64_t pkts, bytes, drops, drop_bytes; /* through the queue (waited), dropped */
+	} st[SL_WHEEL_QUEUES];
+} __attribute__((aligned(64)));
+
+/* A class profile: each TC's rate (0: the pipe's own) and the best-effort queues' weights. */
+struct sl_wheel_prof {
+	double tc_tsc_per_byte[SL_WHEEL_TCS];
+	uint64_t tc_burst_tsc;
+	uint32_t cost[4];     /* per byte served: 65,536 / weight */
+	uint16_t limited;
+};
 
 struct sl_wheel {
 	uint32_t npipes, qsize, overhead;
 	uint32_t shift;       /* a slot is 2^shift TSC cycles */
 	uint64_t cur;         /* the first slot (TSC >> shift) not yet served */
 	uint64_t scheduled;   /* pipes in the wheel */
-	uint64_t queued;      /* frames in the FIFOs */
+	uint64_t queued;      /* frames in the queues */
+	uint64_t nobuf;       /* frames dropped for want of a block */
 	uint32_t *head, *tail; /* each slot's list of pipes (+ 1; 0: empty) */
 	uint32_t *ready;      /* pipes due (their slot served), in order: an array, so that the
 			       * dequeue fetches the pipes ahead instead of chasing a list */
 	uint32_t rmask, rhead, rtail;
+	uint32_t nblk, nfree;
+	uint32_t *free;       /* the free blocks: a stack */
 	struct sl_wheel_pipe *pipes;
-	struct rte_mbuf **q;  /* pipe p's FIFO at q[p * qsize] */
+	struct sl_wheel_pipe_q *pq;
+	struct rte_mbuf **q;  /* block b's frames at q[b * qsize] */
+	struct sl_wheel_prof prof[SL_WHEEL_PROFILES];
 };
 
 /* Whether pipe p's next frame would leave at once (sl_wheel_pass): the pipe holds none and
@@ -48,57 +93,79 @@ static inline bool sl_wheel_pipe_open(const struct sl_wheel_pipe *pp, uint64_t n
 }
 
 /* For a caller enqueueing many frames: pipe p's state, fetched a few frames ahead; then, once
- * that is in, the FIFO slot its next frame goes to, unless that frame will pass at once. */
+ * that is in, its queues' state, unless its next frame will pass at once. */
 static inline void sl_wheel_prefetch_pipe(const struct sl_wheel *w, uint32_t p)
 {
 	__builtin_prefetch(&w->pipes[p], 1);
 }
-static inline void sl_wheel_prefetch_slot(const struct sl_wheel *w, uint32_t p, uint64_t now)
+static inline void sl_wheel_prefetch_queue(const struct sl_wheel *w, uint32_t p, uint32_t q,
+					   uint64_t now)
 {
-	const struct sl_wheel_pipe *pp = &w->pipes[p];
-	if (!sl_wheel_pipe_open(pp, now))
-		__builtin_prefetch(&w->q[(size_t)p * w->qsize +
-					 ((pp->head + pp->count) & (w->qsize - 1))], 1);
+	if (!sl_wheel_pipe_open(&w->pipes[p], now))
+		__builtin_prefetch(&w->pq[p].q[q], 1);
 }
 
-/* An idle pipe's bucket full at most by now: its time no further back than its depth. */
-static inline void sl_wheel_pipe_idle(struct sl_wheel_pipe *pp, uint64_t now)
+/* An idle bucket (its next time, its depth) full at most by now. */
+static inline void sl_wheel_idle(uint64_t *next, uint64_t depth, uint64_t now)
 {
-	if (pp->next + pp->burst_tsc < now)
-		pp->next = now - pp->burst_tsc;
+	if (*next + depth < now)
+		*next = now - depth;
 }
 
-/* A frame of len bytes (its overhead added) out of pipe pp: charged to its bucket, counted. */
+/* A frame of len bytes (its overhead added) out of pipe pp, of traffic class tc: charged to
+ * its bucket and its class's, counted. */
 static inline void sl_wheel_pipe_sent(const struct sl_wheel *w, struct sl_wheel_pipe *pp,
-				      uint32_t len)
+				      uint32_t tc, uint32_t len, uint64_t now)
 {
-	pp->next += (uint64_t)((double)(len + w->overhead) * pp->tsc_per_byte);
+	double bytes = (double)(len + w->overhead);
+	pp->next += (uint64_t)(bytes * pp->tsc_per_byte);
 	pp->pkts++;
 	pp->bytes += len;
+	if (__builtin_expect(pp->limited >> tc & 1, 0)) {
+		const struct sl_wheel_prof *pr = &w->prof[pp->prof];
+		uint64_t *t = &w->pq[pp - w->pipes].tc_next[tc];
+		sl_wheel_idle(t, pr->tc_burst_tsc, now);
+		*t += (uint64_t)(bytes * pr->tc_tsc_per_byte[tc]);
+	}
 }
 
 #define SL_WHEEL_SLOTS 4096
 
-/* npipes pipes of qsize frames (a power of 2), every one at rate bytes_per_s with a bucket of
- * burst bytes, frames counted with overhead more bytes; NULL when memory is out. */
+/* npipes pipes of 16 queues of qsize frames (a power of 2), every one at rate bytes_per_s
+ * with a bucket of burst bytes and of class profile 0 (no class rates, weights 1:1:1:1),
+ * frames counted with overhead more bytes; NULL when memory is out. */
 struct sl_wheel *sl_wheel_create(uint32_t npipes, uint32_t qsize, uint32_t overhead,
 				 uint64_t bytes_per_s, uint64_t burst, uint64_t now);
 void sl_wheel_free(struct sl_wheel *w); /* frees the frames it holds */
 /* Pipe p's rate and bucket from now on. */
 void sl_wheel_pipe_rate(struct sl_wheel *w, uint32_t p, uint64_t bytes_per_s, uint64_t burst);
-/* Frame m into pipe p at now: false when its FIFO is full (m is the caller's, counted). */
-bool sl_wheel_enqueue(struct sl_wheel *w, struct rte_mbuf *m, uint32_t p, uint64_t now);
-/* A frame of len bytes for pipe p straight out, at now: when the pipe is open
- * (sl_wheel_pipe_open), the frame is charged and counted as if enqueued and dequeued at once,
- * and true (it is the caller's to send); else false (enqueue it). A shaper delays only what
- * is over its rate: frames in profile skip the FIFO, the slot lists and the ready array. */
-static inline bool sl_wheel_pass(struct sl_wheel *w, uint32_t p, uint32_t len, uint64_t now)
+/* Class profile idx: TC t's rate tc_bytes_per_s[t] (0: none of its own) with a bucket of
+ * period_ms at that rate, the best-effort queues' weights (1 to 255). Pipes of idx see it at
+ * once: set it before its first pipe, or while it has none that waits. */
+void sl_wheel_profile(struct sl_wheel *w, uint32_t idx, const uint64_t tc_bytes_per_s[SL_WHEEL_TCS],
+		      uint32_t period_ms, const uint8_t weight[4]);
+/* Pipe p's class profile from now on. */
+void sl_wheel_pipe_profile(struct sl_wheel *w, uint32_t p, uint32_t idx);
+
+enum { SL_WHEEL_OK, SL_WHEEL_FULL, SL_WHEEL_NOBUF };
+/* Frame m into queue q (0-15) of pipe p at now: SL_WHEEL_OK, or why not (its queue full, no
+ * block free); when refused, m is the caller's, and counted. */
+int sl_wheel_enqueue(struct sl_wheel *w, struct rte_mbuf *m, uint32_t p, uint32_t q, uint64_t now);
+/* A frame of len bytes of traffic class tc for pipe p straight out, at now: when the pipe is
+ * open (sl_wheel_pipe_open) and its class's bucket allows it, the frame is charged and counted
+ * as if enqueued and dequeued at once, and true (it is the caller's to send); else false
+ * (enqueue it). A shaper delays only what is over its rate: frames in profile skip the
+ * queues, the slot lists and the ready array. */
+static inline bool sl_wheel_pass(struct sl_wheel *w, uint32_t p, uint32_t tc, uint32_t len,
+				 uint64_t now)
 {
 	struct sl_wheel_pipe *pp = &w->pipes[p];
 	if (!sl_wheel_pipe_open(pp, now))
 		return false;
-	sl_wheel_pipe_idle(pp, now);
-	sl_wheel_pipe_sent(w, pp, len);
+	if (__builtin_expect(pp->limited >> tc & 1, 0) && w->pq[p].tc_next[tc] > now)
+		return false;
+	sl_wheel_idle(&pp->next, pp->burst_tsc, now);
+	sl_wheel_pipe_sent(w, pp, tc, len, now);
 	return true;
 }
 

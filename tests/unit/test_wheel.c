@@ -3,7 +3,9 @@
  * within 1% over a second, its bucket's burst at once after idling, frames in order; a full
  * FIFO refuses; a gap longer than the wheel neither loops nor loses a pipe; many pipes due at
  * once leave in the order they came; frames of an idle pipe in profile pass at once, and no
- * more than its rate; the wheel freed with frames in it frees them. EAL with --no-huge. */
+ * more than its rate; the wheel freed with frames in it frees them. The classes: strict
+ * priority, best effort's weights, a class's own rate (queued and passing), the blocks the
+ * queues take. EAL with --no-huge. */
 #include "../common/check.h"
 #include "../../src/qos/wheel.h"
 
@@ -12,6 +14,9 @@
 #include <rte_mbuf.h>
 
 static struct rte_mempool *mp;
+
+/* m into pipe p's first best-effort queue (the flat shaper's tests) */
+#define ENQ(w, m, p, now) (sl_wheel_enqueue(w, m, p, SL_WHEEL_BE, now) == SL_WHEEL_OK)
 
 static struct rte_mbuf *frame(uint32_t len, uint32_t seq)
 {
@@ -41,7 +46,7 @@ static void test_rates(void)
 		for (uint32_t p = 0; p < 2; p++)
 			while (w->pipes[p].count < 8) {
 				struct rte_mbuf *m = frame(1000, p << 31 | seq[p]++);
-				CHECK(m && sl_wheel_enqueue(w, m, p, now));
+				CHECK(m && ENQ(w, m, p, now));
 			}
 		uint16_t n = sl_wheel_dequeue(w, out, 64, now);
 		for (uint16_t i = 0; i < n; i++) {
@@ -76,9 +81,9 @@ static void test_full_and_burst(void)
 	for (int i = 0; i < 5; i++)
 		m[i] = frame(1000, (uint32_t)i);
 	for (int i = 0; i < 4; i++)
-		CHECK(sl_wheel_enqueue(w, m[i], 1, t));
-	CHECK(!sl_wheel_enqueue(w, m[4], 1, t) && w->pipes[1].drops == 1 &&
-	      w->pipes[1].drop_bytes == 1000);
+		CHECK(ENQ(w, m[i], 1, t));
+	CHECK(!ENQ(w, m[4], 1, t) && w->pq[1].st[SL_WHEEL_BE].drops == 1 &&
+	      w->pq[1].st[SL_WHEEL_BE].drop_bytes == 1000);
 	rte_pktmbuf_free(m[4]);
 	/* a bucket of 2,000 bytes: three frames leave now (a frame goes while the bucket is
 	 * not below zero), the fourth 10 ms later (1,000 bytes at 100,000 a second) */
@@ -104,7 +109,7 @@ static void test_gap(void)
 	if (!w)
 		return;
 	struct rte_mbuf *out[4];
-	CHECK(sl_wheel_enqueue(w, frame(1500, 0), 0, t) && sl_wheel_enqueue(w, frame(1500, 1), 0, t));
+	CHECK(ENQ(w, frame(1500, 0), 0, t) && ENQ(w, frame(1500, 1), 0, t));
 	CHECK(sl_wheel_dequeue(w, out, 4, t) == 1); /* the bucket allows the first */
 	rte_pktmbuf_free(out[0]);
 	CHECK(sl_wheel_dequeue(w, out, 4, t + hz) == 0 && w->scheduled == 1);
@@ -123,7 +128,7 @@ static void test_many(void)
 	if (!w)
 		return;
 	for (uint32_t p = 0; p < 1000; p++)
-		CHECK(sl_wheel_enqueue(w, frame(64, (p * 7) % 1000), (p * 7) % 1000, t));
+		CHECK(ENQ(w, frame(64, (p * 7) % 1000), (p * 7) % 1000, t));
 	struct rte_mbuf *out[256];
 	uint32_t got = 0, disorder = 0;
 	for (int k = 0; k < 5; k++) {
@@ -152,17 +157,17 @@ static void test_pass(void)
 		return;
 	struct rte_mbuf *out[4];
 	for (int i = 0; i < 3; i++)
-		CHECK(sl_wheel_pass(w, 1, 1000, t));
-	CHECK(!sl_wheel_pass(w, 1, 1000, t) && w->pipes[1].pkts == 3 && w->pipes[1].bytes == 3000);
-	CHECK(sl_wheel_enqueue(w, frame(1000, 3), 1, t));
+		CHECK(sl_wheel_pass(w, 1, SL_WHEEL_BE, 1000, t));
+	CHECK(!sl_wheel_pass(w, 1, SL_WHEEL_BE, 1000, t) && w->pipes[1].pkts == 3 && w->pipes[1].bytes == 3000);
+	CHECK(ENQ(w, frame(1000, 3), 1, t));
 	CHECK(sl_wheel_dequeue(w, out, 4, t) == 0);
 	uint64_t t1 = t + hz / 100 + hz / 10000; /* 10 ms: 1,000 bytes at 100,000 a second */
-	CHECK(!sl_wheel_pass(w, 1, 1000, t1)); /* frame 3 is first */
+	CHECK(!sl_wheel_pass(w, 1, SL_WHEEL_BE, 1000, t1)); /* frame 3 is first */
 	CHECK(sl_wheel_dequeue(w, out, 4, t1) == 1 && out[0]->hash.usr == 3);
 	rte_pktmbuf_free(out[0]);
-	CHECK(!sl_wheel_pass(w, 1, 1000, t1)); /* its bucket: 10 ms more */
-	CHECK(sl_wheel_pass(w, 1, 1000, t1 + hz / 100 + hz / 10000));
-	CHECK(sl_wheel_pass(w, 0, 1000, t)); /* the other pipe's own bucket */
+	CHECK(!sl_wheel_pass(w, 1, SL_WHEEL_BE, 1000, t1)); /* its bucket: 10 ms more */
+	CHECK(sl_wheel_pass(w, 1, SL_WHEEL_BE, 1000, t1 + hz / 100 + hz / 10000));
+	CHECK(sl_wheel_pass(w, 0, SL_WHEEL_BE, 1000, t)); /* the other pipe's own bucket */
 	CHECK(w->pipes[1].pkts == 5 && w->queued == 0 && w->scheduled == 0);
 	sl_wheel_free(w);
 	CHECK(rte_mempool_in_use_count(mp) == 0);
@@ -191,7 +196,7 @@ static void test_pass_rate(void)
 		}
 		if (us % 400)
 			continue;
-		if (sl_wheel_pass(w, 0, 1000, now)) {
+		if (sl_wheel_pass(w, 0, SL_WHEEL_BE, 1000, now)) {
 			bytes += 1024;
 			disorder += seq != want++;
 			seq++;
@@ -199,7 +204,7 @@ static void test_pass_rate(void)
 			continue;
 		}
 		struct rte_mbuf *m = frame(1000, seq);
-		if (m && sl_wheel_enqueue(w, m, 0, now)) {
+		if (m && ENQ(w, m, 0, now)) {
 			seq++;
 			queued++;
 		} else {
@@ -216,13 +221,175 @@ static void test_pass_rate(void)
 	CHECK(rte_mempool_in_use_count(mp) == 0);
 }
 
+/* A frame of pipe p's queue q with its sequence number, for the class tests. */
+static struct rte_mbuf *qframe(uint32_t len, uint32_t q, uint32_t seq)
+{
+	return frame(len, q << 24 | seq);
+}
+
+/* Strict priority: one pipe (1,000,000 bytes a second) with 6 best-effort frames waiting,
+ * then 2 of TC0 and 2 of TC5: the dequeue sends TC0's, then TC5's, then best effort's, each
+ * queue in order. */
+static void test_priority(void)
+{
+	uint64_t hz = rte_get_tsc_hz(), t = 7000 * hz;
+	struct sl_wheel *w = sl_wheel_create(2, 8, 0, 1000000, 100000, t);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	for (uint32_t i = 0; i < 6; i++)
+		CHECK(sl_wheel_enqueue(w, qframe(100, 12, i), 1, 12, t) == SL_WHEEL_OK);
+	for (uint32_t i = 0; i < 2; i++) {
+		CHECK(sl_wheel_enqueue(w, qframe(100, 5, i), 1, 5, t) == SL_WHEEL_OK);
+		CHECK(sl_wheel_enqueue(w, qframe(100, 0, i), 1, 0, t) == SL_WHEEL_OK);
+	}
+	CHECK(w->pipes[1].busy == (1u << 0 | 1u << 5 | 1u << 12) && w->pipes[1].count == 10);
+	CHECK(!sl_wheel_pass(w, 1, 0, 100, t)); /* frames wait: none passes them */
+	struct rte_mbuf *out[16];
+	static const uint32_t want[10] = {0 << 24 | 0, 0 << 24 | 1, 5 << 24 | 0, 5 << 24 | 1,
+					  12 << 24 | 0, 12 << 24 | 1, 12 << 24 | 2, 12 << 24 | 3,
+					  12 << 24 | 4, 12 << 24 | 5};
+	uint16_t n = sl_wheel_dequeue(w, out, 16, t);
+	CHECK(n == 10);
+	for (uint16_t i = 0; i < n; i++) {
+		CHECK(out[i]->hash.usr == want[i]);
+		rte_pktmbuf_free(out[i]);
+	}
+	CHECK(w->queued == 0 && w->nfree == w->nblk && w->pipes[1].busy == 0);
+	CHECK(w->pq[1].st[0].pkts == 2 && w->pq[1].st[5].pkts == 2 && w->pq[1].st[12].pkts == 6);
+	sl_wheel_free(w);
+	CHECK(rte_mempool_in_use_count(mp) == 0);
+}
+
+/* Classes under congestion for a virtual second, one pipe at 1,000,000 bytes a second kept
+ * busy (queues topped up every microsecond, 1,000-byte frames, 24 of overhead), by profile:
+ * weights 1:3 on best effort's queues 0 and 1 split the pipe 1:3 within 1%; TC0 limited to
+ * 250,000 bytes a second gets that within 1% and best effort the rest. */
+static void test_classes(int limited)
+{
+	uint64_t hz = rte_get_tsc_hz(), t = (8000 + (uint64_t)limited * 1000) * hz;
+	struct sl_wheel *w = sl_wheel_create(1, 8, 24, 1000000, 3000, t);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	uint64_t rates[SL_WHEEL_TCS] = {0};
+	if (limited)
+		rates[0] = 250000;
+	sl_wheel_profile(w, 3, rates, 10, (const uint8_t[4]){1, 3, 1, 1});
+	sl_wheel_pipe_profile(w, 0, 3);
+	CHECK(w->pipes[0].limited == (limited ? 1 : 0));
+	uint32_t qa = limited ? 0 : 12, qb = 13;
+	uint64_t bytes[16] = {0};
+	uint32_t seq[16] = {0}, next[16] = {0}, disorder = 0;
+	struct rte_mbuf *out[8];
+	for (uint64_t us = 0; us < 1000000; us++) {
+		uint64_t now = t + us * hz / 1000000;
+		uint16_t n = sl_wheel_dequeue(w, out, 8, now);
+		for (uint16_t i = 0; i < n; i++) {
+			uint32_t q = out[i]->hash.usr >> 24;
+			bytes[q] += out[i]->pkt_len + 24;
+			disorder += (out[i]->hash.usr & 0xffffff) != next[q]++;
+			rte_pktmbuf_free(out[i]);
+		}
+		for (uint32_t k = 0; k < 2; k++) {
+			uint32_t q = k ? qb : qa;
+			while (w->pq[0].q[q].count < 4) {
+				struct rte_mbuf *m = qframe(1000, q, seq[q]++);
+				CHECK(m && sl_wheel_enqueue(w, m, 0, q, now) == SL_WHEEL_OK);
+			}
+		}
+	}
+	double a = (double)bytes[qa], b = (double)bytes[qb];
+	if (limited) { /* the first 10 ms's bucket of TC0 and the pipe's 3,000 bytes on top */
+		double ra = a / (250000 + 2500), rb = b / (750000 + 3000 - 2500);
+		if (ra < 0.99 || ra > 1.01 || rb < 0.99 || rb > 1.01 || disorder)
+			fprintf(stderr, "wheel TC0 limited: %.0f and %.0f bytes, %u out of order\n",
+				a, b, disorder);
+		CHECK(ra >= 0.99 && ra <= 1.01 && rb >= 0.99 && rb <= 1.01);
+	} else {
+		if (b / a < 2.97 || b / a > 3.03 || disorder)
+			fprintf(stderr, "wheel WRR 1:3: %.0f and %.0f bytes, %u out of order\n", a, b,
+				disorder);
+		CHECK(b / a >= 2.97 && b / a <= 3.03);
+		CHECK(a + b >= 0.99 * 1003000 && a + b <= 1.01 * 1003000);
+	}
+	CHECK(disorder == 0);
+	sl_wheel_free(w);
+	CHECK(rte_mempool_in_use_count(mp) == 0);
+}
+
+/* sl_wheel_pass and a class's rate: TC0 at 250,000 bytes a second (a bucket of 10 ms: 2,500
+ * bytes) in a pipe whose own bucket is far deeper: three 1,000-byte frames of TC0 pass, the
+ * fourth is refused while best effort's still pass; 4 ms later (1,000 bytes) TC0 passes
+ * again. Queued, the refused frame leaves when its class's bucket allows it. */
+static void test_pass_class(void)
+{
+	uint64_t hz = rte_get_tsc_hz(), t = 11000 * hz;
+	struct sl_wheel *w = sl_wheel_create(1, 4, 0, 1000000, 100000, t);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	uint64_t rates[SL_WHEEL_TCS] = {250000};
+	sl_wheel_profile(w, 1, rates, 10, (const uint8_t[4]){1, 1, 1, 1});
+	sl_wheel_pipe_profile(w, 0, 1);
+	for (int i = 0; i < 3; i++)
+		CHECK(sl_wheel_pass(w, 0, 0, 1000, t));
+	CHECK(!sl_wheel_pass(w, 0, 0, 1000, t));
+	CHECK(sl_wheel_pass(w, 0, SL_WHEEL_BE, 1000, t) && sl_wheel_pass(w, 0, 3, 1000, t));
+	uint64_t t1 = t + hz * 41 / 10000; /* 4.1 ms */
+	CHECK(sl_wheel_pass(w, 0, 0, 1000, t1) && !sl_wheel_pass(w, 0, 0, 1000, t1));
+	CHECK(sl_wheel_enqueue(w, frame(1000, 7), 0, 0, t1) == SL_WHEEL_OK);
+	struct rte_mbuf *out[4];
+	CHECK(sl_wheel_dequeue(w, out, 4, t1) == 0 && w->scheduled == 1);
+	CHECK(sl_wheel_dequeue(w, out, 4, t1 + hz * 41 / 10000) == 1 && out[0]->hash.usr == 7);
+	rte_pktmbuf_free(out[0]);
+	CHECK(w->pipes[0].pkts == 7 && w->queued == 0 && w->scheduled == 0);
+	sl_wheel_free(w);
+	CHECK(rte_mempool_in_use_count(mp) == 0);
+}
+
+/* The blocks: 64 pipes have 64 * 2 + 1,024 = 1,152 for their 1,024 queues, so all of them
+ * fill; 128 pipes' 2,048 queues have 1,280: the 1,281st queue started is refused (counted),
+ * and every block is back once the queues are empty. */
+static void test_blocks(void)
+{
+	uint64_t hz = rte_get_tsc_hz(), t = 10000 * hz;
+	struct sl_wheel *w = sl_wheel_create(128, 4, 0, 1000000000, 3000, t);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	CHECK(w->nblk == 1280);
+	uint32_t ok = 0, nobuf = 0;
+	for (uint32_t p = 0; p < 128; p++)
+		for (uint32_t q = 0; q < SL_WHEEL_QUEUES; q++) {
+			struct rte_mbuf *m = frame(64, p << 4 | q);
+			int r = sl_wheel_enqueue(w, m, p, q, t);
+			ok += r == SL_WHEEL_OK;
+			nobuf += r == SL_WHEEL_NOBUF;
+			if (r != SL_WHEEL_OK)
+				rte_pktmbuf_free(m);
+		}
+	CHECK(ok == 1280 && nobuf == 768 && w->nobuf == 768 && w->nfree == 0);
+	CHECK(w->pq[127].st[15].drops == 1 && w->pipes[127].count == 0);
+	struct rte_mbuf *out[256];
+	uint32_t got = 0;
+	for (int k = 0; k < 8; k++) {
+		uint16_t n = sl_wheel_dequeue(w, out, 256, t + (uint64_t)k * hz / 1000);
+		got += n;
+		rte_pktmbuf_free_bulk(out, n);
+	}
+	CHECK(got == 1280 && w->queued == 0 && w->nfree == w->nblk);
+	sl_wheel_free(w);
+	CHECK(rte_mempool_in_use_count(mp) == 0);
+}
+
 int main(void)
 {
 	char *eal[] = {"test_wheel", "--no-huge", "--no-pci", "-m", "64", "--log-level", "3",
 		       "--file-prefix", "sl-test-wheel", NULL};
 	if (rte_eal_init(9, eal) < 0)
 		return 2;
-	mp = rte_pktmbuf_pool_create("wheel", 1023, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	mp = rte_pktmbuf_pool_create("wheel", 4095, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	CHECK(mp != NULL);
 	if (mp) {
 		test_rates();
@@ -231,6 +398,11 @@ int main(void)
 		test_many();
 		test_pass();
 		test_pass_rate();
+		test_priority();
+		test_classes(0);
+		test_classes(1);
+		test_pass_class();
+		test_blocks();
 	}
 	rte_mempool_free(mp);
 	rte_eal_cleanup();
