@@ -119,6 +119,7 @@ static struct acl_cls *cls_live; /* each once, whatever number of interfaces use
 #define SL_ACL_LINEAR_MAX 64
 static uint32_t linear_max = 8;
 static uint8_t feat_in, feat_out;
+static rte_edge_t out_tx0; /* acl-output's first tx edge (sl_feature_next_out) */
 static uint32_t ctx_gen; /* rte_acl context names are unique */
 
 /* The classifier's key: what rte_acl reads (addresses and ports in network order). */
@@ -589,7 +590,7 @@ static inline uint16_t acl_ifx(struct rte_mbuf *m, int dir)
 /* Where a packet of interface ifx goes after the ACL feature in direction dir. */
 static inline uint16_t acl_next(uint16_t ifx, int dir)
 {
-	return dir ? sl_feature_next(SL_ARC_INTERFACE_OUTPUT, feat_out, ifx, 0)
+	return dir ? sl_feature_next_out(feat_out, ifx, out_tx0)
 		   : sl_feature_next(SL_ARC_DEVICE_INPUT, feat_in, ifx, sl_ifaces[ifx].mode);
 }
 
@@ -1548,6 +1549,7 @@ RTE_INIT(acl_ctor)
 	ao_err = sl_error_register("acl-output", ac_reasons, AC_NB_ERR);
 	feat_in = sl_feature_register(SL_ARC_DEVICE_INPUT, "acl-input", "acl-input");
 	feat_out = sl_feature_register(SL_ARC_INTERFACE_OUTPUT, "acl-output", "acl-output");
+	sl_iface_tx_user("acl-output", &out_tx0);
 	sl_feature_hook(SL_ARC_DEVICE_INPUT, feat_in, hook_in);
 	sl_feature_hook(SL_ARC_INTERFACE_OUTPUT, feat_out, hook_out);
 }

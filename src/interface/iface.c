@@ -308,6 +308,15 @@ void sl_iface_sync_tx_edges(void)
 						     ? "interface-output-features"
 						     : "error-drop"};
 			rte_node_edge_update(tx_users[u].id, RTE_EDGE_ID_INVALID, arc, 1);
+			const struct sl_arc *a = &sl_arcs[SL_ARC_INTERFACE_OUTPUT];
+			for (uint8_t k = 0; k < SL_ARC_MAX_FEATS; k++) {
+				const char *fn = k < a->nfeat ? a->feat[k].node : NULL;
+				bool own = fn && (!strcmp(fn, tx_users[u].node) ||
+						  (a->feat[k].also &&
+						   !strcmp(a->feat[k].also, tx_users[u].node)));
+				const char *nn[] = {fn && !own ? fn : "error-drop"};
+				rte_node_edge_update(tx_users[u].id, RTE_EDGE_ID_INVALID, nn, 1);
+			}
 		}
 		for (int p = tx_users[u].n; p < SL_MAX_PORTS && sl_ifaces[p].used; p++) {
 			char name[RTE_NODE_NAMESIZE];
@@ -323,15 +332,17 @@ void sl_iface_sync_tx_edges(void)
 
 /* The interface-output arc: on, senders write meta->tx_if before any of them sends to the
  * arc (which reads it); off, no sender sends to the arc before they may stop writing it. */
-void sl_iface_out_features(uint16_t ifx, bool any)
+void sl_iface_out_features(uint16_t ifx, uint8_t mask, uint8_t old)
 {
 	struct sl_iface *f = &sl_ifaces[ifx];
 	bool meta = f->type != SL_IF_PORT;
-	if (any) {
-		__atomic_store_n(&f->tx_meta, true, __ATOMIC_RELEASE);
-		sl_rcu_sync();
-		tx_slot_set(f, (uint16_t)SL_TX_SLOT_ARC);
-	} else {
+	if (mask) {
+		if (!old) {
+			__atomic_store_n(&f->tx_meta, true, __ATOMIC_RELEASE);
+			sl_rcu_sync();
+		}
+		tx_slot_set(f, (uint16_t)SL_TX_SLOT_FEAT(__builtin_ctz(mask)));
+	} else if (old) {
 		tx_slot_set(f, f->out_slot);
 		sl_rcu_sync();
 		__atomic_store_n(&f->tx_meta, meta, __ATOMIC_RELEASE);

@@ -6,6 +6,7 @@
 
 #include "../sluice.h"
 #include "../config/config.h"
+#include "../runtime/feature.h"
 #include <rte_ether.h>
 #include <rte_spinlock.h>
 
@@ -225,12 +226,24 @@ static inline rte_edge_t sl_iface_tx_edge(rte_edge_t first, uint16_t ifx)
 	return (rte_edge_t)(first + __atomic_load_n(&sl_if_fast[ifx].tx_slot, __ATOMIC_RELAXED));
 }
 /* A tx user's slots: each type's output node (t; a port's is error-drop), the
- * interface-output arc's start, then port-tx-P. */
+ * interface-output arc's start, each of the arc's features (f; error-drop for the user's own
+ * feature and for those not registered), then port-tx-P. */
 #define SL_TX_SLOT_ARC SL_IF_NB_TYPES
-#define SL_TX_SLOT_PORT(p) (SL_IF_NB_TYPES + 1 + (p))
-/* The interface-output arc (feature.c): ifx has output features now (any), or none; senders
- * then reach them through its tx_slot. */
-void sl_iface_out_features(uint16_t ifx, bool any);
+#define SL_TX_SLOT_FEAT(f) (SL_IF_NB_TYPES + 1 + (f))
+#define SL_TX_SLOT_PORT(p) (SL_IF_NB_TYPES + 1 + SL_ARC_MAX_FEATS + (p))
+/* The interface-output arc (feature.c): ifx's features there are now mask (old before);
+ * senders then reach the first of them, or the interface's output, through its tx_slot. */
+void sl_iface_out_features(uint16_t ifx, uint8_t mask, uint8_t old);
+/* The edge of interface-output feature `me` (a node that is a tx user, its first tx edge tx0)
+ * for a frame of interface ifx: the next feature on there, else the interface's own output
+ * (no interface-tx hop). */
+static inline rte_edge_t sl_feature_next_out(uint8_t me, uint16_t ifx, rte_edge_t tx0)
+{
+	uint8_t mask = __atomic_load_n(&sl_if_features[ifx][SL_ARC_INTERFACE_OUTPUT],
+				       __ATOMIC_RELAXED) & (uint8_t)(0xfe << me);
+	return (rte_edge_t)(tx0 + (mask ? SL_TX_SLOT_FEAT(__builtin_ctz(mask))
+				       : __atomic_load_n(&sl_if_fast[ifx].out_slot, __ATOMIC_RELAXED)));
+}
 /* Adds the edges of ports created since to every node that asked for them. */
 void sl_iface_sync_tx_edges(void);
 

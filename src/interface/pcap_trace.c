@@ -28,6 +28,7 @@ static struct {
 	char path[256];
 } trace;
 static uint8_t feat_rx, feat_tx;
+static rte_edge_t tx_tx0; /* pcap-tx's first tx edge (sl_feature_next_out) */
 
 static inline uint16_t pcap_rx_one(struct sl_worker *w, struct rte_mbuf *m)
 {
@@ -40,7 +41,7 @@ static inline uint16_t pcap_tx_one(struct sl_worker *w, struct rte_mbuf *m)
 {
 	(void)w;
 	sl_pcap_write(&cap, m);
-	return sl_feature_next(SL_ARC_INTERFACE_OUTPUT, feat_tx, sl_meta(m)->tx_if, 0);
+	return sl_feature_next_out(feat_tx, sl_meta(m)->tx_if, tx_tx0);
 }
 
 SL_NODE_EACH(pcap_rx_process, pcap_rx_one)
@@ -139,6 +140,7 @@ RTE_INIT(pcap_trace_init)
 {
 	feat_rx = sl_feature_register(SL_ARC_DEVICE_INPUT, "pcap-rx", "pcap-rx");
 	feat_tx = sl_feature_register(SL_ARC_INTERFACE_OUTPUT, "pcap-tx", "pcap-tx");
+	sl_iface_tx_user("pcap-tx", &tx_tx0);
 	sl_feature_hook(SL_ARC_DEVICE_INPUT, feat_rx, pcap_hook);
 	sl_feature_hook(SL_ARC_INTERFACE_OUTPUT, feat_tx, pcap_hook);
 	sl_iface_busy_register(pcap_busy);

@@ -112,6 +112,7 @@ static struct hqos *if_qos[SL_IF_MAX];
 static struct hqos *owned[SL_MAX_WORKERS][QOS_PER_WORKER];
 static uint32_t nb_owned[SL_MAX_WORKERS];
 static uint8_t feat;
+static rte_edge_t qo_tx0, qs_tx0; /* qos-output's and qos-sched's first tx edges */
 
 #define QO_ERRORS(X)                                                  \
 	X(QO_ERR_FULL, "qos queue full (tail drop)")                  \
@@ -198,7 +199,7 @@ static uint16_t qo_process(struct rte_graph *g, struct rte_node *node, void **ob
 			nb = 0;
 			cur = ifx;
 			h = __atomic_load_n(&if_qos[ifx], __ATOMIC_ACQUIRE);
-			next = sl_feature_next(SL_ARC_INTERFACE_OUTPUT, feat, ifx, 0);
+			next = sl_feature_next_out(feat, ifx, qo_tx0);
 		}
 		if (unlikely(!h)) { /* turned off since its sender chose the arc */
 			pass[np] = m;
@@ -237,11 +238,12 @@ static inline void port_sent(struct hqos *h, uint64_t frames, uint64_t bytes)
 	h->o.bytes += bytes;
 }
 
-/* Up to want frames of h out of rte_sched, on to the rest of the arc, counted. */
+/* Up to want frames of h out of rte_sched, on to the rest of the arc (node's first tx edge
+ * tx0), counted. */
 static __attribute__((noinline)) uint16_t qs_dequeue(struct rte_graph *g, struct rte_node *node,
-						     struct hqos *h, uint16_t want)
+						     struct hqos *h, uint16_t want, rte_edge_t tx0)
 {
-	rte_edge_t next = sl_feature_next(SL_ARC_INTERFACE_OUTPUT, feat, h->ifx, 0);
+	rte_edge_t next = sl_feature_next_out(feat, h->ifx, tx0);
 	struct rte_mbuf **to = (struct rte_mbuf **)rte_node_next_stream_get(g, node, next, want);
 	int got = h->wheel ? sl_wheel_dequeue(h->wheel, to, want, rte_rdtsc())
 			   : rte_sched_port_dequeue(h->port, to, want);
@@ -263,7 +265,7 @@ static __attribute__((noinline)) uint16_t qs_dequeue(struct rte_graph *g, struct
 static __attribute__((noinline)) uint16_t qs_polled(struct rte_graph *g, struct rte_node *node,
 						    struct hqos *h, uint16_t want)
 {
-	return qs_dequeue(g, node, h, want);
+	return qs_dequeue(g, node, h, want, qs_tx0);
 }
 
 /* h's port bucket refilled to now, then what it allows out of rte_sched, up to room frames
@@ -282,7 +284,7 @@ static inline uint16_t qos_drain(struct rte_graph *g, struct rte_node *node, str
 	uint16_t want = can < room ? (uint16_t)can : room;
 	if (want > h->o.queued)
 		want = (uint16_t)h->o.queued;
-	return polled ? qs_polled(g, node, h, want) : qs_dequeue(g, node, h, want);
+	return polled ? qs_polled(g, node, h, want) : qs_dequeue(g, node, h, want, qo_tx0);
 }
 
 /* Frame m of pipe p, queue q (0-15), on h's owner, which did not pass at once: passed after
@@ -357,7 +359,7 @@ static __rte_noinline uint16_t wheel_in(struct rte_graph *g, struct rte_node *no
 		P[i] = pipe;
 		Q[i] = (uint8_t)((tq >> 2) + (tq & 3)); /* TC12's four queues are 12-15 */
 	}
-	rte_edge_t next = sl_feature_next(SL_ARC_INTERFACE_OUTPUT, feat, h->ifx, 0);
+	rte_edge_t next = sl_feature_next_out(feat, h->ifx, qo_tx0);
 	struct rte_mbuf **to = (struct rte_mbuf **)rte_node_next_stream_get(g, node, next, n);
 	bool port_open = wh->rhead == wh->rtail;
 	int64_t credits = port_open ? (int64_t)h->o.credits : 0;
@@ -1390,4 +1392,6 @@ RTE_INIT(qos_ctor)
 	feat = sl_feature_register(SL_ARC_INTERFACE_OUTPUT, "qos-output", "qos-output");
 	sl_feature_hook(SL_ARC_INTERFACE_OUTPUT, feat, qos_hook);
 	sl_feature_also(SL_ARC_INTERFACE_OUTPUT, feat, "qos-sched");
+	sl_iface_tx_user("qos-output", &qo_tx0);
+	sl_iface_tx_user("qos-sched", &qs_tx0);
 }

@@ -71,6 +71,7 @@ static struct policer *policers[SL_POLICERS];
 /* per interface and direction (0 input, 1 output): the policer's index + 1, or 0 */
 static uint16_t if_policer[SL_IF_MAX][2];
 static uint8_t feat_in, feat_out;
+static rte_edge_t out_tx0; /* policer-output's first tx edge (sl_feature_next_out) */
 
 /* ---- the nodes ---- */
 
@@ -167,7 +168,7 @@ static inline void run_start(struct run *r, uint16_t ifx, int dir, unsigned wid,
 	r->ifx = ifx;
 	uint16_t idx = __atomic_load_n(&if_policer[ifx][dir], __ATOMIC_ACQUIRE);
 	r->p = idx ? policers[idx - 1] : NULL;
-	r->next = dir ? sl_feature_next(SL_ARC_INTERFACE_OUTPUT, feat_out, ifx, 0)
+	r->next = dir ? sl_feature_next_out(feat_out, ifx, out_tx0)
 		      : sl_feature_next(SL_ARC_DEVICE_INPUT, feat_in, ifx, sl_ifaces[ifx].mode);
 	if (!r->p)
 		return;
@@ -678,6 +679,7 @@ RTE_INIT(policer_ctor)
 	po_err = sl_error_register("policer-output", po_reasons, PO_NB_ERR);
 	feat_in = sl_feature_register(SL_ARC_DEVICE_INPUT, "policer-input", "policer-input");
 	feat_out = sl_feature_register(SL_ARC_INTERFACE_OUTPUT, "policer-output", "policer-output");
+	sl_iface_tx_user("policer-output", &out_tx0);
 	sl_feature_hook(SL_ARC_DEVICE_INPUT, feat_in, hook_in);
 	sl_feature_hook(SL_ARC_INTERFACE_OUTPUT, feat_out, hook_out);
 }

@@ -114,8 +114,8 @@ int sl_feature_set(uint16_t ifx, enum sl_arc_id arc, const char *name, bool on, 
 	__atomic_store_n(&sl_if_features[ifx][arc], mask, __ATOMIC_RELEASE);
 	if (!mask && old)
 		__atomic_sub_fetch(&sl_arc_users[arc], 1, __ATOMIC_RELEASE);
-	if (!!mask != !!old && a->changed)
-		a->changed(ifx, mask != 0);
+	if (a->changed)
+		a->changed(ifx, mask, old);
 	if (!on && a->feat[f].hook)
 		a->feat[f].hook(ifx, false, why, len);
 	return 0;

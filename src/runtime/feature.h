@@ -15,9 +15,13 @@
  *                     mode); frames as received
  *   ip4-unicast       ip4-input -> ip4-lookup: checked IPv4 packets, before the FIB
  *   interface-output  interface-output-features -> interface-tx: frames as sent. A sender
- *                     reaches the arc through the interface's tx_slot, which points at
- *                     interface-output-features only while the interface has a feature on
- *                     the arc, so interfaces without pay nothing at all. */
+ *                     reaches the arc through the interface's tx_slot, which points at the
+ *                     interface's first feature on the arc while it has one, so interfaces
+ *                     without pay nothing at all; the features are tx users themselves and
+ *                     send to the next feature or the interface's output directly
+ *                     (sl_feature_next_out), so neither interface-output-features nor
+ *                     interface-tx is a hop on the way (they remain for frames in flight
+ *                     when the features change). */
 #ifndef SL_FEATURE_H
 #define SL_FEATURE_H
 
@@ -41,8 +45,8 @@ struct sl_arc {
 	const char *name;
 	const char *end[SL_ARC_MAX_ENDS]; /* end e: a node name */
 	uint8_t nend;
-	/* the arc's part: interface ifx has a feature on it now (any) or none any more */
-	void (*changed)(uint16_t ifx, bool any);
+	/* the arc's part: interface ifx's features on it are now mask (old before) */
+	void (*changed)(uint16_t ifx, uint8_t mask, uint8_t old);
 	uint8_t nfeat, nstart;
 	struct {
 		const char *name, *node;

@@ -514,6 +514,17 @@ static long file_size(const char *path)
 	return n;
 }
 
+/* The tx slot of output feature `name`: where senders send an interface's frames while it is
+ * the interface's first output feature. */
+static uint16_t out_feat_slot(const char *name)
+{
+	const struct sl_arc *a = &sl_arcs[SL_ARC_INTERFACE_OUTPUT];
+	for (uint8_t f = 0; f < a->nfeat; f++)
+		if (!strcmp(a->feat[f].name, name))
+			return (uint16_t)SL_TX_SLOT_FEAT(f);
+	return UINT16_MAX;
+}
+
 static void test_device_input_and_output_arcs(void)
 {
 	unsigned in_use = rte_mempool_in_use_count(sl_pool);
@@ -524,8 +535,8 @@ static void test_device_input_and_output_arcs(void)
 	cli("set interface l2 xconnect port0 port1");
 	snprintf(line, sizeof(line), "pcap trace tx intfc port1 file %s", path);
 	cli(line);
-	CHECK(sl_ifaces[1].tx_slot == SL_TX_SLOT_ARC && sl_ifaces[1].tx_meta);
-	CHECK(sl_if_fast[1].tx_slot == SL_TX_SLOT_ARC && sl_if_fast_check() == 0);
+	CHECK(sl_ifaces[1].tx_slot == out_feat_slot("pcap-tx") && sl_ifaces[1].tx_meta);
+	CHECK(sl_if_fast[1].tx_slot == out_feat_slot("pcap-tx") && sl_if_fast_check() == 0);
 	for (int i = 0; i < 10; i++)
 		rte_ring_enqueue(rx[0], udp_pkt(0x30000500u + (uint32_t)i, 64, (uint16_t)i));
 	env_walk_worker(0, 4);
