@@ -33,7 +33,7 @@ struct rte_mbuf;
 /* What a frame passing at once reads and writes: one line a pipe. */
 struct sl_wheel_pipe {
 	uint64_t next;        /* TSC: when its next frame may leave (its bucket, as a time) */
-	double tsc_per_byte;  /* its rate; 0: not shaped (leaves at once) */
+	uint64_t tpb16;       /* its rate: TSC cycles a byte, x 65,536; 0: not shaped */
 	uint64_t burst_tsc;   /* its bucket's depth, as time: how far next may lag now */
 	uint32_t link;        /* the next pipe in its slot's list, + 1 (0: the last) */
 	uint16_t count;       /* frames waiting, all queues */
@@ -117,15 +117,15 @@ static inline void sl_wheel_idle(uint64_t *next, uint64_t depth, uint64_t now)
 static inline void sl_wheel_pipe_sent(const struct sl_wheel *w, struct sl_wheel_pipe *pp,
 				      uint32_t tc, uint32_t len, uint64_t now)
 {
-	double bytes = (double)(len + w->overhead);
-	pp->next += (uint64_t)(bytes * pp->tsc_per_byte);
+	uint64_t bytes = len + w->overhead;
+	pp->next += bytes * pp->tpb16 >> 16;
 	pp->pkts++;
 	pp->bytes += len;
 	if (__builtin_expect(pp->limited >> tc & 1, 0)) {
 		const struct sl_wheel_prof *pr = &w->prof[pp->prof];
 		uint64_t *t = &w->pq[pp - w->pipes].tc_next[tc];
 		sl_wheel_idle(t, pr->tc_burst_tsc, now);
-		*t += (uint64_t)(bytes * pr->tc_tsc_per_byte[tc]);
+		*t += (uint64_t)(int64_t)((double)bytes * pr->tc_tsc_per_byte[tc]);
 	}
 }
 

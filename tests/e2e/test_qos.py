@@ -24,6 +24,16 @@ def frame(dst="48.0.0.1", tos=0, sport=1):
     return p / Raw(b"q" * (SIZE - len(p)))
 
 
+def stream_sent(s, n, limit):
+    """pg stream s started, and waited for until it sent n frames (at most limit seconds),
+    then half a second for the queues."""
+    s.cli("packet-generator enable-stream s")
+    deadline = time.time() + limit
+    while s.js("show packet-generator")["streams"][0]["sent"] < n and time.time() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)
+
+
 def run(factory, tmp_path, qos, frames, pps, seconds):
     """port1 with the QoS lines; a stream of frames (cycled) at pps into port0 for seconds;
     port1's frames, show qos and the errors."""
@@ -32,11 +42,7 @@ def run(factory, tmp_path, qos, frames, pps, seconds):
     s = factory(pcap_ports(tmp_path, [], []), ROUTER + qos + [
         f"packet-generator new {{ name s limit {n} rate {pps} interface port0 worker 0 "
         f"pcap {tmp_path}/stream.pcap }}"])
-    s.cli("packet-generator enable-stream s")
-    deadline = time.time() + seconds + 20
-    while s.js("show packet-generator")["streams"][0]["sent"] < n and time.time() < deadline:
-        time.sleep(0.1)
-    time.sleep(0.5)
+    stream_sent(s, n, seconds + 20)
     show = s.js("show qos port1")
     errs = s.errors()
     assert s.stop() == 0
@@ -150,6 +156,49 @@ def test_qos_tc_rate(sluiced_factory, tmp_path, sched):
     assert tcs[0]["dropped-packets"] > 0 and tcs[12]["dropped-packets"] > 0
 
 
+@pytest.mark.parametrize("sched", ["rte_sched", "wheel"])
+def test_qos_classes_ip6(sluiced_factory, tmp_path, sched):
+    """Classification as each scheduler sees it, nothing shaped: IPv6 frames by their DSCP
+    (EF mapped to TC0) and their destination's low bits (pipe-from ip-dst): each pipe and
+    class counts exactly the frames port1 sent of it (sluiced's own IPv6 frames included)."""
+    from ipaddress import IPv6Address
+    from scapy.all import IPv6, rdpcap
+    frames = [Ether(dst=MAC0, src=PEER0) / IPv6(src="2001:db8:1::2", dst="2001:db8:48::1", tc=46 << 2)
+              / UDP(sport=1, dport=9) / Raw(b"x" * 40),
+              Ether(dst=MAC0, src=PEER0) / IPv6(src="2001:db8:1::2", dst="2001:db8:48::2")
+              / UDP(sport=1, dport=9) / Raw(b"x" * 40)]
+    wrpcap(str(tmp_path / "stream.pcap"), frames * 50)
+    s = sluiced_factory(pcap_ports(tmp_path, [], []), ROUTER + [
+        "set interface ip address port0 2001:db8:1::10/64",
+        "set interface ip address port1 2001:db8:2::10/64",
+        "ip neighbor port1 2001:db8:2::1 42:01:0a:0a:02:01",
+        "ip neighbor port0 2001:db8:1::2 02:00:00:00:00:99",
+        "ip route add 2001:db8:48::/48 via 2001:db8:2::1",
+        "qos profile fast rate 1g", f"set interface qos port1 rate 10g profile fast pipes 4 "
+        f"pipe-from ip-dst scheduler {sched}", "set qos map port1 dscp 46 tc 0",
+        f"packet-generator new {{ name s limit 100 interface port0 worker 0 "
+        f"pcap {tmp_path}/stream.pcap }}"])
+    stream_sent(s, 100, 20)
+    tcs = s.js("show qos port1")["qos-tcs"]
+    if sched == "wheel":  # the pipes' own totals
+        pipes = [s.js(f"show qos port1 subport 0 pipe {p}")["qos-pipe"][0]["sent-packets"]
+                 for p in range(4)]
+    else:
+        pipes = [sum(q["packets"] for q in s.js(f"show qos port1 subport 0 pipe {p}")["qos-queues"])
+                 for p in range(4)]
+    errs = s.errors()
+    assert s.stop() == 0
+    assert not errs, errs
+    out = rdpcap(str(tmp_path / "out1.pcap"))  # sluiced's MLD reports too: QoS counts them
+    ef = [o for o in out if IPv6 in o and o[IPv6].tc == 46 << 2]
+    assert len(ef) == 50 and len([o for o in out if UDP in o]) == 100
+    assert (tcs[0]["sent-packets"], tcs[12]["sent-packets"]) == (50, len(out) - 50), tcs
+    want = [0] * 4
+    for o in out:  # IPv6 all (sluiced's own frames too): the destination's low 2 bits
+        want[int(IPv6Address(o[IPv6].dst)) & 3 if IPv6 in o else 0] += 1
+    assert pipes == want and want[1] >= 50 and want[2] >= 50, (pipes, want)
+
+
 def test_qos_vectors_into_one_queue(sluiced_factory, tmp_path):
     """Full vectors (the stream as fast as it goes) into one queue of 64 on a port that is not
     full: rte_sched takes them a queue's size at a time and lets each chunk out before the
@@ -159,11 +208,7 @@ def test_qos_vectors_into_one_queue(sluiced_factory, tmp_path):
         "qos profile fast rate 10g", "set interface qos port1 rate 10g profile fast",
         f"packet-generator new {{ name s limit 4096 interface port0 worker 0 "
         f"pcap {tmp_path}/stream.pcap }}"])
-    s.cli("packet-generator enable-stream s")
-    deadline = time.time() + 20
-    while s.js("show packet-generator")["streams"][0]["sent"] < 4096 and time.time() < deadline:
-        time.sleep(0.1)
-    time.sleep(0.5)
+    stream_sent(s, 4096, 20)
     show = s.js("show qos port1")
     errs = s.errors()
     assert s.stop() == 0
