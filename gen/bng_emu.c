@@ -1005,8 +1005,8 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 	static const double pcts[4] = {50, 90, 99, 99.9};
 	double up_p[4], down_p[4];
 	for (int k = 0; k < 4; k++) {
-		up_p[k] = us((uint64_t)hist_pct(up_hist, ur, pcts[k]));
-		down_p[k] = us((uint64_t)hist_pct(down_hist, dr, pcts[k]));
+		up_p[k] = us((uint64_t)hist_pct_within(up_hist, ur, pcts[k], 0, (double)um));
+		down_p[k] = us((uint64_t)hist_pct_within(down_hist, dr, pcts[k], 0, (double)dm));
 	}
 	if (o->json) {
 		printf("{\"sessions\": %u, \"up\": %u, \"pppoe\": {\"sessions\": %u, \"up\": %u}, "

@@ -38,4 +38,14 @@ static inline double hist_pct(const uint64_t *hist, uint64_t n, double pct)
 	return 0;
 }
 
+/* hist_pct of values that were all within lo and hi (the least and the greatest counted):
+ * a bucket's middle may lie beyond them, a percentile of the values may not (a clean clone's
+ * sluice-gen reported p99.9 7.51 us over a maximum of 6.80). */
+static inline double hist_pct_within(const uint64_t *hist, uint64_t n, double pct, double lo,
+				     double hi)
+{
+	double v = hist_pct(hist, n, pct);
+	return n ? (v < lo ? lo : v > hi ? hi : v) : 0;
+}
+
 #endif

@@ -586,11 +586,13 @@ static void put_counts(FILE *f, const struct rxflow *g, uint64_t sent, uint64_t 
 		       int json)
 {
 	double us = 1e6 / (double)rte_get_tsc_hz();
-	double lat[8] = {g->lat_n ? (double)g->lat_min * us : 0,
-			 g->lat_n ? g->lat_sum / (double)g->lat_n * us : 0,
-			 (double)g->lat_max * us, hist_pct(g->hist, g->lat_n, 50) * us,
-			 hist_pct(g->hist, g->lat_n, 90) * us, hist_pct(g->hist, g->lat_n, 99) * us,
-			 hist_pct(g->hist, g->lat_n, 99.9) * us, hist_pct(g->hist, g->lat_n, 99.99) * us};
+	double lo = (double)g->lat_min, hi = (double)g->lat_max;
+	double lat[8] = {g->lat_n ? lo * us : 0, g->lat_n ? g->lat_sum / (double)g->lat_n * us : 0,
+			 hi * us, hist_pct_within(g->hist, g->lat_n, 50, lo, hi) * us,
+			 hist_pct_within(g->hist, g->lat_n, 90, lo, hi) * us,
+			 hist_pct_within(g->hist, g->lat_n, 99, lo, hi) * us,
+			 hist_pct_within(g->hist, g->lat_n, 99.9, lo, hi) * us,
+			 hist_pct_within(g->hist, g->lat_n, 99.99, lo, hi) * us};
 	fprintf(f,
 		json ? "\"sent\": %" PRIu64 ", \"sent_bytes\": %" PRIu64 ", \"signed_bytes\": %" PRIu64
 		       ", \"duplicates\": %" PRIu64 ", \"lost\": %" PRId64
