@@ -543,7 +543,20 @@ static void test_device_input_and_output_arcs(void)
 	unsigned n = drain(1, out, 64);
 	CHECK(n == 10);
 	rte_pktmbuf_free_bulk(out, n);
+	/* a second output feature: senders go to the first of the two in the arc's order, and
+	 * to the one left when the other goes */
+	uint16_t s_po = out_feat_slot("policer-output"), s_pc = out_feat_slot("pcap-tx");
+	cli("policer add name unit-po cir 1000000 cb 100000");
+	cli("policer output name unit-po port1");
+	CHECK(s_po != UINT16_MAX && sl_ifaces[1].tx_slot == RTE_MIN(s_po, s_pc));
+	CHECK(sl_if_fast[1].tx_slot == RTE_MIN(s_po, s_pc) && sl_if_fast_check() == 0);
+	cli("policer output name unit-po port1 unapply");
+	CHECK(sl_ifaces[1].tx_slot == s_pc && sl_ifaces[1].tx_meta);
+	cli("policer output name unit-po port1");
 	cli("pcap trace off");
+	CHECK(sl_ifaces[1].tx_slot == s_po && sl_ifaces[1].tx_meta && sl_if_fast_check() == 0);
+	cli("policer output name unit-po port1 unapply");
+	cli("policer del name unit-po");
 	CHECK(sl_ifaces[1].tx_slot == sl_ifaces[1].out_slot && !sl_ifaces[1].tx_meta);
 	CHECK(sl_if_fast_check() == 0);
 	/* the pcap header and ten records of 16 + 60 bytes */
