@@ -85,7 +85,7 @@ struct sl_iface {
 	volatile uint8_t up;
 	uint8_t type;                 /* enum sl_if_type */
 	uint16_t tx_slot;             /* where senders send it: counted from a tx user's first
-				       * edge (sl_iface_tx_edge): out_slot, or SL_TX_SLOT_ARC
+				       * edge (sl_iface_tx_edge): out_slot, or SL_TX_SLOT_FEAT
 				       * while it has interface-output features */
 	bool tx_meta;                 /* senders write meta->tx_if: every type's output node
 				       * reads it, and the interface-output arc (a port's

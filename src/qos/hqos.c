@@ -394,9 +394,7 @@ static __rte_noinline uint16_t wheel_in(struct rte_graph *g, struct rte_node *no
 		struct sl_wheel_pipe *pp = &pipes[p];
 		if (likely(credits > 0 && sl_wheel_pipe_open(pp, now) && !pp->limited)) {
 			sl_wheel_idle(&pp->next, pp->burst_tsc, now);
-			pp->next += (uint64_t)(len + ovh) * pp->tpb16 >> 16;
-			pp->pkts++;
-			pp->bytes += len;
+			sl_wheel_pipe_charge(pp, len, (uint64_t)(len + ovh));
 		} else if (!wheel_slow(w, h, m, p, q, credits > 0, now)) {
 			continue;
 		}

@@ -92,17 +92,10 @@ static inline bool sl_wheel_pipe_open(const struct sl_wheel_pipe *pp, uint64_t n
 	return !pp->count && pp->next <= now;
 }
 
-/* For a caller enqueueing many frames: pipe p's state, fetched a few frames ahead; then, once
- * that is in, its queues' state, unless its next frame will pass at once. */
+/* For a caller enqueueing many frames: pipe p's state, fetched a few frames ahead. */
 static inline void sl_wheel_prefetch_pipe(const struct sl_wheel *w, uint32_t p)
 {
 	__builtin_prefetch(&w->pipes[p], 1);
-}
-static inline void sl_wheel_prefetch_queue(const struct sl_wheel *w, uint32_t p, uint32_t q,
-					   uint64_t now)
-{
-	if (!sl_wheel_pipe_open(&w->pipes[p], now))
-		__builtin_prefetch(&w->pq[p].q[q], 1);
 }
 
 /* An idle bucket (its next time, its depth) full at most by now. */
@@ -112,15 +105,22 @@ static inline void sl_wheel_idle(uint64_t *next, uint64_t depth, uint64_t now)
 		*next = now - depth;
 }
 
+/* A frame of len bytes (wire: with its overhead) out of pipe pp: charged to the pipe's
+ * bucket, counted. */
+static inline void sl_wheel_pipe_charge(struct sl_wheel_pipe *pp, uint32_t len, uint64_t wire)
+{
+	pp->next += wire * pp->tpb16 >> 16;
+	pp->pkts++;
+	pp->bytes += len;
+}
+
 /* A frame of len bytes (its overhead added) out of pipe pp, of traffic class tc: charged to
  * its bucket and its class's, counted. */
 static inline void sl_wheel_pipe_sent(const struct sl_wheel *w, struct sl_wheel_pipe *pp,
 				      uint32_t tc, uint32_t len, uint64_t now)
 {
 	uint64_t bytes = len + w->overhead;
-	pp->next += bytes * pp->tpb16 >> 16;
-	pp->pkts++;
-	pp->bytes += len;
+	sl_wheel_pipe_charge(pp, len, bytes);
 	if (__builtin_expect(pp->limited >> tc & 1, 0)) {
 		const struct sl_wheel_prof *pr = &w->prof[pp->prof];
 		uint64_t *t = &w->pq[pp - w->pipes].tc_next[tc];

@@ -20,8 +20,8 @@
  *                     without pay nothing at all; the features are tx users themselves and
  *                     send to the next feature or the interface's output directly
  *                     (sl_feature_next_out), so neither interface-output-features nor
- *                     interface-tx is a hop on the way (they remain for frames in flight
- *                     when the features change). */
+ *                     interface-tx is a hop on the way: no sender reaches them any more;
+ *                     they stay registered as the arc's start and end (show graph). */
 #ifndef SL_FEATURE_H
 #define SL_FEATURE_H
 
