@@ -50,6 +50,8 @@ NODE_FUNCS = ["pg_stream_run", "eth_process", "in_process", "lk_process", "rw_pr
 # functions called inside counted ones, shown apart (their inclusive counts; not toggled)
 INNER_FUNCS = ["rte_acl_classify", "rte_sched_port_enqueue", "rte_sched_port_dequeue", "sl_wheel_enqueue",
                "sl_wheel_dequeue"]
+# ECMP's instructions also with pg0 giving the RSS hash (ECMP_RSS=0: not)
+ECMP_RSS = os.environ.get("ECMP_RSS", "1") != "0"
 TUNNELS = os.environ.get("TUNNELS", os.environ.get("VXLAN", "1")) != "0"
 
 SETUP = """create packet-generator interface pg0
@@ -813,13 +815,13 @@ dpdk {{ socket-mem 1024 {DPDK_EXTRA}}}
     return out
 
 
-def callgrind_pair(tmp, fam, setup, ecmp_setup):
+def callgrind_pair(tmp, fam, setup, ecmp_setup, tag=""):
     """Instructions/packet per counted function, one path and 4 equal paths; the totals."""
-    t0, per0 = callgrind(tmp, 0, setup, f"{fam}-1", fam)
-    t1, per1 = callgrind(tmp, CG_PACKETS, setup, f"{fam}-1", fam)
+    t0, per0 = callgrind(tmp, 0, setup, f"{fam}{tag}-1", fam)
+    t1, per1 = callgrind(tmp, CG_PACKETS, setup, f"{fam}{tag}-1", fam)
     one = {f: (per1[f] - per0.get(f, 0)) / CG_PACKETS for f in NODE_FUNCS if per1.get(f)}
-    e0, pe0 = callgrind(tmp, 0, ecmp_setup, f"{fam}-ecmp", fam)
-    e1, pe1 = callgrind(tmp, CG_PACKETS, ecmp_setup, f"{fam}-ecmp", fam)
+    e0, pe0 = callgrind(tmp, 0, ecmp_setup, f"{fam}{tag}-ecmp", fam)
+    e1, pe1 = callgrind(tmp, CG_PACKETS, ecmp_setup, f"{fam}{tag}-ecmp", fam)
     four = {f: (pe1[f] - pe0.get(f, 0)) / CG_PACKETS for f in NODE_FUNCS if pe1.get(f)}
     return one, (t1 - t0) / CG_PACKETS, four, (e1 - e0) / CG_PACKETS
 
@@ -912,6 +914,19 @@ def main():
                         print(f"   {f:16s} {one.get(f, 0):8.1f} | {four.get(f, 0):8.1f}")
                 print(f"   all counted functions: {t1:.1f} | {t4:.1f} ({t4 - t1:+.1f} for ECMP)")
                 totals[fam] = (one, t1)
+                if not ECMP_RSS:
+                    continue
+                # pg0 gives each frame the RSS hash, as a NIC with RSS does: the flow hash is
+                # not computed (pg-input's own count then includes the NIC's work)
+                rss = lambda x: x.replace("interface pg0\n", "interface pg0 rss\n", 1)  # noqa: E731
+                one, t1, four, t4 = callgrind_pair(tmp, fam, rss(setup), rss(ecmp), "-rss")
+                n1 = t1 - one.get("pg_stream_run", 0)
+                n4 = t4 - four.get("pg_stream_run", 0)
+                print(f"   pg0 giving the RSS hash: all counted functions {t1:.1f} | {t4:.1f} "
+                      f"({t4 - t1:+.1f} for ECMP); ipN-lookup "
+                      f"{one.get('lk_process', 0):.1f} | {four.get('lk_process', 0):.1f}, "
+                      f"ipN-rewrite {one.get('rw_process', 0):.1f} | {four.get('rw_process', 0):.1f}; "
+                      f"the nodes alone {n1:.1f} | {n4:.1f} ({n4 - n1:+.1f})")
             nodes4 = sum(v for f, v in totals[4][0].items() if f != "pg_stream_run")
             nodes6 = sum(v for f, v in totals[6][0].items() if f != "pg_stream_run")
             print(f"   the nodes (all but pg_stream_run), one path: IPv4 {nodes4:.1f}, IPv6 {nodes6:.1f}, "

@@ -111,6 +111,8 @@ struct sl_iface {
 	struct rte_ether_addr mac_dst, mac_src; /* fwd-mode mac: the addresses written */
 	struct sl_noisy *noisy;       /* the noisy-VNF input feature, or NULL */
 	struct sl_pcap *pcap;         /* a pg interface's pcap file, or NULL */
+	bool pg_rss;                  /* a pg interface's frames carry an RSS hash, as a
+				       * NIC's with RSS do (sl_pg_rss) */
 	rte_spinlock_t txq_lock[SL_MAX_WORKERS];
 	uint16_t out_slot;            /* its own output: its type's node, or port-tx-P */
 	/* control only */

@@ -65,13 +65,14 @@ void sl_ip4_proto_register(uint8_t proto, const char *node_name);
 void sl_udp_port_register(uint16_t port, const char *node_name);
 extern struct sl_dispatch sl_ip4_protos, sl_udp_ports;
 
-/* RFC 1624 eqn. 3: checksum after the TTL (high byte of its 16-bit word) drops by one. */
+/* The checksum after the TTL (high byte of its 16-bit word) drops by one: the one's
+ * complement sum plus 0x0100 with the carry folded back, as Linux's ip_decrease_ttl (RFC
+ * 1141; a sum's byte order does not matter, so in the header's own). A result of 0xffff
+ * (the sum's negative zero) becomes 0, what RFC 1624's eqn. 3 and a full recomputation give. */
 static inline uint16_t sl_cksum_ttl_dec(uint16_t be_cksum)
 {
-	uint32_t s = (uint32_t)(~rte_be_to_cpu_16(be_cksum) & 0xffff) + 0xfeff;
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	return rte_cpu_to_be_16((uint16_t)~s);
+	uint32_t c = (uint32_t)be_cksum + RTE_BE16(0x0100);
+	return (uint16_t)(c + (c >= 0xffff));
 }
 
 /* ICMP errors of both families: a token bucket per worker, ICMP_RATE_PER_S a second with
@@ -127,14 +128,12 @@ extern const struct sl_lb sl_lb_drop;
 /* Protocols whose first 4 bytes are the ports (TCP, UDP, SCTP, UDP-Lite). */
 extern const uint8_t sl_l4_has_ports[256];
 
-/* The 5-tuple's hash: the port's RSS hash when it gave one, else CRC32-C of the addresses
- * (one 8-byte step), the protocol and, for a header of 20 bytes that is not a fragment and
- * whose protocol has ports, the ports. ip4-input checked the header; a truncated transport
- * header only hashes the bytes after it, inside the mbuf's data room. */
-static inline uint32_t sl_flow_hash4(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
+/* The 5-tuple's hash computed: CRC32-C of the addresses (one 8-byte step), the protocol
+ * and, for a header of 20 bytes that is not a fragment and whose protocol has ports, the
+ * ports. ip4-input checked the header; a truncated transport header only hashes the bytes
+ * after it, inside the mbuf's data room. */
+static inline uint32_t sl_flow_hash4_sw(const struct rte_ipv4_hdr *ip)
 {
-	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
-		return m->hash.rss;
 	const uint8_t *b = (const uint8_t *)ip; /* 2-byte aligned after Ethernet: memcpy */
 	uint64_t first, addrs;
 	uint32_t ports;
@@ -147,6 +146,14 @@ static inline uint32_t sl_flow_hash4(const struct rte_mbuf *m, const struct rte_
 	if (likely((first & (0xffull | frag << 48)) == 0x45 && sl_l4_has_ports[ip->next_proto_id]))
 		h = sl_crc4(ports, h);
 	return (uint32_t)h;
+}
+
+/* The 5-tuple's hash: the port's RSS hash when it gave one, else computed. */
+static inline uint32_t sl_flow_hash4(const struct rte_mbuf *m, const struct rte_ipv4_hdr *ip)
+{
+	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
+		return m->hash.rss;
+	return sl_flow_hash4_sw(ip);
 }
 
 /* The next node of every path of lb when all have the same one (ipN-rewrite, usually), else
@@ -204,16 +211,21 @@ static __rte_always_inline uint16_t sl_lk_runs(struct sl_worker *w, void **objs,
  * pass, so that ECMP pays for the flow hash and the bucket, not for a second walk. A
  * load-balance's packet takes the bucket of its flow hash; a run of one load-balance whose
  * paths all lead to one node takes that node with no look at the packet's adjacency;
- * otherwise (paths to different nodes, no route) each packet's own. */
+ * otherwise (paths to different nodes, no route) each packet's own. hops has room for one
+ * more (hops[n]): a run's end is marked there, so that its loop tests one thing a packet.
+ * hash is the flow hash (the port's RSS hash when it gave one), sw_hash the one computed. */
 static __rte_always_inline void
-sl_lk_paths(struct sl_worker *w, void **objs, const uint64_t *hops, uint16_t *nexts, uint16_t i,
+sl_lk_paths(struct sl_worker *w, void **objs, uint64_t *hops, uint16_t *nexts, uint16_t i,
 	    uint16_t n, const uint16_t *type_next, uint32_t (*hash)(const struct rte_mbuf *),
-	    sl_no_route_fn no_route)
+	    uint32_t (*sw_hash)(const struct rte_mbuf *), sl_no_route_fn no_route)
 {
 	uint64_t last = UINT64_MAX;
 	const struct sl_lb *lb = NULL;
 	uint16_t nx = 0;
 	bool each = true;
+	/* ports give the RSS hash to all their packets or to none: the first says which the
+	 * loops expect (the other out of their way) */
+	const bool rss = ((struct rte_mbuf *)objs[i])->ol_flags & RTE_MBUF_F_RX_RSS_HASH;
 	while (i < n) {
 		uint64_t h = hops[i];
 		if (h != last) {
@@ -231,11 +243,29 @@ sl_lk_paths(struct sl_worker *w, void **objs, const uint64_t *hops, uint16_t *ne
 			}
 		}
 		if (likely(lb != NULL && !each)) { /* a run of one load-balance to one node */
-			do {
-				struct rte_mbuf *m = objs[i];
-				sl_meta(m)->adj = lb->adj[hash(m) & (SL_LB_BUCKETS - 1)];
-				nexts[i] = nx;
-			} while (++i < n && hops[i] == h);
+			const uint32_t *bucket = lb->adj;
+			size_t j = i;
+			hops[n] = ~h;
+			if (rss) {
+				do {
+					struct rte_mbuf *m = objs[j];
+					uint32_t x = m->hash.rss;
+					if (unlikely(!(m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)))
+						x = sw_hash(m);
+					sl_meta(m)->adj = bucket[x & (SL_LB_BUCKETS - 1)];
+					nexts[j] = nx;
+				} while (hops[++j] == h);
+			} else {
+				do {
+					struct rte_mbuf *m = objs[j];
+					uint32_t x = unlikely(m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
+							     ? m->hash.rss
+							     : sw_hash(m);
+					sl_meta(m)->adj = bucket[x & (SL_LB_BUCKETS - 1)];
+					nexts[j] = nx;
+				} while (hops[++j] == h);
+			}
+			i = (uint16_t)j;
 			continue;
 		}
 		struct rte_mbuf *m = objs[i];

@@ -27,49 +27,58 @@ struct rw_cache {
 	uint16_t ifx; /* output interface: its output node reads it from meta->tx_if */
 };
 
-static inline void rw_cache_fill(struct rw_cache *c, uint32_t id)
+static inline void rw_cache_fill(struct rw_cache *c, uint32_t id, rte_edge_t tx0)
 {
 	c->id = id;
 	c->adj = sl_adj_get(id);
 	c->mtu = sl_if_fast[c->adj->port].mtu;
-	c->next = sl_iface_tx_edge(rw_tx0, c->adj->port);
+	c->next = sl_iface_tx_edge(tx0, c->adj->port);
 	c->ifx = c->adj->port;
 }
 
-static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, struct rw_cache *c)
+/* The rare outcomes, out of the loop: their error's index is not worked out per packet. */
+static __rte_noinline __rte_cold uint16_t rw_drop(struct rte_mbuf *m, unsigned reason)
 {
-	struct sl_meta *mt = sl_meta(m);
-	if (unlikely(mt->adj != c->id))
-		rw_cache_fill(c, mt->adj);
-	const struct sl_adj *adj = c->adj;
-	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
-	if (unlikely(adj->type != SL_ADJ_FORWARD)) {
-		sl_set_error(m, rw_err + RW_ERR_ADJ);
-		return RW_NEXT_DROP;
-	}
-	/* RFC 1812 5.3.1: a packet whose TTL would reach zero is not forwarded */
-	if (unlikely(ip->time_to_live <= 1)) {
+	sl_set_error(m, (uint16_t)(rw_err + reason));
+	return RW_NEXT_DROP;
+}
+
+static __rte_noinline __rte_cold uint16_t rw_icmp(struct sl_worker *w, struct rte_mbuf *m,
+						    const struct rte_ipv4_hdr *ip, uint16_t mtu)
+{
+	if (ip->time_to_live <= 1) { /* RFC 1812 5.3.1 */
 		w->errors[rw_err + RW_ERR_TTL]++;
 		sl_meta2(m)->icmp = SL_ICMP_TIME_EXCEEDED << 8;
 		return RW_NEXT_ICMP;
 	}
-	if (unlikely(rte_pktmbuf_pkt_len(m) > c->mtu)) {
-		/* RFC 1812 5.2.7.1 / RFC 1191: DF set -> fragmentation needed with our MTU */
-		if (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_DF_FLAG)) {
-			w->errors[rw_err + RW_ERR_DF]++;
-			sl_meta2(m)->icmp = SL_ICMP_UNREACH << 8 | SL_ICMP_UNREACH_NEEDFRAG;
-			sl_meta2(m)->mtu = c->mtu;
-			return RW_NEXT_ICMP;
-		}
-		return RW_NEXT_FRAG;
+	/* over the MTU. RFC 1812 5.2.7.1 / RFC 1191: DF set -> fragmentation needed with our
+	 * MTU; else fragmented */
+	if (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_DF_FLAG)) {
+		w->errors[rw_err + RW_ERR_DF]++;
+		sl_meta2(m)->icmp = SL_ICMP_UNREACH << 8 | SL_ICMP_UNREACH_NEEDFRAG;
+		sl_meta2(m)->mtu = mtu;
+		return RW_NEXT_ICMP;
 	}
+	return RW_NEXT_FRAG;
+}
+
+static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, struct rw_cache *c,
+			      rte_edge_t tx0)
+{
+	struct sl_meta *mt = sl_meta(m);
+	if (unlikely(mt->adj != c->id))
+		rw_cache_fill(c, mt->adj, tx0);
+	const struct sl_adj *adj = c->adj;
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+	if (unlikely(adj->type != SL_ADJ_FORWARD))
+		return rw_drop(m, RW_ERR_ADJ);
+	if (unlikely(ip->time_to_live <= 1 || rte_pktmbuf_pkt_len(m) > c->mtu))
+		return rw_icmp(w, m, ip, c->mtu);
 	ip->time_to_live--;
 	ip->hdr_checksum = sl_cksum_ttl_dec(ip->hdr_checksum);
 	uint8_t *eth = (uint8_t *)rte_pktmbuf_prepend(m, RTE_ETHER_HDR_LEN);
-	if (unlikely(!eth)) {
-		sl_set_error(m, rw_err + RW_ERR_HEADROOM);
-		return RW_NEXT_DROP;
-	}
+	if (unlikely(!eth))
+		return rw_drop(m, RW_ERR_HEADROOM);
 	memcpy(eth, adj->rewrite, 12);
 	memcpy(eth + 12, adj->rewrite + 12, 2);
 	mt->tx_if = c->ifx;
@@ -99,6 +108,7 @@ static uint16_t rw_process(struct rte_graph *g, struct rte_node *node, void **ob
 	struct sl_worker *w = sl_node_worker(node);
 	uint16_t nexts[n];
 	struct rw_cache c = {.id = UINT32_MAX};
+	const rte_edge_t tx0 = rw_tx0; /* a local: the header stores could alias the global */
 	/* many adjacencies: each packet's adjacency slot, adjacency and output interface
 	 * fetched a few packets ahead, in three steps since each gives the next's address */
 	if (rw_many(objs, n)) {
@@ -115,11 +125,11 @@ static uint16_t rw_process(struct rte_graph *g, struct rte_node *node, void **ob
 				if (a)
 					rte_prefetch0(&sl_if_fast[a->port]);
 			}
-			nexts[i] = rw_one(w, objs[i], &c);
+			nexts[i] = rw_one(w, objs[i], &c, tx0);
 		}
 	} else {
 		for (uint16_t i = 0; i < n; i++)
-			nexts[i] = rw_one(w, objs[i], &c);
+			nexts[i] = rw_one(w, objs[i], &c, tx0);
 	}
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;

@@ -135,13 +135,10 @@ static inline enum sl_ip6_walk_err sl_ip6_walk(const uint8_t *p, uint32_t len,
 	return SL_IP6W_OK;
 }
 
-/* The flow hash of an IPv6 packet: the port's RSS hash when it gave one, else CRC32-C of the
- * addresses, the flow label (RFC 6438), the next header and, when that is a transport with
+/* The flow hash of an IPv6 packet computed: CRC32-C of the addresses, the flow label (RFC 6438), the next header and, when that is a transport with
  * ports right after the 40-byte header, the ports. */
-static inline uint32_t sl_flow_hash6(const struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
+static inline uint32_t sl_flow_hash6_sw(const struct rte_ipv6_hdr *ip)
 {
-	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
-		return m->hash.rss;
 	const uint8_t *b = (const uint8_t *)ip;
 	uint64_t a0, a1, a2, a3; /* each in a register: an array would go through the stack */
 	uint32_t first, ports;
@@ -160,6 +157,14 @@ static inline uint32_t sl_flow_hash6(const struct rte_mbuf *m, const struct rte_
 		h = sl_crc4(ports, h);
 	}
 	return (uint32_t)h;
+}
+
+/* The port's RSS hash when it gave one, else computed. */
+static inline uint32_t sl_flow_hash6(const struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
+{
+	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
+		return m->hash.rss;
+	return sl_flow_hash6_sw(ip);
 }
 
 /* The upper-layer checksum over the pseudo-header (RFC 8200 section 8.1), folded but not

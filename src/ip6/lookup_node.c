@@ -51,12 +51,17 @@ static uint32_t lk_hash(const struct rte_mbuf *m)
 	return sl_flow_hash6(m, rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *));
 }
 
+static uint32_t lk_hash_sw(const struct rte_mbuf *m)
+{
+	return sl_flow_hash6_sw(rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *));
+}
+
 /* The vector from packet i on, once a route with several paths is in it: out of line, so
  * that the ECMP pass (its hash inlined here) leaves lk_process's loop as it was. */
-static __rte_noinline void lk_paths(struct sl_worker *w, void **objs, const uint64_t *hops,
+static __rte_noinline void lk_paths(struct sl_worker *w, void **objs, uint64_t *hops,
 				    uint16_t *nexts, uint16_t i, uint16_t n)
 {
-	sl_lk_paths(w, objs, hops, nexts, i, n, type_next, lk_hash, lk_no_route);
+	sl_lk_paths(w, objs, hops, nexts, i, n, type_next, lk_hash, lk_hash_sw, lk_no_route);
 }
 
 static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
@@ -64,7 +69,7 @@ static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **ob
 	struct sl_worker *w = sl_node_worker(node);
 	uint16_t nexts[n];
 	uint8_t ips[n][16];
-	uint64_t hops[n];
+	uint64_t hops[n + 1]; /* hops[n]: sl_lk_paths's mark */
 	for (uint16_t i = 0; i < n; i++) {
 		const struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod((struct rte_mbuf *)objs[i],
 								  const struct rte_ipv6_hdr *);

@@ -85,6 +85,10 @@ static __rte_noinline uint16_t pg_stream_run(struct rte_graph *g, struct rte_nod
 		m[i]->pkt_len = lens[i];
 		bytes += lens[i];
 	}
+	if (unlikely(sl_ifaces[s->port].pg_rss)) /* the NIC's work: not the data plane's */
+		for (uint16_t i = 0; i < n; i++)
+			if (sl_pg_rss(bufs[i], lens[i], s->next == PG_NEXT_ETH, &m[i]->hash.rss))
+				m[i]->ol_flags = RTE_MBUF_F_RX_RSS_HASH;
 	rte_node_next_stream_put(g, node, next, n);
 	s->sent += n;
 	s->bytes += bytes;
@@ -134,7 +138,7 @@ RTE_INIT(pg_arc_init)
 static int cmd_create_pg(struct sl_out *o, int argc, char **argv)
 {
 	const char *usage = "usage: create packet-generator interface pgN [mac-address MAC] "
-			    "[pcap FILE]";
+			    "[pcap FILE] [rss]";
 	if (argc < 2 || strcmp(argv[0], "interface"))
 		return sl_out_error(o, "%s", usage);
 	const char *name = argv[1], *pcap = NULL;
@@ -144,7 +148,13 @@ static int cmd_create_pg(struct sl_out *o, int argc, char **argv)
 	if (sl_iface_by_name(name))
 		return sl_out_error(o, "interface '%s' exists", name);
 	struct rte_ether_addr mac = {{0x02, 0xfe, 0, 0, 0, (uint8_t)strtoul(name + 2, NULL, 10)}};
+	bool rss = false;
 	for (int i = 2; i < argc; i += 2) {
+		if (!strcmp(argv[i], "rss")) {
+			rss = true;
+			i--;
+			continue;
+		}
 		if (i + 1 >= argc)
 			return sl_out_error(o, "%s", usage);
 		if (!strcmp(argv[i], "mac-address")) {
@@ -160,6 +170,7 @@ static int cmd_create_pg(struct sl_out *o, int argc, char **argv)
 	int rc = sl_iface_create(SL_IF_PG, name, &mac, &f);
 	if (rc)
 		return sl_out_error(o, "cannot create %s: %s", name, strerror(-rc));
+	f->pg_rss = rss;
 	if (pcap) {
 		struct sl_pcap *p = sl_pg_pcap_open(f->port, pcap);
 		if (!p) {

@@ -86,6 +86,14 @@ void sl_pg_build_burst(const struct sl_pg_stream *s, uint64_t seq, uint8_t *cons
 uint16_t sl_pg_build(const struct sl_pg_stream *s, uint64_t seq, uint8_t *buf);
 void sl_pg_free(struct sl_pg_stream *s);
 
+/* The hash a NIC with RSS gives a received frame (p, len bytes; eth: it starts with an
+ * Ethernet header, up to two VLAN tags, else with the IP header): Toeplitz with the 40-byte
+ * key of Microsoft's verification suite (the 82599's and i40e's default) over the IPv4 or
+ * IPv6 addresses and, for TCP and UDP that is not an IPv4 fragment (IPv6: the upper layer
+ * right after the fixed header), the ports. false for a frame that is not IP (a NIC gives
+ * it no hash). */
+bool sl_pg_rss(const uint8_t *p, uint16_t len, bool eth, uint32_t *hash);
+
 /* Control (main lcore): adds a parsed stream (disabled), taking it (freed on failure: 0 or
  * -EINVAL with the reason in err); enables or disables a stream by name (NULL: all; its
  * count starts again when enabled); deletes one. -ENOENT: no such stream. */

@@ -15,6 +15,7 @@
 #include <rte_ip.h>
 #include <rte_tcp.h>
 #include <rte_udp.h>
+#include <rte_thash.h>
 
 #define NOFF UINT16_MAX
 #define PCAP_MAX_PKTS 65536
@@ -439,6 +440,66 @@ uint16_t sl_pg_build(const struct sl_pg_stream *s, uint64_t seq, uint8_t *buf)
 	uint16_t len;
 	sl_pg_build_burst(s, seq, &buf, &len, 1);
 	return len;
+}
+
+static const uint8_t rss_key[40] = {
+	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3,
+	0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3,
+	0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+};
+
+static inline uint32_t be32_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+bool sl_pg_rss(const uint8_t *p, uint16_t len, bool eth, uint32_t *hash)
+{
+	uint32_t off = 0, type = 0, t[9], nw;
+	if (eth) {
+		off = RTE_ETHER_HDR_LEN;
+		if (len < off)
+			return false;
+		type = (uint32_t)p[12] << 8 | p[13];
+		for (int tags = 0; tags < 2 && (type == RTE_ETHER_TYPE_VLAN || type == RTE_ETHER_TYPE_QINQ);
+		     tags++) {
+			if (len < off + 4)
+				return false;
+			type = (uint32_t)p[off + 2] << 8 | p[off + 3];
+			off += 4;
+		}
+	} else if (len) {
+		type = p[0] >> 4 == 6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4;
+	}
+	const uint8_t *ip = p + off;
+	uint32_t room = len - off, l4;
+	uint8_t proto;
+	bool ports;
+	if (type == RTE_ETHER_TYPE_IPV4) {
+		if (room < sizeof(struct rte_ipv4_hdr) || ip[0] >> 4 != 4)
+			return false;
+		t[0] = be32_at(ip + 12);
+		t[1] = be32_at(ip + 16);
+		nw = 2;
+		l4 = (ip[0] & 15u) * 4;
+		proto = ip[9];
+		ports = !((ip[6] & 0x3f) | ip[7]); /* neither MF nor an offset */
+	} else if (type == RTE_ETHER_TYPE_IPV6) {
+		if (room < sizeof(struct rte_ipv6_hdr) || ip[0] >> 4 != 6)
+			return false;
+		for (int k = 0; k < 8; k++)
+			t[k] = be32_at(ip + 8 + 4 * k);
+		nw = 8;
+		l4 = sizeof(struct rte_ipv6_hdr);
+		proto = ip[6];
+		ports = true;
+	} else {
+		return false;
+	}
+	if (ports && (proto == IPPROTO_TCP || proto == IPPROTO_UDP) && room >= l4 + 4)
+		t[nw++] = be32_at(ip + l4);
+	*hash = rte_softrss(t, nw, rss_key);
+	return true;
 }
 
 void sl_pg_free(struct sl_pg_stream *s)

@@ -252,3 +252,60 @@ def test_path_commands_with_count_all_or_nothing(sluiced_factory, tmp_path):
     s.check_refused({"ip route del count 2 48.0.0.0/16 via 10.10.2.1": "48.1.0.0/16: not found"})
     assert paths() == before
     assert s.stop() == 0
+
+
+RSS_KEY = bytes.fromhex("6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c"
+                        "6a42b73bbeac01fa")
+
+
+def toeplitz(data, key=RSS_KEY):
+    k, bits, h = int.from_bytes(key, "big"), len(key) * 8, 0
+    for i, byte in enumerate(data):
+        for b in range(8):
+            if byte & (0x80 >> b):
+                h ^= (k >> (bits - 32 - (8 * i + b))) & 0xFFFFFFFF
+    return h
+
+
+@pytest.mark.parametrize("fam", [4, 6])
+def test_ecmp_follows_the_ports_rss_hash(sluiced_factory, tmp_path, fam):
+    """pg0 gives each frame the RSS hash (Toeplitz, as a NIC does): the path is the bucket of
+    that hash, not of one computed here. Flows whose Toeplitz hashes share their low byte (the
+    bucket) all take one path, each flow's packets on one path and in order, the 4 paths
+    evenly loaded."""
+    nhs = [(f"10.10.2.{i}" if fam == 4 else f"2001:db8:2::{i}", f"42:00:00:00:00:0{i}")
+           for i in range(1, 5)]
+    pkts = [flow_pkt(f, k, fam) for k in range(PER_FLOW) for f in range(FLOWS)]
+    wrpcap(str(tmp_path / "in.pcap"), pkts, linktype=1)
+    lines = [f"create packet-generator interface pg0 mac-address {MAC0} rss",
+             f"create packet-generator interface pg1 pcap {tmp_path}/pg1.pcap",
+             "set interface ip address pg0 " + ("10.10.1.10/24" if fam == 4 else "2001:db8:1::10/64"),
+             "set interface ip address pg1 " + ("10.10.2.10/24" if fam == 4 else "2001:db8:2::10/64"),
+             "set interface state pg0 up", "set interface state pg1 up"]
+    lines += [f"ip neighbor pg1 {nh} {mac}" for nh, mac in nhs]
+    lines += [f"ip route add {PFX[fam]} via {nh}" for nh, _ in nhs]
+    lines.append(f"packet-generator new {{ name p limit {len(pkts)} interface pg0 pcap {tmp_path}/in.pcap }}")
+    s = sluiced_factory([], lines)
+    s.cli("packet-generator enable-stream p")
+    deadline = time.time() + 20
+    while s.js("show interface pg1")["interfaces"][0]["tx-packets"] < len(pkts):
+        assert time.time() < deadline, s.cli("show errors")
+        time.sleep(0.05)
+    assert s.stop() == 0
+    path = {mac: i for i, (_, mac) in enumerate(nhs)}
+    where, seen, bucket_path = {}, {}, {}
+    for pkt in (q for q in rdpcap(str(tmp_path / "pg1.pcap")) if UDP in q):  # (not MLD)
+        f, k = struct.unpack("!HH", bytes(pkt[UDP].payload)[:4])
+        p = path[pkt[Ether].dst]
+        assert where.setdefault(f, p) == p, f"flow {f} on two paths"
+        assert seen.get(f, -1) == k - 1, f"flow {f} out of order"
+        seen[f] = k
+        l3 = pkt[IP] if fam == 4 else pkt[IPv6]
+        tup = ((IP if fam == 4 else IPv6)(dst=l3.dst, src=l3.src))  # the addresses' bytes
+        a = bytes(tup)[12:20] if fam == 4 else bytes(tup)[8:40]
+        h = toeplitz(a + struct.pack("!HH", pkt[UDP].sport, pkt[UDP].dport))
+        assert bucket_path.setdefault(h & 255, p) == p, f"bucket {h & 255} on two paths"
+    assert len(where) == FLOWS and sorted(seen.values()) == [PER_FLOW - 1] * FLOWS
+    assert len(bucket_path) > 200  # most of the 256 buckets seen, several flows each
+    flows = [sum(1 for p in where.values() if p == q) for q in range(4)]
+    assert all(abs(f - FLOWS / 4) <= 0.15 * FLOWS / 4 for f in flows), flows

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer: arbitrary packet-generator stream definitions; whatever parses must build
- * packets inside their bounds (ASan watches the template and the frame buffer). */
+ * packets inside their bounds (ASan watches the template and the frame buffer), whose RSS
+ * hash reads only their bytes. */
 #include "fuzz.h"
 #include "../../src/cli/cli.h"
 #include "../../src/pg/pg.h"
@@ -27,6 +28,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint16_t len = sl_pg_build(&s, seq * 7919, buf);
 			if (len < s.size_min || len > s.size_max)
 				abort();
+			/* the RSS hash over the frame, in a copy of its exact length (ASan: no
+			 * read past it), as from ethernet-input and as from ip4-input */
+			uint8_t *f = malloc(len ? len : 1);
+			memcpy(f, buf, len);
+			uint32_t h;
+			(void)sl_pg_rss(f, len, true, &h);
+			(void)sl_pg_rss(f, len, false, &h);
+			free(f);
 		}
 		free(buf);
 	}
