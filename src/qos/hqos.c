@@ -8,6 +8,7 @@
  *       [classify dscp|vlan-prio] [pipe-from none|vlan|ip-dst] [overhead B] [worker W]
  *   set interface qos IFACE disable
  *   set qos pipe IFACE subport S pipe P profile NAME
+ *   set qos subport IFACE subport S rate R [burst B]
  *   set qos map IFACE dscp D|vlan-prio P tc T [queue Q]
  *   show qos IFACE [subport S [pipe P]]
  *   show qos profile [NAME]
@@ -62,7 +63,7 @@ enum { CLS_DSCP, CLS_PCP };
 enum { PF_NONE, PF_VLAN, PF_IP_DST };
 static const char *const cls_names[] = {"dscp", "vlan-prio"};
 static const char *const pf_names[] = {"none", "vlan", "ip-dst"};
-enum { OP_PIPE = 1, OP_STATS };
+enum { OP_PIPE = 1, OP_STATS, OP_SUBPORT };
 
 struct hqos {
 	/* read by every worker sending on the interface */
@@ -97,6 +98,7 @@ struct hqos {
 		uint32_t id;                        /* OP_PIPE: the rte_sched profile id */
 		uint16_t qlen[QOS_QUEUES];
 		uint64_t pipe_pkts, pipe_bytes;     /* OP_STATS, the wheel: the pipe's, sent */
+		uint64_t sp_rate, sp_burst;         /* OP_SUBPORT: bytes/s (0: the port's), bytes */
 	} mb __rte_cache_aligned;
 	/* control */
 	uint64_t rate;        /* bits per second */
@@ -108,6 +110,11 @@ struct hqos {
 	uint8_t def_prof;     /* the interface's profile, every pipe's at first */
 	struct rte_sched_subport_stats *sp_acc;  /* [subports], from OP_STATS */
 	struct rte_sched_queue_stats *q_acc;     /* [subports * pipes * 16], from OP_STATS */
+	uint64_t sp_rate[QOS_MAX_SUBPORTS];      /* bits/s of its own; 0: the port's */
+	uint64_t sp_burst[QOS_MAX_SUBPORTS];     /* bytes, with a rate */
+	/* rte_sched's subport profiles: id i's rate (bytes/s) and bucket; id 0 the port's */
+	uint64_t spp_rate[QOS_MAX_SUBPORTS + 1], spp_size[QOS_MAX_SUBPORTS + 1];
+	uint32_t nb_spp;
 };
 
 static struct hqos *if_qos[SL_IF_MAX];
@@ -509,6 +516,18 @@ static struct rte_node_register qs_node = {
 };
 SL_NODE_REGISTER(qs_node)
 
+/* A TC period (ms) in which rate (bytes/s) earns 64 full frames (1,538 bytes and 24 of
+ * framing): 10 ms, longer for lower rates (at most a second). rte_sched gives each TC its
+ * credit per period anew, and what is left of it, less than a frame, is lost: with 10 ms at
+ * 4 Mbit/s (5,000 bytes: four 1,024-byte frames) a pipe sent 3.29 Mbit/s; with 64 frames'
+ * worth the loss is under 1/64 of the rate. */
+#define QOS_FULL_FRAME (1538 + 24)
+static uint64_t tc_period_for(uint64_t rate)
+{
+	uint64_t ms = (64ull * QOS_FULL_FRAME * 1000 + rate - 1) / rate;
+	return RTE_MIN(RTE_MAX(ms, 10ull), 1000ull);
+}
+
 /* ---- requests to the owner ---- */
 
 static void add_stats(struct rte_sched_queue_stats *a, const struct rte_sched_queue_stats *s)
@@ -543,6 +562,10 @@ static void wheel_pipe(struct sl_wheel *wh, uint32_t p, int idx)
 static void wheel_mailbox(struct hqos *h)
 {
 	struct sl_wheel *wh = h->wheel;
+	if (h->mb.op == OP_SUBPORT) {
+		sl_wheel_subport_rate(wh, h->mb.subport, h->mb.sp_rate, h->mb.sp_burst);
+		return;
+	}
 	if (h->mb.op == OP_PIPE) {
 		if (h->prof_id[h->mb.prof] < 0) /* new to the interface: no pipe of it waits */
 			wheel_profile(wh, h->mb.prof);
@@ -582,6 +605,18 @@ static void mailbox_run(struct hqos *h)
 	int rc = 0;
 	if (h->wheel) {
 		wheel_mailbox(h);
+	} else if (h->mb.op == OP_SUBPORT) {
+		if (h->mb.add >= 0) { /* a subport profile new to the port: added here, where
+				       * rte_sched runs */
+			uint64_t r = h->mb.sp_rate;
+			struct rte_sched_subport_profile_params spp = {
+				.tb_rate = r, .tb_size = h->mb.sp_burst, .tc_period = tc_period_for(r)};
+			for (int t = 0; t < QOS_TCS; t++)
+				spp.tc_rate[t] = r;
+			rc = rte_sched_port_subport_profile_add(h->port, &spp, &h->mb.id);
+		}
+		if (!rc)
+			rc = rte_sched_subport_config(h->port, h->mb.subport, NULL, h->mb.id);
 	} else if (h->mb.op == OP_PIPE) {
 		if (h->mb.add >= 0) {
 			for (uint32_t s = 0; !rc && s < h->subports; s++)
@@ -691,18 +726,6 @@ static int parse_u32(const char *s, uint32_t max, uint32_t *out)
 		return -1;
 	*out = (uint32_t)v;
 	return 0;
-}
-
-/* A TC period (ms) in which rate (bytes/s) earns 64 full frames (1,538 bytes and 24 of
- * framing): 10 ms, longer for lower rates (at most a second). rte_sched gives each TC its
- * credit per period anew, and what is left of it, less than a frame, is lost: with 10 ms at
- * 4 Mbit/s (5,000 bytes: four 1,024-byte frames) a pipe sent 3.29 Mbit/s; with 64 frames'
- * worth the loss is under 1/64 of the rate. */
-#define QOS_FULL_FRAME (1538 + 24)
-static uint64_t tc_period_for(uint64_t rate)
-{
-	uint64_t ms = (64ull * QOS_FULL_FRAME * 1000 + rate - 1) / rate;
-	return RTE_MIN(RTE_MAX(ms, 10ull), 1000ull);
 }
 
 static bool same_params(const struct rte_sched_pipe_params *a, const struct rte_sched_pipe_params *b)
@@ -855,6 +878,8 @@ static int hqos_build(struct sl_out *o, struct hqos *h, int idx, uint32_t mtu)
 					   profiles[idx]->p.tb_size, rte_rdtsc());
 		if (!h->wheel)
 			return sl_out_error(o, "out of memory for the wheel's %u pipes", n);
+		if (sl_wheel_subports(h->wheel, h->subports))
+			return sl_out_error(o, "out of memory for the wheel's %u subports", h->subports);
 		wheel_profile(h->wheel, idx);
 		for (uint32_t p = 0; p < n; p++)
 			sl_wheel_pipe_profile(h->wheel, p, (uint32_t)idx);
@@ -878,11 +903,14 @@ static int hqos_build(struct sl_out *o, struct hqos *h, int idx, uint32_t mtu)
 		.name = name, .socket = sock,
 		.rate = h->rate / 8, .mtu = mtu, .frame_overhead = h->o.overhead,
 		.n_subports_per_port = h->subports, .subport_profiles = &spp,
-		.n_subport_profiles = 1, .n_max_subport_profiles = 1,
+		.n_subport_profiles = 1, .n_max_subport_profiles = QOS_MAX_SUBPORTS + 1,
 		.n_pipes_per_subport = h->pipes};
 	h->port = rte_sched_port_config(&pp);
 	if (!h->port)
 		return sl_out_error(o, "rte_sched refused the port (rate, subports)");
+	h->spp_rate[0] = spp.tb_rate;
+	h->spp_size[0] = spp.tb_size;
+	h->nb_spp = 1;
 	struct rte_sched_subport_params sp = {
 		.n_pipes_per_subport_enabled = h->pipes, .pipe_profiles = &profiles[idx]->p,
 		.n_pipe_profiles = 1, .n_max_pipe_profiles = QOS_PROFILES};
@@ -1119,7 +1147,7 @@ SL_CLI_COMMAND(set_if_qos, .path = "set interface qos",
 		       "the metadata or else the VLAN IDs or the IP destination's low bits; "
 		       "worker W (0) schedules it; scheduler wheel: the same pipes, classes, "
 		       "class rates and weights on a timing wheel, at a fraction of rte_sched's "
-		       "cost (subports at the port's rate in both)",
+		       "cost (subports at the port's rate until set qos subport)",
 	       .fn = cmd_set_if_qos)
 
 static struct hqos *qos_of(struct sl_out *o, const char *name)
@@ -1208,6 +1236,82 @@ SL_CLI_COMMAND(set_qos_pipe, .path = "set qos pipe",
 	       .usage = "IFACE subport S pipe P profile NAME",
 	       .help = "gives one pipe of IFACE's scheduler a profile", .fn = cmd_set_pipe)
 
+/* Subport s's rate (bits/s; the port's rate, or 0, gives it none of its own) and bucket. */
+static int qos_subport_set(struct sl_out *o, struct hqos *h, uint32_t s, uint64_t rate,
+			   uint64_t burst)
+{
+	if (rate > h->rate)
+		return sl_out_error(o, "rate %" PRIu64 ": above the port's %" PRIu64, rate, h->rate);
+	if (rate == h->rate)
+		rate = 0;
+	if (!burst) /* 10 ms at the rate, at least two full frames, as the port's own */
+		burst = RTE_MAX(rate / 800, 2ull * QOS_FULL_FRAME);
+	h->mb.op = OP_SUBPORT;
+	h->mb.subport = s;
+	h->mb.sp_rate = rate / 8;
+	h->mb.sp_burst = burst;
+	h->mb.add = -1;
+	uint32_t id = 0;
+	if (!h->wheel) {
+		/* rte_sched: the subport profile of this rate and bucket (id 0: the port's),
+		 * added on first use (it refuses a second one of the same parameters) */
+		if (!rate) {
+			h->mb.sp_rate = h->spp_rate[0];
+			h->mb.sp_burst = h->spp_size[0];
+		}
+		while (id < h->nb_spp && (h->spp_rate[id] != h->mb.sp_rate ||
+					  h->spp_size[id] != h->mb.sp_burst))
+			id++;
+		if (id == h->nb_spp) {
+			if (h->nb_spp == QOS_MAX_SUBPORTS + 1)
+				return sl_out_error(o, "%d subport rates on %s already",
+						    QOS_MAX_SUBPORTS, sl_ifaces[h->ifx].name);
+			h->mb.add = 1;
+		}
+		h->mb.id = id;
+	}
+	int rc = mailbox_call(h);
+	if (rc)
+		return sl_out_error(o, "rte_sched refused: %s", strerror(-rc));
+	if (h->mb.add >= 0) {
+		h->spp_rate[h->mb.id] = h->mb.sp_rate;
+		h->spp_size[h->mb.id] = h->mb.sp_burst;
+		h->nb_spp = h->mb.id + 1;
+	}
+	h->sp_rate[s] = rate;
+	h->sp_burst[s] = rate ? burst : 0;
+	return 0;
+}
+
+static int cmd_set_subport(struct sl_out *o, int argc, char **argv)
+{
+	static const char usage[] = "usage: set qos subport IFACE subport S rate R [burst B]";
+	if ((argc != 5 && argc != 7) || strcmp(argv[1], "subport") || strcmp(argv[3], "rate") ||
+	    (argc == 7 && strcmp(argv[5], "burst")))
+		return sl_out_error(o, "%s", usage);
+	struct hqos *h = qos_of(o, argv[0]);
+	if (!h)
+		return -1;
+	uint32_t s;
+	uint64_t rate, burst = 0;
+	if (parse_u32(argv[2], UINT32_MAX, &s) || s >= h->subports)
+		return sl_out_error(o, "subport '%s': 0 to %u", argv[2], h->subports - 1);
+	if (parse_rate(argv[4], &rate))
+		return sl_out_error(o, "rate '%s': bits per second with k, m or g", argv[4]);
+	uint32_t b32 = 0;
+	if (argc == 7 && (parse_u32(argv[6], UINT32_MAX, &b32) || b32 < QOS_FULL_FRAME))
+		return sl_out_error(o, "burst '%s': bytes, at least %d (a full frame)", argv[6],
+				    QOS_FULL_FRAME);
+	burst = b32;
+	return qos_subport_set(o, h, s, rate, burst);
+}
+SL_CLI_COMMAND(set_qos_subport, .path = "set qos subport",
+	       .usage = "IFACE subport S rate R [burst B]",
+	       .help = "shapes one subport of IFACE's scheduler: what all its pipes send together "
+		       "at most R bits/s (k, m, g), a bucket of B bytes (10 ms at R); the port's "
+		       "rate takes its own away",
+	       .fn = cmd_set_subport)
+
 static int cmd_set_map(struct sl_out *o, int argc, char **argv)
 {
 	static const char usage[] = "usage: set qos map IFACE dscp D|vlan-prio P tc T [queue Q]";
@@ -1281,6 +1385,18 @@ static int cmd_show(struct sl_out *o, int argc, char **argv)
 	u64s(v[8], __atomic_load_n(&h->o.bytes, __ATOMIC_RELAXED));
 	sl_tbl_row(o, sl_ifaces[h->ifx].name, v[0], v[1], v[2], v[3], v[4], cls_names[h->classify],
 		   pf_names[h->pipe_from], v[5], v[6], v[7], v[8], h->wheel ? "wheel" : "rte_sched");
+	sl_tbl_end(o);
+	/* each subport's rate: its own (set qos subport), or the port's */
+	sl_tbl_begin(o, "qos-subports", 4,
+		     (const char *[]){"subport:u", "rate-bps:u", "burst:u", "shaped"});
+	for (uint32_t k = 0; k < h->subports; k++) {
+		if (s != UINT32_MAX && k != s)
+			continue;
+		u64s(v[0], k);
+		u64s(v[1], h->sp_rate[k] ? h->sp_rate[k] : h->rate);
+		u64s(v[2], h->sp_burst[k]);
+		sl_tbl_row(o, v[0], v[1], v[2], h->sp_rate[k] ? "yes" : "no");
+	}
 	sl_tbl_end(o);
 	if (p != UINT32_MAX) {
 		uint32_t base = (s * h->pipes + p) * QOS_QUEUES;

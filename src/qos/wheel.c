@@ -1,18 +1,25 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "wheel.h"
+#include <errno.h>
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
-static void pipe_rate(struct sl_wheel_pipe *p, uint64_t bytes_per_s, uint64_t burst)
+/* A bucket's rate as TSC cycles a byte (x 65,536) and its depth as time. 16 bits of
+ * fraction: a byte at 100 Gbit/s is about 12,500 of them on a 2.4 GHz TSC; at 1 byte a second
+ * (the least), a frame's cost still fits 64 bits. */
+static void bucket_rate(uint64_t *tpb16, uint64_t *burst_tsc, uint64_t bytes_per_s, uint64_t burst)
 {
 	double hz = (double)rte_get_tsc_hz();
-	/* 16 bits of fraction: a byte at 100 Gbit/s is about 12,500 of them on a 2.4 GHz TSC;
-	 * at 1 byte a second (the least), a frame's cost still fits 64 bits */
 	double tpb = bytes_per_s ? hz / (double)bytes_per_s : 0;
-	p->tpb16 = (uint64_t)(tpb * 65536);
-	p->burst_tsc = (uint64_t)((double)burst * tpb);
+	*tpb16 = (uint64_t)(tpb * 65536);
+	*burst_tsc = (uint64_t)((double)burst * tpb);
+}
+
+static void pipe_rate(struct sl_wheel_pipe *p, uint64_t bytes_per_s, uint64_t burst)
+{
+	bucket_rate(&p->tpb16, &p->burst_tsc, bytes_per_s, burst);
 }
 
 struct sl_wheel *sl_wheel_create(uint32_t npipes, uint32_t qsize, uint32_t overhead,
@@ -38,7 +45,8 @@ struct sl_wheel *sl_wheel_create(uint32_t npipes, uint32_t qsize, uint32_t overh
 	w->free = rte_malloc("sl_wheel", (size_t)w->nblk * sizeof(uint32_t), 0);
 	w->rmask = (uint32_t)rte_align32pow2(npipes) - 1; /* a pipe is in the wheel once at most */
 	w->ready = rte_zmalloc("sl_wheel", ((size_t)w->rmask + 1) * sizeof(uint32_t), RTE_CACHE_LINE_SIZE);
-	if (!w->head || !w->tail || !w->pipes || !w->pq || !w->q || !w->free || !w->ready) {
+	if (!w->head || !w->tail || !w->pipes || !w->pq || !w->q || !w->free || !w->ready ||
+	    sl_wheel_subports(w, 1)) {
 		sl_wheel_free(w);
 		return NULL;
 	}
@@ -70,6 +78,7 @@ void sl_wheel_free(struct sl_wheel *w)
 	rte_free(w->pq);
 	rte_free(w->q);
 	rte_free(w->free);
+	rte_free(w->subs);
 	rte_free(w);
 }
 
@@ -94,13 +103,41 @@ void sl_wheel_profile(struct sl_wheel *w, uint32_t idx, const uint64_t tc_bytes_
 		pr->cost[k] = 65536u / (weight[k] ? weight[k] : 1);
 	for (uint32_t p = 0; p < w->npipes; p++)
 		if (w->pipes[p].prof == idx)
-			w->pipes[p].limited = pr->limited;
+			w->pipes[p].limited = (uint16_t)(pr->limited |
+							 (w->pipes[p].limited & SL_WHEEL_SUB_LIMITED));
 }
 
 void sl_wheel_pipe_profile(struct sl_wheel *w, uint32_t p, uint32_t idx)
 {
 	w->pipes[p].prof = (uint8_t)idx;
-	w->pipes[p].limited = w->prof[idx].limited;
+	w->pipes[p].limited = (uint16_t)(w->prof[idx].limited |
+					 (w->pipes[p].limited & SL_WHEEL_SUB_LIMITED));
+}
+
+int sl_wheel_subports(struct sl_wheel *w, uint32_t n)
+{
+	struct sl_wheel_sub *s = rte_zmalloc("sl_wheel", n * sizeof(*s), RTE_CACHE_LINE_SIZE);
+	if (!s)
+		return -ENOMEM;
+	rte_free(w->subs);
+	w->subs = s;
+	w->nsub = n;
+	w->sub_shift = (uint32_t)__builtin_ctz(w->npipes / n);
+	for (uint32_t p = 0; p < w->npipes; p++)
+		w->pipes[p].limited &= (uint16_t)~SL_WHEEL_SUB_LIMITED;
+	return 0;
+}
+
+void sl_wheel_subport_rate(struct sl_wheel *w, uint32_t s, uint64_t bytes_per_s, uint64_t burst)
+{
+	struct sl_wheel_sub *sb = &w->subs[s];
+	bucket_rate(&sb->tpb16, &sb->burst_tsc, bytes_per_s, burst);
+	uint32_t first = s << w->sub_shift, end = first + (1u << w->sub_shift);
+	for (uint32_t p = first; p < end; p++)
+		if (bytes_per_s)
+			w->pipes[p].limited |= SL_WHEEL_SUB_LIMITED;
+		else
+			w->pipes[p].limited &= (uint16_t)~SL_WHEEL_SUB_LIMITED;
 }
 
 /* Pipe p onto slot s's list. */
@@ -246,7 +283,12 @@ uint16_t sl_wheel_dequeue(struct sl_wheel *w, struct rte_mbuf **out, uint16_t wa
 		w->scheduled--;
 		uint64_t wait = pp->next > now ? pp->next : UINT64_MAX;
 		int q = wait == UINT64_MAX ? pick(w, pp, p, now, &wait) : -1;
-		if (q < 0) { /* not yet (within its slot, or its classes' buckets): later */
+		if (q >= 0 && unlikely(pp->limited & SL_WHEEL_SUB_LIMITED) &&
+		    w->subs[p >> w->sub_shift].next > now) { /* its subport's bucket */
+			wait = w->subs[p >> w->sub_shift].next;
+			q = -1;
+		}
+		if (q < 0) { /* not yet (within its slot, its classes' or subport's buckets) */
 			slot_put(w, p, RTE_MIN(RTE_MAX(wait >> w->shift, w->cur),
 					       w->cur + SL_WHEEL_SLOTS - 1));
 			continue;

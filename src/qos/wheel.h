@@ -13,8 +13,10 @@
  * class's rates, passes at once (sl_wheel_pass), reading the pipe's one line.
  * Queues take their frames' room from a pool of blocks of qsize frames (a queue holds one
  * while it has frames): 2 a pipe and 1,024 more (or 16 a pipe when that is less), where
- * rte_sched keeps 16 for every pipe. What it does not do: subport rates (the caller's
- * subports are at the port's rate), the port's rate (the caller's: hqos's bucket).
+ * rte_sched keeps 16 for every pipe. Pipes are grouped in subports of equal size; a subport
+ * given a rate (sl_wheel_subport_rate) has a bucket of its own that each of its pipes' frames
+ * must also pass (its pipes then take the slow path: SL_WHEEL_SUB_LIMITED). What it does not
+ * do: the port's rate (the caller's: hqos's bucket).
  * Single-threaded: the owner worker's. */
 #ifndef SL_QOS_WHEEL_H
 #define SL_QOS_WHEEL_H
@@ -29,6 +31,7 @@ struct rte_mbuf;
 #define SL_WHEEL_TCS 13
 #define SL_WHEEL_BE 12
 #define SL_WHEEL_PROFILES 64
+#define SL_WHEEL_SUB_LIMITED 0x8000 /* in a pipe's limited: its subport has a rate */
 
 /* What a frame passing at once reads and writes: one line a pipe. */
 struct sl_wheel_pipe {
@@ -38,7 +41,8 @@ struct sl_wheel_pipe {
 	uint32_t link;        /* the next pipe in its slot's list, + 1 (0: the last) */
 	uint16_t count;       /* frames waiting, all queues */
 	uint16_t busy;        /* bit q: queue q has frames */
-	uint16_t limited;     /* bit t: TC t has a rate of its own (its profile's) */
+	uint16_t limited;     /* bit t: TC t has a rate of its own (its profile's);
+			       * SL_WHEEL_SUB_LIMITED: its subport has one */
 	uint8_t prof;         /* its class profile (sl_wheel_profile) */
 	uint64_t pkts, bytes; /* sent */
 } __attribute__((aligned(64)));
@@ -66,8 +70,15 @@ struct sl_wheel_prof {
 	uint16_t limited;
 };
 
+/* A subport's bucket, as a pipe's (tpb16 0: none, the port's rate). */
+struct sl_wheel_sub {
+	uint64_t next, tpb16, burst_tsc;
+};
+
 struct sl_wheel {
 	uint32_t npipes, qsize, overhead;
+	uint32_t nsub, sub_shift; /* subports of 2^sub_shift pipes each */
+	struct sl_wheel_sub *subs;
 	uint32_t shift;       /* a slot is 2^shift TSC cycles */
 	uint64_t cur;         /* the first slot (TSC >> shift) not yet served */
 	uint64_t scheduled;   /* pipes in the wheel */
@@ -121,6 +132,11 @@ static inline void sl_wheel_pipe_sent(const struct sl_wheel *w, struct sl_wheel_
 {
 	uint64_t bytes = len + w->overhead;
 	sl_wheel_pipe_charge(pp, len, bytes);
+	if (__builtin_expect(pp->limited & SL_WHEEL_SUB_LIMITED, 0)) {
+		struct sl_wheel_sub *sb = &w->subs[(uint32_t)(pp - w->pipes) >> w->sub_shift];
+		sl_wheel_idle(&sb->next, sb->burst_tsc, now);
+		sb->next += bytes * sb->tpb16 >> 16;
+	}
 	if (__builtin_expect(pp->limited >> tc & 1, 0)) {
 		const struct sl_wheel_prof *pr = &w->prof[pp->prof];
 		uint64_t *t = &w->pq[pp - w->pipes].tc_next[tc];
@@ -146,13 +162,18 @@ void sl_wheel_profile(struct sl_wheel *w, uint32_t idx, const uint64_t tc_bytes_
 		      uint32_t period_ms, const uint8_t weight[4]);
 /* Pipe p's class profile from now on. */
 void sl_wheel_pipe_profile(struct sl_wheel *w, uint32_t p, uint32_t idx);
+/* The pipes in n subports (a power of 2 that divides npipes; 1 at first), every one at the
+ * port's rate: 0 or -ENOMEM. */
+int sl_wheel_subports(struct sl_wheel *w, uint32_t n);
+/* Subport s's rate and bucket from now on (bytes_per_s 0: none of its own). */
+void sl_wheel_subport_rate(struct sl_wheel *w, uint32_t s, uint64_t bytes_per_s, uint64_t burst);
 
 enum { SL_WHEEL_OK, SL_WHEEL_FULL, SL_WHEEL_NOBUF };
 /* Frame m into queue q (0-15) of pipe p at now: SL_WHEEL_OK, or why not (its queue full, no
  * block free); when refused, m is the caller's, and counted. */
 int sl_wheel_enqueue(struct sl_wheel *w, struct rte_mbuf *m, uint32_t p, uint32_t q, uint64_t now);
 /* A frame of len bytes of traffic class tc for pipe p straight out, at now: when the pipe is
- * open (sl_wheel_pipe_open) and its class's bucket allows it, the frame is charged and counted
+ * open (sl_wheel_pipe_open) and its class's bucket and its subport's allow it, the frame is charged and counted
  * as if enqueued and dequeued at once, and true (it is the caller's to send); else false
  * (enqueue it). A shaper delays only what is over its rate: frames in profile skip the
  * queues, the slot lists and the ready array. */
@@ -163,6 +184,9 @@ static inline bool sl_wheel_pass(struct sl_wheel *w, uint32_t p, uint32_t tc, ui
 	if (!sl_wheel_pipe_open(pp, now))
 		return false;
 	if (__builtin_expect(pp->limited >> tc & 1, 0) && w->pq[p].tc_next[tc] > now)
+		return false;
+	if (__builtin_expect(pp->limited & SL_WHEEL_SUB_LIMITED, 0) &&
+	    w->subs[p >> w->sub_shift].next > now)
 		return false;
 	sl_wheel_idle(&pp->next, pp->burst_tsc, now);
 	sl_wheel_pipe_sent(w, pp, tc, len, now);

@@ -101,6 +101,32 @@ def test_qos_two_pipes_share_1_3(sluiced_factory, tmp_path, sched):
 
 
 @pytest.mark.parametrize("sched", ["rte_sched", "wheel"])
+def test_qos_subport_shaped(sluiced_factory, tmp_path, sched):
+    """Two subports of two 4 Mbit/s pipes on a 10 Mbit/s port, subport 1 shaped to 3 Mbit/s;
+    pipe 0 of subport 0 and both pipes of subport 1 each offered about 4.9: subport 0's pipe
+    sends its 4, subport 1's pipes 3 between them (each within 5%), split evenly (within 15%);
+    show qos lists each subport's rate. By rte_sched (a subport profile) and by the wheel."""
+    out, show, errs, n = run(sluiced_factory, tmp_path, [
+        "qos profile p4 rate 4m",
+        f"set interface qos port1 rate 10m profile p4 subports 2 pipes 2 pipe-from ip-dst "
+        f"scheduler {sched}",
+        "set qos subport port1 subport 1 rate 3m"],
+        [frame("48.0.0.0"), frame("48.0.0.2"), frame("48.0.0.3")], 1800, 3.0)
+    w, secs = window(out)
+    sp0 = rate_bps([o for o in w if o[IP].dst == "48.0.0.0"], secs)
+    a = [o for o in w if o[IP].dst == "48.0.0.2"]
+    b = [o for o in w if o[IP].dst == "48.0.0.3"]
+    sp1 = rate_bps(a + b, secs)
+    assert abs(sp0 - 4e6) / 4e6 < 0.05, (sp0, sp1)
+    assert abs(sp1 - 3e6) / 3e6 < 0.05, (sp0, sp1)
+    assert abs(len(a) / len(b) - 1) < 0.15, (len(a), len(b))
+    assert show["qos-subports"] == [
+        {"subport": 0, "rate-bps": 10_000_000, "burst": 0, "shaped": "no"},
+        {"subport": 1, "rate-bps": 3_000_000, "burst": 3750, "shaped": "yes"}]
+    assert errs[("qos-output", "qos queue full (tail drop)")] > 0
+
+
+@pytest.mark.parametrize("sched", ["rte_sched", "wheel"])
 def test_qos_wrr_weights_1_3(sluiced_factory, tmp_path, sched):
     """One pipe; DSCP 0 to the best-effort TC's queue 0 (the default) and DSCP 2 mapped to its
     queue 1, weights 1:3; both offered more than the port: 1:3 within 5%; by rte_sched and by
@@ -259,7 +285,21 @@ def test_qos_cli(sluiced_factory, tmp_path):
         "set qos map port1 dscp 1 tc 3 queue 1": "queue '1': 0 to 3, for TC12 only",
         "show qos port1 subport 2": "subport: 0 to 1",
         "show qos port1 subport 0 pipe 9": "pipe: 0 to 7",
+        "set qos subport port1 subport 2 rate 1m": "subport '2': 0 to 1",
+        "set qos subport port1 subport 0 rate 11m": "above the port's 10000000",
+        "set qos subport port1 subport 0 rate fast": "rate 'fast'",
+        "set qos subport port1 subport 0 rate 1m burst 100": "burst '100': bytes, at least",
+        "set qos subport port1 subport 0": "usage: set qos subport IFACE",
+        "set qos subport port0 subport 0 rate 1m": "port0 has no QoS",
     })
+    # rte_sched's subport profiles: a rate, the same again (its id shared), back to the port's
+    for r in ("2m", "2m", "10m"):
+        s.cli(f"set qos subport port1 subport 1 rate {r}")
+    s.cli("set qos subport port1 subport 0 rate 2m")
+    assert [(x["rate-bps"], x["shaped"]) for x in s.js("show qos port1")["qos-subports"]] == [
+        (2_000_000, "yes"), (10_000_000, "no")]
+    assert s.js("show qos port1 subport 1")["qos-subports"] == [
+        {"subport": 1, "rate-bps": 10_000_000, "burst": 0, "shaped": "no"}]
     s.cli("qos profile same rate 4m")  # the same parameters as ok: shares its rte_sched id
     s.cli("qos profile other rate 2m tc-rates 1m 1m")
     s.cli("set qos pipe port1 subport 1 pipe 3 profile same")

@@ -5,7 +5,7 @@
  * once leave in the order they came; frames of an idle pipe in profile pass at once, and no
  * more than its rate; the wheel freed with frames in it frees them. The classes: strict
  * priority, best effort's weights, a class's own rate (queued and passing), the blocks the
- * queues take. EAL with --no-huge. */
+ * queues take; a subport's rate over its pipes'. EAL with --no-huge. */
 #include "../common/check.h"
 #include "../../src/qos/wheel.h"
 
@@ -221,6 +221,82 @@ static void test_pass_rate(void)
 	CHECK(rte_mempool_in_use_count(mp) == 0);
 }
 
+/* Subports: 4 pipes at 1,000,000 bytes a second in 2 subports; subport 0 limited to 600,000
+ * (a 3,000-byte bucket). All four kept busy with 1,000-byte frames for a virtual second, each
+ * frame tried with sl_wheel_pass first: subport 0's two pipes send 600,000 between them within
+ * 1%, each about half (within 10%), in order; subport 1's two their own rate each. Then the
+ * subport's rate taken off: its pipes on their own again. */
+static void test_subport_rate(void)
+{
+	uint64_t hz = rte_get_tsc_hz(), t = 6500 * hz;
+	struct sl_wheel *w = sl_wheel_create(4, 16, 24, 1000000, 3000, t);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	CHECK(sl_wheel_subports(w, 2) == 0 && w->sub_shift == 1);
+	sl_wheel_subport_rate(w, 0, 600000, 3000);
+	CHECK(w->pipes[0].limited == SL_WHEEL_SUB_LIMITED && w->pipes[1].limited == SL_WHEEL_SUB_LIMITED &&
+	      !w->pipes[2].limited && !w->pipes[3].limited);
+	uint64_t bytes[4] = {0};
+	uint32_t seq[4] = {0}, want[4] = {0}, disorder = 0, passed = 0;
+	struct rte_mbuf *out[64];
+	for (uint64_t us = 0; us < 1000000; us++) {
+		uint64_t now = t + us * hz / 1000000;
+		uint16_t n = sl_wheel_dequeue(w, out, 64, now);
+		for (uint16_t i = 0; i < n; i++) {
+			uint32_t p = out[i]->hash.usr >> 28;
+			bytes[p] += out[i]->pkt_len + 24;
+			disorder += (out[i]->hash.usr & 0xfffffff) != want[p]++;
+			rte_pktmbuf_free(out[i]);
+		}
+		for (uint32_t p = 0; p < 4; p++) {
+			if (w->pipes[p].count >= 4)
+				continue;
+			if (sl_wheel_pass(w, p, SL_WHEEL_BE, 1000, now)) {
+				bytes[p] += 1024;
+				disorder += seq[p]++ != want[p]++;
+				passed++;
+				continue;
+			}
+			struct rte_mbuf *m = frame(1000, p << 28 | seq[p]);
+			if (m && ENQ(w, m, p, now))
+				seq[p]++;
+			else
+				rte_pktmbuf_free(m);
+		}
+	}
+	double s0 = (double)(bytes[0] + bytes[1]) / (600000 + 3000);
+	double split = (double)bytes[0] / (double)(bytes[1] ? bytes[1] : 1);
+	double r2 = (double)bytes[2] / (1000000 + 3000), r3 = (double)bytes[3] / (1000000 + 3000);
+	if (s0 < 0.99 || s0 > 1.01 || split < 0.9 || split > 1.1 || r2 < 0.99 || r2 > 1.01 ||
+	    r3 < 0.99 || r3 > 1.01 || disorder)
+		fprintf(stderr, "wheel subports: %lu %lu | %lu %lu bytes, %u out of order\n",
+			(unsigned long)bytes[0], (unsigned long)bytes[1], (unsigned long)bytes[2],
+			(unsigned long)bytes[3], disorder);
+	CHECK(s0 >= 0.99 && s0 <= 1.01);
+	CHECK(split >= 0.9 && split <= 1.1);
+	CHECK(r2 >= 0.99 && r2 <= 1.01 && r3 >= 0.99 && r3 <= 1.01);
+	CHECK(disorder == 0 && passed > 0);
+	sl_wheel_subport_rate(w, 0, 0, 0);
+	CHECK(!(w->pipes[0].limited | w->pipes[1].limited));
+	sl_wheel_free(w);
+	CHECK(rte_mempool_in_use_count(mp) == 0);
+	/* passing at once: a subport of 1,000 bytes a second lets one 1,000-byte frame of its
+	 * pipe 0 through, then none of its open pipe 1 (until its bucket refills), while the
+	 * other subport's pipes pass */
+	w = sl_wheel_create(4, 4, 0, 1000000, 3000, t);
+	CHECK(w != NULL && sl_wheel_subports(w, 2) == 0);
+	if (!w)
+		return;
+	sl_wheel_subport_rate(w, 0, 1000, 100);
+	CHECK(sl_wheel_pass(w, 0, SL_WHEEL_BE, 1000, t));
+	CHECK(!sl_wheel_pass(w, 1, SL_WHEEL_BE, 1000, t) && sl_wheel_pipe_open(&w->pipes[1], t));
+	CHECK(sl_wheel_pass(w, 2, SL_WHEEL_BE, 1000, t) && sl_wheel_pass(w, 3, SL_WHEEL_BE, 1000, t));
+	CHECK(!sl_wheel_pass(w, 1, SL_WHEEL_BE, 1000, t + hz / 2));
+	CHECK(sl_wheel_pass(w, 1, SL_WHEEL_BE, 1000, t + hz));
+	sl_wheel_free(w);
+}
+
 /* A frame of pipe p's queue q with its sequence number, for the class tests. */
 static struct rte_mbuf *qframe(uint32_t len, uint32_t q, uint32_t seq)
 {
@@ -398,6 +474,7 @@ int main(void)
 		test_many();
 		test_pass();
 		test_pass_rate();
+		test_subport_rate();
 		test_priority();
 		test_classes(0);
 		test_classes(1);
