@@ -77,6 +77,7 @@ struct hqos {
 	uint16_t chunk; /* frames enqueued before each dequeue */
 	uint8_t classify, pipe_from;
 	uint8_t dscp_map[64], pcp_map[8]; /* the queue, 0-15 (TC t's is t, TC12's 12-15) */
+	uint8_t tos_map[256]; /* dscp_map by the whole TOS (traffic class) byte: wheel_in's */
 	/* the owner's */
 	struct {
 		double bytes_per_tsc, credits, credit_max;
@@ -328,14 +329,29 @@ static __rte_noinline int wheel_slow(struct sl_worker *w, struct hqos *h, struct
 	return 0;
 }
 
-/* Frames of h passed at once: pkts frames, bytes bytes, of subport and queue key (sp << 4 |
- * queue): in and sent. */
+/* wheel_in's word per frame: the queue in the top 4 bits, the pipe (subport << pipes_log2 |
+ * pipe) below, so that the word without the pipe's bits within its subport is a key of the
+ * subport and queue */
+#define WQ_SHIFT 28
+#define WQ_PIPE ((1u << WQ_SHIFT) - 1)
+
+/* Frames of h passed at once: pkts frames, bytes bytes, of key (a word of wheel_in's without
+ * its pipe's bits within the subport): in and sent. */
 static inline void wheel_passed(struct hqos *h, uint32_t key, uint64_t pkts, uint64_t bytes)
 {
-	key = (key >> 4) * QOS_TCS + RTE_MIN(key & 15, (uint32_t)QOS_BE);
+	key = ((key & WQ_PIPE) >> h->pipes_log2) * QOS_TCS + RTE_MIN(key >> WQ_SHIFT, (uint32_t)QOS_BE);
 	h->wq[key * 4] += pkts;
 	h->wq[key * 4 + 1] += bytes;
 	h->deq_tc[key] += pkts;
+}
+
+/* wheel_in's word for a frame that is not the usual IP frame, or of an interface that
+ * classifies by VLAN: qos_classify's. */
+static __rte_noinline uint32_t wq_classify(const struct hqos *h, struct rte_mbuf *m)
+{
+	qos_classify(h, m);
+	uint32_t qid = rte_mbuf_sched_queue_get(m);
+	return (qid & (QOS_QUEUES - 1)) << WQ_SHIFT | ((qid >> 4) & h->all_mask);
 }
 
 /* On the owner, the wheel: the frames of h's interface first among b's n (*took of them)
@@ -348,16 +364,23 @@ static __rte_noinline uint16_t wheel_in(struct rte_graph *g, struct rte_node *no
 					struct rte_mbuf **b, uint16_t n, uint64_t now, uint16_t *took)
 {
 	struct sl_wheel *wh = h->wheel;
-	uint32_t PQ[n]; /* pipe << 4 | queue */
+	uint32_t PQ[n]; /* queue << WQ_SHIFT | pipe */
 	/* h's fields (and the flag) in locals: the stores below could alias them */
 	const uint64_t fqos = sl_flag_qos;
-	const uint8_t *dmap = h->dscp_map;
+	const uint8_t *tmap = h->tos_map;
 	const bool fast = h->fast;
 	const uint32_t dst_mask = h->pipe_from == PF_IP_DST ? h->all_mask : 0;
 	const uint32_t spshift = h->pipes_log2;
 	const uint16_t ifx = h->ifx;
 	const bool prefetch = h->prefetch;
-	for (uint16_t i = 0; i < n; i++) {
+	for (uint16_t i = 0; !fast && i < n; i++) { /* classify vlan-prio, or pipe-from vlan */
+		if (unlikely(sl_meta(b[i])->tx_if != ifx)) {
+			n = i;
+			break;
+		}
+		PQ[i] = wq_classify(h, b[i]);
+	}
+	for (uint16_t i = 0; fast && i < n; i++) {
 		struct rte_mbuf *m = b[i];
 		if (unlikely(sl_meta(m)->tx_if != ifx)) {
 			n = i;
@@ -367,22 +390,23 @@ static __rte_noinline uint16_t wheel_in(struct rte_graph *g, struct rte_node *no
 		uint16_t type;
 		memcpy(&type, d + 12, 2);
 		uint32_t dst, q;
-		if (likely(fast && type == RTE_BE16(RTE_ETHER_TYPE_IPV4) && m->data_len >= 34)) {
-			q = dmap[d[15] >> 2];
+		if (likely(type == RTE_BE16(RTE_ETHER_TYPE_IPV4) && m->data_len >= 34)) {
+			q = tmap[d[15]];
 			memcpy(&dst, d + 30, 4);
-		} else if (fast && type == RTE_BE16(RTE_ETHER_TYPE_IPV6) && m->data_len >= 54) {
-			q = dmap[(be16(d + 14) >> 6) & 0x3f];
+		} else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6) && m->data_len >= 54) {
+			q = tmap[(be16(d + 14) >> 4) & 0xff];
 			memcpy(&dst, d + 50, 4);
 		} else {
-			qos_classify(h, m);
-			PQ[i] = rte_mbuf_sched_queue_get(m) & (h->all_mask << 4 | (QOS_QUEUES - 1));
+			PQ[i] = wq_classify(h, m);
 			continue;
 		}
 		uint32_t pipe = rte_be_to_cpu_32(dst) & dst_mask;
 		if (unlikely(m->ol_flags & fqos))
 			pipe = (sl_meta2(m)->qos_subport & h->sp_mask) << h->pipes_log2 |
 			       (sl_meta2(m)->qos_pipe & h->pipe_mask);
-		PQ[i] = pipe << 4 | q;
+		PQ[i] = q << WQ_SHIFT | pipe;
+		if (prefetch) /* pipes beyond the L2 cache: each one's state, for the loop below */
+			sl_wheel_prefetch_pipe(wh, pipe);
 	}
 	rte_edge_t next = sl_feature_next_out(feat, ifx, qo_tx0);
 	struct rte_mbuf **__restrict to =
@@ -391,35 +415,39 @@ static __rte_noinline uint16_t wheel_in(struct rte_graph *g, struct rte_node *no
 	bool port_open = wh->rhead == wh->rtail;
 	int64_t credits = port_open ? (int64_t)h->o.credits : 0;
 	int64_t ovh = h->o.overhead;
-	uint64_t passed = 0, pbytes = 0;
-	uint32_t key = UINT32_MAX, kp = 0, kb = 0; /* passed frames of one subport and queue */
-	for (uint16_t i = 0; i < n; i++) {
-		if (prefetch && i + 8 < n) /* pipes beyond the L2 cache: each one's state ahead */
-			sl_wheel_prefetch_pipe(wh, PQ[i + 8] >> 4);
+	/* the frames passed, counted per run of one key (subport and queue) as the run ends:
+	 * kfirst its first in to[], kb its bytes */
+	const uint32_t kmask = ~((1u << spshift) - 1);
+	struct rte_mbuf **const to0 = to, **kfirst = to;
+	uint32_t key = UINT32_MAX;
+	uint64_t pbytes = 0, kb = 0;
+	for (uint32_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = b[i];
-		uint32_t p = PQ[i] >> 4, q = PQ[i] & (QOS_QUEUES - 1), len = m->pkt_len;
+		uint32_t pq = PQ[i], p = pq & WQ_PIPE, len = m->pkt_len;
 		struct sl_wheel_pipe *pp = &pipes[p];
-		if (likely(credits > 0 && sl_wheel_pipe_open(pp, now) && !pp->limited)) {
+		if (likely(credits > 0 && !pp->gate && pp->next <= now)) { /* open, no limits */
 			sl_wheel_idle(&pp->next, pp->burst_tsc, now);
 			sl_wheel_pipe_charge(pp, len, (uint64_t)(len + ovh));
-		} else if (!wheel_slow(w, h, m, p, q, credits > 0, now)) {
+		} else if (!wheel_slow(w, h, m, p, pq >> WQ_SHIFT, credits > 0, now)) {
 			continue;
 		}
 		credits -= len + ovh;
-		to[passed++] = m;
-		pbytes += len;
-		uint32_t k = (p >> spshift) << 4 | q;
+		uint32_t k = pq & kmask;
 		if (unlikely(k != key)) {
-			if (kp)
-				wheel_passed(h, key, kp, kb);
+			if (to != kfirst)
+				wheel_passed(h, key, (uint64_t)(to - kfirst), kb);
+			pbytes += kb;
 			key = k;
-			kp = kb = 0;
+			kfirst = to;
+			kb = 0;
 		}
-		kp++;
+		*to++ = m;
 		kb += len;
 	}
-	if (kp)
-		wheel_passed(h, key, kp, kb);
+	if (to != kfirst)
+		wheel_passed(h, key, (uint64_t)(to - kfirst), kb);
+	pbytes += kb;
+	uint32_t passed = (uint32_t)(to - to0);
 	*took = n;
 	rte_node_next_stream_put(g, node, next, (uint16_t)passed);
 	port_sent(h, passed, pbytes);
@@ -1088,6 +1116,8 @@ static int cmd_set_if_qos(struct sl_out *o, int argc, char **argv)
 	h->pipe_from = pf;
 	for (int d = 0; d < 64; d++) /* class selector c (DSCP >> 3) to TC 12 - c */
 		h->dscp_map[d] = (uint8_t)(QOS_BE - (d >> 3));
+	for (int t = 0; t < 256; t++)
+		h->tos_map[t] = h->dscp_map[t >> 2];
 	for (int p = 0; p < 8; p++)
 		h->pcp_map[p] = (uint8_t)(QOS_BE - p);
 	h->o.overhead = overhead;
@@ -1335,6 +1365,8 @@ static int cmd_set_map(struct sl_out *o, int argc, char **argv)
 				    argv[6], QOS_BE);
 	uint8_t *slot = dscp ? &h->dscp_map[v] : &h->pcp_map[v];
 	__atomic_store_n(slot, (uint8_t)(tc + q), __ATOMIC_RELAXED);
+	for (uint32_t e = 0; dscp && e < 4; e++) /* the DSCP's four TOS bytes (ECN bits) */
+		__atomic_store_n(&h->tos_map[v << 2 | e], (uint8_t)(tc + q), __ATOMIC_RELAXED);
 	return 0;
 }
 SL_CLI_COMMAND(set_qos_map, .path = "set qos map",

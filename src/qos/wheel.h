@@ -33,18 +33,26 @@ struct rte_mbuf;
 #define SL_WHEEL_PROFILES 64
 #define SL_WHEEL_SUB_LIMITED 0x8000 /* in a pipe's limited: its subport has a rate */
 
-/* What a frame passing at once reads and writes: one line a pipe. */
+/* What a frame passing at once reads and writes: one line a pipe. count and limited make one
+ * word (gate: zero when a frame may pass at once as far as they go); pkts and bytes lie apart,
+ * so that the compiler updates them as two adds rather than through a vector register. */
 struct sl_wheel_pipe {
 	uint64_t next;        /* TSC: when its next frame may leave (its bucket, as a time) */
 	uint64_t tpb16;       /* its rate: TSC cycles a byte, x 65,536; 0: not shaped */
 	uint64_t burst_tsc;   /* its bucket's depth, as time: how far next may lag now */
-	uint32_t link;        /* the next pipe in its slot's list, + 1 (0: the last) */
-	uint16_t count;       /* frames waiting, all queues */
+	uint64_t pkts;        /* sent */
+	union {
+		struct {
+			uint16_t count;   /* frames waiting, all queues */
+			uint16_t limited; /* bit t: TC t has a rate of its own (its profile's);
+					   * SL_WHEEL_SUB_LIMITED: its subport has one */
+		};
+		uint32_t gate;
+	};
 	uint16_t busy;        /* bit q: queue q has frames */
-	uint16_t limited;     /* bit t: TC t has a rate of its own (its profile's);
-			       * SL_WHEEL_SUB_LIMITED: its subport has one */
 	uint8_t prof;         /* its class profile (sl_wheel_profile) */
-	uint64_t pkts, bytes; /* sent */
+	uint32_t link;        /* the next pipe in its slot's list, + 1 (0: the last) */
+	uint64_t bytes;       /* sent */
 } __attribute__((aligned(64)));
 
 struct sl_wheel_queue {

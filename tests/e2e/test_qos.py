@@ -225,6 +225,43 @@ def test_qos_classes_ip6(sluiced_factory, tmp_path, sched):
     assert pipes == want and want[1] >= 50 and want[2] >= 50, (pipes, want)
 
 
+@pytest.mark.parametrize("sched", ["rte_sched", "wheel"])
+def test_qos_classes_by_vlan(sluiced_factory, tmp_path, sched):
+    """classify vlan-prio, pipe-from vlan (the wheel's general path): frames routed out of
+    port1.100 and port1.200 are counted in pipes 100 and 200 (their VLAN IDs), TC12 (priority
+    0); every frame port1 sent counted; nothing shaped."""
+    from scapy.all import Dot1Q, rdpcap
+    frames = [frame("48.0.0.1"), frame("48.0.0.2"), frame("48.0.0.2")]
+    wrpcap(str(tmp_path / "stream.pcap"), frames * 20)
+    s = sluiced_factory(pcap_ports(tmp_path, [], []), ROUTER[:4] + [
+        "ip neighbor port0 10.10.1.2 02:00:00:00:00:99",
+        "create sub-interfaces port1 100", "create sub-interfaces port1 200",
+        "set interface ip address port1.100 10.11.100.10/24", "set interface state port1.100 up",
+        "set interface ip address port1.200 10.11.200.10/24", "set interface state port1.200 up",
+        "ip neighbor port1.100 10.11.100.1 42:01:0a:0b:64:01",
+        "ip neighbor port1.200 10.11.200.1 42:01:0a:0b:c8:01",
+        "ip route add 48.0.0.1/32 via 10.11.100.1", "ip route add 48.0.0.2/32 via 10.11.200.1",
+        "qos profile fast rate 1g", f"set interface qos port1 rate 10g profile fast pipes 256 "
+        f"classify vlan-prio pipe-from vlan scheduler {sched}",
+        f"packet-generator new {{ name s limit 60 interface port0 worker 0 "
+        f"pcap {tmp_path}/stream.pcap }}"])
+    stream_sent(s, 60, 20)
+    tcs = s.js("show qos port1")["qos-tcs"]
+    if sched == "wheel":
+        pipes = {p: s.js(f"show qos port1 subport 0 pipe {p}")["qos-pipe"][0]["sent-packets"]
+                 for p in (100, 200)}
+    else:
+        pipes = {p: sum(q["packets"] for q in s.js(f"show qos port1 subport 0 pipe {p}")["qos-queues"])
+                 for p in (100, 200)}
+    errs = s.errors()
+    assert s.stop() == 0
+    assert not errs, errs
+    out = rdpcap(str(tmp_path / "out1.pcap"))
+    assert sorted(o[Dot1Q].vlan for o in out if Dot1Q in o) == [100] * 20 + [200] * 40
+    assert pipes == {100: 20, 200: 40}, pipes
+    assert tcs[12]["sent-packets"] == len(out) == 60, (tcs[12], len(out))
+
+
 def test_qos_vectors_into_one_queue(sluiced_factory, tmp_path):
     """Full vectors (the stream as fast as it goes) into one queue of 64 on a port that is not
     full: rte_sched takes them a queue's size at a time and lets each chunk out before the
