@@ -1064,6 +1064,42 @@ def test_pppoe_radius_server_gone(links, sluiced_factory, freeradius):
 
 
 @pytest.mark.parametrize("sched", ["rte_sched", "wheel"])
+def test_pppoe_subscriber_classes_by_dscp(sluiced_factory, tmp_path, sched):
+    """A session's downstream classified by the DSCP of the IP packet inside PPPoE: EF (mapped
+    to TC0) and best effort to one session, nothing shaped: TC0 sends exactly the EF frames,
+    TC12 the others (and whatever else sluiced sends on the access port), every frame out in
+    the session; by rte_sched and by the wheel."""
+    from scapy.all import wrpcap
+    from conftest import MAC1, NH1, pcap_ports, pcap_outs
+    router = (Path(__file__).parents[1] / "common/router.cli").read_text().splitlines()
+    frames = [Ether(dst=MAC1, src=NH1) / IP(src="48.0.0.9", dst="100.64.5.5", tos=tos) /
+              UDP(sport=1, dport=9) / Raw(b"q" * 40) for tos in (46 << 2, 0, 0)]
+    wrpcap(str(tmp_path / "stream.pcap"), frames * 20)
+    s = sluiced_factory(pcap_ports(tmp_path, [], []), router + [
+        "qos profile fast rate 1g",
+        f"set interface qos port0 rate 10g profile fast pipes 16 pipe-from none scheduler {sched}",
+        "set qos map port0 dscp 46 tc 0",
+        "set pppoe access port0",
+        "create pppoe session client-ip 100.64.5.5 session-id 21 client-mac 02:00:00:00:c1:21 "
+        "qos-profile fast",
+        f"packet-generator new {{ name s limit 60 interface port1 worker 0 pcap {tmp_path}/stream.pcap }}"])
+    s.cli("packet-generator enable-stream s")
+    deadline = time.time() + 20
+    while s.js("show packet-generator")["streams"][0]["sent"] < 60 and time.time() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    tcs = s.js("show qos port0")["qos-tcs"]
+    errs = s.errors()
+    assert s.stop() == 0
+    assert not errs, errs
+    out = pcap_outs(tmp_path, 2)[0]
+    ses = [o for o in out if PPPoE in o and IP in o and o[PPPoE].sessionid == 21]
+    assert len(ses) == 60 and sum(o[IP].tos == 46 << 2 for o in ses) == 20
+    assert tcs[0]["sent-packets"] == 20, tcs[0]
+    assert tcs[12]["sent-packets"] == len(out) - 20, (tcs[12], len(out))
+
+
+@pytest.mark.parametrize("sched", ["rte_sched", "wheel"])
 def test_pppoe_subscriber_shaped_to_profile(sluiced_factory, tmp_path, sched):
     """Per-subscriber QoS: two sessions with profiles of 2 and 4 Mbit/s on a 10 Mbit/s access
     port, each offered 8 Mbit/s from the uplink: each session's downstream leaves at its
