@@ -586,6 +586,16 @@ static uint64_t tc_period_for(uint64_t rate)
 	return RTE_MIN(RTE_MAX(ms, 10ull), 1000ull);
 }
 
+/* A subport profile of rate bytes/s and a bucket of size bytes, every TC at that rate. */
+static struct rte_sched_subport_profile_params subport_profile(uint64_t rate, uint64_t size)
+{
+	struct rte_sched_subport_profile_params spp = {
+		.tb_rate = rate, .tb_size = size, .tc_period = tc_period_for(rate)};
+	for (int t = 0; t < QOS_TCS; t++)
+		spp.tc_rate[t] = rate;
+	return spp;
+}
+
 /* ---- requests to the owner ---- */
 
 static void add_stats(struct rte_sched_queue_stats *a, const struct rte_sched_queue_stats *s)
@@ -666,11 +676,8 @@ static void mailbox_run(struct hqos *h)
 	} else if (h->mb.op == OP_SUBPORT) {
 		if (h->mb.add >= 0) { /* a subport profile new to the port: added here, where
 				       * rte_sched runs */
-			uint64_t r = h->mb.sp_rate;
-			struct rte_sched_subport_profile_params spp = {
-				.tb_rate = r, .tb_size = h->mb.sp_burst, .tc_period = tc_period_for(r)};
-			for (int t = 0; t < QOS_TCS; t++)
-				spp.tc_rate[t] = r;
+			struct rte_sched_subport_profile_params spp =
+				subport_profile(h->mb.sp_rate, h->mb.sp_burst);
 			rc = rte_sched_port_subport_profile_add(h->port, &spp, &h->mb.id);
 		}
 		if (!rc)
@@ -947,11 +954,8 @@ static int hqos_build(struct sl_out *o, struct hqos *h, int idx, uint32_t mtu)
 		h->prefetch = l2 <= 0 || (size_t)n * sizeof(struct sl_wheel_pipe) > (size_t)l2 / 2;
 		return 0;
 	}
-	struct rte_sched_subport_profile_params spp = {
-		.tb_rate = h->rate / 8, .tb_size = RTE_MAX(h->rate / 800, 2 * 1538ull),
-		.tc_period = tc_period_for(h->rate / 8)};
-	for (int t = 0; t < QOS_TCS; t++)
-		spp.tc_rate[t] = h->rate / 8;
+	struct rte_sched_subport_profile_params spp =
+		subport_profile(h->rate / 8, RTE_MAX(h->rate / 800, 2 * 1538ull));
 	char name[40];
 	snprintf(name, sizeof(name), "sl_qos_%u", h->ifx);
 	int sock = (int)rte_socket_id();
