@@ -135,8 +135,9 @@ static inline enum sl_ip6_walk_err sl_ip6_walk(const uint8_t *p, uint32_t len,
 	return SL_IP6W_OK;
 }
 
-/* The flow hash of an IPv6 packet computed: CRC32-C of the addresses, the flow label (RFC 6438), the next header and, when that is a transport with
- * ports right after the 40-byte header, the ports. */
+/* The flow hash of an IPv6 packet computed: CRC32-C of the addresses, the flow label (RFC
+ * 6438), the next header and, when that is a transport with ports right after the 40-byte
+ * header, the ports. */
 static inline uint32_t sl_flow_hash6_sw(const struct rte_ipv6_hdr *ip)
 {
 	const uint8_t *b = (const uint8_t *)ip;

@@ -88,7 +88,7 @@ void sl_pg_free(struct sl_pg_stream *s);
 
 /* The hash a NIC with RSS gives a received frame (p, len bytes; eth: it starts with an
  * Ethernet header, up to two VLAN tags, else with the IP header): Toeplitz with the 40-byte
- * key of Microsoft's verification suite (the 82599's and i40e's default) over the IPv4 or
+ * key of Microsoft's verification suite (the 82599 datasheet's too) over the IPv4 or
  * IPv6 addresses and, for TCP and UDP that is not an IPv4 fragment (IPv6: the upper layer
  * right after the fixed header), the ports. false for a frame that is not IP (a NIC gives
  * it no hash). */
