@@ -4,7 +4,8 @@
  * family keyed by (kind, outer table, remote, local, kind's id: VNI or GRE key), with a
  * template of its outer headers (IPv4 or IPv6, and the kind's own) that its encapsulation
  * node copies in front of each packet before sending it, by the remote's adjacency, straight
- * to the underlay output (sl_tun_encap, sl_tun_encap6). */
+ * to the underlay output (sl_tun_encap, sl_tun_encap6; VXLAN and MPLS over UDP over IPv4 by
+ * runs of one tunnel, SL_TUN_ENCAP_RUNS). */
 #ifndef SL_TUNNEL_H
 #define SL_TUNNEL_H
 
@@ -171,16 +172,21 @@ static inline uint16_t sl_tun_sport(const struct rte_mbuf *m, const uint8_t *fr)
 	return (uint16_t)(0xc000 | ((h ^ h >> 16) & 0x3fff));
 }
 
-/* An encapsulation node's process function `name`: one_fn(worker, mbuf, the worker's cache,
- * the IPv4 FIB generation read once per vector) gives each packet's edge. */
-#define SL_TUN_ENCAP_PROCESS(name, one_fn)                                                  \
+/* An encapsulation node's process function `name`, up to its loop: the worker w, its cache c,
+ * the FIB generation gen read once per vector, and the edges nexts[n]. */
+#define SL_TUN_ENCAP_HEAD(name)                                                             \
 	static uint16_t name(struct rte_graph *g, struct rte_node *node, void **objs,       \
 			     uint16_t n)                                                    \
 	{                                                                                   \
 		struct sl_worker *w = sl_node_worker(node);                                 \
 		struct sl_tun_cache *c = &sl_tun_cache[w->id];                              \
 		uint32_t gen = __atomic_load_n(&sl_fib_gen, __ATOMIC_ACQUIRE);          \
-		uint16_t nexts[n];                                                          \
+		uint16_t nexts[n];
+
+/* An encapsulation node's process function `name`: one_fn(worker, mbuf, the worker's cache,
+ * the IPv4 FIB generation read once per vector) gives each packet's edge. */
+#define SL_TUN_ENCAP_PROCESS(name, one_fn)                                                  \
+	SL_TUN_ENCAP_HEAD(name)                                                             \
 		for (uint16_t i = 0; i < n; i++)                                            \
 			nexts[i] = one_fn(w, objs[i], c, gen);                              \
 		sl_enqueue_nexts(g, node, objs, nexts, n);                                  \
@@ -271,6 +277,127 @@ static inline uint8_t *sl_tun_encap(struct rte_mbuf *m, const struct sl_tun *t, 
 	sl_tun_send(m, t, d, a, fast, tx0, lookup, out);
 	return (uint8_t *)ip + sizeof(*ip);
 }
+
+/* Runs of packets to one IPv4 tunnel whose remote resolves to one next hop: what every packet
+ * of the run shares, worked out once (sl_tun_run_begin), so that each packet costs a copy of
+ * the outer headers and its own few fields (sl_tun_run_put). The kind fixes hlen and whether
+ * the inner Ethernet header is kept (eth); anything out of the way (the tunnel down, several
+ * paths or a neighbour being resolved, a frame too long for the fast way, too little headroom)
+ * is the node's per-packet function's, which sl_tun_encap serves. */
+struct sl_tun_run {
+	uint8_t tmpl[64] __rte_aligned(32); /* the outer Ethernet header and t's headers, the
+					     * protocol set, lengths and checksum 0 */
+	uint32_t sum;                       /* the checksum's sum less the total length */
+	uint32_t max_len;                   /* the longest frame (pkt_len) that goes fast; 0:
+					     * none (the run does not go the fast way) */
+	uint16_t ifx;                       /* the run's tunnel interface; UINT16_MAX: none */
+	uint16_t port;                      /* the underlay interface */
+	uint16_t next;                      /* its output's edge */
+};
+
+/* A run's packets and bytes (counted by the node as it goes) added to its interface */
+static inline void sl_tun_run_count(struct sl_worker *w, const struct sl_tun_run *r,
+				    uint32_t *pkts, uint32_t *bytes)
+{
+	if (*pkts) {
+		w->ifc[r->ifx].tx_pkts += *pkts;
+		w->ifc[r->ifx].tx_bytes += *bytes;
+		*pkts = *bytes = 0;
+	}
+}
+
+/* A run to tunnel interface ifx begins (the last one counted): r->max_len 0 unless it goes
+ * the fast way. */
+static inline void sl_tun_run_begin(struct sl_tun_run *r, uint16_t ifx, unsigned hlen, bool eth,
+				    uint8_t proto, struct sl_tun_cache *c, uint32_t gen,
+				    rte_edge_t tx0)
+{
+	r->ifx = ifx;
+	r->max_len = 0;
+	const struct sl_iface *f = &sl_ifaces[ifx];
+	const struct sl_tun *t = sl_tun_by_if[ifx];
+	if (unlikely(!t || !f->up || t->v6 || t->hlen != hlen))
+		return;
+	uint32_t id = sl_tun_adj(c, t, gen);
+	if (unlikely(id & SL_LB_FLAG))
+		return;
+	const struct sl_adj *a = sl_adj_get(id);
+	if (unlikely(a->type != SL_ADJ_FORWARD))
+		return;
+	memcpy(r->tmpl, a->rewrite, RTE_ETHER_HDR_LEN);
+	memcpy(r->tmpl + RTE_ETHER_HDR_LEN, t->hdr, hlen);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(r->tmpl + RTE_ETHER_HDR_LEN);
+	ip->next_proto_id = proto;
+	r->sum = t->hdr_sum + rte_cpu_to_be_16(proto);
+	/* the outer packet, pkt_len + grow - 14 bytes, within the underlay's MTU; a frame kept
+	 * whole within the tunnel's (routed packets were checked by ipN-rewrite) */
+	unsigned grow = eth ? hlen + RTE_ETHER_HDR_LEN : hlen;
+	uint32_t max = sl_ifaces[a->port].mtu + RTE_ETHER_HDR_LEN - grow;
+	if (eth)
+		max = RTE_MIN(max, f->mtu + (uint32_t)RTE_ETHER_HDR_LEN);
+	r->max_len = max;
+	r->port = a->port;
+	r->next = (uint16_t)(tx0 + sl_if_fast[a->port].tx_slot);
+}
+
+/* m goes the run's fast way: within max_len, with headroom for the outer headers. */
+static __rte_always_inline bool sl_tun_run_fits(const struct sl_tun_run *r,
+						const struct rte_mbuf *m, unsigned hlen, bool eth)
+{
+	return likely(m->pkt_len <= r->max_len &&
+		      rte_pktmbuf_headroom(m) >= (eth ? hlen + RTE_ETHER_HDR_LEN : hlen));
+}
+
+/* Encapsulates m (sl_tun_run_fits) for the run: returns where the kind's header begins. */
+static __rte_always_inline uint8_t *sl_tun_run_put(const struct sl_tun_run *r,
+						   struct rte_mbuf *m, unsigned hlen, bool eth)
+{
+	const unsigned grow = eth ? hlen + RTE_ETHER_HDR_LEN : hlen;
+	const unsigned wr = hlen + RTE_ETHER_HDR_LEN; /* written from the new start, >= 32 */
+	m->data_off = (uint16_t)(m->data_off - grow);
+	m->data_len = (uint16_t)(m->data_len + grow);
+	m->pkt_len += grow;
+	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+	memcpy(d, r->tmpl, 32);
+	memcpy(d + wr - 32, r->tmpl + wr - 32, 32);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d + RTE_ETHER_HDR_LEN);
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN));
+	uint32_t s = r->sum + ip->total_length;
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	ip->hdr_checksum = (uint16_t)~s;
+	sl_meta(m)->tx_if = r->port;
+	return (uint8_t *)(ip + 1);
+}
+
+/* An IPv4 tunnel's encapsulation node `name` by runs: fast_fn(run, mbuf) encapsulates a packet
+ * the fast way (sl_tun_run_put and the kind's own fields; it leaves by the run's edge), or
+ * answers false to hand it to one_fn(worker, mbuf, cache, generation), which does anything. */
+#define SL_TUN_ENCAP_RUNS(name, one_fn, fast_fn, hlen, eth, proto, tx0)                    \
+	SL_TUN_ENCAP_HEAD(name)                                                             \
+		struct sl_tun_run r;                                                        \
+		uint32_t pkts = 0, bytes = 0;                                               \
+		r.ifx = UINT16_MAX;                                                         \
+		r.max_len = 0;                                                              \
+		for (uint16_t i = 0; i < n; i++) {                                          \
+			struct rte_mbuf *m = objs[i];                                       \
+			uint16_t ifx = sl_meta(m)->tx_if;                                   \
+			uint32_t len = m->pkt_len;                                          \
+			if (unlikely(ifx != r.ifx)) {                                       \
+				sl_tun_run_count(w, &r, &pkts, &bytes);                     \
+				sl_tun_run_begin(&r, ifx, hlen, eth, proto, c, gen, tx0);   \
+			}                                                                   \
+			if (likely(sl_tun_run_fits(&r, m, hlen, eth) && fast_fn(&r, m))) {   \
+				pkts++;                                                     \
+				bytes += len - (eth ? 0 : RTE_ETHER_HDR_LEN);               \
+				nexts[i] = r.next;                                          \
+			} else                                                              \
+				nexts[i] = one_fn(w, m, c, gen);                            \
+		}                                                                           \
+		sl_tun_run_count(w, &r, &pkts, &bytes);                                     \
+		sl_enqueue_nexts(g, node, objs, nexts, n);                                  \
+		return n;                                                                   \
+	}
 
 /* sl_tun_encap over IPv6: the outer IPv6 header's payload length and next header proto
  * written, the hop limit one more on the routing path's way (ip6-lookup in the encap table,

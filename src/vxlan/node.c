@@ -159,8 +159,107 @@ drop:
 		sl_enqueue_nexts(g, node, objs, nexts, n);                                  \
 		return n;                                                                   \
 	}
-VXI_PROCESS(vxi_process, vxi_one)
 VXI_PROCESS(vxi6_process, vxi6_one)
+
+/* vxlan4-input's runs of one tunnel: a packet whose outer header has no options, whose
+ * addresses, UDP port, VNI and table are the run's, goes to the run's tunnel (up when the run
+ * began) without its key being built; a routed tunnel's IPv4 to its own MAC straight to
+ * ip4-input, an L2 tunnel's frames to its mode's node. Any other packet is vxi_one's, and the
+ * tunnel it finds starts the next run. */
+#define VXI_OFF (sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_udp_hdr) + 8)
+struct vxi_run {
+	uint64_t addrs;              /* the outer source and destination, as in the header */
+	uint32_t vni;                /* the VXLAN header's second word, its reserved byte 0 */
+	uint16_t port;               /* the UDP destination port (network order) */
+	uint16_t fib;
+	uint16_t ifx;                /* UINT16_MAX: no run */
+	uint16_t next;               /* the mode's edge; VXI_NEXT_IP4 when routed */
+	struct rte_ether_addr mac;   /* a routed tunnel's MAC */
+	uint32_t pkts, bytes;        /* counted for ifx */
+};
+
+static inline void vxi_run_count(struct sl_worker *w, struct vxi_run *r)
+{
+	if (r->pkts) {
+		w->ifc[r->ifx].rx_pkts += r->pkts;
+		w->ifc[r->ifx].rx_bytes += r->bytes;
+		r->pkts = r->bytes = 0;
+	}
+}
+
+/* After vxi_one took m (its outer header at p) to tunnel c->ifx: the run that m begins. */
+static void vxi_run_learn(struct sl_worker *w, struct vxi_run *r, const struct vxi_cache *c,
+			  struct rte_mbuf *m, const uint8_t *p, uint16_t next)
+{
+	vxi_run_count(w, r);
+	r->ifx = UINT16_MAX;
+	if (next == VXI_NEXT_DROP || p[0] != 0x45)
+		return;
+	const struct sl_iface *f = &sl_ifaces[c->ifx];
+	uint8_t mode = __atomic_load_n(&f->mode, __ATOMIC_ACQUIRE);
+	memcpy(&r->addrs, p + offsetof(struct rte_ipv4_hdr, src_addr), 8);
+	memcpy(&r->vni, p + VXI_OFF - 4, 4);
+	r->vni &= RTE_BE32(0xffffff00);
+	memcpy(&r->port, p + sizeof(struct rte_ipv4_hdr) + 2, 2);
+	r->fib = sl_pkt_fib(m);
+	r->mac = f->mac;
+	r->next = mode == SL_MODE_L3 ? VXI_NEXT_IP4 : (uint16_t)(VXI_NEXT_MODES + mode);
+	r->ifx = c->ifx;
+}
+
+/* m's edge when it belongs to run r, else UINT16_MAX (m untouched) */
+static __rte_always_inline uint16_t vxi_fast(struct vxi_run *r, struct rte_mbuf *m,
+					     const uint8_t *p)
+{
+	uint64_t addrs;
+	uint32_t vni;
+	uint16_t port;
+	memcpy(&addrs, p + offsetof(struct rte_ipv4_hdr, src_addr), 8);
+	memcpy(&vni, p + VXI_OFF - 4, 4);
+	memcpy(&port, p + sizeof(struct rte_ipv4_hdr) + 2, 2);
+	if (p[0] != 0x45 || m->data_len < VXI_OFF + RTE_ETHER_HDR_LEN || !(p[VXI_OFF - 8] & 0x08) ||
+	    addrs != r->addrs || (vni & RTE_BE32(0xffffff00)) != r->vni || port != r->port ||
+	    r->ifx == UINT16_MAX || sl_pkt_fib(m) != r->fib)
+		return UINT16_MAX;
+	const struct rte_ether_hdr *eh = (const struct rte_ether_hdr *)(p + VXI_OFF);
+	unsigned off = VXI_OFF;
+	if (r->next == VXI_NEXT_IP4) {
+		if (!rte_is_same_ether_addr(&eh->dst_addr, &r->mac) ||
+		    eh->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4))
+			return UINT16_MAX;
+		off += RTE_ETHER_HDR_LEN;
+	}
+	r->pkts++;
+	r->bytes += m->pkt_len - VXI_OFF;
+	m->data_off = (uint16_t)(m->data_off + off);
+	m->data_len = (uint16_t)(m->data_len - off);
+	m->pkt_len -= off;
+	m->port = r->ifx;
+	m->ol_flags &= ~sl_flag_fib;
+	return r->next;
+}
+
+static uint16_t vxi_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	struct sl_worker *w = sl_node_worker(node);
+	uint16_t nexts[n];
+	struct vxi_cache c = {.key = {.fib = UINT16_MAX}, .key6 = {.fib = UINT16_MAX},
+			      .ifx = UINT16_MAX, .port = RTE_BE16(SL_VXLAN_PORT)};
+	struct vxi_run r = {.ifx = UINT16_MAX};
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
+		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint16_t nx = vxi_fast(&r, m, p);
+		if (unlikely(nx == UINT16_MAX)) {
+			nx = vxi_one(w, m, &c);
+			vxi_run_learn(w, &r, &c, m, p, nx);
+		}
+		nexts[i] = nx;
+	}
+	vxi_run_count(w, &r);
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
 
 #define VXI_NEXT_NODES                                                                      \
 	{[VXI_NEXT_DROP] = "error-drop", SL_MODE_NODES, [VXI_NEXT_IP4] = "ip4-input",        \
@@ -244,7 +343,25 @@ drop:
 	return VXO_NEXT_DROP;
 }
 
-SL_TUN_ENCAP_PROCESS_FAM(vxo_process, vxo_any, false)
+static uint16_t vxo_one(struct sl_worker *w, struct rte_mbuf *m, struct sl_tun_cache *c,
+			uint32_t gen)
+{
+	return vxo_any(w, m, c, gen, false);
+}
+
+/* The fast way over IPv4: the outer headers from the run's copy, then the UDP port and length */
+static __rte_always_inline bool vxo_fast(const struct sl_tun_run *r, struct rte_mbuf *m)
+{
+	uint16_t sport = sl_tun_sport(m, rte_pktmbuf_mtod(m, const uint8_t *));
+	struct rte_udp_hdr *u =
+		(struct rte_udp_hdr *)sl_tun_run_put(r, m, SL_VXLAN_ENCAP_LEN, true);
+	u->src_port = rte_cpu_to_be_16(sport);
+	u->dgram_len = rte_cpu_to_be_16(
+		(uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN - sizeof(struct rte_ipv4_hdr)));
+	return true;
+}
+
+SL_TUN_ENCAP_RUNS(vxo_process, vxo_one, vxo_fast, SL_VXLAN_ENCAP_LEN, true, IPPROTO_UDP, vxo_tx0)
 SL_TUN_ENCAP_PROCESS_FAM(vxo6_process, vxo_any, true)
 
 static struct rte_node_register vxo_node = {

@@ -345,3 +345,41 @@ def test_mpls_lsp_cli(sluiced_factory, tmp_path):
     assert "mpls-tunnel0" not in {i["name"] for i in s.js("show interface")["interfaces"]}
     s.check_refused({"ip route add 53.0.0.0/8 via mpls-tunnel0": "is not an IPv4 address"})
     assert s.stop() == 0
+
+
+def test_mpls_udp_runs_interleaved(sluiced_factory, tmp_path):
+    """mplsudp4-encap by runs of one tunnel: two tunnels' packets interleaved, each with its own
+    TTL, each out exact (its tunnel's label with the packet's TTL) and in order; each tunnel
+    counts its own packets and bytes (the IP packets it carries)."""
+    cli = VRF + ["create mpls-udp tunnel src 10.10.2.10 dst 10.10.2.1 out-label 300",
+                 "set interface ip table mplsudp1 5", "set interface state mplsudp1 up",
+                 "set interface ip address mplsudp1 172.16.1.1/30",
+                 "ip route add table 5 50.0.0.0/8 via 172.16.1.2 mplsudp1"]
+    plan = [49, 49, 50, 49, 50, 50, 49, 50]
+    in0 = [Ether(dst=MAC0, src=CUST) / Dot1Q(vlan=100) /
+           IP(src="192.168.1.2", dst=f"{d}.0.0.{i}", ttl=20 + i, id=i) /
+           UDP(sport=9 + i, dport=9) / Raw(b"c" * (20 + i)) for i, d in enumerate(plan)]
+    s = sluiced_factory(pcap_ports(tmp_path, in0, []), ROUTER + cli, memory=768)
+    s.wait_rx("port0", len(in0))
+    ifs = {n: s.iface(n) for n in ("mplsudp0", "mplsudp1")}
+    errs = s.errors()
+    assert s.stop() == 0
+    _, out1 = pcap_outs(tmp_path, 2)
+    assert len(out1) == len(in0) and errs == {}
+    for x, p, d in zip(out1, in0, plan):
+        ip = x[IP]
+        assert (ip.src, ip.dst, ip.ttl, ip.len) == ("10.10.2.10", "10.10.2.1", 64, len(raw(ip)))
+        fixed = IP(raw(ip))
+        del fixed.chksum
+        assert IP(raw(fixed)).chksum == ip.chksum
+        assert x[UDP].dport == 6635 and x[UDP].len == len(raw(x[UDP]))
+        lab = MPLS(raw(x[UDP].payload))
+        assert (lab.label, lab.s, lab.ttl) == ({49: 200, 50: 300}[d], 1, p[IP].ttl - 1)
+        sent = p[IP].copy()
+        sent.ttl -= 1
+        del sent.chksum
+        assert raw(lab.payload) == raw(IP(raw(sent)))
+    for name, d in (("mplsudp0", 49), ("mplsudp1", 50)):
+        mine = [p for p, x in zip(in0, plan) if x == d]
+        assert (ifs[name]["tx-packets"], ifs[name]["tx-bytes"]) == \
+            (len(mine), sum(len(p[IP]) for p in mine))

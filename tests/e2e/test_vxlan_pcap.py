@@ -5,7 +5,7 @@ into routing and bridging, each malformed or unknown packet dropped under its na
 CLI's refusals. test_vxlan_netns has the kernel as the remote VTEP."""
 from pathlib import Path
 
-from scapy.all import ICMP, IP, UDP, Dot1Q, Ether, Raw, wrpcap, raw
+from scapy.all import ICMP, IP, UDP, Dot1Q, Ether, IPOption_NOP, IPv6, Raw, wrpcap, raw
 from scapy.layers.vxlan import VXLAN
 
 from conftest import MAC0, MAC1, NH1, PEER0, pcap_ports, pcap_outs
@@ -292,3 +292,86 @@ def test_vxlan_dst_port(sluiced_factory, tmp_path):
     enc = [o for o in out1 if o[IP].proto == 17]  # the rest: ICMP port unreachable
     assert len(enc) == 1 and enc[0][UDP].dport == 8472 and enc[0][VXLAN].vni == 77
     assert len(out0) == 5  # what both tunnels decapsulated, routed to port0
+
+
+
+def test_vxlan_runs_interleaved(sluiced_factory, tmp_path):
+    """vxlan4-encap and vxlan4-input take runs of packets of one tunnel the fast way. Packets of
+    two tunnels interleaved, with one too long for the underlay once encapsulated, one for a
+    tunnel that is down, an outer header with options and IPv6 inside: every packet exact and
+    in order, the odd ones as before, and each tunnel's counters its own packets and bytes."""
+    TUN1_MAC = "02:fe:76:78:00:01"
+    cli = ["create vxlan tunnel src 10.10.2.10 dst 10.10.2.1 vni 78",
+           "set interface state vxlan_tunnel1 up",
+           "create vxlan tunnel src 10.10.2.10 dst 10.10.2.1 vni 79",  # vxlan_tunnel2, down
+           "set interface ip address vxlan_tunnel0 172.16.0.1/30",
+           "set interface ip address vxlan_tunnel1 172.16.1.1/30",
+           f"ip neighbor vxlan_tunnel0 172.16.0.2 {FAR}",
+           f"ip neighbor vxlan_tunnel1 172.16.1.2 {FAR}",
+           "ip route add 49.0.0.0/8 via 172.16.0.2 vxlan_tunnel0",
+           "ip route add 50.0.0.0/8 via 172.16.1.2 vxlan_tunnel1",
+           "set interface mtu 1400 port1"]
+    # 49 -> tunnel 0, 50 -> tunnel 1; "big" (1,380 bytes) fits the tunnel's MTU (1450) but not,
+    # encapsulated, port1's (1400)
+    plan = ["49", "49", "50", "49", "50", "50", "big", "49", "49", "50"]
+    in0 = [Ether(dst=MAC0, src=PEER0) /
+           IP(src="10.10.1.2", dst="49.0.0.1" if d == "big" else f"{d}.0.0.{i}", id=i) /
+           UDP(sport=1000 + i, dport=53) / Raw(b"r" * (1352 if d == "big" else 30 + i))
+           for i, d in enumerate(plan)]
+
+    def back(mac, i):
+        return Ether(dst=mac, src=FAR) / IP(src="49.0.0.9", dst="10.10.1.2", id=i) / \
+            UDP(sport=53, dport=1000 + i) / Raw(b"b" * (20 + i))
+    b6 = Ether(dst=TUN1_MAC, src=FAR) / IPv6(src="2001:db8::9", dst="2001:db8::1") / \
+        UDP(sport=53, dport=53) / Raw(b"six")
+    opt = vx(back(TUN_MAC, 5))
+    opt[IP].options = [IPOption_NOP()] * 4
+    in1 = [Ether(raw(p)) for p in (
+        vx(back(TUN_MAC, 0)), vx(back(TUN_MAC, 1)), vx(back(TUN1_MAC, 2), vni=78),
+        vx(back(TUN_MAC, 3)), vx(b6, vni=78), vx(back(TUN1_MAC, 4), vni=78), opt,
+        vx(back(TUN_MAC, 6), vni=79), vx(back(TUN_MAC, 7)))]
+    s = sluiced_factory(pcap_ports(tmp_path, in0, in1), ROUTER + TUNNEL + cli)
+    s.wait_rx("port0", len(in0))
+    s.wait_rx("port1", len(in1))
+    errs = s.errors()
+    ifs = {n: s.iface(n) for n in ("vxlan_tunnel0", "vxlan_tunnel1", "vxlan_tunnel2")}
+    assert s.stop() == 0
+    out0, out1 = pcap_outs(tmp_path, 2)
+
+    t0 = [p for p, d in zip(in0, plan) if d == "49"]
+    t1 = [p for p, d in zip(in0, plan) if d == "50"]
+    sent = [p for p, d in zip(in0, plan) if d != "big"]
+    assert len(out1) == len(sent)
+    for o, p in zip(out1, sent):
+        check_outer(o, vni=77 if p in t0 else 78)
+        exp = p[IP].copy()
+        exp.ttl = 63
+        del exp.chksum
+        assert raw(o[VXLAN].payload[IP]) == raw(IP(raw(exp)))
+    routed = [in1[i] for i in (0, 1, 2, 3, 5, 6, 8)]
+    assert [o[IP].id for o in out0] == [p[VXLAN].payload[IP].id for p in routed]
+    for o, p in zip(out0, routed):
+        exp = p[VXLAN].payload[IP].copy()
+        exp.ttl = 63
+        del exp.chksum
+        assert raw(o[IP]) == raw(IP(raw(exp)))
+    # a routed packet leaves a tunnel as a frame: its Ethernet header and the IP packet
+    assert (ifs["vxlan_tunnel0"]["tx-packets"], ifs["vxlan_tunnel0"]["tx-bytes"]) == \
+        (len(t0) + 1, sum(len(p) for p in t0) + len(in0[plan.index("big")]))
+    assert (ifs["vxlan_tunnel1"]["tx-packets"], ifs["vxlan_tunnel1"]["tx-bytes"]) == \
+        (len(t1), sum(len(p) for p in t1))
+    # received: the inner frame (the IPv6 one counted, then not routed: no IPv6 on tunnel 1)
+    rx0 = [in1[i] for i in (0, 1, 3, 6, 8)]
+    rx1 = [in1[i] for i in (2, 4, 5)]
+    assert (ifs["vxlan_tunnel0"]["rx-packets"], ifs["vxlan_tunnel0"]["rx-bytes"]) == \
+        (len(rx0), sum(len(p[VXLAN].payload) for p in rx0))
+    assert (ifs["vxlan_tunnel1"]["rx-packets"], ifs["vxlan_tunnel1"]["rx-bytes"]) == \
+        (len(rx1), sum(len(p[VXLAN].payload) for p in rx1))
+    assert ifs["vxlan_tunnel2"]["rx-packets"] == 0
+    # "big" refused by port1's ip4-rewrite, the ICMP it sends to our own address dropped
+    assert errs == {("ip4-rewrite", "too big with DF set (ICMP frag needed follows)"): 1,
+                    ("icmp4-error", "fragmentation needed sent"): 1,
+                    ("ip4-icmp-input", "ICMP type not handled locally"): 1,
+                    ("ip6-lookup", "no route (ICMPv6 unreachable follows)"): 1,
+                    ("icmp6-error", "no IPv6 address on the receiving interface"): 1,
+                    ("vxlan4-input", "tunnel down"): 1}
