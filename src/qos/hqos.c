@@ -3,6 +3,7 @@
  * 13 traffic classes (TC0 first, strict priority; TC12 best effort) -> 16 queues (one per TC,
  * four for TC12, served by weighted round robin).
  *   qos profile NAME rate R [burst B] [tc-rates R0 .. R12] [weights W0 W1 W2 W3] [tc-period MS]
+ *       [red-min N red-max N [red-inv-prob P] [red-wq-log2 W] [red-tcs all|T,T...]]
  *   qos profile NAME del
  *   set interface qos IFACE rate R profile NAME [subports N] [pipes N] [queue-size Q]
  *       [classify dscp|vlan-prio] [pipe-from none|vlan|ip-dst] [overhead B] [worker W]
@@ -40,6 +41,7 @@
 #include <rte_cycles.h>
 #include <rte_malloc.h>
 #include <rte_ring.h>
+#include <rte_red.h>
 #include <rte_sched.h>
 
 #define QOS_TCS RTE_SCHED_TRAFFIC_CLASSES_PER_PIPE
@@ -56,6 +58,9 @@ struct qos_profile {
 	uint64_t rate, tc_rate[QOS_TCS]; /* bits per second, as given */
 	struct rte_sched_pipe_params p;  /* rte_sched's: bytes per second */
 	uint32_t users;                  /* interfaces with a pipe of this profile */
+	struct {                         /* RED (the wheel's; tcs 0: none) */
+		uint16_t tcs, min, max, inv_prob, wq_log2;
+	} red;
 };
 static struct qos_profile *profiles[QOS_PROFILES];
 
@@ -128,7 +133,9 @@ static rte_edge_t qo_tx0, qs_tx0; /* qos-output's and qos-sched's first tx edges
 	X(QO_ERR_FULL, "qos queue full (tail drop)")                  \
 	X(QO_ERR_RING, "qos hand-off ring to the owner worker full") \
 	X(QO_ERR_OFF, "qos turned off with the frame queued")         \
-	X(QO_ERR_NOBUF, "qos wheel's queue blocks all in use")
+	X(QO_ERR_NOBUF, "qos wheel's queue blocks all in use")                         \
+	X(QO_ERR_RED, "qos RED drop (average queue between the thresholds, at random)") \
+	X(QO_ERR_RED_MAX, "qos RED drop (average queue over red-max)")
 enum { QO_ERRORS(SL_ERR_ENUM) QO_NB_ERR };
 static const char *const qo_reasons[] = {QO_ERRORS(SL_ERR_STR)};
 static uint16_t qo_err;
@@ -331,7 +338,10 @@ static __rte_noinline int wheel_slow(struct sl_worker *w, struct hqos *h, struct
 	}
 	c[2]++;
 	c[3] += len;
-	w->errors[qo_err + (why == SL_WHEEL_FULL ? QO_ERR_FULL : QO_ERR_NOBUF)]++;
+	static const uint8_t err_of[] = {[SL_WHEEL_FULL] = QO_ERR_FULL, [SL_WHEEL_NOBUF] = QO_ERR_NOBUF,
+					 [SL_WHEEL_RED] = QO_ERR_RED,
+					 [SL_WHEEL_RED_MAX] = QO_ERR_RED_MAX};
+	w->errors[qo_err + err_of[why]]++;
 	w->ifc[h->ifx].drops++;
 	rte_pktmbuf_free(m);
 	return 0;
@@ -606,15 +616,37 @@ static void add_stats(struct rte_sched_queue_stats *a, const struct rte_sched_qu
 	a->n_bytes_dropped += s->n_bytes_dropped;
 }
 
-/* Our profile idx as the wheel's class profile idx: the rates of the TCs below the pipe's,
- * the period, the weights. */
-static void wheel_profile(struct sl_wheel *wh, int idx)
+/* Our profile idx as h's wheel's class profile idx: the rates of the TCs below the pipe's,
+ * the period, the weights, RED (its state made by control beforehand: red_ready). */
+static void wheel_profile(struct hqos *h, int idx)
 {
-	const struct rte_sched_pipe_params *p = &profiles[idx]->p;
+	const struct qos_profile *pr = profiles[idx];
+	const struct rte_sched_pipe_params *p = &pr->p;
 	uint64_t tc[QOS_TCS];
 	for (int t = 0; t < QOS_TCS; t++)
 		tc[t] = p->tc_rate[t] < p->tb_rate ? p->tc_rate[t] : 0;
-	sl_wheel_profile(wh, (uint32_t)idx, tc, (uint32_t)p->tc_period, p->wrr_weights);
+	sl_wheel_profile(h->wheel, (uint32_t)idx, tc, (uint32_t)p->tc_period, p->wrr_weights);
+	/* the thresholds were checked by rte_red_config_init when the profile was made */
+	sl_wheel_profile_red(h->wheel, (uint32_t)idx, pr->red.tcs, pr->red.min, pr->red.max,
+			     pr->red.inv_prob, pr->red.wq_log2, h->rate / 8);
+}
+
+/* Control, before profile idx meets h: a profile with RED only on the wheel, its red-min
+ * below the queues' size, the wheel's RED state made (so that its owner never allocates). */
+static int red_ready(struct sl_out *o, struct hqos *h, int idx)
+{
+	const struct qos_profile *pr = profiles[idx];
+	if (!pr->red.tcs)
+		return 0;
+	if (!h->wq)
+		return sl_out_error(o, "profile %s has RED, which needs scheduler wheel (rte_sched's "
+				    "RED is compiled out of DPDK 22.11 as Debian builds it)", pr->name);
+	if (pr->red.min >= h->qsize)
+		return sl_out_error(o, "profile %s's red-min (%u) is not below %s's queue size (%u)",
+				    pr->name, pr->red.min, sl_ifaces[h->ifx].name, h->qsize);
+	if (h->wheel && sl_wheel_red_alloc(h->wheel))
+		return sl_out_error(o, "out of memory for RED's state");
+	return 0;
 }
 
 /* Pipe p (subport * pipes + pipe) of our profile idx. */
@@ -636,7 +668,7 @@ static void wheel_mailbox(struct hqos *h)
 	}
 	if (h->mb.op == OP_PIPE) {
 		if (h->prof_id[h->mb.prof] < 0) /* new to the interface: no pipe of it waits */
-			wheel_profile(wh, h->mb.prof);
+			wheel_profile(h, h->mb.prof);
 		wheel_pipe(wh, h->mb.subport * h->pipes + h->mb.pipe, h->mb.prof);
 		return;
 	}
@@ -803,7 +835,9 @@ static bool same_params(const struct rte_sched_pipe_params *a, const struct rte_
 static int cmd_profile(struct sl_out *o, int argc, char **argv)
 {
 	static const char usage[] = "usage: qos profile NAME rate R [burst B] [tc-rates R0 .. R12] "
-				    "[weights W0 W1 W2 W3] [tc-period MS] | qos profile NAME del";
+				    "[weights W0 W1 W2 W3] [tc-period MS] [red-min N red-max N "
+				    "[red-inv-prob P] [red-wq-log2 W] [red-tcs all|T,T...]] | "
+				    "qos profile NAME del";
 	if (argc < 2)
 		return sl_out_error(o, "%s", usage);
 	const char *name = argv[0];
@@ -828,6 +862,9 @@ static int cmd_profile(struct sl_out *o, int argc, char **argv)
 	uint64_t burst = 0;
 	uint32_t period = 0;
 	uint8_t wrr[4] = {1, 1, 1, 1};
+	uint32_t red[4] = {0, 0, 10, 9}; /* min, max, inv-prob, wq-log2 */
+	bool red_given = false;
+	uint16_t red_tcs = (1u << QOS_TCS) - 1;
 	for (int i = 1; i < argc;) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!v)
@@ -870,12 +907,57 @@ static int cmd_profile(struct sl_out *o, int argc, char **argv)
 				wrr[q] = (uint8_t)x;
 			}
 			i += 5;
+		} else if (!strncmp(a, "red-", 4) && strcmp(a, "red-tcs")) {
+			static const char *const keys[4] = {"red-min", "red-max", "red-inv-prob",
+							    "red-wq-log2"};
+			static const uint32_t lo[4] = {0, 1, 1, 1}, hi[4] = {1022, 1023, 255, 12};
+			int k = 0;
+			while (k < 4 && strcmp(a, keys[k]))
+				k++;
+			if (k == 4)
+				return sl_out_error(o, "unknown option '%s'; %s", a, usage);
+			if (parse_u32(v, hi[k], &red[k]) || red[k] < lo[k])
+				return sl_out_error(o, "%s '%s': %u to %u", a, v, lo[k], hi[k]);
+			red_given = true;
+			i += 2;
+		} else if (!strcmp(a, "red-tcs")) {
+			red_tcs = 0;
+			if (strcmp(v, "all")) {
+				char buf[64], *save = NULL;
+				snprintf(buf, sizeof(buf), "%s", v);
+				for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+					uint32_t tc;
+					if (parse_u32(t, QOS_TCS - 1, &tc))
+						return sl_out_error(o, "red-tcs '%s': all, or traffic classes "
+								    "0-12 with commas between", v);
+					red_tcs |= (uint16_t)(1u << tc);
+				}
+				if (!red_tcs)
+					return sl_out_error(o, "red-tcs '%s': all, or traffic classes 0-12 "
+							    "with commas between", v);
+			}
+			red_given = true;
+			i += 2;
 		} else {
 			return sl_out_error(o, "unknown option '%s'; %s", a, usage);
 		}
 	}
 	if (!p.rate)
 		return sl_out_error(o, "rate is required; %s", usage);
+	if (red_given) { /* rte_red's own checks, now rather than when a pipe meets it */
+		struct rte_red_config rc;
+		if (!red[1])
+			return sl_out_error(o, "RED needs red-min and red-max (frames)");
+		if (red[0] >= red[1] || rte_red_config_init(&rc, (uint16_t)red[3], (uint16_t)red[0],
+							    (uint16_t)red[1], (uint16_t)red[2]))
+			return sl_out_error(o, "red-min (%u) must be below red-max (%u)", red[0],
+					    red[1]);
+		p.red.tcs = red_tcs;
+		p.red.min = (uint16_t)red[0];
+		p.red.max = (uint16_t)red[1];
+		p.red.inv_prob = (uint16_t)red[2];
+		p.red.wq_log2 = (uint16_t)red[3];
+	}
 	for (int t = 0; t < QOS_TCS; t++) {
 		if (t >= ntc)
 			p.tc_rate[t] = p.rate;
@@ -912,11 +994,14 @@ static int cmd_profile(struct sl_out *o, int argc, char **argv)
 }
 SL_CLI_COMMAND(qos_profile, .path = "qos profile",
 	       .usage = "NAME rate R [burst B] [tc-rates R0 .. R12] [weights W0 W1 W2 W3] "
-			"[tc-period MS] | NAME del",
+			"[tc-period MS] [red-min N red-max N [red-inv-prob P] [red-wq-log2 W] "
+			"[red-tcs all|T,T...]] | NAME del",
 	       .help = "a pipe profile for hierarchical QoS: the pipe's rate and burst, its "
 		       "traffic classes' rates (TC0 first; those not given: the pipe's rate), the "
 		       "weights of the best-effort TC's 4 queues, the TC rates' period (10 ms); "
-		       "rates in bits/s with k, m or g",
+		       "rates in bits/s with k, m or g; RED (scheduler wheel) on the classes "
+		       "red-tcs (all): thresholds in frames of average queue, drop probability "
+		       "1/P at red-max (P 10), average weight 2^-W (W 9)",
 	       .fn = cmd_profile)
 
 static void hqos_free(struct hqos *h)
@@ -945,7 +1030,9 @@ static int hqos_build(struct sl_out *o, struct hqos *h, int idx, uint32_t mtu)
 			return sl_out_error(o, "out of memory for the wheel's %u pipes", n);
 		if (sl_wheel_subports(h->wheel, h->subports))
 			return sl_out_error(o, "out of memory for the wheel's %u subports", h->subports);
-		wheel_profile(h->wheel, idx);
+		if (profiles[idx]->red.tcs && sl_wheel_red_alloc(h->wheel))
+			return sl_out_error(o, "out of memory for RED's state");
+		wheel_profile(h, idx);
 		for (uint32_t p = 0; p < n; p++)
 			sl_wheel_pipe_profile(h->wheel, p, (uint32_t)idx);
 		/* pipes that stay in the L2 cache are found there in time; fetching them ahead
@@ -1185,7 +1272,7 @@ static int cmd_set_if_qos(struct sl_out *o, int argc, char **argv)
 	}
 	memset(h->pipe_prof, idx, (size_t)subports * pipes);
 	h->def_prof = (uint8_t)idx;
-	if (hqos_build(o, h, idx, (uint32_t)f->mtu + 18)) {
+	if (red_ready(o, h, idx) || hqos_build(o, h, idx, (uint32_t)f->mtu + 18)) {
 		hqos_free(h);
 		return -1;
 	}
@@ -1267,6 +1354,8 @@ int sl_qos_pipe_set(struct sl_out *o, uint16_t ifx, uint32_t s, uint32_t p, cons
 		return sl_out_error(o, "no QoS profile %s", profile);
 	if (profiles[idx]->rate > h->rate)
 		return sl_out_error(o, "profile %s's rate is above the port's", profiles[idx]->name);
+	if (red_ready(o, h, idx))
+		return -1;
 	const char *ifname = sl_ifaces[ifx].name;
 	/* the profile's id in rte_sched's tables: added on first use to every subport's;
 	 * rte_sched refuses a second profile of the same parameters, so that one shares an id */
@@ -1531,20 +1620,25 @@ static int cmd_show_profile(struct sl_out *o, int argc, char **argv)
 		return sl_out_error(o, "usage: show qos profile [NAME]");
 	if (argc == 1 && prof_find(argv[0]) < 0)
 		return sl_out_error(o, "no QoS profile %s", argv[0]);
-	const char *cols[19] = {"name", "rate-bps:u", "burst:u", "tc-period-ms:u", "weights",
+	enum { NC = 24 };
+	const char *cols[NC] = {"name", "rate-bps:u", "burst:u", "tc-period-ms:u", "weights",
 				"users:u"};
 	static char tcn[QOS_TCS][24];
 	for (int t = 0; t < QOS_TCS; t++) {
 		snprintf(tcn[t], sizeof(tcn[t]), "tc%d-bps:u", t);
 		cols[6 + t] = tcn[t];
 	}
-	sl_tbl_begin(o, "qos-profiles", 19, cols);
+	static const char *const red_cols[] = {"red-tcs", "red-min:u", "red-max:u",
+					       "red-inv-prob:u", "red-wq-log2:u"};
+	for (int k = 0; k < 5; k++)
+		cols[6 + QOS_TCS + k] = red_cols[k];
+	sl_tbl_begin(o, "qos-profiles", NC, cols);
 	for (int i = 0; i < QOS_PROFILES; i++) {
 		const struct qos_profile *p = profiles[i];
 		if (!p || (argc == 1 && strcmp(p->name, argv[0])))
 			continue;
-		char b[19][32];
-		char *row[19];
+		char b[NC][32];
+		char *row[NC];
 		snprintf(b[0], 32, "%s", p->name);
 		u64s(b[1], p->rate);
 		u64s(b[2], p->p.tb_size);
@@ -1554,7 +1648,22 @@ static int cmd_show_profile(struct sl_out *o, int argc, char **argv)
 		u64s(b[5], p->users);
 		for (int t = 0; t < QOS_TCS; t++)
 			u64s(b[6 + t], p->tc_rate[t]);
-		for (int k = 0; k < 19; k++)
+		char *rt = b[6 + QOS_TCS];
+		if (p->red.tcs == (1u << QOS_TCS) - 1) {
+			snprintf(rt, 32, "all");
+		} else if (!p->red.tcs) {
+			snprintf(rt, 32, "-");
+		} else {
+			size_t at = 0;
+			for (int t = 0; t < QOS_TCS; t++)
+				if (p->red.tcs >> t & 1)
+					at += (size_t)snprintf(rt + at, 32 - at, "%s%d", at ? "," : "", t);
+		}
+		u64s(b[7 + QOS_TCS], p->red.min);
+		u64s(b[8 + QOS_TCS], p->red.max);
+		u64s(b[9 + QOS_TCS], p->red.inv_prob);
+		u64s(b[10 + QOS_TCS], p->red.wq_log2);
+		for (int k = 0; k < NC; k++)
 			row[k] = b[k];
 		sl_tbl_rowv(o, row);
 	}

@@ -79,6 +79,7 @@ void sl_wheel_free(struct sl_wheel *w)
 	rte_free(w->q);
 	rte_free(w->free);
 	rte_free(w->subs);
+	rte_free(w->red);
 	rte_free(w);
 }
 
@@ -105,6 +106,73 @@ void sl_wheel_profile(struct sl_wheel *w, uint32_t idx, const uint64_t tc_bytes_
 		if (w->pipes[p].prof == idx)
 			w->pipes[p].limited = (uint16_t)(pr->limited |
 							 (w->pipes[p].limited & SL_WHEEL_SUB_LIMITED));
+}
+
+int sl_wheel_red_alloc(struct sl_wheel *w)
+{
+	if (w->red)
+		return 0;
+	/* zero: rte_red_rt_data_init's state, every queue empty since time 0 */
+	struct rte_red *r = rte_zmalloc("sl_wheel",
+					(size_t)w->npipes * SL_WHEEL_QUEUES * sizeof(*r),
+					RTE_CACHE_LINE_SIZE);
+	if (!r)
+		return -ENOMEM;
+	__atomic_store_n(&w->red, r, __ATOMIC_RELEASE); /* the owner may be dequeueing */
+	return 0;
+}
+
+int sl_wheel_profile_red(struct sl_wheel *w, uint32_t idx, uint16_t tcs, uint16_t min_th,
+			 uint16_t max_th, uint16_t maxp_inv, uint16_t wq_log2,
+			 uint64_t port_bytes_per_s)
+{
+	struct sl_wheel_prof *pr = &w->prof[idx];
+	if (!tcs) {
+		pr->red = 0;
+		return 0;
+	}
+	struct rte_red_config cfg;
+	if (rte_red_config_init(&cfg, wq_log2, min_th, max_th, maxp_inv))
+		return -EINVAL;
+	if (sl_wheel_red_alloc(w))
+		return -ENOMEM;
+	w->red_bytes_per_tsc = (double)port_bytes_per_s / (double)rte_get_tsc_hz();
+	pr->red_cfg = cfg;
+	pr->red = tcs;
+	return 0;
+}
+
+/* rte_red_enqueue, but for a queue found empty (q 0) its average decayed here: DPDK 22.11's
+ * __rte_red_calc_qempty_factor shifts by -1 when the idle time is short (its n is 0), which
+ * UBSan stops at; for n 0 it means the fraction's factor alone, which this returns. */
+static inline int red_enqueue(const struct rte_red_config *cfg, struct rte_red *red, unsigned q,
+			      uint64_t time)
+{
+	if (q)
+		return rte_red_enqueue_nonempty(cfg, red, q);
+	red->count++;
+	uint64_t m = (time - red->q_time) / RTE_RED_S; /* frames that could have come meanwhile */
+	if (m >= RTE_RED_2POW16) {
+		red->avg = 0;
+	} else if (m) {
+		uint32_t n = (uint32_t)m * rte_red_log2_1_minus_Wq[cfg->wq_log2 - 1];
+		uint32_t f = (n >> 6) & 0xf, factor;
+		n >>= 10;
+		if (n == 0)
+			factor = rte_red_pow2_frac_inv[f];
+		else if (n < RTE_RED_SCALING)
+			factor = (rte_red_pow2_frac_inv[f] + (1u << (n - 1))) >> n;
+		else
+			factor = 0;
+		red->avg = (red->avg >> RTE_RED_SCALING) * (uint16_t)factor;
+	}
+	return 0;
+}
+
+/* RED's clock at now: bytes of the port */
+static inline uint64_t red_time(const struct sl_wheel *w, uint64_t now)
+{
+	return (uint64_t)((double)now * w->red_bytes_per_tsc);
 }
 
 void sl_wheel_pipe_profile(struct sl_wheel *w, uint32_t p, uint32_t idx)
@@ -182,6 +250,17 @@ int sl_wheel_enqueue(struct sl_wheel *w, struct rte_mbuf *m, uint32_t p, uint32_
 	struct sl_wheel_queue *qq = &pq->q[q];
 	int why = qq->count == w->qsize ? SL_WHEEL_FULL
 		  : !qq->count && !w->nfree ? SL_WHEEL_NOBUF : SL_WHEEL_OK;
+	const struct sl_wheel_prof *pr = &w->prof[pp->prof];
+	if (unlikely(pr->red >> RTE_MIN(q, (uint32_t)SL_WHEEL_BE) & 1) && why == SL_WHEEL_OK) {
+		/* 0 enqueue, 1 dropped at random (the average between the thresholds), 2 over
+		 * max_th */
+		int d = red_enqueue(&pr->red_cfg, &w->red[p * SL_WHEEL_QUEUES + q], qq->count,
+				    red_time(w, now));
+		if (d) {
+			w->red_drops[d - 1]++;
+			why = d == 1 ? SL_WHEEL_RED : SL_WHEEL_RED_MAX;
+		}
+	}
 	if (unlikely(why != SL_WHEEL_OK)) {
 		pq->st[q].drops++;
 		pq->st[q].drop_bytes += m->pkt_len;
@@ -301,6 +380,9 @@ uint16_t sl_wheel_dequeue(struct sl_wheel *w, struct rte_mbuf **out, uint16_t wa
 			w->free[w->nfree++] = qq->blk - 1;
 			qq->blk = 0;
 			pp->busy &= (uint16_t)~(1u << q);
+			if (w->red) /* RED's average decays from now while it is empty */
+				rte_red_mark_queue_empty(&w->red[p * SL_WHEEL_QUEUES + q],
+							 red_time(w, now));
 		}
 		pp->count--;
 		w->queued--;

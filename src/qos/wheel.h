@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <rte_red.h>
 
 struct rte_mbuf;
 
@@ -70,12 +71,15 @@ struct sl_wheel_pipe_q {
 	} st[SL_WHEEL_QUEUES];
 } __attribute__((aligned(64)));
 
-/* A class profile: each TC's rate (0: the pipe's own) and the best-effort queues' weights. */
+/* A class profile: each TC's rate (0: the pipe's own) and the best-effort queues' weights;
+ * the TCs whose queues drop early (RED, DPDK's rte_red) and its thresholds. */
 struct sl_wheel_prof {
 	double tc_tsc_per_byte[SL_WHEEL_TCS];
 	uint64_t tc_burst_tsc;
 	uint32_t cost[4];     /* per byte served: 65,536 / weight */
 	uint16_t limited;
+	uint16_t red;         /* bit t: TC t's queues are RED's (red_cfg) */
+	struct rte_red_config red_cfg;
 };
 
 /* A subport's bucket, as a pipe's (tpb16 0: none, the port's rate). */
@@ -101,6 +105,10 @@ struct sl_wheel {
 	struct sl_wheel_pipe *pipes;
 	struct sl_wheel_pipe_q *pq;
 	struct rte_mbuf **q;  /* block b's frames at q[b * qsize] */
+	struct rte_red *red;  /* [pipe * 16 + queue]: each queue's average (made with the first
+			       * profile that has RED) */
+	double red_bytes_per_tsc; /* RED's clock: rte_red counts idle time in bytes of the port */
+	uint64_t red_drops[2];    /* frames RED dropped: at random, over max_th */
 	struct sl_wheel_prof prof[SL_WHEEL_PROFILES];
 };
 
@@ -168,6 +176,17 @@ void sl_wheel_pipe_rate(struct sl_wheel *w, uint32_t p, uint64_t bytes_per_s, ui
  * once: set it before its first pipe, or while it has none that waits. */
 void sl_wheel_profile(struct sl_wheel *w, uint32_t idx, const uint64_t tc_bytes_per_s[SL_WHEEL_TCS],
 		      uint32_t period_ms, const uint8_t weight[4]);
+/* RED's state for every queue, made once (0 or -ENOMEM): by control before a profile with RED
+ * reaches a wheel whose owner runs. */
+int sl_wheel_red_alloc(struct sl_wheel *w);
+/* RED on class profile idx: the queues of the TCs in tcs (bit t: TC t; 0: none) drop early
+ * once their average length (in frames, rte_red's EWMA of weight 2^-wq_log2) passes min_th,
+ * with a probability rising to 1 / maxp_inv at max_th, and every frame past it. RED counts a
+ * queue's idle time in bytes at the port's rate, port_bytes_per_s. 0, -EINVAL (rte_red refused
+ * the thresholds) or -ENOMEM (sl_wheel_red_alloc's). Pipes of idx see it at once. */
+int sl_wheel_profile_red(struct sl_wheel *w, uint32_t idx, uint16_t tcs, uint16_t min_th,
+			 uint16_t max_th, uint16_t maxp_inv, uint16_t wq_log2,
+			 uint64_t port_bytes_per_s);
 /* Pipe p's class profile from now on. */
 void sl_wheel_pipe_profile(struct sl_wheel *w, uint32_t p, uint32_t idx);
 /* The pipes in n subports (a power of 2 that divides npipes; 1 at first), every one at the
@@ -176,9 +195,10 @@ int sl_wheel_subports(struct sl_wheel *w, uint32_t n);
 /* Subport s's rate and bucket from now on (bytes_per_s 0: none of its own). */
 void sl_wheel_subport_rate(struct sl_wheel *w, uint32_t s, uint64_t bytes_per_s, uint64_t burst);
 
-enum { SL_WHEEL_OK, SL_WHEEL_FULL, SL_WHEEL_NOBUF };
+enum { SL_WHEEL_OK, SL_WHEEL_FULL, SL_WHEEL_NOBUF, SL_WHEEL_RED, SL_WHEEL_RED_MAX };
 /* Frame m into queue q (0-15) of pipe p at now: SL_WHEEL_OK, or why not (its queue full, no
- * block free); when refused, m is the caller's, and counted. */
+ * block free, RED dropped it at random or over max_th); when refused, m is the caller's, and
+ * counted. */
 int sl_wheel_enqueue(struct sl_wheel *w, struct rte_mbuf *m, uint32_t p, uint32_t q, uint64_t now);
 /* A frame of len bytes of traffic class tc for pipe p straight out, at now: when the pipe is
  * open (sl_wheel_pipe_open) and its class's bucket and its subport's allow it, the frame is charged and counted

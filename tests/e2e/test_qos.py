@@ -2,7 +2,8 @@
 """Hierarchical QoS (rte_sched) on port1's output, fed by pg streams routed from port0: a pipe
 shaped to R sends R, two pipes of rates 1:3 share a congested port 1:3, the best-effort TC's
 WRR weights 1:3 split it 1:3, TC0 goes before TC12, a TC's own rate holds (each by rte_sched
-and by the timing wheel, scheduler wheel), every drop named; and the CLI's refusals.
+and by the timing wheel, scheduler wheel), RED on the wheel, every drop named; and the CLI's
+refusals.
 Rates come from the output pcap's own timestamps (the frames and their 24 bytes of framing
 while the stream lasts, its first and last half second left out), so a loaded machine makes them noisier but
 not wrong."""
@@ -280,6 +281,42 @@ def test_qos_vectors_into_one_queue(sluiced_factory, tmp_path):
     assert len(pcap_outs(tmp_path, 2)[1]) == 4096
 
 
+
+def test_qos_red_wheel(sluiced_factory, tmp_path):
+    """RED on the wheel (rte_red): a pipe of 4 Mbit/s on a 10 Mbit/s port offered 8, its
+    profile's best effort with red-min 8, red-max 32 (frames of average queue), drop
+    probability 1/10 at red-max, average weight 1/4: it still sends 4 within 5%, RED drops
+    the rest early by name and the queue never fills (no tail drop); the per-TC counters add
+    up."""
+    out, show, errs, n = run(sluiced_factory, tmp_path, [
+        "qos profile r4 rate 4m red-min 8 red-max 32 red-inv-prob 10 red-wq-log2 2 red-tcs 12",
+        "set interface qos port1 rate 10m profile r4 scheduler wheel"],
+        [frame()], 1000, 3.0)
+    w, secs = window(out)
+    r = rate_bps(w, secs)
+    assert abs(r - 4e6) / 4e6 < 0.05, r
+    red = errs.get(("qos-output", "qos RED drop (average queue between the thresholds, at random)"), 0)
+    red_max = errs.get(("qos-output", "qos RED drop (average queue over red-max)"), 0)
+    assert red > 0, errs
+    assert ("qos-output", "qos queue full (tail drop)") not in errs, errs
+    assert len(out) + red + red_max == n, (len(out), red, red_max, n)
+    tc12 = show["qos-tcs"][12]
+    assert tc12["sent-packets"] == len(out) and tc12["dropped-packets"] == red + red_max
+
+
+def test_qos_red_only_its_classes(sluiced_factory, tmp_path):
+    """red-tcs 12: EF (mapped to TC0) offered twice a 4 Mbit/s pipe's rate tail-drops as
+    without RED."""
+    out, show, errs, n = run(sluiced_factory, tmp_path, [
+        "qos profile r4 rate 4m red-min 8 red-max 32 red-tcs 12",
+        "set interface qos port1 rate 10m profile r4 scheduler wheel",
+        "set qos map port1 dscp 46 tc 0"],
+        [frame(tos=46 << 2)], 1000, 2.0)
+    assert not any("RED" in k[1] for k in errs), errs
+    drops = errs[("qos-output", "qos queue full (tail drop)")]
+    assert len(out) + drops == n and show["qos-tcs"][0]["dropped-packets"] == drops
+
+
 def test_qos_cli(sluiced_factory, tmp_path):
     s = sluiced_factory(pcap_ports(tmp_path, [], []), ROUTER + ["qos profile ok rate 4m"])
     s.check_refused({
@@ -304,7 +341,25 @@ def test_qos_cli(sluiced_factory, tmp_path):
         "set interface qos port1 disable": "port1 has no QoS",
         "show qos port1": "port1 has no QoS",
         "set interface feature port1 qos-output arc interface-output": "qos-output is turned on by",
+        "qos profile x rate 4m red-min 8": "RED needs red-min and red-max",
+        "qos profile x rate 4m red-min 32 red-max 8": "red-min (32) must be below red-max (8)",
+        "qos profile x rate 4m red-min 8 red-max 2000": "red-max '2000': 1 to 1023",
+        "qos profile x rate 4m red-min 8 red-max 32 red-wq-log2 13": "red-wq-log2 '13': 1 to 12",
+        "qos profile x rate 4m red-min 8 red-max 32 red-inv-prob 0": "red-inv-prob '0': 1 to 255",
+        "qos profile x rate 4m red-min 8 red-max 32 red-tcs 13": "red-tcs '13': all, or traffic classes",
+        "qos profile x rate 4m red-mean 8": "unknown option 'red-mean'",
     })
+    s.cli("qos profile red rate 4m red-min 40 red-max 60 red-tcs 0,12")
+    s.check_refused({
+        "set interface qos port1 rate 10m profile red":
+            "profile red has RED, which needs scheduler wheel",
+        "set interface qos port1 rate 10m profile red scheduler wheel queue-size 32":
+            "profile red's red-min (40) is not below port1's queue size (32)",
+    })
+    prof = s.js("show qos profile red")["qos-profiles"][0]
+    assert (prof["red-tcs"], prof["red-min"], prof["red-max"], prof["red-inv-prob"],
+            prof["red-wq-log2"]) == ("0,12", 40, 60, 10, 9)
+    assert s.js("show qos profile ok")["qos-profiles"][0]["red-tcs"] == "-"
     s.cli("set interface qos port1 rate 10m profile ok pipes 8 subports 2")
     s.cli("policer add name po cir 1000 cb 10000")
     s.cli("policer output name po port1")
@@ -360,5 +415,10 @@ def test_qos_cli(sluiced_factory, tmp_path):
         (q, min(q, 12), "same", 0) for q in range(16)]
     assert shown["qos-pipe"] == [{"sent-packets": 0, "sent-bytes": 0}]
     assert s.js("show qos profile same")["qos-profiles"][0]["users"] == 1
+    s.cli("set qos pipe port1 subport 0 pipe 4 profile red")  # RED on the wheel: taken
+    s.cli("set interface qos port1 disable")
+    s.cli("set interface qos port1 rate 10m profile ok pipes 8")
+    s.check_refused({"set qos pipe port1 subport 0 pipe 4 profile red":
+                     "profile red has RED, which needs scheduler wheel"})
     s.cli("set interface qos port1 disable")
     assert s.stop() == 0

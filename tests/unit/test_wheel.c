@@ -5,10 +5,11 @@
  * once leave in the order they came; frames of an idle pipe in profile pass at once, and no
  * more than its rate; the wheel freed with frames in it frees them. The classes: strict
  * priority, best effort's weights, a class's own rate (queued and passing), the blocks the
- * queues take; a subport's rate over its pipes'. EAL with --no-huge. */
+ * queues take; a subport's rate over its pipes'; RED. EAL with --no-huge. */
 #include "../common/check.h"
 #include "../../src/qos/wheel.h"
 
+#include <errno.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_mbuf.h>
@@ -459,6 +460,100 @@ static void test_blocks(void)
 	CHECK(rte_mempool_in_use_count(mp) == 0);
 }
 
+/* RED (rte_red on the wheel): pipes 0 and 1 at 1,000,000 bytes a second, each offered
+ * 1,000-byte frames at twice that for a virtual second into best effort's queue 0 (64 frames);
+ * profile 1, pipe 0's, has RED on TC12 (min 8, max 32, maxp_inv 10, weight 2^-2), pipe 1 none.
+ * Pipe 1's queue fills and tail-drops; pipe 0's drops early at random and some over max_th,
+ * never a full queue, its queue never past 40 frames while the average stays under max_th, and
+ * both still send at the pipe's rate (RED does not starve the pipe). Then a RED queue that is
+ * offered a burst at once: its average passes max_th and every frame is dropped (SL_WHEEL_RED_MAX)
+ * before the queue is full; drained and idle for a while, the average has decayed and frames
+ * are taken again. */
+static void test_red(void)
+{
+	uint64_t hz = rte_get_tsc_hz(), t = 9000 * hz;
+	struct sl_wheel *w = sl_wheel_create(2, 64, 24, 1000000, 3000, t);
+	CHECK(w != NULL);
+	if (!w)
+		return;
+	static const uint64_t none[SL_WHEEL_TCS];
+	sl_wheel_profile(w, 1, none, 10, (const uint8_t[4]){1, 1, 1, 1});
+	CHECK(sl_wheel_profile_red(w, 1, 1u << SL_WHEEL_BE, 8, 32, 10, 2, 1000000) == 0);
+	CHECK(sl_wheel_profile_red(w, 2, 1u << SL_WHEEL_BE, 32, 8, 10, 2, 1000000) == -EINVAL);
+	sl_wheel_pipe_profile(w, 0, 1);
+	uint64_t why[2][5] = {{0}}, sent[2] = {0, 0};
+	uint32_t most[2] = {0, 0};
+	struct rte_mbuf *out[64];
+	for (uint64_t us = 0; us < 1000000; us++) {
+		uint64_t now = t + us * hz / 1000000;
+		if (us % 500 == 0)
+			for (uint32_t p = 0; p < 2; p++) {
+				struct rte_mbuf *m = frame(1000, p << 31);
+				int r = sl_wheel_enqueue(w, m, p, SL_WHEEL_BE, now);
+				why[p][r]++;
+				if (r != SL_WHEEL_OK)
+					rte_pktmbuf_free(m);
+				most[p] = RTE_MAX(most[p], (uint32_t)w->pq[p].q[SL_WHEEL_BE].count);
+			}
+		uint16_t n = sl_wheel_dequeue(w, out, 64, now);
+		for (uint16_t i = 0; i < n; i++) {
+			sent[out[i]->hash.usr >> 31] += out[i]->pkt_len + 24;
+			rte_pktmbuf_free(out[i]);
+		}
+	}
+	if (!(why[0][SL_WHEEL_FULL] == 0 && why[0][SL_WHEEL_RED] > 0 && most[0] <= 40 &&
+	      why[1][SL_WHEEL_FULL] > 0 && most[1] == 64))
+		fprintf(stderr, "red: pipe 0 ok %lu full %lu red %lu red-max %lu, most %u; "
+			"pipe 1 full %lu, most %u; sent %lu %lu\n", (unsigned long)why[0][0],
+			(unsigned long)why[0][1], (unsigned long)why[0][3], (unsigned long)why[0][4],
+			most[0], (unsigned long)why[1][1], most[1], (unsigned long)sent[0],
+			(unsigned long)sent[1]);
+	CHECK(why[0][SL_WHEEL_FULL] == 0 && why[0][SL_WHEEL_NOBUF] == 0);
+	CHECK(why[0][SL_WHEEL_RED] > 0);
+	CHECK(most[0] <= 40 && most[0] > 8);
+	CHECK(why[1][SL_WHEEL_FULL] > 0 && most[1] == 64);
+	CHECK(why[1][SL_WHEEL_RED] == 0 && why[1][SL_WHEEL_RED_MAX] == 0);
+	CHECK(w->red_drops[0] == why[0][SL_WHEEL_RED] && w->red_drops[1] == why[0][SL_WHEEL_RED_MAX]);
+	CHECK(w->pq[0].st[SL_WHEEL_BE].drops == why[0][SL_WHEEL_RED] + why[0][SL_WHEEL_RED_MAX]);
+	for (uint32_t p = 0; p < 2; p++) /* a second at the rate and the first burst, within 1% */
+		CHECK(sent[p] >= 990000 && sent[p] <= 1010000 + 3000);
+	/* drain both, then a burst of 60 frames at once into pipe 0 (its average at the
+	 * weight of 1/4 passes 32 within a few frames of the queue passing 32) */
+	uint64_t now = t + 2 * hz;
+	uint16_t n;
+	while ((n = sl_wheel_dequeue(w, out, 64, now += hz / 100)))
+		rte_pktmbuf_free_bulk(out, n);
+	CHECK(w->queued == 0);
+	now += hz; /* idle a second: RED's average decays to nothing */
+	uint32_t ok = 0, max = 0, other = 0;
+	for (uint32_t i = 0; i < 60; i++) {
+		struct rte_mbuf *m = frame(1000, 0);
+		int r = sl_wheel_enqueue(w, m, 0, SL_WHEEL_BE, now);
+		ok += r == SL_WHEEL_OK;
+		max += r == SL_WHEEL_RED_MAX;
+		other += r != SL_WHEEL_OK && r != SL_WHEEL_RED_MAX;
+		if (r != SL_WHEEL_OK)
+			rte_pktmbuf_free(m);
+	}
+	CHECK(ok >= 8 && ok < 60 && max > 0 && w->pq[0].q[SL_WHEEL_BE].count == ok);
+	CHECK(w->pq[0].q[SL_WHEEL_BE].count < 64);
+	while ((n = sl_wheel_dequeue(w, out, 64, now += hz / 100)))
+		rte_pktmbuf_free_bulk(out, n);
+	now += 10 * hz;
+	ok = 0;
+	for (uint32_t i = 0; i < 8; i++) {
+		struct rte_mbuf *m = frame(1000, 0);
+		int r = sl_wheel_enqueue(w, m, 0, SL_WHEEL_BE, now);
+		ok += r == SL_WHEEL_OK;
+		if (r != SL_WHEEL_OK)
+			rte_pktmbuf_free(m);
+	}
+	CHECK(ok == 8);
+	(void)other;
+	sl_wheel_free(w);
+	CHECK(rte_mempool_in_use_count(mp) == 0);
+}
+
 int main(void)
 {
 	char *eal[] = {"test_wheel", "--no-huge", "--no-pci", "-m", "64", "--log-level", "3",
@@ -480,6 +575,7 @@ int main(void)
 		test_classes(1);
 		test_pass_class();
 		test_blocks();
+		test_red();
 	}
 	rte_mempool_free(mp);
 	rte_eal_cleanup();
