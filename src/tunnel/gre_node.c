@@ -311,12 +311,39 @@ drop:
 				    struct sl_tun_cache *c, uint32_t gen)                   \
 	{                                                                                   \
 		return te_one(w, m, c, gen, gre, v6);                                       \
-	}                                                                                   \
-	SL_TUN_ENCAP_PROCESS(name##_process, name)
+	}
 TE_ONE(ge, true, false)
 TE_ONE(ie, false, false)
 TE_ONE(ge6, true, true)
 TE_ONE(ie6, false, true)
+SL_TUN_ENCAP_PROCESS(ie_process, ie)
+SL_TUN_ENCAP_PROCESS(ge6_process, ge6)
+SL_TUN_ENCAP_PROCESS(ie6_process, ie6)
+
+/* gre4-encap's fast way (the run's tunnel: its header's length, teb or not, MPLS or not): the
+ * outer headers from the run's copy, then an IP packet's protocol type or, under MPLS, the
+ * label's TTL (te_one's per-packet fields) */
+static __rte_always_inline bool ge_fast(const struct sl_tun_run *r, struct rte_mbuf *m)
+{
+	const uint8_t *fr = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint16_t type = 0;
+	uint8_t ttl = 0;
+	if (!r->eth) {
+		memcpy(&type, fr + 12, 2);
+		bool v4 = type == RTE_BE16(RTE_ETHER_TYPE_IPV4);
+		if (unlikely(!v4 && type != RTE_BE16(RTE_ETHER_TYPE_IPV6)))
+			return false;
+		ttl = fr[RTE_ETHER_HDR_LEN + (v4 ? 8 : 7)];
+	}
+	uint8_t *h = sl_tun_run_put(r, m, r->hlen, r->eth);
+	if (unlikely(r->mpls)) /* the template's protocol is 0x8847; the label is last */
+		h[r->hlen - sizeof(struct rte_ipv4_hdr) - 1] = ttl;
+	else if (!r->eth)
+		memcpy(h + 2, &type, 2);
+	return true;
+}
+
+SL_TUN_ENCAP_RUNS(ge_process, ge, ge_fast, 0, false, IPPROTO_GRE, te_tx0[0][1])
 
 static struct rte_node_register ge_node = {
 	.name = "gre4-encap",

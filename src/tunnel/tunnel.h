@@ -4,8 +4,8 @@
  * family keyed by (kind, outer table, remote, local, kind's id: VNI or GRE key), with a
  * template of its outer headers (IPv4 or IPv6, and the kind's own) that its encapsulation
  * node copies in front of each packet before sending it, by the remote's adjacency, straight
- * to the underlay output (sl_tun_encap, sl_tun_encap6; VXLAN and MPLS over UDP over IPv4 by
- * runs of one tunnel, SL_TUN_ENCAP_RUNS). */
+ * to the underlay output (sl_tun_encap, sl_tun_encap6; VXLAN, MPLS over UDP and GRE over IPv4
+ * by runs of one tunnel, SL_TUN_ENCAP_RUNS). */
 #ifndef SL_TUNNEL_H
 #define SL_TUNNEL_H
 
@@ -293,6 +293,8 @@ struct sl_tun_run {
 	uint16_t ifx;                       /* the run's tunnel interface; UINT16_MAX: none */
 	uint16_t port;                      /* the underlay interface */
 	uint16_t next;                      /* its output's edge */
+	uint8_t hlen;                       /* the tunnel's hlen, eth and mpls (for a kind */
+	bool eth, mpls;                     /* that does not fix them: GRE) */
 };
 
 /* A run's packets and bytes (counted by the node as it goes) added to its interface */
@@ -307,7 +309,7 @@ static inline void sl_tun_run_count(struct sl_worker *w, const struct sl_tun_run
 }
 
 /* A run to tunnel interface ifx begins (the last one counted): r->max_len 0 unless it goes
- * the fast way. */
+ * the fast way. hlen and eth: the kind's, or hlen 0 for the tunnel's own (r->hlen, r->eth). */
 static inline void sl_tun_run_begin(struct sl_tun_run *r, uint16_t ifx, unsigned hlen, bool eth,
 				    uint8_t proto, struct sl_tun_cache *c, uint32_t gen,
 				    rte_edge_t tx0)
@@ -316,8 +318,15 @@ static inline void sl_tun_run_begin(struct sl_tun_run *r, uint16_t ifx, unsigned
 	r->max_len = 0;
 	const struct sl_iface *f = &sl_ifaces[ifx];
 	const struct sl_tun *t = sl_tun_by_if[ifx];
-	if (unlikely(!t || !f->up || t->v6 || t->hlen != hlen))
+	if (unlikely(!t || !f->up || t->v6 || (hlen && t->hlen != hlen)))
 		return;
+	if (!hlen) {
+		hlen = t->hlen;
+		eth = t->eth;
+	}
+	r->hlen = (uint8_t)hlen;
+	r->eth = eth;
+	r->mpls = t->mpls;
 	uint32_t id = sl_tun_adj(c, t, gen);
 	if (unlikely(id & SL_LB_FLAG))
 		return;
@@ -372,8 +381,9 @@ static __rte_always_inline uint8_t *sl_tun_run_put(const struct sl_tun_run *r,
 
 /* An IPv4 tunnel's encapsulation node `name` by runs: fast_fn(run, mbuf) encapsulates a packet
  * the fast way (sl_tun_run_put and the kind's own fields; it leaves by the run's edge), or
- * answers false to hand it to one_fn(worker, mbuf, cache, generation), which does anything. */
-#define SL_TUN_ENCAP_RUNS(name, one_fn, fast_fn, hlen, eth, proto, tx0)                    \
+ * answers false to hand it to one_fn(worker, mbuf, cache, generation), which does anything.
+ * HLEN and ETH: the kind's (constants), or HLEN 0 for each tunnel's own (the run's). */
+#define SL_TUN_ENCAP_RUNS(name, one_fn, fast_fn, HLEN, ETH, proto, tx0)                     \
 	SL_TUN_ENCAP_HEAD(name)                                                             \
 		struct sl_tun_run r;                                                        \
 		uint32_t pkts = 0, bytes = 0;                                               \
@@ -385,11 +395,13 @@ static __rte_always_inline uint8_t *sl_tun_run_put(const struct sl_tun_run *r,
 			uint32_t len = m->pkt_len;                                          \
 			if (unlikely(ifx != r.ifx)) {                                       \
 				sl_tun_run_count(w, &r, &pkts, &bytes);                     \
-				sl_tun_run_begin(&r, ifx, hlen, eth, proto, c, gen, tx0);   \
+				sl_tun_run_begin(&r, ifx, HLEN, ETH, proto, c, gen, tx0);   \
 			}                                                                   \
-			if (likely(sl_tun_run_fits(&r, m, hlen, eth) && fast_fn(&r, m))) {   \
+			const unsigned hl_ = (HLEN) ? (HLEN) : r.hlen;                      \
+			const bool eth_ = (HLEN) ? (ETH) : r.eth;                           \
+			if (likely(sl_tun_run_fits(&r, m, hl_, eth_) && fast_fn(&r, m))) {  \
 				pkts++;                                                     \
-				bytes += len - (eth ? 0 : RTE_ETHER_HDR_LEN);               \
+				bytes += len - (eth_ ? 0 : RTE_ETHER_HDR_LEN);              \
 				nexts[i] = r.next;                                          \
 			} else                                                              \
 				nexts[i] = one_fn(w, m, c, gen);                            \
