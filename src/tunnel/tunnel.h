@@ -4,8 +4,8 @@
  * family keyed by (kind, outer table, remote, local, kind's id: VNI or GRE key), with a
  * template of its outer headers (IPv4 or IPv6, and the kind's own) that its encapsulation
  * node copies in front of each packet before sending it, by the remote's adjacency, straight
- * to the underlay output (sl_tun_encap, sl_tun_encap6; VXLAN, MPLS over UDP and GRE over IPv4
- * by runs of one tunnel, SL_TUN_ENCAP_RUNS). */
+ * to the underlay output (sl_tun_encap, sl_tun_encap6; VXLAN, MPLS over UDP, GRE and IP-in-IP
+ * over IPv4 by runs of one tunnel, SL_TUN_ENCAP_RUNS). */
 #ifndef SL_TUNNEL_H
 #define SL_TUNNEL_H
 

@@ -134,65 +134,83 @@ def test_gre_ipip_routed_exact(sluiced_factory, tmp_path):
 
 
 def test_gre_runs_interleaved(sluiced_factory, tmp_path):
-    """gre4-encap by runs of one tunnel: a keyless and a keyed tunnel's IPv4 packets
-    interleaved, each out exact and in order (its tunnel's key, protocol type 0x0800, TTL one
-    less inside), IPv6 into the keyless one with type 0x86dd; each tunnel counts its own
-    packets and bytes (the IP packets it carries)."""
+    """gre4-encap and ipip4-encap by runs of one tunnel: a keyless and a keyed GRE tunnel's and
+    an IP-in-IP tunnel's IPv4 packets interleaved, each out exact and in order (its tunnel's
+    key, protocol type 0x0800 or protocol 4, TTL one less inside); IPv6 into the keyless GRE
+    tunnel (type 0x86dd) and into the IP-in-IP one (protocol 41, its per-packet way)."""
     cli = ["create gre tunnel src 10.10.2.10 dst 10.10.2.1",
            "create gre tunnel src 10.10.2.10 dst 10.10.2.1 key 7",
-           "set interface state gre0 up", "set interface state gre1 up",
+           "create ipip tunnel src 10.10.2.10 dst 10.10.2.1",
+           "set interface state gre0 up", "set interface state gre1 up", "set interface state ipip0 up",
            "set interface ip address gre0 172.16.0.1/30", "set interface ip address gre1 172.16.1.1/30",
+           "set interface ip address ipip0 172.16.2.1/30",
            "ip route add 50.0.0.0/8 via 172.16.0.2 gre0", "ip route add 51.0.0.0/8 via 172.16.1.2 gre1",
+           "ip route add 52.0.0.0/8 via 172.16.2.2 ipip0",
            "set interface ip address port0 2001:db8:1::10/64",
            "set interface ip address gre0 2001:db8:99::1/64",
-           "ip route add 2400::/16 via 2001:db8:99::2 gre0"]
-    plan = [50, 51, 50, 50, 51, 51, 50, 51, 6, 6]
+           "ip route add 2400::/16 via 2001:db8:99::2 gre0",
+           "set interface ip address ipip0 2001:db8:98::1/64",
+           "ip route add 2401::/16 via 2001:db8:98::2 ipip0"]
+    plan = [50, 51, 52, 50, 50, 52, 51, 51, 52, 50, 51, 6, 7, 6]
     e0 = Ether(dst=MAC0, src=PEER0)
-    in0 = [e0 / (IPv6(src="2001:db8:1::2", dst=f"2400::{i}", hlim=30 + i) if d == 6 else
+    in0 = [e0 / (IPv6(src="2001:db8:1::2", dst=f"240{d - 6}::{i}", hlim=30 + i) if d < 10 else
                  IP(src="10.10.1.2", dst=f"{d}.0.0.{i}", ttl=30 + i, id=i)) /
            UDP(sport=5 + i, dport=6) / Raw(b"g" * (20 + i)) for i, d in enumerate(plan)]
     errs, js, out0, out1 = run(sluiced_factory, tmp_path, in0, [], cli)
     assert errs == {} and len(out1) == len(in0)
-    v4 = [x for x in out1 if x[GRE].proto == 0x0800]
-    v6 = [x for x in out1 if x[GRE].proto == 0x86dd]
-    for outs, sent in ((v4, [p for p, d in zip(in0, plan) if d != 6]),
-                       (v6, [p for p, d in zip(in0, plan) if d == 6])):
-        assert len(outs) == len(sent)
+
+    def kind(x):  # GRE's protocol type, or IP-in-IP's protocol
+        return ("gre", x[GRE].proto) if GRE in x else ("ipip", x[IP].proto)
+    want = {("gre", 0x0800): [p for p, d in zip(in0, plan) if d in (50, 51)],
+            ("ipip", 4): [p for p, d in zip(in0, plan) if d == 52],
+            ("gre", 0x86dd): [p for p, d in zip(in0, plan) if d == 6],
+            ("ipip", 41): [p for p, d in zip(in0, plan) if d == 7]}
+    for k, sent in want.items():
+        outs = [x for x in out1 if kind(x) == k]
+        assert len(outs) == len(sent), k
         for x, p in zip(outs, sent):
-            outer_ok(x, 47)
-            g = x[GRE]
-            keyed = IP in p and p[IP].dst.startswith("51.")
-            assert (g.key_present, g.chksum_present, g.seqnum_present) == (int(keyed), 0, 0)
-            if keyed:
-                assert g.key == 7
+            outer_ok(x, 47 if k[0] == "gre" else k[1])
+            if k[0] == "gre":
+                g = x[GRE]
+                keyed = IP in p and p[IP].dst.startswith("51.")
+                assert (g.key_present, g.chksum_present, g.seqnum_present) == (int(keyed), 0, 0)
+                if keyed:
+                    assert g.key == 7
+                payload = raw(g.payload)
+            else:
+                payload = raw(x[IP].payload)
             exp = p[1].copy()
             if IPv6 in exp:
                 exp.hlim -= 1
             else:
                 exp.ttl -= 1
                 del exp.chksum
-            assert raw(g.payload) == raw(exp.__class__(raw(exp)))
+            assert payload == raw(exp.__class__(raw(exp)))
 
 
 def test_gre_runs_counters(sluiced_factory, tmp_path):
-    """The same tunnels' counters after interleaved packets: each its own packets and the IP
-    bytes it carried (runs count a tunnel's packets once the run ends)."""
+    """Two GRE tunnels' and an IP-in-IP tunnel's counters after interleaved packets: each its
+    own packets and the IP bytes it carried (runs count a tunnel's packets as the run ends)."""
     cli = ["create gre tunnel src 10.10.2.10 dst 10.10.2.1",
            "create gre tunnel src 10.10.2.10 dst 10.10.2.1 key 7",
-           "set interface state gre0 up", "set interface state gre1 up",
+           "create ipip tunnel src 10.10.2.10 dst 10.10.2.1",
+           "set interface state gre0 up", "set interface state gre1 up", "set interface state ipip0 up",
            "set interface ip address gre0 172.16.0.1/30", "set interface ip address gre1 172.16.1.1/30",
-           "ip route add 50.0.0.0/8 via 172.16.0.2 gre0", "ip route add 51.0.0.0/8 via 172.16.1.2 gre1"]
-    plan = [50, 51, 51, 50, 51, 50, 50, 51, 51]
+           "set interface ip address ipip0 172.16.2.1/30",
+           "ip route add 50.0.0.0/8 via 172.16.0.2 gre0", "ip route add 51.0.0.0/8 via 172.16.1.2 gre1",
+           "ip route add 52.0.0.0/8 via 172.16.2.2 ipip0"]
+    plan = [50, 51, 51, 50, 52, 51, 50, 52, 52, 50, 51, 51]
     in0 = [Ether(dst=MAC0, src=PEER0) / IP(src="10.10.1.2", dst=f"{d}.0.0.{i}") /
            UDP(sport=5, dport=6) / Raw(b"c" * (10 + 3 * i)) for i, d in enumerate(plan)]
     s = sluiced_factory(pcap_ports(tmp_path, in0, []), ROUTER + cli)
     s.wait_rx("port0", len(in0))
-    ifs = {n: s.iface(n) for n in ("gre0", "gre1")}
+    ifs = {n: s.iface(n) for n in ("gre0", "gre1", "ipip0")}
     assert s.stop() == 0
-    for name, d in (("gre0", 50), ("gre1", 51)):
+    for name, d in (("gre0", 50), ("gre1", 51), ("ipip0", 52)):
         mine = [p for p, x in zip(in0, plan) if x == d]
         assert (ifs[name]["tx-packets"], ifs[name]["tx-bytes"]) == \
             (len(mine), sum(len(p[IP]) for p in mine))
+
 
 def test_gre_teb_bridged_exact(sluiced_factory, tmp_path):
     near = Ether(dst=FAR, src=PEER0) / IP(src="192.168.9.1", dst="192.168.9.2") / \
