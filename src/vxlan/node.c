@@ -163,8 +163,8 @@ VXI_PROCESS(vxi6_process, vxi6_one)
 
 /* vxlan4-input's runs of one tunnel: a packet whose outer header has no options, whose
  * addresses, UDP port, VNI and table are the run's, goes to the run's tunnel (up when the run
- * began) without its key being built; a routed tunnel's IPv4 to its own MAC straight to
- * ip4-input, an L2 tunnel's frames to its mode's node. Any other packet is vxi_one's, and the
+ * began) without its key being built; a routed tunnel's IPv4 or IPv6 to its own MAC straight
+ * to ip4-input or ip6-input, an L2 tunnel's frames to its mode's node. Any other packet is vxi_one's, and the
  * tunnel it finds starts the next run. */
 #define VXI_OFF (sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_udp_hdr) + 8)
 struct vxi_run {
@@ -223,9 +223,13 @@ static __rte_always_inline uint16_t vxi_fast(struct vxi_run *r, struct rte_mbuf 
 		return UINT16_MAX;
 	const struct rte_ether_hdr *eh = (const struct rte_ether_hdr *)(p + VXI_OFF);
 	unsigned off = VXI_OFF;
-	if (r->next == VXI_NEXT_IP4) {
-		if (!rte_is_same_ether_addr(&eh->dst_addr, &r->mac) ||
-		    eh->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4))
+	uint16_t next = r->next;
+	if (next == VXI_NEXT_IP4) { /* routed: IPv4 or IPv6 to the tunnel's MAC */
+		if (!rte_is_same_ether_addr(&eh->dst_addr, &r->mac))
+			return UINT16_MAX;
+		if (eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6))
+			next = VXI_NEXT_IP6;
+		else if (eh->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4))
 			return UINT16_MAX;
 		off += RTE_ETHER_HDR_LEN;
 	}
@@ -236,7 +240,7 @@ static __rte_always_inline uint16_t vxi_fast(struct vxi_run *r, struct rte_mbuf 
 	m->pkt_len -= off;
 	m->port = r->ifx;
 	m->ol_flags &= ~sl_flag_fib;
-	return r->next;
+	return next;
 }
 
 static uint16_t vxi_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
