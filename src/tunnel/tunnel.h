@@ -302,8 +302,7 @@ static inline void sl_tun_run_count(struct sl_worker *w, const struct sl_tun_run
 				    uint32_t *pkts, uint32_t *bytes)
 {
 	if (*pkts) {
-		w->ifc[r->ifx].tx_pkts += *pkts;
-		w->ifc[r->ifx].tx_bytes += *bytes;
+		sl_add2(&w->ifc[r->ifx].tx_pkts, *pkts, &w->ifc[r->ifx].tx_bytes, *bytes);
 		*pkts = *bytes = 0;
 	}
 }

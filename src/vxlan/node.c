@@ -175,40 +175,41 @@ struct vxi_run {
 	uint16_t ifx;                /* UINT16_MAX: no run */
 	uint16_t next;               /* the mode's edge; VXI_NEXT_IP4 when routed */
 	struct rte_ether_addr mac;   /* a routed tunnel's MAC */
-	uint32_t pkts, bytes;        /* counted for ifx */
 };
 
-static inline void vxi_run_count(struct sl_worker *w, struct vxi_run *r)
+/* A run's packets and bytes (counted by the loop, in registers) added to its tunnel */
+static inline void vxi_run_count(struct sl_worker *w, uint16_t ifx, uint32_t *pkts,
+				 uint32_t *bytes)
 {
-	if (r->pkts) {
-		w->ifc[r->ifx].rx_pkts += r->pkts;
-		w->ifc[r->ifx].rx_bytes += r->bytes;
-		r->pkts = r->bytes = 0;
+	if (*pkts) {
+		sl_add2(&w->ifc[ifx].rx_pkts, *pkts, &w->ifc[ifx].rx_bytes, *bytes);
+		*pkts = *bytes = 0;
 	}
 }
 
-/* After vxi_one took m (its outer header at p) to tunnel c->ifx: the run that m begins. */
-static void vxi_run_learn(struct sl_worker *w, struct vxi_run *r, const struct vxi_cache *c,
-			  struct rte_mbuf *m, const uint8_t *p, uint16_t next)
+/* After vxi_one took m (its outer header at p) to tunnel c->ifx with edge next: the run that
+ * m begins (returned by value, so that the loop keeps the run in registers). */
+static struct vxi_run vxi_run_learn(const struct vxi_cache *c, struct rte_mbuf *m,
+				    const uint8_t *p, uint16_t next)
 {
-	vxi_run_count(w, r);
-	r->ifx = UINT16_MAX;
+	struct vxi_run r = {.ifx = UINT16_MAX};
 	if (next == VXI_NEXT_DROP || p[0] != 0x45)
-		return;
+		return r;
 	const struct sl_iface *f = &sl_ifaces[c->ifx];
 	uint8_t mode = __atomic_load_n(&f->mode, __ATOMIC_ACQUIRE);
-	memcpy(&r->addrs, p + offsetof(struct rte_ipv4_hdr, src_addr), 8);
-	memcpy(&r->vni, p + VXI_OFF - 4, 4);
-	r->vni &= RTE_BE32(0xffffff00);
-	memcpy(&r->port, p + sizeof(struct rte_ipv4_hdr) + 2, 2);
-	r->fib = sl_pkt_fib(m);
-	r->mac = f->mac;
-	r->next = mode == SL_MODE_L3 ? VXI_NEXT_IP4 : (uint16_t)(VXI_NEXT_MODES + mode);
-	r->ifx = c->ifx;
+	memcpy(&r.addrs, p + offsetof(struct rte_ipv4_hdr, src_addr), 8);
+	memcpy(&r.vni, p + VXI_OFF - 4, 4);
+	r.vni &= RTE_BE32(0xffffff00);
+	memcpy(&r.port, p + sizeof(struct rte_ipv4_hdr) + 2, 2);
+	r.fib = sl_pkt_fib(m);
+	r.mac = f->mac;
+	r.next = mode == SL_MODE_L3 ? VXI_NEXT_IP4 : (uint16_t)(VXI_NEXT_MODES + mode);
+	r.ifx = c->ifx;
+	return r;
 }
 
 /* m's edge when it belongs to run r, else UINT16_MAX (m untouched) */
-static __rte_always_inline uint16_t vxi_fast(struct vxi_run *r, struct rte_mbuf *m,
+static __rte_always_inline uint16_t vxi_fast(const struct vxi_run *r, struct rte_mbuf *m,
 					     const uint8_t *p)
 {
 	uint64_t addrs;
@@ -233,8 +234,6 @@ static __rte_always_inline uint16_t vxi_fast(struct vxi_run *r, struct rte_mbuf 
 			return UINT16_MAX;
 		off += RTE_ETHER_HDR_LEN;
 	}
-	r->pkts++;
-	r->bytes += m->pkt_len - VXI_OFF;
 	m->data_off = (uint16_t)(m->data_off + off);
 	m->data_len = (uint16_t)(m->data_len - off);
 	m->pkt_len -= off;
@@ -250,17 +249,23 @@ static uint16_t vxi_process(struct rte_graph *g, struct rte_node *node, void **o
 	struct vxi_cache c = {.key = {.fib = UINT16_MAX}, .key6 = {.fib = UINT16_MAX},
 			      .ifx = UINT16_MAX, .port = RTE_BE16(SL_VXLAN_PORT)};
 	struct vxi_run r = {.ifx = UINT16_MAX};
+	uint32_t pkts = 0, bytes = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
 		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint32_t len = m->pkt_len;
 		uint16_t nx = vxi_fast(&r, m, p);
-		if (unlikely(nx == UINT16_MAX)) {
+		if (likely(nx != UINT16_MAX)) {
+			pkts++;
+			bytes += len - (uint32_t)VXI_OFF;
+		} else {
+			vxi_run_count(w, r.ifx, &pkts, &bytes);
 			nx = vxi_one(w, m, &c);
-			vxi_run_learn(w, &r, &c, m, p, nx);
+			r = vxi_run_learn(&c, m, p, nx);
 		}
 		nexts[i] = nx;
 	}
-	vxi_run_count(w, &r);
+	vxi_run_count(w, r.ifx, &pkts, &bytes);
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
 }
