@@ -311,7 +311,7 @@ def test_qos_red_only_its_classes(sluiced_factory, tmp_path):
         "qos profile r4 rate 4m red-min 8 red-max 32 red-tcs 12",
         "set interface qos port1 rate 10m profile r4 scheduler wheel",
         "set qos map port1 dscp 46 tc 0"],
-        [frame(tos=46 << 2)], 1000, 2.0)
+        [frame(tos=46 << 2)], 1000, 1.0)
     assert not any("RED" in k[1] for k in errs), errs
     drops = errs[("qos-output", "qos queue full (tail drop)")]
     assert len(out) + drops == n and show["qos-tcs"][0]["dropped-packets"] == drops
