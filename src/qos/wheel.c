@@ -380,9 +380,11 @@ uint16_t sl_wheel_dequeue(struct sl_wheel *w, struct rte_mbuf **out, uint16_t wa
 			w->free[w->nfree++] = qq->blk - 1;
 			qq->blk = 0;
 			pp->busy &= (uint16_t)~(1u << q);
-			if (w->red) /* RED's average decays from now while it is empty */
-				rte_red_mark_queue_empty(&w->red[p * SL_WHEEL_QUEUES + q],
-							 red_time(w, now));
+			/* RED's average decays from now while it is empty (the state is made by
+			 * the main lcore, published with a release store) */
+			struct rte_red *red = __atomic_load_n(&w->red, __ATOMIC_ACQUIRE);
+			if (red)
+				rte_red_mark_queue_empty(&red[p * SL_WHEEL_QUEUES + q], red_time(w, now));
 		}
 		pp->count--;
 		w->queued--;
