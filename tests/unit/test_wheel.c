@@ -467,8 +467,8 @@ static void test_blocks(void)
  * never a full queue, its queue never past 40 frames while the average stays under max_th, and
  * both still send at the pipe's rate (RED does not starve the pipe). Then a RED queue that is
  * offered a burst at once: its average passes max_th and every frame is dropped (SL_WHEEL_RED_MAX)
- * before the queue is full; drained and idle for a while, the average has decayed and frames
- * are taken again. */
+ * before the queue is full; drained and idle long enough (rte_red's clock: bytes of the port),
+ * the average is 0 and frames are taken again. */
 static void test_red(void)
 {
 	uint64_t hz = rte_get_tsc_hz(), t = 9000 * hz;
@@ -524,7 +524,10 @@ static void test_red(void)
 	while ((n = sl_wheel_dequeue(w, out, 64, now += hz / 100)))
 		rte_pktmbuf_free_bulk(out, n);
 	CHECK(w->queued == 0);
-	now += hz; /* idle a second: RED's average decays to nothing */
+	/* idle until RED's average is 0: rte_red decays it by one frame's weight per 2^22 bytes
+	 * the port could have sent (RTE_RED_S, as in rte_sched), and clears it past 2^16 of
+	 * those: at this port's 1,000,000 B/s, 2^38 bytes are some 275,000 seconds */
+	now += 300000 * hz;
 	uint32_t ok = 0, max = 0, other = 0;
 	for (uint32_t i = 0; i < 60; i++) {
 		struct rte_mbuf *m = frame(1000, 0);
@@ -539,7 +542,7 @@ static void test_red(void)
 	CHECK(w->pq[0].q[SL_WHEEL_BE].count < 64);
 	while ((n = sl_wheel_dequeue(w, out, 64, now += hz / 100)))
 		rte_pktmbuf_free_bulk(out, n);
-	now += 10 * hz;
+	now += 300000 * hz; /* the average back to 0: 8 frames in a row are taken */
 	ok = 0;
 	for (uint32_t i = 0; i < 8; i++) {
 		struct rte_mbuf *m = frame(1000, 0);
