@@ -244,7 +244,6 @@ void sl_dispatch_unalias(struct sl_dispatch *d, uint32_t key);
 /* The registered node of a key, or NULL (show graph, tests). */
 const char *sl_dispatch_name(const struct sl_dispatch *d, uint32_t key);
 
-/* Every node keeps its worker in the first word of its context (set by sl_node_init). */
 /* *a += x and *b += y as two scalar adds. A loop's two sums (packets, bytes) added to two
  * adjacent counters at its end: gcc pairs them in a vector register, and then keeps the sums
  * in one through the loop (a move in and out every iteration). */
@@ -255,6 +254,7 @@ static inline void sl_add2(uint64_t *a, uint64_t x, uint64_t *b, uint64_t y)
 	*b += y;
 }
 
+/* Every node keeps its worker in the first word of its context (set by sl_node_init). */
 static inline struct sl_worker *sl_node_worker(const struct rte_node *node)
 {
 	return *(struct sl_worker *const *)node->ctx;

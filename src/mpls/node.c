@@ -276,14 +276,11 @@ static __rte_always_inline uint16_t me_any(struct sl_worker *w, struct rte_mbuf 
 	}
 	const uint8_t *fr = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint16_t type;
-	memcpy(&type, fr + 12, 2);
-	if (unlikely(type != RTE_BE16(RTE_ETHER_TYPE_IPV4) && type != RTE_BE16(RTE_ETHER_TYPE_IPV6))) {
+	uint8_t ttl; /* the label's (RFC 3443 uniform) */
+	if (unlikely(!sl_tun_inner_ip(fr, &type, &ttl))) {
 		e = ME_ERR_NOT_IP;
 		goto drop;
 	}
-	/* RFC 3443 uniform model: the label's TTL is the IP packet's (ipN-rewrite took a hop
-	 * off it already) */
-	uint8_t ttl = fr[RTE_ETHER_HDR_LEN + (type == RTE_BE16(RTE_ETHER_TYPE_IPV4) ? 8 : 7)];
 	uint16_t sport = sl_tun_sport(m, fr);
 	w->ifc[ifx].tx_pkts++;
 	w->ifc[ifx].tx_bytes += m->pkt_len - RTE_ETHER_HDR_LEN;
@@ -306,11 +303,7 @@ drop:
 	return ME_NEXT_DROP;
 }
 
-static uint16_t me_one(struct sl_worker *w, struct rte_mbuf *m, struct sl_tun_cache *c,
-		       uint32_t gen)
-{
-	return me_any(w, m, c, gen, false);
-}
+SL_TUN_ENCAP_ONE_FAM(me, me_any, false)
 
 /* The fast way over IPv4 (an IP packet): the outer headers from the run's copy, then the UDP
  * port and length and the label's TTL */
@@ -318,17 +311,13 @@ static __rte_always_inline bool me_fast(const struct sl_tun_run *r, struct rte_m
 {
 	const uint8_t *fr = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint16_t type;
-	memcpy(&type, fr + 12, 2);
-	bool v4 = type == RTE_BE16(RTE_ETHER_TYPE_IPV4);
-	if (unlikely(!v4 && type != RTE_BE16(RTE_ETHER_TYPE_IPV6)))
+	uint8_t ttl;
+	if (unlikely(!sl_tun_inner_ip(fr, &type, &ttl)))
 		return false;
-	uint8_t ttl = fr[RTE_ETHER_HDR_LEN + (v4 ? 8 : 7)];
 	uint16_t sport = sl_tun_sport(m, fr);
 	struct rte_udp_hdr *u =
 		(struct rte_udp_hdr *)sl_tun_run_put(r, m, SL_MPLSUDP_ENCAP_LEN, false);
-	u->src_port = rte_cpu_to_be_16(sport);
-	u->dgram_len = rte_cpu_to_be_16(
-		(uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN - sizeof(struct rte_ipv4_hdr)));
+	sl_tun_run_udp(m, u, sport);
 	((uint8_t *)(u + 1))[3] = ttl;
 	return true;
 }

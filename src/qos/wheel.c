@@ -384,7 +384,8 @@ uint16_t sl_wheel_dequeue(struct sl_wheel *w, struct rte_mbuf **out, uint16_t wa
 			 * the main lcore, published with a release store) */
 			struct rte_red *red = __atomic_load_n(&w->red, __ATOMIC_ACQUIRE);
 			if (red)
-				rte_red_mark_queue_empty(&red[p * SL_WHEEL_QUEUES + q], red_time(w, now));
+				rte_red_mark_queue_empty(&red[p * SL_WHEEL_QUEUES + q],
+							 red_time(w, now));
 		}
 		pp->count--;
 		w->queued--;

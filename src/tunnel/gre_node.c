@@ -327,13 +327,8 @@ static __rte_always_inline bool ge_fast(const struct sl_tun_run *r, struct rte_m
 	const uint8_t *fr = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint16_t type = 0;
 	uint8_t ttl = 0;
-	if (!r->eth) {
-		memcpy(&type, fr + 12, 2);
-		bool v4 = type == RTE_BE16(RTE_ETHER_TYPE_IPV4);
-		if (unlikely(!v4 && type != RTE_BE16(RTE_ETHER_TYPE_IPV6)))
-			return false;
-		ttl = fr[RTE_ETHER_HDR_LEN + (v4 ? 8 : 7)];
-	}
+	if (!r->eth && unlikely(!sl_tun_inner_ip(fr, &type, &ttl)))
+		return false;
 	uint8_t *h = sl_tun_run_put(r, m, r->hlen, r->eth);
 	if (unlikely(r->mpls)) /* the template's protocol is 0x8847; the label is last */
 		h[r->hlen - sizeof(struct rte_ipv4_hdr) - 1] = ttl;

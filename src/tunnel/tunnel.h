@@ -232,15 +232,32 @@ static inline void sl_tun_send(struct rte_mbuf *m, const struct sl_tun *t, uint8
 	}
 }
 
-/* The same for a node of one outer family: any_fn(worker, mbuf, cache, generation, v6), v6
- * a constant here. */
-#define SL_TUN_ENCAP_PROCESS_FAM(name, any_fn, v6)                                          \
+/* name##_one(worker, mbuf, cache, generation): any_fn(..., v6) for one outer family, v6 a
+ * constant here. */
+#define SL_TUN_ENCAP_ONE_FAM(name, any_fn, v6)                                              \
 	static inline uint16_t name##_one(struct sl_worker *w, struct rte_mbuf *m,         \
 					  struct sl_tun_cache *c, uint32_t gen)            \
 	{                                                                                   \
 		return any_fn(w, m, c, gen, v6);                                            \
-	}                                                                                   \
+	}
+
+/* The same for a node of one outer family: any_fn(worker, mbuf, cache, generation, v6). */
+#define SL_TUN_ENCAP_PROCESS_FAM(name, any_fn, v6)                                          \
+	SL_TUN_ENCAP_ONE_FAM(name, any_fn, v6)                                              \
 	SL_TUN_ENCAP_PROCESS(name, name##_one)
+
+/* A point-to-point tunnel's inner packet (frame fr): IPv4 or IPv6 (false if neither), its
+ * ethertype in *type and its TTL or hop limit in *ttl (RFC 3443 uniform: a label pushed on it
+ * takes that TTL, ipN-rewrite having taken its hop already). */
+static inline bool sl_tun_inner_ip(const uint8_t *fr, uint16_t *type, uint8_t *ttl)
+{
+	memcpy(type, fr + 12, 2);
+	bool v4 = *type == RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	if (unlikely(!v4 && *type != RTE_BE16(RTE_ETHER_TYPE_IPV6)))
+		return false;
+	*ttl = fr[RTE_ETHER_HDR_LEN + (v4 ? 8 : 7)];
+	return true;
+}
 
 /* Encapsulates m (its data: the inner frame, Ethernet header first) in t's outer headers
  * (hlen = t->hlen), the outer IPv4 header's protocol proto.
@@ -376,6 +393,16 @@ static __rte_always_inline uint8_t *sl_tun_run_put(const struct sl_tun_run *r,
 	ip->hdr_checksum = (uint16_t)~s;
 	sl_meta(m)->tx_if = r->port;
 	return (uint8_t *)(ip + 1);
+}
+
+/* A UDP tunnel's run (sl_tun_run_put gave its UDP header u, m's frame now the outer one): the
+ * source port and the length; the checksum stays 0 over IPv4 (RFC 7348 5, RFC 7510 3). */
+static __rte_always_inline void sl_tun_run_udp(const struct rte_mbuf *m, struct rte_udp_hdr *u,
+					       uint16_t sport)
+{
+	u->src_port = rte_cpu_to_be_16(sport);
+	u->dgram_len = rte_cpu_to_be_16(
+		(uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN - sizeof(struct rte_ipv4_hdr)));
 }
 
 /* An IPv4 tunnel's encapsulation node `name` by runs: fast_fn(run, mbuf) encapsulates a packet

@@ -164,8 +164,8 @@ VXI_PROCESS(vxi6_process, vxi6_one)
 /* vxlan4-input's runs of one tunnel: a packet whose outer header has no options, whose
  * addresses, UDP port, VNI and table are the run's, goes to the run's tunnel (up when the run
  * began) without its key being built; a routed tunnel's IPv4 or IPv6 to its own MAC straight
- * to ip4-input or ip6-input, an L2 tunnel's frames to its mode's node. Any other packet is vxi_one's, and the
- * tunnel it finds starts the next run. */
+ * to ip4-input or ip6-input, an L2 tunnel's frames to its mode's node. Any other packet is
+ * vxi_one's, and the tunnel it finds starts the next run. */
 #define VXI_OFF (sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_udp_hdr) + 8)
 struct vxi_run {
 	uint64_t addrs;              /* the outer source and destination, as in the header */
@@ -352,21 +352,14 @@ drop:
 	return VXO_NEXT_DROP;
 }
 
-static uint16_t vxo_one(struct sl_worker *w, struct rte_mbuf *m, struct sl_tun_cache *c,
-			uint32_t gen)
-{
-	return vxo_any(w, m, c, gen, false);
-}
+SL_TUN_ENCAP_ONE_FAM(vxo, vxo_any, false)
 
 /* The fast way over IPv4: the outer headers from the run's copy, then the UDP port and length */
 static __rte_always_inline bool vxo_fast(const struct sl_tun_run *r, struct rte_mbuf *m)
 {
 	uint16_t sport = sl_tun_sport(m, rte_pktmbuf_mtod(m, const uint8_t *));
-	struct rte_udp_hdr *u =
-		(struct rte_udp_hdr *)sl_tun_run_put(r, m, SL_VXLAN_ENCAP_LEN, true);
-	u->src_port = rte_cpu_to_be_16(sport);
-	u->dgram_len = rte_cpu_to_be_16(
-		(uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN - sizeof(struct rte_ipv4_hdr)));
+	sl_tun_run_udp(m, (struct rte_udp_hdr *)sl_tun_run_put(r, m, SL_VXLAN_ENCAP_LEN, true),
+		       sport);
 	return true;
 }
 

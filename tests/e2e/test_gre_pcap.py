@@ -132,25 +132,27 @@ def test_gre_ipip_routed_exact(sluiced_factory, tmp_path):
     assert nb[("gre0", "172.16.0.2")]["mac"] == "00:00:00:00:00:00"
 
 
+# a keyless and a keyed GRE tunnel and an IP-in-IP tunnel, 50/8, 51/8 and 52/8 routed into them
+THREE = ["create gre tunnel src 10.10.2.10 dst 10.10.2.1",
+         "create gre tunnel src 10.10.2.10 dst 10.10.2.1 key 7",
+         "create ipip tunnel src 10.10.2.10 dst 10.10.2.1",
+         "set interface state gre0 up", "set interface state gre1 up", "set interface state ipip0 up",
+         "set interface ip address gre0 172.16.0.1/30", "set interface ip address gre1 172.16.1.1/30",
+         "set interface ip address ipip0 172.16.2.1/30",
+         "ip route add 50.0.0.0/8 via 172.16.0.2 gre0", "ip route add 51.0.0.0/8 via 172.16.1.2 gre1",
+         "ip route add 52.0.0.0/8 via 172.16.2.2 ipip0"]
+
 
 def test_gre_runs_interleaved(sluiced_factory, tmp_path):
     """gre4-encap and ipip4-encap by runs of one tunnel: a keyless and a keyed GRE tunnel's and
     an IP-in-IP tunnel's IPv4 packets interleaved, each out exact and in order (its tunnel's
     key, protocol type 0x0800 or protocol 4, TTL one less inside); IPv6 into the keyless GRE
     tunnel (type 0x86dd) and into the IP-in-IP one (protocol 41, its per-packet way)."""
-    cli = ["create gre tunnel src 10.10.2.10 dst 10.10.2.1",
-           "create gre tunnel src 10.10.2.10 dst 10.10.2.1 key 7",
-           "create ipip tunnel src 10.10.2.10 dst 10.10.2.1",
-           "set interface state gre0 up", "set interface state gre1 up", "set interface state ipip0 up",
-           "set interface ip address gre0 172.16.0.1/30", "set interface ip address gre1 172.16.1.1/30",
-           "set interface ip address ipip0 172.16.2.1/30",
-           "ip route add 50.0.0.0/8 via 172.16.0.2 gre0", "ip route add 51.0.0.0/8 via 172.16.1.2 gre1",
-           "ip route add 52.0.0.0/8 via 172.16.2.2 ipip0",
-           "set interface ip address port0 2001:db8:1::10/64",
-           "set interface ip address gre0 2001:db8:99::1/64",
-           "ip route add 2400::/16 via 2001:db8:99::2 gre0",
-           "set interface ip address ipip0 2001:db8:98::1/64",
-           "ip route add 2401::/16 via 2001:db8:98::2 ipip0"]
+    cli = THREE + ["set interface ip address port0 2001:db8:1::10/64",
+                   "set interface ip address gre0 2001:db8:99::1/64",
+                   "ip route add 2400::/16 via 2001:db8:99::2 gre0",
+                   "set interface ip address ipip0 2001:db8:98::1/64",
+                   "ip route add 2401::/16 via 2001:db8:98::2 ipip0"]
     plan = [50, 51, 52, 50, 50, 52, 51, 51, 52, 50, 51, 6, 7, 6]
     e0 = Ether(dst=MAC0, src=PEER0)
     in0 = [e0 / (IPv6(src="2001:db8:1::2", dst=f"240{d - 6}::{i}", hlim=30 + i) if d < 10 else
@@ -191,14 +193,7 @@ def test_gre_runs_interleaved(sluiced_factory, tmp_path):
 def test_gre_runs_counters(sluiced_factory, tmp_path):
     """Two GRE tunnels' and an IP-in-IP tunnel's counters after interleaved packets: each its
     own packets and the IP bytes it carried (runs count a tunnel's packets as the run ends)."""
-    cli = ["create gre tunnel src 10.10.2.10 dst 10.10.2.1",
-           "create gre tunnel src 10.10.2.10 dst 10.10.2.1 key 7",
-           "create ipip tunnel src 10.10.2.10 dst 10.10.2.1",
-           "set interface state gre0 up", "set interface state gre1 up", "set interface state ipip0 up",
-           "set interface ip address gre0 172.16.0.1/30", "set interface ip address gre1 172.16.1.1/30",
-           "set interface ip address ipip0 172.16.2.1/30",
-           "ip route add 50.0.0.0/8 via 172.16.0.2 gre0", "ip route add 51.0.0.0/8 via 172.16.1.2 gre1",
-           "ip route add 52.0.0.0/8 via 172.16.2.2 ipip0"]
+    cli = THREE
     plan = [50, 51, 51, 50, 52, 51, 50, 52, 52, 50, 51, 51]
     in0 = [Ether(dst=MAC0, src=PEER0) / IP(src="10.10.1.2", dst=f"{d}.0.0.{i}") /
            UDP(sport=5, dport=6) / Raw(b"c" * (10 + 3 * i)) for i, d in enumerate(plan)]
