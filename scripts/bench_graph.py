@@ -509,6 +509,7 @@ VX_RUNS = (("routed", SETUP, None), ("vxlan-encap", VX_ENCAP_SETUP, None),
            ("pppoe-decap", PPPOE_DECAP_SETUP, pppoe_wrap), ("policer", POLICER_SETUP, None),
            ("acl-1", acl_setup(1), None), (f"acl-{ACL_RULES}", acl_setup(ACL_RULES), None),
            ("routed6", SETUP6, ip6_wrap), (f"acl6-{ACL_RULES}", acl_setup(ACL_RULES, 6), ip6_wrap),
+           ("ecmp", ECMP_SETUP, None), ("ecmp6", ECMP_SETUP6, ip6_wrap),
            (f"qos-{QOS_PIPES}", QOS_SETUP, None),
            (f"qos-{QOS_PIPES}-wheel", QOS_SETUP.replace("pipe-from ip-dst",
                                                          "pipe-from ip-dst scheduler wheel"), None))
@@ -769,9 +770,13 @@ def vx_added(v, unit, gen=None):
         for t in (t for t in w if t.startswith("acl6-") and "routed6" in w):
             print(f"     an input ACL of {t[5:]} IPv6 rule(s), on the IPv6 routed path "
                   f"{w[t] - w['routed6']:+.1f}")
+        if "ecmp6" in w and "routed6" in w:
+            print(f"     IPv6 over 4 equal paths (ECMP), against one {w['ecmp6'] - w['routed6']:+.1f}")
         if "routed" not in w:  # RUNS without the IPv4 routed path: nothing else to compare
             continue
         r = w["routed"]
+        if "ecmp" in w:
+            print(f"     IPv4 over 4 equal paths (ECMP), against one {w['ecmp'] - r:+.1f}")
         for k in ("vxlan", "mpls", "pppoe"):
             if f"{k}-encap" not in w or f"{k}-decap" not in w:
                 continue

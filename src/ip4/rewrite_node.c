@@ -2,7 +2,7 @@
 /* ip4-rewrite: TTL decrement with incremental checksum, MTU check, and the adjacency's
  * precomputed Ethernet header in one copy. */
 #include "../interface/iface.h"
-#include "ip4.h"
+#include "adjc.h"
 #include "../runtime/trace.h"
 #include <rte_ip.h>
 
@@ -17,24 +17,6 @@ static uint16_t rw_err;
 
 enum { RW_NEXT_DROP, RW_NEXT_ICMP, RW_NEXT_FRAG, RW_NB_STATIC };
 static rte_edge_t rw_tx0; /* interface i's output is rw_tx0 + its tx_slot */
-
-/* The adjacency of the previous packet, with what the loop needs of it. */
-struct rw_cache {
-	uint32_t id;
-	const struct sl_adj *adj;
-	uint16_t mtu;
-	uint16_t next;
-	uint16_t ifx; /* output interface: its output node reads it from meta->tx_if */
-};
-
-static inline void rw_cache_fill(struct rw_cache *c, uint32_t id, rte_edge_t tx0)
-{
-	c->id = id;
-	c->adj = sl_adj_get(id);
-	c->mtu = sl_if_fast[c->adj->port].mtu;
-	c->next = sl_iface_tx_edge(tx0, c->adj->port);
-	c->ifx = c->adj->port;
-}
 
 /* The rare outcomes, out of the loop: their error's index is not worked out per packet. */
 static __rte_noinline __rte_cold uint16_t rw_drop(struct rte_mbuf *m, unsigned reason)
@@ -62,12 +44,11 @@ static __rte_noinline __rte_cold uint16_t rw_icmp(struct sl_worker *w, struct rt
 	return RW_NEXT_FRAG;
 }
 
-static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, struct rw_cache *c,
-			      rte_edge_t tx0)
+/* Packet m to the adjacency of entry c (filled for it), whose interface is port. */
+static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, const struct sl_adjc *c,
+			      uint16_t port)
 {
 	struct sl_meta *mt = sl_meta(m);
-	if (unlikely(mt->adj != c->id))
-		rw_cache_fill(c, mt->adj, tx0);
 	const struct sl_adj *adj = c->adj;
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
 	if (unlikely(adj->type != SL_ADJ_FORWARD))
@@ -81,37 +62,26 @@ static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, struct rw
 		return rw_drop(m, RW_ERR_HEADROOM);
 	memcpy(eth, adj->rewrite, 12);
 	memcpy(eth + 12, adj->rewrite + 12, 2);
-	mt->tx_if = c->ifx;
+	mt->tx_if = port;
 	return c->next;
-}
-
-/* A vector to many adjacencies (hosts, subscriber sessions) rather than to one or a few
- * (a route's next hop, ECMP's paths, which stay in the cache): its first 5 packets' all
- * different, which 4 paths can never give. Compared without a branch per pair: a loop that
- * counted distinct ones cost the many-adjacency path a clock a packet in mispredictions. */
-static bool rw_many(void **objs, uint16_t n)
-{
-	if (n <= 8)
-		return false;
-	uint32_t a[5];
-	for (unsigned i = 0; i < 5; i++)
-		a[i] = sl_meta(objs[i])->adj;
-	bool same = false;
-	for (unsigned i = 0; i < 5; i++)
-		for (unsigned j = i + 1; j < 5; j++)
-			same |= a[i] == a[j];
-	return !same;
 }
 
 static uint16_t rw_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
 	struct sl_worker *w = sl_node_worker(node);
 	uint16_t nexts[n];
-	struct rw_cache c = {.id = UINT32_MAX};
 	const rte_edge_t tx0 = rw_tx0; /* a local: the header stores could alias the global */
-	/* many adjacencies: each packet's adjacency slot, adjacency and output interface
-	 * fetched a few packets ahead, in three steps since each gives the next's address */
-	if (rw_many(objs, n)) {
+	enum sl_adjc_spread spread = sl_adjc_spread(objs, n);
+	if (spread == SL_ADJC_ONE) {
+		sl_adjc_rw_one(w, objs, nexts, n, tx0, rw_one);
+	} else if (spread == SL_ADJC_FEW) {
+		sl_adjc_rw_few(w, objs, nexts, n, tx0, rw_one);
+	} else {
+		/* many adjacencies: each packet's adjacency slot, adjacency and output
+		 * interface fetched a few packets ahead, in three steps since each gives the
+		 * next's address */
+		struct sl_adjc one = {.id = UINT32_MAX};
+		uint16_t port = 0;
 		for (uint16_t i = 0; i < n; i++) {
 			if (i + 8 < n)
 				rte_prefetch0(&sl_adj_tbl[sl_meta(objs[i + 8])->adj]);
@@ -125,11 +95,13 @@ static uint16_t rw_process(struct rte_graph *g, struct rte_node *node, void **ob
 				if (a)
 					rte_prefetch0(&sl_if_fast[a->port]);
 			}
-			nexts[i] = rw_one(w, objs[i], &c, tx0);
+			uint32_t id = sl_meta(objs[i])->adj;
+			if (id != one.id) {
+				sl_adjc_fill(&one, id, tx0);
+				port = one.adj->port;
+			}
+			nexts[i] = rw_one(w, objs[i], &one, port);
 		}
-	} else {
-		for (uint16_t i = 0; i < n; i++)
-			nexts[i] = rw_one(w, objs[i], &c, tx0);
 	}
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;

@@ -3,6 +3,7 @@
  * big), then the adjacency's precomputed Ethernet header in one copy. */
 #include "../interface/iface.h"
 #include "ip6.h"
+#include "../ip4/adjc.h"
 #include "../runtime/trace.h"
 
 #define RW_ERRORS(X)                                                                      \
@@ -19,13 +20,6 @@ static uint16_t rw_err;
 enum { RW_NEXT_DROP, RW_NEXT_ICMP, RW_NB_STATIC };
 static rte_edge_t rw_tx0;
 
-struct rw_cache {
-	uint32_t id;
-	const struct sl_adj *adj;
-	uint16_t mtu;
-	uint16_t next;
-};
-
 static inline uint16_t rw_icmp(struct sl_worker *w, struct rte_mbuf *m, uint16_t e, uint16_t icmp,
 			       uint16_t mtu)
 {
@@ -35,15 +29,11 @@ static inline uint16_t rw_icmp(struct sl_worker *w, struct rte_mbuf *m, uint16_t
 	return RW_NEXT_ICMP;
 }
 
-static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, struct rw_cache *c)
+/* Packet m to the adjacency of entry c (filled for it), whose interface is port. */
+static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, const struct sl_adjc *c,
+			      uint16_t port)
 {
 	struct sl_meta *mt = sl_meta(m);
-	if (unlikely(mt->adj != c->id)) {
-		c->id = mt->adj;
-		c->adj = sl_adj_get(c->id);
-		c->mtu = sl_if_fast[c->adj->port].mtu;
-		c->next = sl_iface_tx_edge(rw_tx0, c->adj->port);
-	}
 	const struct sl_adj *adj = c->adj;
 	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
 	if (unlikely(adj->type != SL_ADJ_FORWARD)) {
@@ -75,7 +65,7 @@ static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, struct rw
 	}
 	memcpy(eth, adj->rewrite, 12);
 	memcpy(eth + 12, adj->rewrite + 12, 2);
-	mt->tx_if = adj->port;
+	mt->tx_if = port;
 	return c->next;
 }
 
@@ -83,9 +73,11 @@ static uint16_t rw_process(struct rte_graph *g, struct rte_node *node, void **ob
 {
 	struct sl_worker *w = sl_node_worker(node);
 	uint16_t nexts[n];
-	struct rw_cache c = {.id = UINT32_MAX};
-	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = rw_one(w, objs[i], &c);
+	const rte_edge_t tx0 = rw_tx0;
+	if (sl_adjc_spread(objs, n) == SL_ADJC_FEW) /* ECMP's paths (ip4/adjc.h) */
+		sl_adjc_rw_few(w, objs, nexts, n, tx0, rw_one);
+	else
+		sl_adjc_rw_one(w, objs, nexts, n, tx0, rw_one);
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
 }

@@ -8,7 +8,8 @@ import struct
 import time
 
 import pytest
-from scapy.all import ARP, IP, UDP, Ether, ICMPv6ND_NS, IPv6, Raw, rdpcap, wrpcap
+from scapy.all import (ARP, ICMP, IP, UDP, Ether, ICMPv6ND_NS, ICMPv6PacketTooBig, IPv6, Raw,
+                       rdpcap, wrpcap)
 
 from conftest import MAC0, PEER0, read_out
 
@@ -42,9 +43,9 @@ def sub(tmp_path, name):
     return tmp_path / name
 
 
-def replay(factory, tmp_path, lines, fam):
-    """sluiced with lines, once it has received every flow's packets on port0."""
-    pkts = [flow_pkt(f, k, fam) for k in range(PER_FLOW) for f in range(FLOWS)]
+def replay(factory, tmp_path, lines, fam, pkts=None):
+    """sluiced with lines, once it has received every flow's packets (pkts) on port0."""
+    pkts = pkts or [flow_pkt(f, k, fam) for k in range(PER_FLOW) for f in range(FLOWS)]
     wrpcap(str(tmp_path / "in0.pcap"), pkts, linktype=1)
     wrpcap(str(tmp_path / "empty.pcap"), [], linktype=1)
     devs = [f"net_pcap0,rx_pcap={tmp_path}/in0.pcap,tx_pcap={tmp_path}/out0.pcap {{ name port0 mac-address {MAC0} }}"]
@@ -131,6 +132,56 @@ def test_one_path_unresolved(sluiced_factory, tmp_path, fam):
         assert all(q[ICMPv6ND_NS].tgt == nhs[3][1] for q in out4)
     unresolved = FLOWS - len(where)  # the fourth path's share
     assert abs(unresolved - FLOWS / 4) <= 0.15 * FLOWS / 4, unresolved
+
+
+@pytest.mark.parametrize("fam", [4, 6])
+def test_each_path_its_own_mtu(sluiced_factory, tmp_path, fam):
+    """Four paths, port2's MTU 1280 and the others' 1500; 400 flows of two 1,400-byte packets
+    (IPv4 with DF): ipN-rewrite checks each packet against its own path's MTU (it keeps each
+    path's in an entry of its own when a vector's packets alternate over a few), so port2's
+    flows are refused with too-big errors naming 1280 (ICMP fragmentation needed, ICMPv6
+    packet too big, rate-limited) and counted, the other paths' go out whole, in order."""
+    nhs = NHS if fam == 4 else NHS6
+    back = ([f"ip neighbor port0 10.10.1.1 {PEER0}", "ip route add 16.0.0.0/8 via 10.10.1.1"]
+            if fam == 4 else
+            [f"ip neighbor port0 2001:db8:1::1 {PEER0}", "ip route add 2001:db8:16::/48 via 2001:db8:1::1"])
+    lines = setup([(n, None) for n in nhs], ["set interface mtu 1280 port2"] + back, fam=fam)
+    flows = 400
+    pkts = []
+    for k in range(2):
+        for f in range(flows):
+            p = flow_pkt(f, k, fam)
+            if fam == 4:
+                p[IP].flags = "DF"
+            pkts.append(p / Raw(b"y" * (1400 - len(p[IP if fam == 4 else IPv6]))))
+    s, sent = replay(sluiced_factory, tmp_path, lines, fam, pkts)
+    errs = s.errors()
+    assert s.stop() == 0
+    where, out = {}, 0
+    for p in (1, 3, 4):
+        seen = {}
+        for pkt in read_out(tmp_path / f"out{p}.pcap"):
+            f, k = struct.unpack("!HH", bytes(pkt[UDP].payload)[:4])
+            assert pkt[Ether].dst == nhs[p - 1][2] and len(pkt[IP if fam == 4 else IPv6]) == 1400
+            assert where.setdefault(f, p) == p and seen.get(f, -1) == k - 1, (f, p)
+            seen[f] = k
+            out += 1
+    assert read_out(tmp_path / "out2.pcap") == []
+    refused = sent - out
+    assert abs(refused - sent / 4) <= 0.2 * sent / 4, refused  # port2's share
+    key = (("ip4-rewrite", "too big with DF set (ICMP frag needed follows)") if fam == 4 else
+           ("ip6-rewrite", "larger than the egress MTU (ICMPv6 packet too big follows)"))
+    assert errs[key] == refused, errs
+    icmp = read_out(tmp_path / "out0.pcap")  # by the route back to the flows' sources
+    assert icmp, "no too-big error sent back"
+    for q in icmp:
+        if fam == 4:
+            assert q[ICMP].type == 3 and q[ICMP].code == 4 and q[ICMP].nexthopmtu == 1280
+            f = struct.unpack("!H", bytes(q[ICMP].payload)[14:16])[0]  # the quoted source
+        else:
+            assert q[ICMPv6PacketTooBig].mtu == 1280
+            f = struct.unpack("!H", bytes(q[ICMPv6PacketTooBig].payload)[48:50])[0]
+        assert f not in where  # a flow of port2's
 
 
 def test_deleting_a_path_moves_only_its_flows(sluiced_factory, tmp_path):

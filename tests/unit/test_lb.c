@@ -3,6 +3,7 @@
  * of paths moving only the buckets it must; the flow hash (sl_flow_hash4). No EAL. */
 #include "../common/check.h"
 #include "../../src/ip4/ip4.h"
+#include "../../src/ip6/ip6.h"
 
 #include <string.h>
 
@@ -108,6 +109,49 @@ static struct rte_ipv4_hdr *hdr(uint8_t *frame, uint8_t proto, uint16_t frag, ui
 	return ip;
 }
 
+static struct rte_ipv6_hdr *hdr6(uint8_t *frame, uint8_t proto, uint32_t flow, uint16_t sport)
+{
+	memset(frame, 0, 96);
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(frame + 14);
+	ip->vtc_flow = rte_cpu_to_be_32(6u << 28 | flow);
+	ip->payload_len = rte_cpu_to_be_16(8);
+	ip->proto = proto;
+	ip->hop_limits = 64;
+	ip->src_addr[0] = 0x20, ip->src_addr[15] = 1;
+	ip->dst_addr[0] = 0x24, ip->dst_addr[15] = 2;
+	frame[54] = (uint8_t)(sport >> 8);
+	frame[55] = (uint8_t)sport;
+	frame[57] = 80;
+	return ip;
+}
+
+/* IPv6: addresses, flow label, next header, and the ports only when a transport with ports
+ * follows the 40-byte header (masked, not branched on: 0 hashed otherwise) */
+static void test_flow_hash6(void)
+{
+	uint8_t f[96];
+	struct rte_mbuf m;
+	memset(&m, 0, sizeof(m));
+	uint32_t udp1 = sl_flow_hash6(&m, hdr6(f, IPPROTO_UDP, 0, 1000));
+	CHECK(udp1 == sl_flow_hash6(&m, hdr6(f, IPPROTO_UDP, 0, 1000)));
+	CHECK(udp1 != sl_flow_hash6(&m, hdr6(f, IPPROTO_UDP, 0, 1001)));
+	CHECK(udp1 != sl_flow_hash6(&m, hdr6(f, IPPROTO_TCP, 0, 1000)));
+	CHECK(udp1 != sl_flow_hash6(&m, hdr6(f, IPPROTO_UDP, 7, 1000))); /* the flow label */
+	struct rte_ipv6_hdr *ip = hdr6(f, IPPROTO_UDP, 0, 1000);
+	ip->vtc_flow |= rte_cpu_to_be_32(0xb8u << 20); /* the traffic class is not hashed */
+	CHECK(udp1 == sl_flow_hash6(&m, ip));
+	ip = hdr6(f, IPPROTO_UDP, 0, 1000);
+	ip->dst_addr[15] = 3;
+	CHECK(udp1 != sl_flow_hash6(&m, ip));
+	/* ICMPv6 and an extension header first: what follows the header is not hashed */
+	CHECK(sl_flow_hash6(&m, hdr6(f, IPPROTO_ICMPV6, 0, 1)) == sl_flow_hash6(&m, hdr6(f, IPPROTO_ICMPV6, 0, 2)));
+	CHECK(sl_flow_hash6(&m, hdr6(f, IPPROTO_FRAGMENT, 0, 1)) == sl_flow_hash6(&m, hdr6(f, IPPROTO_FRAGMENT, 0, 2)));
+	CHECK(sl_flow_hash6(&m, hdr6(f, IPPROTO_ICMPV6, 0, 1)) != sl_flow_hash6(&m, hdr6(f, IPPROTO_FRAGMENT, 0, 1)));
+	m.ol_flags = RTE_MBUF_F_RX_RSS_HASH;
+	m.hash.rss = 0x4321;
+	CHECK(sl_flow_hash6(&m, hdr6(f, IPPROTO_UDP, 0, 1000)) == 0x4321);
+}
+
 static void test_flow_hash(void)
 {
 	uint8_t f[64];
@@ -142,6 +186,7 @@ static void test_flow_hash(void)
 int main(void)
 {
 	test_flow_hash();
+	test_flow_hash6();
 	test_shares();
 	test_remove_moves_only_its_buckets();
 	test_add_and_reweight_move_least();

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ipN-rewrite's adjacency cache, both families: what a packet's adjacency gives the rewrite
+ * (the adjacency, its interface's MTU and tx edge), worked out again only when a packet names
+ * another adjacency than the entry holds.
+ *
+ * A vector sent to one adjacency (a route's next hop) keeps one entry. A vector spread over
+ * a few (ECMP's paths, whose packets alternate at random) takes the entry of the id's low
+ * bits, so that each path is worked out once a vector rather than on 3 packets of 4 (a fill
+ * is some 10 instructions, the way in 3). A vector to many (hosts, subscriber sessions) fills
+ * on every packet and fetches ahead. Which one is chosen from the vector's first packets. */
+#ifndef SL_IP4_ADJC_H
+#define SL_IP4_ADJC_H
+#include "ip4.h"
+#include "../interface/iface.h"
+
+struct sl_adjc {
+	uint32_t id;
+	uint16_t mtu;  /* the output interface's */
+	uint16_t next; /* its tx edge from the rewrite node (tx0 + its slot) */
+	const struct sl_adj *adj;
+};
+_Static_assert(sizeof(struct sl_adjc) == 16, "entries indexed by a shift");
+
+#define SL_ADJC_WAYS 8 /* a power of 2 */
+
+static inline void sl_adjc_fill(struct sl_adjc *c, uint32_t id, rte_edge_t tx0)
+{
+	c->id = id;
+	c->adj = sl_adj_get(id);
+	c->mtu = sl_if_fast[c->adj->port].mtu;
+	c->next = sl_iface_tx_edge(tx0, c->adj->port);
+}
+
+static inline void sl_adjc_reset(struct sl_adjc *c, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		c[i].id = UINT32_MAX;
+}
+
+/* The entry of id among SL_ADJC_WAYS: its address opaque to the compiler, which would
+ * otherwise work it out again (two shifts) at each use in a loop short of registers. */
+static __rte_always_inline struct sl_adjc *sl_adjc_way(struct sl_adjc *c, uint32_t id)
+{
+	struct sl_adjc *e = &c[id & (SL_ADJC_WAYS - 1)];
+	__asm__("" : "+r"(e));
+	return e;
+}
+
+enum sl_adjc_spread { SL_ADJC_ONE, SL_ADJC_FEW, SL_ADJC_MANY };
+
+/* Where a vector's adjacencies go, from its first 5 packets compared without a branch per
+ * pair (a loop that counted distinct ones cost the many-adjacency path a clock a packet in
+ * mispredictions): all one, some the same (which 4 paths always give), or all different.
+ * A vector of 8 or fewer is taken as one. */
+static inline enum sl_adjc_spread sl_adjc_spread(void **objs, uint16_t n)
+{
+	if (n <= 8)
+		return SL_ADJC_ONE;
+	uint32_t a[5];
+	for (unsigned i = 0; i < 5; i++)
+		a[i] = sl_meta(objs[i])->adj;
+	bool same = false, differ = false;
+	for (unsigned i = 0; i < 5; i++)
+		for (unsigned j = i + 1; j < 5; j++)
+			same |= a[i] == a[j];
+	for (unsigned i = 1; i < 5; i++)
+		differ |= a[i] != a[0];
+	return !same ? SL_ADJC_MANY : differ ? SL_ADJC_FEW : SL_ADJC_ONE;
+}
+
+/* ipN-rewrite's work for packet m to the adjacency of entry c, whose interface is port. */
+typedef uint16_t (*sl_adjc_rw_fn)(struct sl_worker *w, struct rte_mbuf *m,
+				  const struct sl_adjc *c, uint16_t port);
+
+/* A vector to one adjacency, or anything but a few: one entry and its port in registers. */
+static __rte_always_inline void sl_adjc_rw_one(struct sl_worker *w, void **objs, uint16_t *nexts,
+					       uint16_t n, rte_edge_t tx0, sl_adjc_rw_fn rw)
+{
+	struct sl_adjc one = {.id = UINT32_MAX};
+	uint16_t port = 0;
+	for (uint16_t i = 0; i < n; i++) {
+		uint32_t id = sl_meta(objs[i])->adj;
+		if (unlikely(id != one.id)) {
+			sl_adjc_fill(&one, id, tx0);
+			port = one.adj->port;
+		}
+		nexts[i] = rw(w, objs[i], &one, port);
+	}
+}
+
+/* A vector over a few adjacencies (ECMP's paths): SL_ADJC_WAYS entries. */
+static __rte_always_inline void sl_adjc_rw_few(struct sl_worker *w, void **objs, uint16_t *nexts,
+					       uint16_t n, rte_edge_t tx0, sl_adjc_rw_fn rw)
+{
+	struct sl_adjc c[SL_ADJC_WAYS];
+	sl_adjc_reset(c, SL_ADJC_WAYS);
+	for (uint16_t i = 0; i < n; i++) {
+		uint32_t id = sl_meta(objs[i])->adj;
+		struct sl_adjc *e = sl_adjc_way(c, id);
+		if (unlikely(id != e->id))
+			sl_adjc_fill(e, id, tx0);
+		nexts[i] = rw(w, objs[i], e, e->adj->port);
+	}
+}
+
+#endif
