@@ -125,35 +125,27 @@ extern struct sl_lb *sl_lb_tbl[SL_LB_MAX];
 /* every bucket the drop adjacency: a load-balance freed since the FIB named it */
 extern const struct sl_lb sl_lb_drop;
 
-/* Protocols whose first 4 bytes are the ports (TCP, UDP, SCTP, UDP-Lite): all ones, else 0,
- * so that the flow hashes mask the 4 bytes after the header instead of branching. */
-extern const uint32_t sl_l4_ports_mask[256];
+/* Protocols whose first 4 bytes are the ports (TCP, UDP, SCTP, UDP-Lite). */
+extern const uint8_t sl_l4_has_ports[256];
 
-/* The 5-tuple's hash computed: one CRC32-C step over the addresses (8 bytes) from a start
- * value of the ports XOR the protocol; the ports count as 0 where the header is not 20 bytes,
- * the packet is a fragment or its protocol has no ports (so that all of a datagram's
- * fragments, and ICMP whatever its checksum, take one path). A CRC is linear in its start
- * value as in its data, and that map is one to one: this spreads as the two steps (addresses,
- * then ports) did, in one. No branch: the ports' mask is worked out. ip4-input checked the
- * header; a truncated transport header only hashes the bytes after it, inside the mbuf's data
- * room. */
+/* The 5-tuple's hash computed: CRC32-C of the addresses (one 8-byte step), the protocol
+ * and, for a header of 20 bytes that is not a fragment and whose protocol has ports, the
+ * ports. ip4-input checked the header; a truncated transport header only hashes the bytes
+ * after it, inside the mbuf's data room. */
 static inline uint32_t sl_flow_hash4_sw(const struct rte_ipv4_hdr *ip)
 {
 	const uint8_t *b = (const uint8_t *)ip; /* 2-byte aligned after Ethernet: memcpy */
-	uint64_t first;
+	uint64_t first, addrs;
 	uint32_t ports;
 	memcpy(&first, b, 8);
+	memcpy(&addrs, b + 12, 8); /* src_addr, dst_addr */
 	memcpy(&ports, b + 20, 4);
+	uint64_t h = sl_crc8(addrs, ip->next_proto_id);
 	/* version/IHL 0x45 and neither MF nor an offset: bytes 0 and 6-7 of the header */
 	const uint64_t frag = RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK);
-	uint32_t keep = sl_l4_ports_mask[ip->next_proto_id];
-	/* ip4-input let through version 4 with IHL 5 or more: bytes 0 and 6-7 masked are 0x45
-	 * or more; halved (under 2^63), below 0x23 only for 0x45. The sign spread gives the
-	 * mask (gcc and clang shift signed values arithmetically). */
-	int64_t below = (int64_t)((first & (0xffull | frag << 48)) >> 1) - 0x23;
-	keep &= (uint32_t)(below >> 63);
-	/* src_addr and dst_addr read by the step itself */
-	return (uint32_t)sl_crc8_at(b + 12, (ports & keep) ^ ip->next_proto_id);
+	if (likely((first & (0xffull | frag << 48)) == 0x45 && sl_l4_has_ports[ip->next_proto_id]))
+		h = sl_crc4(ports, h);
+	return (uint32_t)h;
 }
 
 /* The 5-tuple's hash: the port's RSS hash when it gave one, else computed. */

@@ -7,9 +7,8 @@
 
 struct sl_lb *sl_lb_tbl[SL_LB_MAX];
 const struct sl_lb sl_lb_drop = {.npaths = 1}; /* SL_ADJ_ID_DROP is 0 */
-const uint32_t sl_l4_ports_mask[256] = {[IPPROTO_TCP] = UINT32_MAX, [IPPROTO_UDP] = UINT32_MAX,
-					[IPPROTO_SCTP] = UINT32_MAX,
-					[IPPROTO_UDPLITE] = UINT32_MAX};
+const uint8_t sl_l4_has_ports[256] = {[IPPROTO_TCP] = 1, [IPPROTO_UDP] = 1, [IPPROTO_SCTP] = 1,
+				      [IPPROTO_UDPLITE] = 1};
 
 void sl_lb_assign(uint8_t owner[SL_LB_BUCKETS], const int16_t *old, const uint16_t *w,
 		  unsigned n)

@@ -136,8 +136,8 @@ static inline enum sl_ip6_walk_err sl_ip6_walk(const uint8_t *p, uint32_t len,
 }
 
 /* The flow hash of an IPv6 packet computed: CRC32-C of the addresses, the flow label (RFC
- * 6438), the next header, then the ports when that is a transport with ports right after
- * the 40-byte header, else 0. */
+ * 6438), the next header and, when that is a transport with ports right after the 40-byte
+ * header, the ports. */
 static inline uint32_t sl_flow_hash6_sw(const struct rte_ipv6_hdr *ip)
 {
 	const uint8_t *b = (const uint8_t *)ip;
@@ -153,8 +153,11 @@ static inline uint32_t sl_flow_hash6_sw(const struct rte_ipv6_hdr *ip)
 	h = sl_crc8(a1, h);
 	h = sl_crc8(a2, h);
 	h = sl_crc8(a3, h);
-	memcpy(&ports, b + 40, 4); /* masked, not branched on */
-	return (uint32_t)sl_crc4(ports & sl_l4_ports_mask[ip->proto], h);
+	if (sl_l4_has_ports[ip->proto]) {
+		memcpy(&ports, b + 40, 4);
+		h = sl_crc4(ports, h);
+	}
+	return (uint32_t)h;
 }
 
 /* The port's RSS hash when it gave one, else computed. */

@@ -4,7 +4,6 @@
 #define SL_CRC_H
 
 #include <stdint.h>
-#include <string.h>
 #include <rte_hash_crc.h>
 #if defined(RTE_ARCH_X86) && defined(__SSE4_2__)
 #include <nmmintrin.h>
@@ -17,19 +16,6 @@ static inline uint64_t sl_crc8(uint64_t v, uint64_t h)
 #if defined(RTE_ARCH_X86) && defined(__SSE4_2__)
 	return _mm_crc32_u64(h, v); /* 64 bits in and out: no zero-extension between steps */
 #else
-	return rte_hash_crc_8byte(v, (uint32_t)h);
-#endif
-}
-
-/* The same over the 8 bytes at p (any alignment), which the instruction reads itself. */
-static inline uint64_t sl_crc8_at(const void *p, uint64_t h)
-{
-#if defined(RTE_ARCH_X86) && defined(__SSE4_2__)
-	typedef uint64_t __attribute__((aligned(1), may_alias)) u64_any;
-	return _mm_crc32_u64(h, *(const u64_any *)p);
-#else
-	uint64_t v;
-	memcpy(&v, p, 8);
 	return rte_hash_crc_8byte(v, (uint32_t)h);
 #endif
 }

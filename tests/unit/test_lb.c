@@ -126,7 +126,7 @@ static struct rte_ipv6_hdr *hdr6(uint8_t *frame, uint8_t proto, uint32_t flow, u
 }
 
 /* IPv6: addresses, flow label, next header, and the ports only when a transport with ports
- * follows the 40-byte header (masked, not branched on: 0 hashed otherwise) */
+ * follows the 40-byte header */
 static void test_flow_hash6(void)
 {
 	uint8_t f[96];
