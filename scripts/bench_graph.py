@@ -67,6 +67,12 @@ ip route add 48.0.0.0/8 via 10.10.2.1
 ECMP_SETUP = SETUP + "".join(f"ip neighbor pg1 10.10.2.{i} 42:01:0a:0a:02:0{i}\n"
                              f"ip route add 48.0.0.0/8 via 10.10.2.{i}\n" for i in range(2, 5))
 
+# many adjacencies (as hosts or sessions give ipN-rewrite): 48.0.0.0/8's 256 /16s, each via
+# one of 200 neighbours on pg1, the stream's destinations spread over them
+MANY_NH_SETUP = SETUP + "".join(f"ip neighbor pg1 10.10.2.{20 + i} 42:01:0a:0a:03:{i:02x}\n"
+                                for i in range(200)) + "".join(
+    f"ip route add 48.{i}.0.0/16 via 10.10.2.{20 + i % 200}\n" for i in range(256))
+
 # IPv6: the same topology, 2400::/8 via a neighbour on pg1 (ECMP: four of them)
 SETUP6 = """create packet-generator interface pg0
 create packet-generator interface pg1
@@ -510,6 +516,7 @@ VX_RUNS = (("routed", SETUP, None), ("vxlan-encap", VX_ENCAP_SETUP, None),
            ("acl-1", acl_setup(1), None), (f"acl-{ACL_RULES}", acl_setup(ACL_RULES), None),
            ("routed6", SETUP6, ip6_wrap), (f"acl6-{ACL_RULES}", acl_setup(ACL_RULES, 6), ip6_wrap),
            ("ecmp", ECMP_SETUP, None), ("ecmp6", ECMP_SETUP6, ip6_wrap),
+           ("many-nh", MANY_NH_SETUP, None),
            (f"qos-{QOS_PIPES}", QOS_SETUP, None),
            (f"qos-{QOS_PIPES}-wheel", QOS_SETUP.replace("pipe-from ip-dst",
                                                          "pipe-from ip-dst scheduler wheel"), None))

@@ -6,8 +6,9 @@
  * A vector sent to one adjacency (a route's next hop) keeps one entry. A vector spread over
  * a few (ECMP's paths, whose packets alternate at random) takes the entry of the id's low
  * bits, so that each path is worked out once a vector rather than on 3 packets of 4 (a fill
- * is some 10 instructions, the way in 3). A vector to many (hosts, subscriber sessions) fills
- * on every packet and fetches ahead. Which one is chosen from the vector's first packets. */
+ * is some 10 instructions; the way costs 3: 8-byte entries and the adjacencies apart, both
+ * indexed by the addressing's scale). A vector to many (hosts, subscriber sessions) fills on
+ * every packet and fetches ahead. Which one is chosen from the vector's first packets. */
 #ifndef SL_IP4_ADJC_H
 #define SL_IP4_ADJC_H
 #include "ip4.h"
@@ -17,33 +18,26 @@ struct sl_adjc {
 	uint32_t id;
 	uint16_t mtu;  /* the output interface's */
 	uint16_t next; /* its tx edge from the rewrite node (tx0 + its slot) */
-	const struct sl_adj *adj;
 };
-_Static_assert(sizeof(struct sl_adjc) == 16, "entries indexed by a shift");
+_Static_assert(sizeof(struct sl_adjc) == 8, "entries indexed by the addressing's scale");
 
 #define SL_ADJC_WAYS 8 /* a power of 2 */
 
-static inline void sl_adjc_fill(struct sl_adjc *c, uint32_t id, rte_edge_t tx0)
+/* Entry c and *adj (kept apart: 8-byte entries) for adjacency id. */
+static inline void sl_adjc_fill(struct sl_adjc *c, const struct sl_adj **adj, uint32_t id,
+				rte_edge_t tx0)
 {
+	const struct sl_adj *a = sl_adj_get(id);
+	*adj = a;
 	c->id = id;
-	c->adj = sl_adj_get(id);
-	c->mtu = sl_if_fast[c->adj->port].mtu;
-	c->next = sl_iface_tx_edge(tx0, c->adj->port);
+	c->mtu = sl_if_fast[a->port].mtu;
+	c->next = sl_iface_tx_edge(tx0, a->port);
 }
 
 static inline void sl_adjc_reset(struct sl_adjc *c, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
 		c[i].id = UINT32_MAX;
-}
-
-/* The entry of id among SL_ADJC_WAYS: its address opaque to the compiler, which would
- * otherwise work it out again (two shifts) at each use in a loop short of registers. */
-static __rte_always_inline struct sl_adjc *sl_adjc_way(struct sl_adjc *c, uint32_t id)
-{
-	struct sl_adjc *e = &c[id & (SL_ADJC_WAYS - 1)];
-	__asm__("" : "+r"(e));
-	return e;
 }
 
 enum sl_adjc_spread { SL_ADJC_ONE, SL_ADJC_FEW, SL_ADJC_MANY };
@@ -68,38 +62,42 @@ static inline enum sl_adjc_spread sl_adjc_spread(void **objs, uint16_t n)
 	return !same ? SL_ADJC_MANY : differ ? SL_ADJC_FEW : SL_ADJC_ONE;
 }
 
-/* ipN-rewrite's work for packet m to the adjacency of entry c, whose interface is port. */
+/* ipN-rewrite's work for packet m to adjacency adj, its entry c, its interface port. */
 typedef uint16_t (*sl_adjc_rw_fn)(struct sl_worker *w, struct rte_mbuf *m,
-				  const struct sl_adjc *c, uint16_t port);
+				  const struct sl_adjc *c, const struct sl_adj *adj, uint16_t port);
 
-/* A vector to one adjacency, or anything but a few: one entry and its port in registers. */
+/* A vector to one adjacency, or anything but a few: one entry, the adjacency and its port in
+ * registers. */
 static __rte_always_inline void sl_adjc_rw_one(struct sl_worker *w, void **objs, uint16_t *nexts,
 					       uint16_t n, rte_edge_t tx0, sl_adjc_rw_fn rw)
 {
 	struct sl_adjc one = {.id = UINT32_MAX};
+	const struct sl_adj *adj = NULL;
 	uint16_t port = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		uint32_t id = sl_meta(objs[i])->adj;
 		if (unlikely(id != one.id)) {
-			sl_adjc_fill(&one, id, tx0);
-			port = one.adj->port;
+			sl_adjc_fill(&one, &adj, id, tx0);
+			port = adj->port;
 		}
-		nexts[i] = rw(w, objs[i], &one, port);
+		nexts[i] = rw(w, objs[i], &one, adj, port);
 	}
 }
 
-/* A vector over a few adjacencies (ECMP's paths): SL_ADJC_WAYS entries. */
+/* A vector over a few adjacencies (ECMP's paths): SL_ADJC_WAYS entries and adjacencies, both
+ * indexed by the id's low bits. */
 static __rte_always_inline void sl_adjc_rw_few(struct sl_worker *w, void **objs, uint16_t *nexts,
 					       uint16_t n, rte_edge_t tx0, sl_adjc_rw_fn rw)
 {
 	struct sl_adjc c[SL_ADJC_WAYS];
+	const struct sl_adj *a[SL_ADJC_WAYS];
 	sl_adjc_reset(c, SL_ADJC_WAYS);
 	for (uint16_t i = 0; i < n; i++) {
 		uint32_t id = sl_meta(objs[i])->adj;
-		struct sl_adjc *e = sl_adjc_way(c, id);
-		if (unlikely(id != e->id))
-			sl_adjc_fill(e, id, tx0);
-		nexts[i] = rw(w, objs[i], e, e->adj->port);
+		uint32_t way = id & (SL_ADJC_WAYS - 1);
+		if (unlikely(id != c[way].id))
+			sl_adjc_fill(&c[way], &a[way], id, tx0);
+		nexts[i] = rw(w, objs[i], &c[way], a[way], a[way]->port);
 	}
 }
 

@@ -44,12 +44,11 @@ static __rte_noinline __rte_cold uint16_t rw_icmp(struct sl_worker *w, struct rt
 	return RW_NEXT_FRAG;
 }
 
-/* Packet m to the adjacency of entry c (filled for it), whose interface is port. */
+/* Packet m to adjacency adj, whose entry is c (filled for it) and interface port. */
 static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, const struct sl_adjc *c,
-			      uint16_t port)
+			      const struct sl_adj *adj, uint16_t port)
 {
 	struct sl_meta *mt = sl_meta(m);
-	const struct sl_adj *adj = c->adj;
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
 	if (unlikely(adj->type != SL_ADJ_FORWARD))
 		return rw_drop(m, RW_ERR_ADJ);
@@ -66,6 +65,25 @@ static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, const str
 	return c->next;
 }
 
+/* A vector to many adjacencies: the entry, its adjacency and port together, filled for the
+ * packet inside its call (the loop's registers go to the fetching ahead). */
+struct rw_many {
+	struct sl_adjc c;
+	const struct sl_adj *adj;
+	uint16_t port;
+};
+
+static inline uint16_t rw_many_one(struct sl_worker *w, struct rte_mbuf *m, struct rw_many *k,
+				   rte_edge_t tx0)
+{
+	uint32_t id = sl_meta(m)->adj;
+	if (unlikely(id != k->c.id)) {
+		sl_adjc_fill(&k->c, &k->adj, id, tx0);
+		k->port = k->adj->port;
+	}
+	return rw_one(w, m, &k->c, k->adj, k->port);
+}
+
 static uint16_t rw_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
 	struct sl_worker *w = sl_node_worker(node);
@@ -80,8 +98,7 @@ static uint16_t rw_process(struct rte_graph *g, struct rte_node *node, void **ob
 		/* many adjacencies: each packet's adjacency slot, adjacency and output
 		 * interface fetched a few packets ahead, in three steps since each gives the
 		 * next's address */
-		struct sl_adjc one = {.id = UINT32_MAX};
-		uint16_t port = 0;
+		struct rw_many k = {.c = {.id = UINT32_MAX}};
 		for (uint16_t i = 0; i < n; i++) {
 			if (i + 8 < n)
 				rte_prefetch0(&sl_adj_tbl[sl_meta(objs[i + 8])->adj]);
@@ -95,12 +112,7 @@ static uint16_t rw_process(struct rte_graph *g, struct rte_node *node, void **ob
 				if (a)
 					rte_prefetch0(&sl_if_fast[a->port]);
 			}
-			uint32_t id = sl_meta(objs[i])->adj;
-			if (id != one.id) {
-				sl_adjc_fill(&one, id, tx0);
-				port = one.adj->port;
-			}
-			nexts[i] = rw_one(w, objs[i], &one, port);
+			nexts[i] = rw_many_one(w, objs[i], &k, tx0);
 		}
 	}
 	sl_enqueue_nexts(g, node, objs, nexts, n);

@@ -29,12 +29,11 @@ static inline uint16_t rw_icmp(struct sl_worker *w, struct rte_mbuf *m, uint16_t
 	return RW_NEXT_ICMP;
 }
 
-/* Packet m to the adjacency of entry c (filled for it), whose interface is port. */
+/* Packet m to adjacency adj, whose entry is c (filled for it) and interface port. */
 static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, const struct sl_adjc *c,
-			      uint16_t port)
+			      const struct sl_adj *adj, uint16_t port)
 {
 	struct sl_meta *mt = sl_meta(m);
-	const struct sl_adj *adj = c->adj;
 	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
 	if (unlikely(adj->type != SL_ADJ_FORWARD)) {
 		sl_set_error(m, rw_err + RW_ERR_ADJ);
