@@ -15,8 +15,10 @@ input policer that every packet conforms to, with an input ACL of one rule and o
 (ACL_RULES) rules that every packet passes by the last (the same over IPv6: routed6 and
 acl6-1000 against it; ACL_FLOW_CACHE=off without the ACL flow cache, FLOWS=N destinations
 instead of 4,096), and with hierarchical QoS of 4,096
-(QOS_PIPES) pipes on pg1's output (rte_sched, and the same pipes on the timing wheel). RUNS=routed,acl-1,acl-1000,qos-4096 runs only those of the
-tunnel runs, and nothing else."""
+(QOS_PIPES) pipes on pg1's output (rte_sched, and the same pipes on the timing wheel); the
+route over 4 equal paths (ecmp, ecmp6: in clocks, against routed and routed6), and 48.0.0.0/8's
+256 /16s via 200 neighbours (many-nh: ipN-rewrite's loop for vectors to many adjacencies).
+RUNS=routed,acl-1,acl-1000,qos-4096 runs only those of the tunnel runs, and nothing else."""
 import json
 import os
 import random
