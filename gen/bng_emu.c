@@ -45,6 +45,8 @@ struct esess {
 	uint8_t cookie[64];
 	uint32_t up_tx, up_rx, down_tx, down_rx;
 	uint64_t up_lat, down_lat, up_max, down_max; /* TSC */
+	uint8_t ready;     /* the warm-ups back: W_UP4, W_DOWN4, W_UP6, W_DOWN6 */
+	uint8_t warm_sent; /* rounds of warm-ups sent */
 };
 
 static struct esess *ss;
@@ -56,6 +58,8 @@ static struct rte_ether_addr peer_mac;
 static unsigned nclients; /* PPPoE and IPoE */
 
 #define SIG 0x45424c53u /* "SLBE" */
+#define WARM 0x80000000u /* a warm-up packet's index: client i | WARM, not counted */
+enum { W_UP4 = 1, W_DOWN4 = 2, W_UP6 = 4, W_DOWN6 = 8 };
 
 
 static uint32_t sl_get32(const uint8_t *p)
@@ -442,7 +446,7 @@ static void md5(const void *d, size_t l, uint8_t out[16])
 		memset(out, 0, 16);
 }
 
-static void down_in(unsigned i, const uint8_t *u, uint32_t len, uint64_t now);
+static void down_in(unsigned i, const uint8_t *u, uint32_t len, uint64_t now, bool v6);
 static void ppp_ip6_in(unsigned i, const uint8_t *ip, uint32_t len, uint64_t now);
 
 static void ppp_in(unsigned i, const uint8_t *h, uint16_t len, uint64_t now)
@@ -455,7 +459,7 @@ static void ppp_in(unsigned i, const uint8_t *h, uint16_t len, uint64_t now)
 	if (proto == 0x0021) { /* downstream traffic */
 		uint32_t ihl = (p[0] & 0xf) * 4u;
 		if (len >= 2 + ihl)
-			down_in(i, p + ihl, len - 2 - ihl, now);
+			down_in(i, p + ihl, len - 2 - ihl, now, false);
 		return;
 	}
 	if (proto == 0x0057) {
@@ -559,7 +563,7 @@ static void ppp_ip6_in(unsigned i, const uint8_t *ip, uint32_t len, uint64_t now
 	if (len < 40 + 8)
 		return;
 	if (ip[6] == IPPROTO_UDP) {
-		down_in(i, ip + 40, len - 40, now);
+		down_in(i, ip + 40, len - 40, now, true);
 		return;
 	}
 	if (ip[6] != IPPROTO_ICMPV6 || ip[40] != 134 || s->ip6_ready || len < 40 + 16)
@@ -580,7 +584,7 @@ static void ppp_ip6_in(unsigned i, const uint8_t *ip, uint32_t len, uint64_t now
 }
 
 /* Signed traffic for client i at UDP header u, len bytes to its end: counted. */
-static void down_in(unsigned i, const uint8_t *u, uint32_t len, uint64_t now)
+static void down_in(unsigned i, const uint8_t *u, uint32_t len, uint64_t now, bool v6)
 {
 	uint32_t sig, idx;
 	uint64_t t;
@@ -589,6 +593,8 @@ static void down_in(unsigned i, const uint8_t *u, uint32_t len, uint64_t now)
 	memcpy(&sig, u + 8, 4);
 	memcpy(&idx, u + 12, 4);
 	memcpy(&t, u + 16, 8);
+	if (sig == SIG && idx == (i | WARM))
+		ss[i].ready |= v6 ? W_DOWN6 : W_DOWN4;
 	if (sig == SIG && idx == i) {
 		ss[i].down_rx++;
 		ss[i].down_lat += now - t;
@@ -608,7 +614,7 @@ static void ipoe_in(unsigned i, const uint8_t *h, const uint8_t *ip, uint32_t le
 	const uint8_t *u = ip + ihl, *b = u + 8;
 	if (sl_get16(u + 2) != 68) {
 		if (i < nclients && ss[i].ipoe)
-			down_in(i, u, len - ihl, now);
+			down_in(i, u, len - ihl, now, false);
 		return;
 	}
 	if (len < ihl + 8 + 240 || b[0] != 2)
@@ -650,8 +656,10 @@ static void ipoe_in(unsigned i, const uint8_t *h, const uint8_t *ip, uint32_t le
 }
 
 /* An upstream packet's signature, client index and TSC: counted. */
-static void up_in(uint32_t sig, uint32_t idx, uint64_t t, uint64_t now)
+static void up_in(uint32_t sig, uint32_t idx, uint64_t t, uint64_t now, bool v6)
 {
+	if (sig == SIG && (idx & WARM) && (idx & ~WARM) < nclients)
+		ss[idx & ~WARM].ready |= v6 ? W_UP6 : W_UP4;
 	if (sig == SIG && idx < nclients) {
 		ss[idx].up_rx++;
 		ss[idx].up_lat += now - t;
@@ -671,7 +679,7 @@ static void peer_ip6_in(const uint8_t *h, uint32_t len, uint64_t now)
 		memcpy(&sig, ip + 48, 4);
 		memcpy(&idx, ip + 52, 4);
 		memcpy(&t, ip + 56, 8);
-		up_in(sig, idx, t, now);
+		up_in(sig, idx, t, now, true);
 		return;
 	}
 	if (ip[6] != IPPROTO_ICMPV6 || ip[40] != 135 || len < 14 + 40 + 24 ||
@@ -747,7 +755,7 @@ static void peer_in(struct rte_mbuf *m, uint64_t now)
 	memcpy(&sig, ip + ihl + 8, 4);
 	memcpy(&idx, ip + ihl + 12, 4);
 	memcpy(&t, ip + ihl + 16, 8);
-	up_in(sig, idx, t, now);
+	up_in(sig, idx, t, now, false);
 }
 
 /* Both ports' receive queues once; how many frames they held. */
@@ -827,7 +835,7 @@ static void traffic_one(unsigned i, bool up, bool v6, uint64_t now, bool warm)
 	sl_put16(u + 2, 4001);
 	sl_put16(u + 4, 8 + 18);
 	sl_put16(u + 6, 0);
-	uint32_t sig = SIG, idx = warm ? UINT32_MAX : i; /* a warm-up packet is not counted */
+	uint32_t sig = SIG, idx = warm ? i | WARM : i; /* a warm-up packet is not counted */
 	memcpy(u + 8, &sig, 4);
 	memcpy(u + 12, &idx, 4);
 	memcpy(u + 16, &now, 8);
@@ -859,6 +867,23 @@ static void traffic_one(unsigned i, bool up, bool v6, uint64_t now, bool warm)
 		s->up_tx++;
 	else
 		s->down_tx++;
+}
+
+/* What client i's warm-ups prove once back: each way over IPv4, and over IPv6 with its
+ * address. */
+static uint8_t warm_want(unsigned i)
+{
+	return W_UP4 | W_DOWN4 | (ss[i].ip6_ready ? W_UP6 | W_DOWN6 : 0);
+}
+
+/* Client i's warm-ups, each way over each family it has. */
+static void warm_one(unsigned i)
+{
+	for (int v6 = 0; v6 <= ss[i].ip6_ready; v6++) {
+		traffic_one(i, true, v6, rte_rdtsc(), true);
+		traffic_one(i, false, v6, rte_rdtsc(), true);
+	}
+	ss[i].warm_sent += ss[i].warm_sent < UINT8_MAX;
 }
 
 static double us(uint64_t tsc)
@@ -924,18 +949,49 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 			failed[ss[i].failed_in]++;
 		}
 	}
-	/* traffic: a warm-up packet upstream first (the router resolves the target, which the
-	 * peer port answers), then each up session's packets both ways, a burst per round, then
-	 * a second to drain */
+	/* the data path checked before it is measured: each up session's warm-up packets, one
+	 * each way (over IPv6 too once it has its address), not counted; the first session's
+	 * alone first (the router resolves the target, which the peer port answers), then every
+	 * session's, sent again each second to a session whose warm-ups have not all come back,
+	 * until all have or --pppoe-timeout. A BNG opens IPCP when it takes the client's last
+	 * Ack, which its control-plane rate limit can drop; it asks again only seconds later
+	 * (sluiced: 3), and until then it drops that session's traffic */
+	uint64_t t_warm = rte_rdtsc(), t_ready = t_warm;
+	unsigned late = 0, not_ready = 0;
 	for (unsigned i = 0; o->traffic && i < nclients; i++)
 		if (ss[i].phase == P_UP) {
-			traffic_one(i, true, false, rte_rdtsc(), true);
-			if (ss[i].ip6_ready) /* and its neighbour solicitation */
-				traffic_one(i, true, true, rte_rdtsc(), true);
-			for (uint64_t end = rte_rdtsc() + hz / 2; rte_rdtsc() < end;)
+			warm_one(i);
+			for (uint64_t end = rte_rdtsc() + hz / 2; rte_rdtsc() < end && ss[i].ready != warm_want(i);)
 				poll_ports();
 			break;
 		}
+	for (unsigned left = 1; o->traffic && left && rte_rdtsc() - t_warm < to;) {
+		for (unsigned i = 0, n = 0; i < nclients; i++)
+			if (ss[i].phase == P_UP && ss[i].ready != warm_want(i)) {
+				warm_one(i);
+				if (++n % 32 == 0) /* no ring on the way holds more than a few bursts */
+					poll_ports();
+			}
+		for (uint64_t end = rte_rdtsc() + hz, last = 0; left && rte_rdtsc() < end;) {
+			poll_ports();
+			uint64_t now = rte_rdtsc();
+			if (now - last < hz / 1000)
+				continue;
+			last = now;
+			left = 0;
+			for (unsigned i = 0; i < nclients; i++)
+				left += ss[i].phase == P_UP && ss[i].ready != warm_want(i);
+			if (!left)
+				t_ready = now;
+		}
+	}
+	for (unsigned i = 0; o->traffic && i < nclients; i++) {
+		if (ss[i].phase != P_UP)
+			continue;
+		not_ready += ss[i].ready != warm_want(i);
+		late += ss[i].ready == warm_want(i) && ss[i].warm_sent > 1;
+	}
+	double ready_s = not_ready ? -1.0 : (double)(t_ready - t_warm) / (double)hz; /* -1: never */
 	/* each round 32 sessions at a time, what came back taken in between, so that no ring
 	 * on the way holds more than a few bursts; with a traffic rate, round k starts k / rate
 	 * seconds after the first (late when a round takes longer: the report says the rate
@@ -1019,14 +1075,16 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 		       ", \"received\": %" PRIu64 ", \"latency_us\": {\"mean\": %.1f, \"max\": %.1f, "
 		       "\"p50\": %.1f, \"p90\": %.1f, \"p99\": %.1f, \"p99.9\": %.1f}}, "
 		       "\"sessions_with_loss\": %u, \"rounds_s\": %.3f, \"per_session_pps\": %.1f}, "
-		       "\"torn_down\": %u, \"setup_wall_s\": %.3f, \"retransmits\": %u}\n",
+		       "\"torn_down\": %u, \"setup_wall_s\": %.3f, \"retransmits\": %u, "
+		       "\"data_path\": {\"ready_s\": %.3f, \"late\": %u, \"not_ready\": %u}}\n",
 		       nclients, up, o->sessions, up - up_ipoe, o->ipoe_sessions, up_ipoe, secs,
 		       secs > 0 ? up / secs : 0.0, failed[P_DISC], failed[P_LCP], failed[P_AUTH],
 		       failed[P_IPCP], failed[P_IP6], failed[P_OFFER], failed[P_ACK], up6, ut, ur,
 		       ur ? us(ul) / (double)ur : 0.0, us(um),
 		       up_p[0], up_p[1], up_p[2], up_p[3], dt, dr, dr ? us(dl) / (double)dr : 0.0, us(dm),
 		       down_p[0], down_p[1], down_p[2], down_p[3], lossy, rounds_s, round_rate, torn,
-		       (double)(setup_end - start) / (double)hz, retransmits);
+		       (double)(setup_end - start) / (double)hz, retransmits,
+		       ready_s, late, not_ready);
 	} else {
 		printf("sessions %u (PPPoE %u, IPoE %u): up %u (PPPoE %u, IPoE %u) in %.3f s (%.1f/s); "
 		       "failed: discovery %u, lcp %u, auth %u, ipcp %u, ipv6 %u, dhcp offer %u, dhcp ack "
@@ -1042,6 +1100,8 @@ int bng_emu_run(const struct bng_emu_opts *o, uint16_t access, uint16_t peer,
 		       ur ? us(ul) / (double)ur : 0.0, us(um), up_p[0], up_p[1], up_p[2], up_p[3], dt, dr,
 		       dr ? us(dl) / (double)dr : 0.0, us(dm), down_p[0], down_p[1], down_p[2], down_p[3],
 		       lossy, round_rate, rounds_s, torn);
+		printf("data path: warm-ups back from every session after %.3f s (-1: not all); %u "
+		       "sessions after more than one try; %u never\n", ready_s, late, not_ready);
 	}
 	free(ss);
 	return up == nclients && !lossy ? 0 : 1;

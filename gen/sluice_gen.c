@@ -951,6 +951,7 @@ static void usage(void)
 		"        from TARGET6 too; --pppoe-vlans: PPPoE client i on VLAN V + i %% (W - V + 1),\n"
 		"        under 802.1ad S-VLAN S with --pppoe-svlan (QinQ); --pppoe-traffic-rate:\n"
 		"        each session's PKTS at PPS a second each way, not as fast as they go;\n"
+		"        traffic goes once each session's warm-ups, sent each second, came back;\n"
 		"        --pppoe-hold: stay connected S seconds, or until SIGTERM,\n"
 		"        after the report)\n"
 		"  --stream takes sluiced's packet-generator grammar (sizes without the FCS); up to\n"

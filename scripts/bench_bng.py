@@ -109,7 +109,8 @@ def main():
                       f"ipcp {f['ipcp']}, ipv6 {f['ipv6']}, dhcp offer {f['dhcp_offer']}, dhcp ack {f['dhcp_ack']}; "
                       f"with IPv6 {x['ipv6_up']}); traffic up {t['up']['received']}/{t['up']['sent']}, "
                       f"down {t['down']['received']}/{t['down']['sent']}, sessions with loss "
-                      f"{t['sessions_with_loss']}; latency us p50/p99/p99.9 up "
+                      f"{t['sessions_with_loss']} (data path ready in {x['data_path']['ready_s']:.3f} s, "
+                      f"{x['data_path']['late']} late, {x['data_path']['not_ready']} never); latency us p50/p99/p99.9 up "
                       + "/".join(f"{t['up']['latency_us'][k]:.1f}" for k in ("p50", "p99", "p99.9"))
                       + " down " + "/".join(f"{t['down']['latency_us'][k]:.1f}" for k in ("p50", "p99", "p99.9")),
                       flush=True)
