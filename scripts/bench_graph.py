@@ -552,7 +552,7 @@ def bng_mac(i):
 
 def bng_setups(n, base_setup=SETUP, up_if="pg0", dn_if="pg1"):
     """(name, CLI) of each BNG run: base_setup addresses up_if (10.10.1.10/24) and dn_if
-    (10.10.2.10/24, neighbour 10.10.2.1) and routes 48.0.0.0/8 to it; scripts/bng_dut.py
+    (10.10.2.10/24, neighbour 10.10.2.1) and routes 48.0.0.0/8 to it; scripts/memif_dut.py
     gives the same runs on memif ports."""
     routed = base_setup + "ip route add 100.64.0.0/16 via 10.10.2.1\n"
     base = base_setup + f"set pppoe access {dn_if}\n"

@@ -125,13 +125,13 @@ def check_sizes(topo):
 
 def stream_for(size, g):
     """The generator's stream: UDP from src to the destinations dst_first to dst_last (each
-    in turn, or in a random order with dst_random), IPv6 when they are."""
+    in turn, or in a random order with dst_random) and the ports dports, IPv6 when they are."""
     sz = "imix" if size == "imix" else str(int(size) - 4)  # the stream's sizes leave out the FCS
     fam = "IP6" if ":" in g["dst_first"] else "IP4"
     rnd = " random" if g.get("dst_random") else ""
     return (f"size {sz} data {{ {fam}: 02:00:00:00:00:01 -> {g['dst_mac']} "
             f"UDP: {g.get('src', '10.10.1.2')} -> {g['dst_first']} - {g['dst_last']}{rnd} "
-            f"UDP: 2123 -> 10000-10099 }}")
+            f"UDP: 2123 -> {g.get('dports', '10000-10099')} }}")
 
 
 def plots(res, out):

@@ -196,3 +196,65 @@ def test_harness_bng_topology_sessions_carry_every_frame(tmp_path):
         assert len(d["trials"]) == 2, n
         for t in d["trials"]:
             assert t["loss_ratio"] < 0.05 and t["rx_mpps"] > 0.04, (n, t)  # 1.0 unparsed
+
+
+@pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
+def test_features_topology_duts_apply_their_feature(tmp_path):
+    """bench/topologies/memif-features.yaml's DUTs, each started as the topology starts it
+    (scripts/memif_dut.py with bench_graph's run of that name on memif ports), carry the
+    topology's 4,096 flows through their feature: every frame conforms to the policer, the
+    1,000-rule ACL's flow cache finds most of them (its last rule permits them), the wheel's
+    4,096 pipes send them all; the baseline routes them."""
+    import signal
+    import sys
+    import time
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from sluice_run import run_gen
+    topo = yaml.safe_load(open(ROOT / "bench/topologies/memif-features.yaml"))
+    runs = {d["name"]: d["cmd"].split()[-1] for d in topo["duts"]}
+    assert runs == {"policer": "policer", "acl-1000": "acl-1000", "qos-4096-wheel": "qos-4096-wheel",
+                    "routed": "routed"} and topo["baseline"] == "routed"
+    g = topo["gen"]
+    stream = (f"size 60 data {{ IP4: 02:00:00:00:00:01 -> {g['dst_mac']} UDP: 10.10.1.2 -> "
+              f"{g['dst_first']} - {g['dst_last']} random UDP: 2123 -> {g['dports']} }}")
+    for run in runs.values():
+        sock, cs = tmp_path / f"{run}.sock", tmp_path / run / "cli.sock"
+        p = subprocess.Popen([sys.executable, str(ROOT / "scripts/memif_dut.py"), str(tmp_path), str(sock),
+                              "0", "1", run], cwd=ROOT, start_new_session=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+
+        def show(cmd):
+            r = subprocess.run([str(BUILD / "sluicectl"), "-s", str(cs), "--json", cmd],
+                               capture_output=True, text=True, timeout=30)
+            return json.loads(r.stdout) if r.returncode == 0 else None
+        # the setup's last line is the feature's (the route's for routed): in place, the
+        # setup has run
+        last = {"policer": lambda: show("show policer")["policers"][0]["applied"] == 1,
+                "acl-1000": lambda: show("show acl-plugin interface port0")["acl-interfaces"],
+                "qos-4096-wheel": lambda: show("show qos port1")["qos"],
+                "routed": lambda: [r["next-hop"] for r in show("show ip fib 48.0.0.0/8")["routes"]]
+                == ["10.10.2.1"]}[run]
+        try:
+            deadline = time.time() + 60
+            while not (cs.exists() and show("show version") and last()) and time.time() < deadline:
+                assert p.poll() is None, run
+                time.sleep(0.1)
+            assert last(), run
+            gen = run_gen(str(sock), 0.5, rate=100000, huge=False, stream=stream)
+            assert gen["sent"] > 40000 and gen["received"] >= 0.95 * gen["sent"], (run, gen)
+            rx = gen["received"]
+            if run == "policer":
+                pol = show("show policer")["policers"][0]
+                assert pol["conform-packets"] >= rx and pol["exceed-packets"] == pol["violate-packets"] == 0, pol
+            elif run == "acl-1000":
+                assert show("show acl-plugin interface port0")["acl-interfaces"][0]["rules"] == 1000
+                fc = show("show acl-plugin flow-cache")["acl-flow-cache"][0]
+                assert fc["lookups"] >= rx and fc["hits"] >= 0.8 * fc["lookups"], fc
+            elif run == "qos-4096-wheel":
+                q = show("show qos port1")["qos"][0]
+                assert (q["pipes"], q["scheduler"], q["pipe-from"]) == (4096, "wheel", "ip-dst"), q
+                assert q["sent-packets"] >= rx, q
+        finally:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGTERM)
+            p.wait(timeout=60)
