@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """make bench: IPv4 routing cost and rate of sluiced, side by side with DPDK's l3fwd (LPM)
 on the same memif path in the same run, plus in-process cycles/packet with 1 and 1,000,000
-routes, and the time to load 1,000,000 routes. Medians of repeated trials; JSON and a
+routes, the time to load 1,000,000 routes, the L2 modes against testpmd, and what a policer,
+an ACL and QoS add to routing over memif. Medians of repeated trials; JSON and a
 Markdown table in results/."""
 import json
 import os
@@ -26,7 +27,8 @@ TRIALS = int(os.environ.get("BENCH_TRIALS", "3"))
 SECONDS = float(os.environ.get("BENCH_SECONDS", "4"))
 # an offered load both forwarders carry without loss on the 2-core machine, to compare cost
 # BENCH_PARTS picks parts (default all): modes (the L2 modes and noisy VNF against testpmd,
-# issue 4), memif (routing: sluiced, testpmd io, l3fwd), sluiced-memif (sluiced alone);
+# issue 4), memif (routing: sluiced, testpmd io, l3fwd), sluiced-memif (sluiced alone),
+# features (a policer, an ACL, QoS on the routed path, issue 16);
 # TESTPMD and L3FWD_DIR name prebuilt programs; BENCH_MODES=io,5tswap,noisy,... picks modes by
 # the start of their names, BENCH_MODES_FIXED_RATE the load (pps) of their busy-cycles trials
 PARTS = set(os.environ.get("BENCH_PARTS", "all").split(","))
@@ -313,14 +315,14 @@ MODES = [
 MODES_FIXED_RATE = int(float(os.environ.get("BENCH_MODES_FIXED_RATE", "1e6")))
 
 
-def sluiced_mode_trial(d, conf, rates):
+def sluiced_mode_trial(d, conf, rates, stream=None):
     """One start of sluiced in a mode: a trial at each rate (0: as fast as the generator can),
     each with the worker's busy clocks per packet from show runtime."""
     out = []
     with Daemon(conf, d) as s:
         for rate in rates:
             s.cli("clear runtime")
-            g = run_gen(f"{d}/memif.sock", SECONDS, rate=rate)
+            g = run_gen(f"{d}/memif.sock", SECONDS, rate=rate, stream=stream)
             cost, nodes = runtime_cost(s)
             out.append((g, cost, nodes))
     return out
@@ -417,6 +419,49 @@ def modes_table(res):
     return "\n".join(lines)
 
 
+# issue 16's features over memif (BENCH_PARTS=features): the routed path, and the same with
+# an input policer every frame conforms to, an input ACL of 1,000 rules (the last permits),
+# 4,096 QoS pipes on the timing wheel (nothing shaped): bench_graph's runs of those names on
+# memif ports (scripts/memif_dut.py), 4,096 flows as there (one per destination)
+FEATURES = ("routed", "policer", "acl-1000", "qos-4096-wheel")
+FEATURES_STREAM = ("size 60 data { IP4: 02:00:00:00:00:01 -> 02:00:00:00:00:10 UDP: 10.10.1.2 -> "
+                   "48.0.0.0 - 48.0.15.255 random UDP: 2123 -> 10000 }")
+
+
+def bench_features(tmp):
+    """Each feature's sluiced in turn, TRIALS rounds (a start each), a trial as fast as the
+    generator can: the rate and the worker's busy clocks per packet (show runtime; full
+    vectors, where a trial at a low load would measure the per-vector overhead), each
+    feature's median and its ratio to routing's."""
+    from memif_dut import cli_for
+    got = {f: [] for f in FEATURES}
+    for k in range(TRIALS):
+        for f in FEATURES:
+            d = tmp / f"feature-{f}-{k}"
+            d.mkdir()
+            (d / "setup.cli").write_text(cli_for(f))
+            (g, cost, _), = sluiced_mode_trial(d, MEMIF_CONF.format(d=d), [0], FEATURES_STREAM)
+            got[f].append((g["rx_mpps"], cost))
+            print(f"  {f} round {k + 1}: {g['rx_mpps']:.3f} Mpps, {cost:.1f} busy clocks/packet", flush=True)
+    return {f: {"rx_mpps": statistics.median(m for m, _ in t), "trials": [m for m, _ in t],
+                "busy_clocks_per_packet": statistics.median(c for _, c in t), "cost_trials": [c for _, c in t]}
+            for f, t in got.items()}
+
+
+def features_table(res):
+    r = res["routed"]
+    lines = ["| memif, 64 B, 4,096 flows, one forwarding core, as fast as the generator can | Mpps "
+             "(median; trials) | rate / routing's | busy clocks/packet (median; trials) | added to routing |",
+             "|---|---|---|---|---|"]
+    for f in FEATURES:
+        x = res[f]
+        c = x["busy_clocks_per_packet"]
+        lines.append(f"| {f} | {x['rx_mpps']:.2f} (" + ", ".join(f"{t:.2f}" for t in x["trials"])
+                     + f") | {x['rx_mpps'] / r['rx_mpps']:.2f} | {c:.1f} (" + ", ".join(f"{t:.1f}" for t in x["cost_trials"])
+                     + f") | {c - r['busy_clocks_per_packet']:+.1f} |")
+    return "\n".join(lines)
+
+
 def write_pcap(path, dsts):
     sys.path.insert(0, str(ROOT / ".venv"))
     from scapy.all import IP, UDP, Ether, Raw, wrpcap
@@ -497,6 +542,11 @@ def main():
             table = modes_table(res["modes"])
             (OUT / "bench-modes.md").write_text(table + "\n")
             print("\n" + table)
+        if "features" in PARTS:
+            res["features"] = bench_features(tmp)
+            table = features_table(res["features"])
+            (OUT / "bench-features.md").write_text(table + "\n")
+            print("\n" + table)
         (OUT / "bench-parts.json").write_text(json.dumps(res, indent=2))
         if os.environ.get("OUT"):  # a device run: results back through $OUT
             shutil.copy(OUT / "bench-parts.json", os.environ["OUT"])
@@ -517,6 +567,7 @@ def main():
     res["inproc_1m_routes"] = bench_inprocess(tmp, 1 << 20)
     print("in-process, 1M routes:", res["inproc_1m_routes"])
     res["modes"] = bench_modes(tmp, tp)
+    res["features"] = bench_features(tmp)
     (OUT / "bench.json").write_text(json.dumps(res, indent=2))
     r1, rm = res["inproc_1_route"], res["inproc_1m_routes"]
     sm = res["sluiced_memif"]
@@ -548,7 +599,7 @@ def main():
         lines.append(f"| {name} | {r['fwd_mpps']:.2f} | {r['busy_clocks_per_packet']:.1f} | {routing:.1f} |")
     lines.append(f"\n1M-route rate / 1-route rate: {rm['fwd_mpps'] / r1['fwd_mpps']:.2f}; "
                  f"loading {rm.get('routes')} routes by exec: {rm.get('load_seconds', 0):.1f} s")
-    lines += ["", modes_table(res["modes"])]
+    lines += ["", modes_table(res["modes"]), "", features_table(res["features"])]
     table = "\n".join(lines)
     (OUT / "bench.md").write_text(table + "\n")
     print("\n" + table)

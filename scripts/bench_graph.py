@@ -17,7 +17,8 @@ acl6-1000 against it; ACL_FLOW_CACHE=off without the ACL flow cache, FLOWS=N des
 instead of 4,096), and with hierarchical QoS of 4,096
 (QOS_PIPES) pipes on pg1's output (rte_sched, and the same pipes on the timing wheel); the
 route over 4 equal paths (ecmp, ecmp6: in clocks, against routed and routed6), and 48.0.0.0/8's
-256 /16s via 200 neighbours (many-nh: ipN-rewrite's loop for vectors to many adjacencies).
+256 /16s via 200 neighbours (many-nh: ipN-rewrite's loop for vectors to many adjacencies);
+the routed path in FIB table 1 (vrf: ip4-lookup's loop over several tables).
 RUNS=routed,acl-1,acl-1000,qos-4096 runs only those of the tunnel runs, and nothing else."""
 import json
 import os
@@ -65,6 +66,12 @@ set interface state pg1 up
 ip neighbor pg1 10.10.2.1 42:01:0a:0a:02:01
 ip route add 48.0.0.0/8 via 10.10.2.1
 """
+# the same path in FIB table 1 (a VRF): both interfaces in it, so that ip4-lookup takes its
+# several tables' loop (one bulk lookup per run of packets in one table)
+VRF_SETUP = ("create packet-generator interface pg0\ncreate packet-generator interface pg1\n"
+             "ip table add 1\nset interface ip table pg0 1\nset interface ip table pg1 1\n" +
+             SETUP.split("create packet-generator interface pg1\n", 1)[1].replace(
+                 "ip route add 48.0.0.0/8", "ip route add table 1 48.0.0.0/8"))
 # the same route over 4 equal paths (ECMP): four neighbours on pg1, the flow hash per packet
 ECMP_SETUP = SETUP + "".join(f"ip neighbor pg1 10.10.2.{i} 42:01:0a:0a:02:0{i}\n"
                              f"ip route add 48.0.0.0/8 via 10.10.2.{i}\n" for i in range(2, 5))
@@ -518,7 +525,7 @@ VX_RUNS = (("routed", SETUP, None), ("vxlan-encap", VX_ENCAP_SETUP, None),
            ("acl-1", acl_setup(1), None), (f"acl-{ACL_RULES}", acl_setup(ACL_RULES), None),
            ("routed6", SETUP6, ip6_wrap), (f"acl6-{ACL_RULES}", acl_setup(ACL_RULES, 6), ip6_wrap),
            ("ecmp", ECMP_SETUP, None), ("ecmp6", ECMP_SETUP6, ip6_wrap),
-           ("many-nh", MANY_NH_SETUP, None),
+           ("many-nh", MANY_NH_SETUP, None), ("vrf", VRF_SETUP, None),
            (f"qos-{QOS_PIPES}", QOS_SETUP, None),
            (f"qos-{QOS_PIPES}-wheel", QOS_SETUP.replace("pipe-from ip-dst",
                                                          "pipe-from ip-dst scheduler wheel"), None))
@@ -794,6 +801,8 @@ def vx_added(v, unit, gen=None):
                   f"both {e + d - 2 * r:+.1f}")
         if "policer" in w:
             print(f"     an input policer {w['policer'] - r:+.1f}")
+        if "vrf" in w:
+            print(f"     the same path in FIB table 1 (a VRF) {w['vrf'] - r:+.1f}")
         for t in (t for t in w if t.startswith("acl-")):
             print(f"     an input ACL of {t[4:]} rule(s) {w[t] - r:+.1f}")
         for t in (t for t in w if t.startswith("qos-")):
