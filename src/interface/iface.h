@@ -191,6 +191,30 @@ static inline uint16_t sl_pkt_fib(struct rte_mbuf *m)
 	return unlikely(m->ol_flags & sl_flag_fib) ? sl_meta2(m)->fib : sl_ifaces[m->port].fib;
 }
 
+/* ip4-lookup's and ip6-lookup's gathering: dst(m, i, arr) for each packet (its destination
+ * into the node's array). The vector's table: 0 while only table 0 exists (multi false), else
+ * the first packet's when all came from its port and none has a table of its own (the usual
+ * case with VRFs: compared while gathering, not looked up per packet), else -1 (one lookup
+ * per run of packets in one table). */
+static __rte_always_inline int sl_gather_dsts(void **objs, uint16_t n, bool multi,
+					      void (*dst)(const struct rte_mbuf *m, uint16_t i, void *arr),
+					      void *arr)
+{
+	if (likely(!multi)) {
+		for (uint16_t i = 0; i < n; i++)
+			dst(objs[i], i, arr);
+		return 0;
+	}
+	const struct rte_mbuf *m0 = objs[0];
+	uint64_t other = 0, port = m0->port, own = sl_flag_fib;
+	for (uint16_t i = 0; i < n; i++) {
+		const struct rte_mbuf *m = objs[i];
+		dst(m, i, arr);
+		other |= (m->port ^ port) | (m->ol_flags & own);
+	}
+	return other ? -1 : sl_pkt_fib(objs[0]);
+}
+
 /* Frames the main lcore sends (ARP), drained by worker 0's port-rx (sl_iface_inject). */
 extern struct rte_ring *sl_inject_ring;
 /* port-rx's burst size per queue (config rx-vector). */

@@ -35,9 +35,17 @@ void sl_ip4_lookup_tables(void **objs, uint32_t *ips, uint64_t *hops, uint16_t n
 {
 	uint16_t start = 0;
 	while (start < n) {
-		uint16_t t = sl_pkt_fib(objs[start]), end = start + 1;
-		while (end < n && sl_pkt_fib(objs[end]) == t)
+		const struct rte_mbuf *m0 = objs[start];
+		uint16_t t = sl_pkt_fib(objs[start]), end = start + 1, port = m0->port;
+		/* a packet from the same port with no table of its own is in the same table: its
+		 * port compared, not its table looked up */
+		while (end < n) {
+			const struct rte_mbuf *m = objs[end];
+			if (unlikely(m->port != port || (m->ol_flags & sl_flag_fib)) &&
+			    sl_pkt_fib(objs[end]) != t)
+				break;
 			end++;
+		}
 		struct rte_fib *f = t < SL_FIB_MAX ? __atomic_load_n(&sl_fibs[t], __ATOMIC_ACQUIRE)
 						   : NULL;
 		if (likely(f))
@@ -75,20 +83,23 @@ static __rte_noinline void lk_paths(struct sl_worker *w, void **objs, uint64_t *
 	sl_lk_paths(w, objs, hops, nexts, i, n, type_next, lk_hash, lk_hash_sw, lk_no_route);
 }
 
+static __rte_always_inline void lk_dst(const struct rte_mbuf *m, uint16_t i, void *ips)
+{
+	((uint32_t *)ips)[i] = rte_be_to_cpu_32(rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *)->dst_addr);
+}
+
 static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
 	struct sl_worker *w = sl_node_worker(node);
 	uint16_t nexts[n];
 	uint32_t ips[n];
 	uint64_t hops[n + 1]; /* hops[n]: sl_lk_paths's mark */
-	for (uint16_t i = 0; i < n; i++) {
-		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod((struct rte_mbuf *)objs[i],
-								  const struct rte_ipv4_hdr *);
-		ips[i] = rte_be_to_cpu_32(ip->dst_addr);
-	}
-	/* one table (the usual case) costs the arc nothing per packet */
-	if (likely(!__atomic_load_n(&sl_fib_multi, __ATOMIC_RELAXED)))
-		rte_fib_lookup_bulk(sl_fibs[0], ips, hops, n);
+	/* one table (the usual case) costs the arc nothing per packet; with several, a vector
+	 * from one port is still one lookup */
+	int t = sl_gather_dsts(objs, n, __atomic_load_n(&sl_fib_multi, __ATOMIC_RELAXED), lk_dst, ips);
+	struct rte_fib *f = t >= 0 && t < SL_FIB_MAX ? __atomic_load_n(&sl_fibs[t], __ATOMIC_ACQUIRE) : NULL;
+	if (likely(f))
+		rte_fib_lookup_bulk(f, ips, hops, n);
 	else
 		sl_ip4_lookup_tables(objs, ips, hops, n);
 	uint16_t i = sl_lk_runs(w, objs, hops, nexts, n, type_next, lk_no_route);

@@ -64,18 +64,25 @@ static __rte_noinline void lk_paths(struct sl_worker *w, void **objs, uint64_t *
 	sl_lk_paths(w, objs, hops, nexts, i, n, type_next, lk_hash, lk_hash_sw, lk_no_route);
 }
 
+static __rte_always_inline void lk_dst(const struct rte_mbuf *m, uint16_t i, void *ips)
+{
+	memcpy(((uint8_t (*)[16])ips)[i], rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *)->dst_addr, 16);
+}
+
 static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
 	struct sl_worker *w = sl_node_worker(node);
 	uint16_t nexts[n];
 	uint8_t ips[n][16];
 	uint64_t hops[n + 1]; /* hops[n]: sl_lk_paths's mark */
-	for (uint16_t i = 0; i < n; i++) {
-		const struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod((struct rte_mbuf *)objs[i],
-								  const struct rte_ipv6_hdr *);
-		memcpy(ips[i], ip->dst_addr, 16);
-	}
-	lookup_tables(objs, ips, hops, n);
+	/* one table (the usual case) costs nothing per packet; with several, a vector from one
+	 * port is still one lookup */
+	int t = sl_gather_dsts(objs, n, __atomic_load_n(&sl_fib_multi, __ATOMIC_RELAXED), lk_dst, ips);
+	struct rte_fib6 *f = t >= 0 && t < SL_FIB_MAX ? __atomic_load_n(&sl_fib6s[t], __ATOMIC_ACQUIRE) : NULL;
+	if (likely(f))
+		rte_fib6_lookup_bulk(f, ips, hops, n);
+	else
+		lookup_tables(objs, ips, hops, n);
 	uint16_t i = sl_lk_runs(w, objs, hops, nexts, n, type_next, lk_no_route);
 	if (unlikely(i < n)) /* a route with several paths */
 		lk_paths(w, objs, hops, nexts, i, n);

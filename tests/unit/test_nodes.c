@@ -1284,6 +1284,21 @@ static void test_tables_in_one_vector(void)
 	check_edges("ip4-lookup", p, 6,
 		    (const char *const[]){"ip4-rewrite", "icmp4-error", "icmp4-error",
 					  "icmp4-error", "ip4-rewrite", "ip4-rewrite"});
+	/* a whole vector from one port, none with a table of its own: that port's table in one
+	 * lookup (loop0's, then port0's); the same but the last with table 5 chosen ahead */
+	for (int i = 0; i < 3; i++) {
+		p[i] = ip_pkt(0x30000001, 17, 9);
+		p[i]->port = lo->port;
+	}
+	check_edges("ip4-lookup", p, 3, (const char *const[]){"icmp4-error", "icmp4-error", "icmp4-error"});
+	for (int i = 0; i < 3; i++)
+		p[i] = ip_pkt(0x30000001, 17, 9);
+	check_edges("ip4-lookup", p, 3, (const char *const[]){"ip4-rewrite", "ip4-rewrite", "ip4-rewrite"});
+	for (int i = 0; i < 3; i++)
+		p[i] = ip_pkt(0x30000001, 17, 9);
+	p[2]->ol_flags |= sl_flag_fib;
+	sl_meta2(p[2])->fib = (uint16_t)sl_ip4_table_find(5);
+	check_edges("ip4-lookup", p, 3, (const char *const[]){"ip4-rewrite", "ip4-rewrite", "icmp4-error"});
 	cli("set interface ip table loop0 0");
 	cli("delete loopback interface intfc loop0");
 	cli("ip table del 5");
