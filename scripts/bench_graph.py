@@ -18,7 +18,7 @@ instead of 4,096), and with hierarchical QoS of 4,096
 (QOS_PIPES) pipes on pg1's output (rte_sched, and the same pipes on the timing wheel); the
 route over 4 equal paths (ecmp, ecmp6: in clocks, against routed and routed6), and 48.0.0.0/8's
 256 /16s via 200 neighbours (many-nh: ipN-rewrite's loop for vectors to many adjacencies);
-the routed path in FIB table 1 (vrf: ip4-lookup's loop over several tables).
+the routed paths in FIB table 1 (vrf, vrf6: ipN-lookup with several tables).
 RUNS=routed,acl-1,acl-1000,qos-4096 runs only those of the tunnel runs, and nothing else."""
 import json
 import os
@@ -92,6 +92,9 @@ set interface state pg1 up
 ip neighbor pg1 2001:db8:2::1 42:01:0a:0a:02:01
 ip route add 2400::/8 via 2001:db8:2::1
 """
+VRF6_SETUP = SETUP6.replace("create packet-generator interface pg1\n", "create packet-generator interface pg1\n"
+                            "ip table add 1\nset interface ip table pg0 1\nset interface ip table pg1 1\n"
+                            ).replace("ip route add 2400::/8", "ip route add table 1 2400::/8")
 ECMP_SETUP6 = SETUP6 + "".join(f"ip neighbor pg1 2001:db8:2::{i} 42:01:0a:0a:02:0{i}\n"
                                f"ip route add 2400::/8 via 2001:db8:2::{i}\n" for i in range(2, 5))
 
@@ -525,7 +528,7 @@ VX_RUNS = (("routed", SETUP, None), ("vxlan-encap", VX_ENCAP_SETUP, None),
            ("acl-1", acl_setup(1), None), (f"acl-{ACL_RULES}", acl_setup(ACL_RULES), None),
            ("routed6", SETUP6, ip6_wrap), (f"acl6-{ACL_RULES}", acl_setup(ACL_RULES, 6), ip6_wrap),
            ("ecmp", ECMP_SETUP, None), ("ecmp6", ECMP_SETUP6, ip6_wrap),
-           ("many-nh", MANY_NH_SETUP, None), ("vrf", VRF_SETUP, None),
+           ("many-nh", MANY_NH_SETUP, None), ("vrf", VRF_SETUP, None), ("vrf6", VRF6_SETUP, ip6_wrap),
            (f"qos-{QOS_PIPES}", QOS_SETUP, None),
            (f"qos-{QOS_PIPES}-wheel", QOS_SETUP.replace("pipe-from ip-dst",
                                                          "pipe-from ip-dst scheduler wheel"), None))
@@ -786,6 +789,8 @@ def vx_added(v, unit, gen=None):
         for t in (t for t in w if t.startswith("acl6-") and "routed6" in w):
             print(f"     an input ACL of {t[5:]} IPv6 rule(s), on the IPv6 routed path "
                   f"{w[t] - w['routed6']:+.1f}")
+        if "vrf6" in w and "routed6" in w:
+            print(f"     the IPv6 path in FIB table 1 (a VRF) {w['vrf6'] - w['routed6']:+.1f}")
         if "ecmp6" in w and "routed6" in w:
             print(f"     IPv6 over 4 equal paths (ECMP), against one {w['ecmp6'] - w['routed6']:+.1f}")
         if "routed" not in w:  # RUNS without the IPv4 routed path: nothing else to compare
