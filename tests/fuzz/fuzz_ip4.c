@@ -81,6 +81,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    env_cli("create vxlan tunnel src 2001:db8:1::10 dst 2001:db8:1::2 vni 10", false) ||
 	    env_cli("set interface state vxlan_tunnel3 up", false) ||
 	    env_cli("set interface l2 bridge vxlan_tunnel3 1", false) ||
+	    /* a VRF: VNI 11 routed in table 1 (62.0.0.0/8), so that ip4-lookup and ip6-lookup
+	     * look at every vector's ports and tables */
+	    env_cli("ip table add 1", false) ||
+	    env_cli("create vxlan tunnel src 10.10.1.10 dst 10.10.1.2 vni 11", false) ||
+	    env_cli("set interface ip table vxlan_tunnel4 1", false) ||
+	    env_cli("set interface state vxlan_tunnel4 up", false) ||
+	    env_cli("set interface ip address vxlan_tunnel4 172.16.12.1/30", false) ||
+	    env_cli("ip neighbor vxlan_tunnel4 172.16.12.2 02:00:00:00:77:02", false) ||
+	    env_cli("ip route add table 1 62.0.0.0/8 via 172.16.12.2 vxlan_tunnel4", false) ||
 	    /* GRE with a key (routed), GRE teb (bridged), IP-in-IP (routed, IPv4 and IPv6) */
 	    env_cli("create gre tunnel src 10.10.1.10 dst 10.10.1.2 key 3", false) ||
 	    env_cli("set interface state gre0 up", false) ||
