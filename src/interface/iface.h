@@ -191,6 +191,23 @@ static inline uint16_t sl_pkt_fib(struct rte_mbuf *m)
 	return unlikely(m->ol_flags & sl_flag_fib) ? sl_meta2(m)->fib : sl_ifaces[m->port].fib;
 }
 
+/* The end of the run of packets from start on in one table (*t, the first's): a packet from
+ * the first's port with no table of its own is in it, its port compared, not its table
+ * looked up (ip4-lookup's and ip6-lookup's runs with several tables). */
+static __rte_always_inline uint16_t sl_fib_run_end(void **objs, uint16_t start, uint16_t n, uint16_t *t)
+{
+	const struct rte_mbuf *m0 = objs[start];
+	uint16_t end = start + 1, port = m0->port;
+	*t = sl_pkt_fib(objs[start]);
+	while (end < n) {
+		const struct rte_mbuf *m = objs[end];
+		if (unlikely(m->port != port || (m->ol_flags & sl_flag_fib)) && sl_pkt_fib(objs[end]) != *t)
+			break;
+		end++;
+	}
+	return end;
+}
+
 /* ip4-lookup's and ip6-lookup's gathering: dst(m, i, arr) for each packet (its destination
  * into the node's array). The vector's table: 0 while only table 0 exists (multi false), else
  * the first packet's when all came from its port and none has a table of its own (the usual

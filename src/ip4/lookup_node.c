@@ -35,17 +35,7 @@ void sl_ip4_lookup_tables(void **objs, uint32_t *ips, uint64_t *hops, uint16_t n
 {
 	uint16_t start = 0;
 	while (start < n) {
-		const struct rte_mbuf *m0 = objs[start];
-		uint16_t t = sl_pkt_fib(objs[start]), end = start + 1, port = m0->port;
-		/* a packet from the same port with no table of its own is in the same table: its
-		 * port compared, not its table looked up */
-		while (end < n) {
-			const struct rte_mbuf *m = objs[end];
-			if (unlikely(m->port != port || (m->ol_flags & sl_flag_fib)) &&
-			    sl_pkt_fib(objs[end]) != t)
-				break;
-			end++;
-		}
+		uint16_t t, end = sl_fib_run_end(objs, start, n, &t);
 		struct rte_fib *f = t < SL_FIB_MAX ? __atomic_load_n(&sl_fibs[t], __ATOMIC_ACQUIRE)
 						   : NULL;
 		if (likely(f))

@@ -26,9 +26,7 @@ static void lookup_tables(void **objs, uint8_t (*ips)[16], uint64_t *hops, uint1
 {
 	uint16_t start = 0;
 	while (start < n) {
-		uint16_t t = sl_pkt_fib(objs[start]), end = start + 1;
-		while (end < n && sl_pkt_fib(objs[end]) == t)
-			end++;
+		uint16_t t, end = sl_fib_run_end(objs, start, n, &t);
 		struct rte_fib6 *f = t < SL_FIB_MAX ? __atomic_load_n(&sl_fib6s[t], __ATOMIC_ACQUIRE)
 						   : NULL;
 		if (likely(f))
