@@ -419,13 +419,21 @@ def modes_table(res):
     return "\n".join(lines)
 
 
-# issue 16's features over memif (BENCH_PARTS=features): the routed path, and the same with
-# an input policer every frame conforms to, an input ACL of 1,000 rules (the last permits),
-# 4,096 QoS pipes on the timing wheel (nothing shaped): bench_graph's runs of those names on
-# memif ports (scripts/memif_dut.py), 4,096 flows as there (one per destination)
-FEATURES = ("routed", "policer", "acl-1000", "qos-4096-wheel")
-FEATURES_STREAM = ("size 60 data { IP4: 02:00:00:00:00:01 -> 02:00:00:00:00:10 UDP: 10.10.1.2 -> "
-                   "48.0.0.0 - 48.0.15.255 random UDP: 2123 -> 10000 }")
+# issue 16's features over memif (BENCH_PARTS=features): bench/topologies/memif-features.yaml's
+# DUTs (bench_graph's runs of those names on memif ports, scripts/memif_dut.py: routing, an
+# input policer, an input ACL of 1,000 rules, 4,096 QoS pipes on the timing wheel) and its
+# stream (4,096 flows), its baseline first
+FEATURES_TOPOLOGY = ROOT / "bench/topologies/memif-features.yaml"
+
+
+def features_topology():
+    """(the runs, baseline first; the generator's stream) of FEATURES_TOPOLOGY."""
+    import yaml
+    from sluice_bench.__main__ import stream_for
+    topo = yaml.safe_load(open(FEATURES_TOPOLOGY))
+    runs = {d["name"]: d["cmd"].split()[-1] for d in topo["duts"]}
+    order = [topo["baseline"]] + [n for n in runs if n != topo["baseline"]]
+    return [runs[n] for n in order], stream_for(64, topo["gen"])
 
 
 def bench_features(tmp):
@@ -434,13 +442,14 @@ def bench_features(tmp):
     vectors, where a trial at a low load would measure the per-vector overhead), each
     feature's median and its ratio to routing's."""
     from memif_dut import cli_for
-    got = {f: [] for f in FEATURES}
+    features, stream = features_topology()
+    got = {f: [] for f in features}
     for k in range(TRIALS):
-        for f in FEATURES:
+        for f in features:
             d = tmp / f"feature-{f}-{k}"
             d.mkdir()
             (d / "setup.cli").write_text(cli_for(f))
-            (g, cost, _), = sluiced_mode_trial(d, MEMIF_CONF.format(d=d), [0], FEATURES_STREAM)
+            (g, cost, _), = sluiced_mode_trial(d, MEMIF_CONF.format(d=d), [0], stream)
             got[f].append((g["rx_mpps"], cost))
             print(f"  {f} round {k + 1}: {g['rx_mpps']:.3f} Mpps, {cost:.1f} busy clocks/packet", flush=True)
     return {f: {"rx_mpps": statistics.median(m for m, _ in t), "trials": [m for m, _ in t],
@@ -449,12 +458,11 @@ def bench_features(tmp):
 
 
 def features_table(res):
-    r = res["routed"]
+    r = res[features_topology()[0][0]]  # the baseline
     lines = ["| memif, 64 B, 4,096 flows, one forwarding core, as fast as the generator can | Mpps "
              "(median; trials) | rate / routing's | busy clocks/packet (median; trials) | added to routing |",
              "|---|---|---|---|---|"]
-    for f in FEATURES:
-        x = res[f]
+    for f, x in res.items():
         c = x["busy_clocks_per_packet"]
         lines.append(f"| {f} | {x['rx_mpps']:.2f} (" + ", ".join(f"{t:.2f}" for t in x["trials"])
                      + f") | {x['rx_mpps'] / r['rx_mpps']:.2f} | {c:.1f} (" + ", ".join(f"{t:.1f}" for t in x["cost_trials"])

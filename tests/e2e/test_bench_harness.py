@@ -214,9 +214,8 @@ def test_features_topology_duts_apply_their_feature(tmp_path):
     runs = {d["name"]: d["cmd"].split()[-1] for d in topo["duts"]}
     assert runs == {"policer": "policer", "acl-1000": "acl-1000", "qos-4096-wheel": "qos-4096-wheel",
                     "routed": "routed"} and topo["baseline"] == "routed"
-    g = topo["gen"]
-    stream = (f"size 60 data {{ IP4: 02:00:00:00:00:01 -> {g['dst_mac']} UDP: 10.10.1.2 -> "
-              f"{g['dst_first']} - {g['dst_last']} random UDP: 2123 -> {g['dports']} }}")
+    from sluice_bench.__main__ import stream_for
+    stream = stream_for(64, topo["gen"])  # what sluice-bench sends
     for run in runs.values():
         sock, cs = tmp_path / f"{run}.sock", tmp_path / run / "cli.sock"
         p = subprocess.Popen([sys.executable, str(ROOT / "scripts/memif_dut.py"), str(tmp_path), str(sock),
