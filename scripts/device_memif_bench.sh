@@ -3,11 +3,12 @@
 # The memif comparisons of make bench (sluiced routing vs dpdk-testpmd io vs l3fwd, then the
 # L2 modes and noisy VNF vs testpmd) on a many-core machine without DPDK, from what
 # scripts/pack_for_device.sh put in devpkg/: generator on core 2, main lcores on core 3,
-# forwarders on core 4, each on a core of its own (BENCH_PARTS, BENCH_MODES pick parts).
+# forwarders on core 4, each on a core of its own (BENCH_PARTS, BENCH_MODES pick parts;
+# BENCH_PARTS=features the policer, ACL and QoS runs).
 # Results in results/bench-parts.json (and $OUT when set).
 set -eu
 cd "$(dirname "$0")/.."
-export LD_LIBRARY_PATH=$PWD/devpkg/lib
+export LD_LIBRARY_PATH=$PWD/devpkg/lib PYTHONPATH=$PWD/bench  # the features part reads its topology through sluice_bench
 echo 2048 > /proc/sys/vm/nr_hugepages
 mkdir -p /dev/hugepages
 mount | grep -q hugetlbfs || mount -t hugetlbfs nodev /dev/hugepages
