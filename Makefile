@@ -33,11 +33,17 @@ asan: setup
 fuzz: setup
 	scripts/fuzz.sh
 
+# Each step's start time is printed, so that a slow CI run shows which step took it.
 test: build
+	@echo "== $$(date +%T) unit tests"
 	meson test -C $(BUILD) --print-errorlogs
+	@echo "== $$(date +%T) sanitizer build, unit and end-to-end tests"
 	$(MAKE) --no-print-directory asan
+	@echo "== $$(date +%T) fuzzers"
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-10} $(MAKE) --no-print-directory fuzz
+	@echo "== $$(date +%T) end-to-end tests"
 	SLUICE_BUILD=$(BUILD) $(PY) -m pytest -q tests/e2e
+	@echo "== $$(date +%T) done"
 
 demo: build
 	$(PY) scripts/demo.py

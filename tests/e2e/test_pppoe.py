@@ -921,7 +921,7 @@ def test_subscriber_emulator_retransmits_past_discovery(sluiced_factory, tmp_pat
         # a session whose last Ack the limiter dropped opens on sluiced's side only at its
         # next Configure-Request, 3 s later (3 sessions in one of CI's runs): the emulator's
         # warm-ups, sent again each second, wait for it; then every packet is carried
-        d, t = rep["data_path"], rep["traffic"]; print("DP", d, rep["retransmits"])
+        d, t = rep["data_path"], rep["traffic"]
         assert d["not_ready"] == 0 and 0 <= d["ready_s"] < 40 and 0 <= d["late"] <= 60, d
         assert (t["up"]["sent"], t["up"]["received"], t["down"]["sent"], t["down"]["received"]) == (600,) * 4, t
         assert t["sessions_with_loss"] == 0, t
