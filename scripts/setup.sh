@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 pkgs="libdpdk-dev dpdk dpdk-doc meson ninja-build pkg-config gcc libpcap-dev libnuma-dev
       clang libclang-rt-14-dev libssl-dev isc-dhcp-client iproute2 ethtool iputils-ping python3-venv python3-pip valgrind tcpdump"
 missing=""
+updated=0
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
@@ -15,6 +16,7 @@ if [ -n "$missing" ]; then
 	echo "setup: installing$missing"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -q >/dev/null
+	updated=1
 	apt-get install -y -q $missing >/dev/null
 fi
 
@@ -33,7 +35,7 @@ if [ -n "$services" ]; then
 		made=1
 	fi
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q >/dev/null
+	[ "$updated" = 1 ] || apt-get update -q >/dev/null  # once a run
 	apt-get install -y -q $services >/dev/null
 	[ "$made" = 1 ] && rm -f /usr/sbin/policy-rc.d
 	if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
