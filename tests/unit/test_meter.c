@@ -5,6 +5,7 @@
  * every type, colour-blind and colour-aware (each packet's colour on arrival random), every
  * packet's colour must be the one rte_meter gives, and the buckets must
  * end equal. EAL without hugepages or PCI (rte_meter reads the TSC's frequency). */
+#include "../../src/runtime/eal_exit.h"
 #include "../common/check.h"
 #include "../../src/qos/meter.h"
 
@@ -97,14 +98,16 @@ static void one_type(uint8_t type, bool aware)
 
 int main(void)
 {
+	char prefix[64]; /* a run of its own: the build's and the sanitizer build's side by side */
+	snprintf(prefix, sizeof(prefix), "sl-test-meter-%d", (int)getpid());
 	char *eal[] = {"test_meter", "--no-huge", "--no-pci", "-m", "32", "--log-level", "3",
-		       "--file-prefix", "sl-test-meter", NULL};
+		       "--file-prefix", prefix, NULL};
 	if (rte_eal_init(9, eal) < 0)
 		return 2;
 	for (uint8_t type = SL_METER_1R2C; type <= SL_METER_4115; type++) {
 		one_type(type, false);
 		one_type(type, true);
 	}
-	rte_eal_cleanup();
+	sl_eal_cleanup(); /* and the runtime folder */
 	return CHECK_REPORT();
 }

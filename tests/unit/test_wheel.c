@@ -6,6 +6,7 @@
  * more than its rate; the wheel freed with frames in it frees them. The classes: strict
  * priority, best effort's weights, a class's own rate (queued and passing), the blocks the
  * queues take; a subport's rate over its pipes'; RED. EAL with --no-huge. */
+#include "../../src/runtime/eal_exit.h"
 #include "../common/check.h"
 #include "../../src/qos/wheel.h"
 
@@ -559,8 +560,10 @@ static void test_red(void)
 
 int main(void)
 {
+	char prefix[64]; /* a run of its own: the build's and the sanitizer build's side by side */
+	snprintf(prefix, sizeof(prefix), "sl-test-wheel-%d", (int)getpid());
 	char *eal[] = {"test_wheel", "--no-huge", "--no-pci", "-m", "64", "--log-level", "3",
-		       "--file-prefix", "sl-test-wheel", NULL};
+		       "--file-prefix", prefix, NULL};
 	if (rte_eal_init(9, eal) < 0)
 		return 2;
 	mp = rte_pktmbuf_pool_create("wheel", 4095, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
@@ -581,6 +584,6 @@ int main(void)
 		test_red();
 	}
 	rte_mempool_free(mp);
-	rte_eal_cleanup();
+	sl_eal_cleanup(); /* and the runtime folder */
 	return CHECK_REPORT();
 }
