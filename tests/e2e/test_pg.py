@@ -188,6 +188,7 @@ def test_pg_with_a_worker_and_ipv6_routed(sluiced_factory, tmp_path):
     wait_stream(s, "v6", 50)
     assert s.errors() == {}
     assert s.iface("pg0")["rx-packets"] == 50
+    s.mld_settled("pg1")
     assert s.iface("pg1")["tx-packets"] == 50 + s.mld_sent("pg1")  # and its MLD reports
 
 
