@@ -4,7 +4,8 @@ bench/topologies/memif-sluiced.yaml, REPS times an overload (14 Mpps, 0.5 s) the
 1 Mpps (2 s): loss, refusals, the longest latency, each thread's page faults (minor, major)
 and context switches (voluntary, not) over the trial, the worker's longest turn and the
 three nodes of the longest calls. Tells a worker that waits (a system call, a fault) from
-one the machine takes the CPU from."""
+one the machine takes the CPU from. WORKER_FIFO=P puts the worker under SCHED_FIFO at
+priority P once sluiced is up."""
 import os, re, sys, tempfile, time
 from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,6 +29,10 @@ def faults(pid):
 with RestartingTrial(lambda: dut_of(topo["dut"], run), run / "memif.sock", stream=stream_for(64, topo["gen"])) as tr:
     pid = tr.dut.d.proc.pid
     d = tr.dut.d
+    if os.environ.get("WORKER_FIFO"):  # the worker under SCHED_FIFO at this priority
+        for t in os.listdir(f"/proc/{pid}/task"):
+            if "worker" in open(f"/proc/{pid}/task/{t}/comm").read():
+                os.sched_setscheduler(int(t), os.SCHED_FIFO, os.sched_param(int(os.environ["WORKER_FIFO"])))
     for rep in range(int(sys.argv[1])):
         for rate, secs in ((14e6, 0.5), (1e6, 2.0)):
             a = faults(pid); d.cli("clear runtime")
