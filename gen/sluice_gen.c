@@ -52,7 +52,8 @@
 #define BURST 32
 #define MAX_STREAMS 16
 #define MAX_LANES 16
-#define DRAIN_MS 500
+#define DRAIN_MS 500   /* --drain-ms's default */
+#define DRAIN_MS_MAX 60000
 /* The control thread's tick: it shares a CPU (the main lcore's, or the OS's choice) and
  * should take as little of it as it can; a run's end is noticed within a tick. */
 #define CTL_TICK_MS 10
@@ -112,6 +113,7 @@ static struct {
 	volatile uint64_t start, end; /* TSC: sending from start until end */
 	volatile uint64_t gap;     /* TSC between a lane's bursts; 0: as fast as it can */
 	uint64_t drain_end, secs_tsc;
+	uint32_t drain_ms;         /* how long the receivers wait for frames after sending */
 	double rate;               /* packets/s in all, 0: as fast as possible */
 	uint64_t count;
 } run;
@@ -127,10 +129,11 @@ static struct {
 	char dmac[32];
 	int json, progress;
 	uint64_t count;            /* packets to send; 0: as many as the duration allows */
+	uint32_t drain_ms;
 	const char *control;
 	const char *stream_text[MAX_STREAMS];
 	unsigned nb_text;
-} opt = {.port = {0, 1}, .duration = 5, .size = 64, .dst = "48.0.0.0/8", .src = "16.0.0.1"};
+} opt = {.port = {0, 1}, .duration = 5, .drain_ms = DRAIN_MS, .size = 64, .dst = "48.0.0.0/8", .src = "16.0.0.1"};
 
 /* the subscriber emulator's options (--pppoe-...): on with --pppoe-sessions */
 static struct bng_emu_opts emu = {.rate = 100, .user = "user", .password = "secret",
@@ -520,12 +523,14 @@ static int all_lanes(int (*pred)(const struct lane *))
 static int lane_synced(const struct lane *l) { return l->epoch == run.epoch; }
 static int lane_done(const struct lane *l) { return l->done; }
 
-static int run_start(double pps, double duration, uint64_t count, char *err, size_t el)
+static int run_start(double pps, double duration, uint64_t count, uint32_t drain_ms, char *err,
+		     size_t el)
 {
 	if (run.state != IDLE)
 		return snprintf(err, el, "a run is under way: stop it first"), -1;
 	if (duration <= 0 && !count)
 		return snprintf(err, el, "give a duration (seconds) or a packet count"), -1;
+	run.drain_ms = drain_ms;
 	run.rate = pps;
 	run.count = count;
 	run.gap = gap_for(pps);
@@ -557,7 +562,7 @@ static void run_step(int stop)
 		for (unsigned k = 0; k < nb_lanes; k++)
 			last = RTE_MAX(last, lanes[k].last_tx);
 		run.secs_tsc = last - run.start;
-		run.drain_end = rte_rdtsc() + rte_get_tsc_hz() * DRAIN_MS / 1000;
+		run.drain_end = rte_rdtsc() + rte_get_tsc_hz() * run.drain_ms / 1000;
 		run.state = DRAIN;
 	} else if (run.state == DRAIN && now >= run.drain_end) {
 		run.state = IDLE;
@@ -667,10 +672,10 @@ static void report(FILE *f, int json)
 			   ", \"stale\": %" PRIu64 ", \"tx_full\": %" PRIu64 ", \"seconds\": %.3f, "
 			   "\"tx_mpps\": %.3f, \"rx_mpps\": %.3f, \"rate_pps\": %.0f, \"lanes\": %u, "
 			   "\"lanes_busy_pct\": [%s], \"busy_cycles_per_packet\": %.1f, "
-			   "\"state\": \"%s\", \"run\": %u, \"ports\": [",
+			   "\"state\": \"%s\", \"run\": %u, \"drain_ms\": %u, \"ports\": [",
 			rx, rx_sig, rx - rx_sig - stale, stale, tx_full, secs, (double)tsent / dsecs / 1e6,
 			(double)rx_sig / dsecs / 1e6, run.rate, nb_lanes, lanes_busy, busy_cpp, state,
-			run.epoch);
+			run.epoch, run.drain_ms);
 		for (unsigned pi = 0; pi < (opt.port[0] == opt.port[1] ? 1u : 2u); pi++) {
 			struct rte_eth_link link = {0};
 			rte_eth_link_get_nowait(opt.port[pi], &link);
@@ -747,8 +752,15 @@ static int ctl_request(const char *line, size_t len, FILE *out)
 	double v;
 	if (!strcmp(c, "start")) {
 		const struct gen_ctl_kv *d = gen_ctl_get(&r, "duration"), *n = gen_ctl_get(&r, "count");
+		const struct gen_ctl_kv *dr = gen_ctl_get(&r, "drain_ms");
 		if ((d && (d->type != 'n' || d->num < 0)) || (n && (n->type != 'n' || n->num < 0))) {
 			snprintf(err, sizeof(err), "\"duration\" and \"count\" must be numbers, 0 or more");
+			goto bad;
+		}
+		if (dr && (dr->type != 'n' || dr->num < 0 || dr->num > DRAIN_MS_MAX ||
+			   dr->num != (double)(uint32_t)dr->num)) {
+			snprintf(err, sizeof(err), "\"drain_ms\" must be a whole number from 0 to %d",
+				 DRAIN_MS_MAX);
 			goto bad;
 		}
 		v = rate_of(&r, &pct, &given, err, sizeof(err));
@@ -757,7 +769,8 @@ static int ctl_request(const char *line, size_t len, FILE *out)
 					  sizeof(err)))
 			goto bad;
 		double dur = d ? d->num : n ? 0 : opt.duration;
-		if (run_start(pps, dur, n ? (uint64_t)n->num : 0, err, sizeof(err)))
+		if (run_start(pps, dur, n ? (uint64_t)n->num : 0, dr ? (uint32_t)dr->num : opt.drain_ms,
+			      err, sizeof(err)))
 			goto bad;
 		fprintf(out, "{\"ok\": true, \"run\": %u, \"rate_pps\": %.0f}\n", run.epoch, pps);
 	} else if (!strcmp(c, "update")) {
@@ -897,8 +910,8 @@ static void *control_thread(void *arg)
 		quit = 2;
 		return NULL;
 	}
-	if (run_start(pps, opt.count && opt.duration <= 0 ? 0 : opt.duration, opt.count, err,
-		      sizeof(err))) {
+	if (run_start(pps, opt.count && opt.duration <= 0 ? 0 : opt.duration, opt.count, opt.drain_ms,
+		      err, sizeof(err))) {
 		fprintf(stderr, "sluice-gen: %s\n", err);
 		quit = 2;
 		return NULL;
@@ -933,7 +946,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: sluice-gen [EAL args] -- [--tx-port N] [--rx-port N] [--bidir]\n"
-		"       [--rate PPS|PCT%%] [--duration S] [--count N] [--json] [--progress]\n"
+		"       [--rate PPS|PCT%%] [--duration S] [--count N] [--drain-ms MS] [--json]\n"
+		"       [--progress]\n"
 		"       [--size BYTES --dst A.B.C.D/LEN --src A.B.C.D --dst-mac MAC]\n"
 		"       [--stream '[port N] size MIN[-MAX]|imix|mix S:W,...\n"
 		"                  data { IP4: SMAC -> DMAC [vlan ID]\n"
@@ -956,7 +970,9 @@ static void usage(void)
 		"        after the report)\n"
 		"  --stream takes sluiced's packet-generator grammar (sizes without the FCS); up to\n"
 		"  %d streams; under --bidir a stream without 'port' is sent both ways.\n"
-		"  Lanes: every worker lcore (EAL -l) sends and receives on a queue of its own.\n",
+		"  Lanes: every worker lcore (EAL -l) sends and receives on a queue of its own.\n"
+		"  --drain-ms: how long the receivers count frames after the last is sent (default\n"
+		"  500; RFC 2544 asks 2000 in front of a device that may queue for long).\n",
 		MAX_STREAMS);
 }
 
@@ -1067,7 +1083,7 @@ static int parse(int argc, char **argv)
 		{"duration", 1, 0, 'd'}, {"size", 1, 0, 's'},  {"dst", 1, 0, 'D'},
 		{"src", 1, 0, 'S'},      {"dst-mac", 1, 0, 'm'}, {"json", 0, 0, 'j'},
 		{"stream", 1, 0, 'x'},   {"count", 1, 0, 'c'},   {"bidir", 0, 0, 'b'},
-		{"control", 1, 0, 'C'},  {"progress", 0, 0, 'p'},
+		{"control", 1, 0, 'C'},  {"progress", 0, 0, 'p'},   {"drain-ms", 1, 0, 1015},
 		{"pppoe-sessions", 1, 0, 1000}, {"pppoe-rate", 1, 0, 1001}, {"pppoe-user", 1, 0, 1002},
 		{"pppoe-password", 1, 0, 1003}, {"pppoe-traffic", 1, 0, 1004},
 		{"pppoe-target", 1, 0, 1005}, {"pppoe-router-mac", 1, 0, 1006},
@@ -1100,6 +1116,14 @@ static int parse(int argc, char **argv)
 			if (*end || end == optarg || opt.duration < 0)
 				return fprintf(stderr, "sluice-gen: bad duration '%s'\n", optarg), -1;
 			break;
+		case 1015: {
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || end == optarg || optarg[0] == '-' || v > DRAIN_MS_MAX)
+				return fprintf(stderr, "sluice-gen: --drain-ms takes milliseconds from 0 to %d, "
+					       "not '%s'\n", DRAIN_MS_MAX, optarg), -1;
+			opt.drain_ms = (uint32_t)v;
+			break;
+		}
 		case 's': opt.size = (uint16_t)atoi(optarg); break;
 		case 'j': opt.json = 1; break;
 		case 'b': opt.bidir = 1; break;

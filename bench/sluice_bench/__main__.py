@@ -199,6 +199,11 @@ def stats(v):
     return {"median": statistics.median(v), "min": min(v), "max": max(v)} if v else None
 
 
+def drain_args(g):
+    """sluice-gen's --drain-ms from the topology's gen.drain_ms (its default, 500, without)."""
+    return ["--drain-ms", str(int(g["drain_ms"]))] if "drain_ms" in g else []
+
+
 def trial_log(ts):
     return [{"offered_mpps": t.offered_pps / 1e6, "rx_mpps": t.rx_pps / 1e6, "seconds": t.seconds,
              "loss_ratio": t.loss_ratio, "refused": t.refused, "gen_busy_pct": t.gen_busy_pct}
@@ -228,7 +233,8 @@ def run_topology(topo, out, log=print, repeat=1):
                 g = {**topo["gen"], **d.get("gen", {})}
                 t = stack.enter_context(RestartingTrial(
                     lambda d=d, sub=sub: dut_of(d, sub), sub / "memif.sock", huge=g.get("huge", True),
-                    stream=stream_for(size, g), vdevs=g.get("vdevs"), eal=g.get("eal", [])))
+                    stream=stream_for(size, g), vdevs=g.get("vdevs"), eal=g.get("eal", []),
+                    gen_args=drain_args(g)))
                 trials[name] = Pausing(t) if multi else t
                 if multi:
                     trials[name].pause()  # only the DUT on trial runs
@@ -442,7 +448,8 @@ def run_fixed(topo, out, at_mpps, trials, seconds=0.5, overload_mpps=0.0, log=pr
             g = {**topo["gen"], **d.get("gen", {})}
             t = stack.enter_context(RestartingTrial(
                 lambda d=d, sub=sub: dut_of(d, sub), sub / "memif.sock", huge=g.get("huge", True),
-                stream=stream_for(size, g), vdevs=g.get("vdevs"), eal=g.get("eal", [])))
+                stream=stream_for(size, g), vdevs=g.get("vdevs"), eal=g.get("eal", []),
+                gen_args=drain_args(g)))
             tr[name] = Pausing(t)
             tr[name].pause()
         for k in range(trials):

@@ -138,10 +138,10 @@ class RestartingTrial:
     one GenSession, both started again (and counted in restarts) if the generator's links do
     not come up or go down. Use it as a context manager; call it as a trial function."""
 
-    def __init__(self, make_dut, sock, stream=None, huge=True, vdevs=None, eal=()):
+    def __init__(self, make_dut, sock, stream=None, huge=True, vdevs=None, eal=(), gen_args=()):
         self.make_dut, self.restarts = make_dut, 0
         self.sock = Path(sock)
-        self.gen_args = dict(stream=stream, huge=huge, vdevs=vdevs, eal=eal)
+        self.gen_args = dict(stream=stream, huge=huge, vdevs=vdevs, eal=eal, gen_args=gen_args)
 
     def _up(self):
         self.dut = self.make_dut().__enter__()

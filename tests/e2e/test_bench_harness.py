@@ -12,6 +12,11 @@ import yaml
 from conftest import BUILD, ROOT
 
 
+# the generator waits this long for frames after each trial (its default, 500 ms, as RFC 2544's
+# wait, is for DUTs that queue for long): a memif path here holds a frame for milliseconds
+DRAIN_MS = 100
+
+
 def bench(topo, tmp_path, name, timeout=400):
     """sluice-bench on topo (a dict), results in tmp_path/name: the finished process."""
     (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(topo))
@@ -32,6 +37,7 @@ def test_harness_writes_results(tmp_path):
                           "--vdev", "net_memif1,role=client,id=1,socket={sock}"]
     topo["search"] = {"sizes": [64, "imix"], "max_mpps": 0.5, "min_mpps": 0.05, "precision": 0.25,
                       "short_s": 0.2, "final_s": 0.4, "latency_at": [0.5]}
+    topo["gen"]["drain_ms"] = DRAIN_MS
     r = bench(topo, tmp_path, "out")
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     res = json.loads((tmp_path / "out/results.json").read_text())
@@ -55,6 +61,7 @@ def test_harness_ip6_topology(tmp_path):
     topo = yaml.safe_load(open(ROOT / "bench/topologies/memif-sluiced-ip6.yaml"))
     topo["search"] = {"sizes": [84], "max_mpps": 0.2, "min_mpps": 0.02, "precision": 0.5,
                       "short_s": 0.2, "final_s": 0.4, "latency_at": [0.5]}
+    topo["gen"]["drain_ms"] = DRAIN_MS
     r = bench(topo, tmp_path, "out")
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     s = json.loads((tmp_path / "out/results.json").read_text())["sizes"][0]
@@ -79,6 +86,7 @@ def test_harness_over_vhost_user(tmp_path):
     topo["dut"]["cli"] = ["show interface", "ip route add 49.0.0.0/8 via 10.10.2.1"]
     topo["search"] = {"sizes": [64], "max_mpps": 0.2, "min_mpps": 0.02, "precision": 0.5,
                       "short_s": 0.2, "final_s": 0.3, "latency_at": [0.5]}
+    topo["gen"]["drain_ms"] = DRAIN_MS
     r = bench(topo, tmp_path, "out", timeout=300)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     s = json.loads((tmp_path / "out/results.json").read_text())["sizes"][0]
@@ -98,6 +106,7 @@ def test_harness_over_tap(tmp_path):
     topo = yaml.safe_load(open(ROOT / "bench/topologies/tap-sluiced.yaml"))
     topo["search"] = {"sizes": [64], "max_mpps": 0.05, "min_mpps": 0.005, "precision": 0.5,
                       "short_s": 0.2, "final_s": 0.3, "latency_at": [0.5]}
+    topo["gen"]["drain_ms"] = DRAIN_MS
     r = bench(topo, tmp_path, "out", timeout=300)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     s = json.loads((tmp_path / "out/results.json").read_text())["sizes"][0]
@@ -114,7 +123,7 @@ def test_harness_compares_duts_trial_by_trial(tmp_path):
     base = yaml.safe_load(open(ROOT / "bench/topologies/memif-sluiced-vs-testpmd-io.yaml"))
     sl = dict(base["duts"][0], warmup_s=0.5)  # the search's structure is tested, not its rates
     topo = {"name": "two", "duts": [dict(sl, name="first"), dict(sl, name="second")],
-            "baseline": "second", "gen": base["gen"],
+            "baseline": "second", "gen": dict(base["gen"], drain_ms=DRAIN_MS),
             "search": {"sizes": [64], "max_mpps": 0.3, "min_mpps": 0.05, "precision": 0.5,
                        "short_s": 0.2, "final_s": 0.3, "latency_at": [0.5]}}
     (tmp_path / "two.yaml").write_text(yaml.safe_dump(topo))
@@ -152,7 +161,7 @@ def test_harness_fixed_rate_trials_in_turn(tmp_path):
     base = yaml.safe_load(open(ROOT / "bench/topologies/memif-sluiced-vs-testpmd-io.yaml"))
     sl = dict(base["duts"][0], warmup_s=0.5)
     topo = {"name": "fixed", "duts": [dict(sl, name="first"), dict(sl, name="second")],
-            "gen": base["gen"], "search": {"sizes": [64]}}
+            "gen": dict(base["gen"], drain_ms=DRAIN_MS), "search": {"sizes": [64]}}
     (tmp_path / "fixed.yaml").write_text(yaml.safe_dump(topo))
     r = subprocess.run([str(ROOT / ".venv/bin/sluice-bench"), str(tmp_path / "fixed.yaml"), "--out",
                         str(tmp_path / "out"), "--at", "0.05", "--trials", "3", "--seconds", "0.2",
@@ -185,6 +194,7 @@ def test_harness_bng_topology_sessions_carry_every_frame(tmp_path):
     preempted long enough to overflow a ring (1.2% once, while callgrind ran beside it)."""
     topo = yaml.safe_load(open(ROOT / "bench/topologies/memif-bng.yaml"))
     topo["gen"]["dst_last"] = "100.64.1.44"  # 300 addresses from 100.64.0.1
+    topo["gen"]["drain_ms"] = DRAIN_MS
     for d in topo["duts"]:
         d["warmup_s"] = 2  # 300 sessions are up well within it (20,000 take the 6 s)
     (tmp_path / "bng.yaml").write_text(yaml.safe_dump(topo))

@@ -61,6 +61,11 @@ def test_bad_streams_are_refused():
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 2
     assert "nothing to send: give --stream" in r.stderr and "--dst-mac" in r.stderr
+    for bad in ("x", "-1", "60001"):
+        r = subprocess.run([GEN, "--no-huge", "--no-pci", "-m", "128", "--file-prefix", f"gen-bad-{os.getpid()}",
+                            "--log-level", "4", "--vdev", "net_null0,no-rx=1", "--", "--drain-ms", bad],
+                           capture_output=True, text=True, timeout=30)
+        assert r.returncode == 2 and f"--drain-ms takes milliseconds from 0 to 60000, not '{bad}'" in r.stderr
 
 
 def test_memif_loop_no_loss_and_sane_latency(tmp_path):
@@ -222,14 +227,15 @@ def test_rate_in_percent_of_line_rate():
 
 def test_control_socket(tmp_path):
     """The JSON control socket: start, stats while running, update the rate, wait, stop, clear
-    errors for bad requests, and a later run that does not count the earlier one's packets."""
+    errors for bad requests, and a later run that does not count the earlier one's packets;
+    each run's drain time (--drain-ms, or the start request's drain_ms) in its report."""
     import socket
     import time
     sock, ctl = tmp_path / "c.sock", tmp_path / "gen.ctl"
     p = subprocess.Popen([GEN, "--no-huge", "--no-pci", "-m", "256", "--file-prefix", f"gen-ctl-{os.getpid()}",
                           "--log-level", "4", "--vdev", f"net_memif0,role=server,id=0,socket={sock}",
                           "--vdev", f"net_memif1,role=client,id=0,socket={sock}", "--",
-                          "--dst-mac", "02:00:00:00:00:02", "--control", str(ctl)],
+                          "--dst-mac", "02:00:00:00:00:02", "--control", str(ctl), "--drain-ms", "200"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         s = socket.socket(socket.AF_UNIX)
@@ -256,11 +262,12 @@ def test_control_socket(tmp_path):
         assert req({"cmd": "update", "rate": 200000}) == {"ok": True, "rate_pps": 200000}
         w = req({"cmd": "wait"})
         assert w["state"] == "idle" and w["lost"] == 0 and abs(w["seconds"] - 1.5) < 0.01
+        assert w["drain_ms"] == 200
         assert 200000 < w["sent"] < 300000          # about 0.5 s at 100k, then 1 s at 200k
-        r = req({"cmd": "start", "count": 7000})
+        r = req({"cmd": "start", "count": 7000, "drain_ms": 20})
         assert r["ok"] and r["run"] == 2
         w = req({"cmd": "wait"})
-        assert (w["sent"], w["signed"], w["lost"], w["run"]) == (7000, 7000, 0, 2)
+        assert (w["sent"], w["signed"], w["lost"], w["run"], w["drain_ms"]) == (7000, 7000, 0, 2, 20)
         assert req({"cmd": "start", "rate": 50000, "duration": 100})["ok"]
         time.sleep(0.3)
         assert req({"cmd": "stop"}) == {"ok": True}
@@ -270,7 +277,9 @@ def test_control_socket(tmp_path):
                          ("nonsense", "one JSON object"), ('{"cmd": "update", "rate": 5}', "no run"),
                          ('{"cmd": "start", "rate": 1, "percent": 1}', "not both"),
                          ('{"cmd": "start", "rate": 1e12}', "above the port's"),
-                         ('{"cmd": "start", "duration": -1}', "0 or more")]:
+                         ('{"cmd": "start", "duration": -1}', "0 or more")] + [
+                            (json.dumps({"cmd": "start", "drain_ms": d}), "must be a whole number from 0 to 60000")
+                            for d in (-1, 1.5, 60001, "x")]:
             a = req(bad)
             assert a["ok"] is False and why in a["error"], (bad, a)
         assert req({"cmd": "stats"})["run"] == 3      # refused requests changed nothing
