@@ -4,7 +4,8 @@
 # them), the DPDK libraries they load and the pcap/null/memif PMD plugins into devpkg/
 # (git-ignored), so scripts/scale_workers.sh, sluice-bench (scripts/device_sluice_bench.sh) and the memif benchmarks (scripts/bench.py with
 # BENCH_PARTS=memif,modes) can run on a many-core machine that has no DPDK installed. The vdev bus stays in lib/ only: a second copy of it in the plugin
-# folder registers a second bus and no driver is found.
+# folder registers a second bus and no driver is found. scripts/device_checks.sh runs issue 13's
+# and 16's checks from it in one call.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 P=/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0
