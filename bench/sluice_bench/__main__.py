@@ -307,7 +307,7 @@ def single_table(res, fractions):
 
 
 def compare_results(topo, duts, per_size, repeat, fractions):
-    """Per size and DUT: every run, medians and spread of NDR, PDR and p99 latency; per DUT
+    """Per size and DUT: every run, medians and spread of NDR, PDR, p99 and longest latency; per DUT
     its ratio to the baseline (topology's `baseline`, default the last DUT) run by run."""
     names = [n for n, _ in duts]
     base = topo.get("baseline", names[-1])
@@ -325,6 +325,9 @@ def compare_results(topo, duts, per_size, repeat, fractions):
                 "ndr_mpps": stats([r["ndr"]["mpps"] for r in rs]),
                 "pdr_mpps": stats([r["pdr"]["mpps"] for r in rs]),
                 "p99_us": {str(f): stats([l["latency_us"]["p99"] for r in rs for l in r["latency"]
+                                          if l["fraction"] == f and l["latency_us"]])
+                           for f in fractions},
+                "max_us": {str(f): stats([l["latency_us"]["max"] for r in rs for l in r["latency"]
                                           if l["fraction"] == f and l["latency_us"]])
                            for f in fractions},
                 "gen_busy_pct_max": max((t["gen_busy_pct"] or 0) for t in logs) if logs else None,
@@ -364,9 +367,9 @@ def compare_table(res, fractions):
              f"DUTs trial by trial: {' / '.join(res['duts'])}; {res['repeat']} repeat(s); medians "
              f"(min-max); ratios are DUT / {res['baseline']}, the median of the repeats' ratios.", "",
              f"| frame bytes | DUT | NDR Mpps | PDR Mpps | NDR ratio | PDR ratio | p99 us at "
-             f"{int(half * 100)}% NDR | p99 ratio | generator busiest % | refused by the generator's TX ring "
-             f"| DUT restarts |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             f"{int(half * 100)}% NDR | p99 ratio | longest us at {int(half * 100)}% NDR | generator busiest % "
+             f"| refused by the generator's TX ring | DUT restarts |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for e in res["sizes"]:
         for n in res["duts"]:
             d, rt = e["duts"][n], e["ratios"].get(n)
@@ -376,7 +379,8 @@ def compare_table(res, fractions):
             busy = f"{d['gen_busy_pct_max']:.0f}" if d["gen_busy_pct_max"] is not None else "-"
             lines.append(f"| {e['size']} | {n} | {fmt_stats(d['ndr_mpps'])} | {fmt_stats(d['pdr_mpps'])} | "
                          f"{ratio('ndr')} | {ratio('pdr')} | {fmt_stats(d['p99_us'][str(half)], 1)} | "
-                         f"{ratio(f'p99_at_{half}')} | {busy} | {d['refused']} | {d['dut_restarts']} |")
+                         f"{ratio(f'p99_at_{half}')} | {fmt_stats(d['max_us'][str(half)], 1)} | {busy} | "
+                         f"{d['refused']} | {d['dut_restarts']} |")
     return lines
 
 

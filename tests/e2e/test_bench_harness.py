@@ -139,6 +139,8 @@ def test_harness_compares_duts_trial_by_trial(tmp_path):
         ndr = [run["ndr"]["mpps"] for run in d["runs"]]
         assert d["ndr_mpps"]["min"] == min(ndr) and d["ndr_mpps"]["max"] == max(ndr)
         assert min(ndr) <= d["ndr_mpps"]["median"] <= max(ndr)
+        # each latency trial's longest is at least its p99: so are their medians
+        assert d["max_us"]["0.5"]["median"] >= d["p99_us"]["0.5"]["median"] > 0
         assert d["refused"] == sum(t["refused"] for run in d["runs"] for k in ("ndr", "pdr")
                                    for t in run[k]["trial_log"])
     ratios = e["ratios"]["first"]["ndr"]["runs"]
