@@ -757,8 +757,8 @@ static int ctl_request(const char *line, size_t len, FILE *out)
 			snprintf(err, sizeof(err), "\"duration\" and \"count\" must be numbers, 0 or more");
 			goto bad;
 		}
-		if (dr && (dr->type != 'n' || dr->num < 0 || dr->num > DRAIN_MS_MAX ||
-			   dr->num != (double)(uint32_t)dr->num)) {
+		if (dr && (dr->type != 'n' || !(dr->num >= 0 && dr->num <= DRAIN_MS_MAX) ||
+			   dr->num != (double)(uint32_t)dr->num)) { /* NaN fails the range first */
 			snprintf(err, sizeof(err), "\"drain_ms\" must be a whole number from 0 to %d",
 				 DRAIN_MS_MAX);
 			goto bad;
