@@ -215,7 +215,7 @@ def test_qos_classes_ip6(sluiced_factory, tmp_path, sched):
         f"packet-generator new {{ name s limit 100 interface port0 worker 0 "
         f"pcap {tmp_path}/stream.pcap }}"])
     stream_sent(s, 100, 20)
-    s.mld_settled("port1")  # its last report counted below as well as sent (once, one too few)
+    s.mld_settled("port1")  # else a report sent after show qos is read: captured, not counted (seen once)
     tcs = s.js("show qos port1")["qos-tcs"]
     if sched == "wheel":  # the pipes' own totals
         pipes = [s.js(f"show qos port1 subport 0 pipe {p}")["qos-pipe"][0]["sent-packets"]
