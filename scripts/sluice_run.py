@@ -7,6 +7,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -107,6 +108,11 @@ class Daemon:
             self.proc.send_signal(signal.SIGTERM)
             wait_or_kill(self.proc, 30)
         self.log.close()
+        rc = self.proc.returncode  # 0 after SIGTERM; else said, as nothing else would show it
+        if rc:
+            why = f"signal {-rc}" if rc < 0 else f"exit code {rc}"
+            print(f"sluiced ({self.dir}) ended with {why}: "
+                  + (self.dir / "stdout.txt").read_text()[-500:], file=sys.stderr, flush=True)
 
     def cli_raw(self, cmd, js=False):
         return subprocess.run([str(BUILD / "sluicectl"), "-s", self.sock] + (["--json"] if js else []) + [cmd],
