@@ -9,19 +9,10 @@
 #   fixed     fixed-rate trials in turn at 3 and 2 Mpps (about 70 s)
 #   features  make bench's policer, ACL and QoS part, 5 rounds (about 70 s)
 # Each check's output in $OUT/CHECK.log and its results' files beside it (results/device/
-# without OUT). HUGEPAGES=N reserves N 2 MB pages first (default 2048; 0 leaves them).
+# without OUT). HUGEPAGES, SLUICE_BUILD: scripts/device_env.sh.
 set -u
-cd "$(dirname "$0")/.."
-export PYTHONPATH=$PWD/bench PYTHONUNBUFFERED=1 SLUICE_BUILD=${SLUICE_BUILD:-devpkg}
-[ "${HUGEPAGES:-2048}" = 0 ] || echo "${HUGEPAGES:-2048}" > /proc/sys/vm/nr_hugepages  # 0: as they are
-mkdir -p /dev/hugepages
-mount | grep -q hugetlbfs || mount -t hugetlbfs nodev /dev/hugepages
-grep -m1 "model name" /proc/cpuinfo; nproc; uname -r
-export BENCH_CORES=${BENCH_CORES:-2,3,4} TESTPMD=${TESTPMD:-$PWD/devpkg/dpdk-testpmd} \
-	L3FWD_DIR=${L3FWD_DIR:-$PWD/devpkg/l3fwd}
-if [ "$SLUICE_BUILD" = devpkg ]; then # SLUICE_BUILD=build: a machine with DPDK installed
-	export LD_LIBRARY_PATH=$PWD/devpkg/lib BENCH_EAL="-d $PWD/devpkg/pmds"
-fi
+. "$(dirname "$0")/device_env.sh"
+nproc; uname -r
 out=${OUT:-results/device}
 mkdir -p "$out"
 T=bench/topologies/memif-sluiced-vs-testpmd-io.yaml

@@ -7,12 +7,5 @@
 # BENCH_PARTS=features the policer, ACL and QoS runs).
 # Results in results/bench-parts.json (and $OUT when set).
 set -eu
-cd "$(dirname "$0")/.."
-export LD_LIBRARY_PATH=$PWD/devpkg/lib PYTHONPATH=$PWD/bench  # the features part reads its topology through sluice_bench
-echo 2048 > /proc/sys/vm/nr_hugepages
-mkdir -p /dev/hugepages
-mount | grep -q hugetlbfs || mount -t hugetlbfs nodev /dev/hugepages
-grep -m1 "model name" /proc/cpuinfo
-SLUICE_BUILD=devpkg BENCH_EAL="-d $PWD/devpkg/pmds" BENCH_CORES=${BENCH_CORES:-2,3,4} \
-	TESTPMD=$PWD/devpkg/dpdk-testpmd L3FWD_DIR=$PWD/devpkg/l3fwd BENCH_PARTS=${BENCH_PARTS:-memif,modes} \
-	python3 scripts/bench.py
+. "$(dirname "$0")/device_env.sh"
+BENCH_PARTS=${BENCH_PARTS:-memif,modes} python3 scripts/bench.py

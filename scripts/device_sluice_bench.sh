@@ -6,14 +6,7 @@
 #   bash scripts/device_sluice_bench.sh bench/topologies/memif-sluiced-vs-testpmd-io.yaml --repeat 3
 # Results in results/NAME (and copied to $OUT when set).
 set -eu
-cd "$(dirname "$0")/.."
-export LD_LIBRARY_PATH=$PWD/devpkg/lib PYTHONPATH=$PWD/bench PYTHONUNBUFFERED=1
-echo 2048 > /proc/sys/vm/nr_hugepages
-mkdir -p /dev/hugepages
-mount | grep -q hugetlbfs || mount -t hugetlbfs nodev /dev/hugepages
-grep -m1 "model name" /proc/cpuinfo
-export SLUICE_BUILD=devpkg BENCH_EAL="-d $PWD/devpkg/pmds" BENCH_CORES=${BENCH_CORES:-2,3,4} \
-	TESTPMD=$PWD/devpkg/dpdk-testpmd L3FWD_DIR=$PWD/devpkg/l3fwd
+. "$(dirname "$0")/device_env.sh"
 rc=0
 python3 -m sluice_bench "$@" || rc=$?
 if [ -n "${OUT:-}" ]; then

@@ -199,9 +199,15 @@ def stats(v):
     return {"median": statistics.median(v), "min": min(v), "max": max(v)} if v else None
 
 
-def drain_args(g):
-    """sluice-gen's --drain-ms from the topology's gen.drain_ms (its default, 500, without)."""
-    return ["--drain-ms", str(int(g["drain_ms"]))] if "drain_ms" in g else []
+def dut_trial(topo, d, sub, size):
+    """The RestartingTrial of DUT d (run folder sub) at a frame size: its generator as the
+    topology's gen with the DUT's own gen settings over it; gen.drain_ms is sluice-gen's
+    --drain-ms (its default, 500, without)."""
+    sub.mkdir(parents=True)
+    g = {**topo["gen"], **d.get("gen", {})}
+    return RestartingTrial(lambda: dut_of(d, sub), sub / "memif.sock", huge=g.get("huge", True),
+                           stream=stream_for(size, g), vdevs=g.get("vdevs"), eal=g.get("eal", []),
+                           gen_args=["--drain-ms", str(int(g["drain_ms"]))] if "drain_ms" in g else [])
 
 
 def trial_log(ts):
@@ -228,13 +234,7 @@ def run_topology(topo, out, log=print, repeat=1):
         with contextlib.ExitStack() as stack:
             trials = {}
             for name, d in duts:
-                sub = run / f"size-{size}" / name
-                sub.mkdir(parents=True)
-                g = {**topo["gen"], **d.get("gen", {})}
-                t = stack.enter_context(RestartingTrial(
-                    lambda d=d, sub=sub: dut_of(d, sub), sub / "memif.sock", huge=g.get("huge", True),
-                    stream=stream_for(size, g), vdevs=g.get("vdevs"), eal=g.get("eal", []),
-                    gen_args=drain_args(g)))
+                t = stack.enter_context(dut_trial(topo, d, run / f"size-{size}" / name, size))
                 trials[name] = Pausing(t) if multi else t
                 if multi:
                     trials[name].pause()  # only the DUT on trial runs
@@ -447,13 +447,7 @@ def run_fixed(topo, out, at_mpps, trials, seconds=0.5, overload_mpps=0.0, log=pr
     with contextlib.ExitStack() as stack:
         tr = {}
         for name, d in duts:
-            sub = run / name
-            sub.mkdir(parents=True)
-            g = {**topo["gen"], **d.get("gen", {})}
-            t = stack.enter_context(RestartingTrial(
-                lambda d=d, sub=sub: dut_of(d, sub), sub / "memif.sock", huge=g.get("huge", True),
-                stream=stream_for(size, g), vdevs=g.get("vdevs"), eal=g.get("eal", []),
-                gen_args=drain_args(g)))
+            t = stack.enter_context(dut_trial(topo, d, run / name, size))
             tr[name] = Pausing(t)
             tr[name].pause()
         for k in range(trials):

@@ -14,6 +14,10 @@ BUILD = ROOT / os.environ.get("SLUICE_BUILD", "build")
 SLUICED = BUILD / "sluiced"
 SLUICECTL = BUILD / "sluicectl"
 
+# A timing-bound test: it runs on the release build, not on the sanitizer build (several times
+# slower), whose paths other tests take through ASan.
+release_only = pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
+
 
 def hugepages_free_mb():
     """Megabytes of free hugepages (0 when there are none, or hugetlbfs is not mounted)."""

@@ -4,12 +4,11 @@ sluiced over memif and every output is written."""
 import json
 import os
 import subprocess
-from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import BUILD, ROOT
+from conftest import BUILD, ROOT, release_only
 
 
 # the generator waits this long for frames after each trial (its default, 500 ms, as RFC 2544's
@@ -28,7 +27,7 @@ def bench(topo, tmp_path, name, timeout=400):
 # Dozens of generator runs against a sanitizer build that is several times slower, on two
 # cores: memif's listener (in the EAL interrupt thread) then misses connections. The harness
 # is Python; the release build exercises it, and sluiced's own paths are under ASan elsewhere.
-@pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
+@release_only
 def test_harness_writes_results(tmp_path):
     topo = yaml.safe_load(open(ROOT / "bench/topologies/memif-sluiced.yaml"))
     # the generator's ports given as plain EAL arguments (as PCI NICs would be: -a ADDR)
@@ -54,7 +53,7 @@ def test_harness_writes_results(tmp_path):
     assert "| imix |" in (tmp_path / "out/results.md").read_text()
 
 
-@pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
+@release_only
 def test_harness_ip6_topology(tmp_path):
     """The IPv6 routing topology: signed IPv6/UDP frames of the smallest size that carries
     the signature come back routed (a found NDR, latency measured), and sluiced routed them."""
@@ -73,7 +72,7 @@ def test_harness_ip6_topology(tmp_path):
     assert r.returncode == 1 and "size 64: IPv6 streams need frames of 84 bytes" in r.stderr
 
 
-@pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
+@release_only
 def test_harness_over_vhost_user(tmp_path):
     """The vhost-user topology: sluice-gen's virtio-user ports join sluiced's vhost-user
     ports (they share the generator's hugepages by file descriptor), the topology's CLI lines
@@ -99,7 +98,7 @@ def test_harness_over_vhost_user(tmp_path):
     assert r.returncode != 0 and "sluiced refused 'ip route add nonsense'" in r.stderr
 
 
-@pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
+@release_only
 def test_harness_over_tap(tmp_path):
     """The tap topology: sluiced's net_tap ports, the generator on af_packet over the same
     kernel interfaces; a search completes and the interfaces go away with sluiced."""
@@ -115,7 +114,7 @@ def test_harness_over_tap(tmp_path):
     assert "sltp0" not in links and "sltp1" not in links
 
 
-@pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
+@release_only
 def test_harness_compares_duts_trial_by_trial(tmp_path):
     """Two DUTs in one topology (two sluiced here: CI has no testpmd), --repeat 2: their
     searches alternate trial by trial (the one not on trial stopped), and the results give
@@ -156,7 +155,7 @@ def test_harness_compares_duts_trial_by_trial(tmp_path):
         assert (tmp_path / "out" / f).stat().st_size > 100
 
 
-@pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
+@release_only
 def test_harness_fixed_rate_trials_in_turn(tmp_path):
     """--at: trials at one rate, the DUTs in turn, each after an overload; fixed.json counts
     each DUT's trials that lost, its refusals, and agrees with its own trial records."""
@@ -186,7 +185,7 @@ def test_harness_fixed_rate_trials_in_turn(tmp_path):
     assert "| first | " in (tmp_path / "out/fixed.md").read_text()
 
 
-@pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
+@release_only
 def test_harness_bng_topology_sessions_carry_every_frame(tmp_path):
     """bench/topologies/memif-bng.yaml with 300 sessions (BNG_SESSIONS) and destinations to
     match: through each DUT (routed; PPPoE sessions; sessions with a wheel pipe and an output
@@ -212,7 +211,7 @@ def test_harness_bng_topology_sessions_carry_every_frame(tmp_path):
             assert t["loss_ratio"] < 0.05 and t["rx_mpps"] > 0.04, (n, t)  # 1.0 unparsed
 
 
-@pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
+@release_only
 def test_features_topology_duts_apply_their_feature(tmp_path):
     """bench/topologies/memif-features.yaml's DUTs, each started as the topology starts it
     (scripts/memif_dut.py with bench_graph's run of that name on memif ports), carry the

@@ -14,11 +14,10 @@ import pytest
 
 from scapy.all import IP, UDP, Ether, Raw, wrpcap
 
-from conftest import BUILD, MAC0, PEER0, pcap_ports, pcap_outs
+from conftest import MAC0, PEER0, pcap_ports, pcap_outs, release_only
 
-# Rate checks that only repeat another's path with other numbers run on the release build:
+# Rate checks that only repeat another's path with other numbers are release_only:
 # test_qos_pipe_shaped takes both schedulers' data paths through the sanitizer build.
-release_only = pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
 
 ROUTER = (Path(__file__).parents[1] / "common/router.cli").read_text().splitlines()
 SIZE = 1000  # frame bytes, without FCS

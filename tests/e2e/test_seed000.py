@@ -8,9 +8,7 @@ import subprocess
 import sys
 import time
 
-import pytest
-
-from conftest import BUILD, ROOT
+from conftest import ROOT, release_only
 
 SCRIPT = [sys.executable, str(ROOT / "scripts/seed000.py")]
 
@@ -20,7 +18,7 @@ def records(out):
     return [json.loads(l) for l in f.read_text().splitlines() if l.strip()] if f.exists() else []
 
 
-@pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
+@release_only
 def test_seed000_first_topology_and_soak_resume(tmp_path):
     out = tmp_path / "out"
     # an interrupted soak keeps what it measured
@@ -57,7 +55,7 @@ def test_seed000_first_topology_and_soak_resume(tmp_path):
     assert (out / "soak.png").stat().st_size > 1000
 
 
-@pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
+@release_only
 def test_seed000_soak_over_ip6(tmp_path):
     """--ip6: the multi-flow soak in both directions over IPv6 routes; every packet the
     generator signs comes back (a light load: 20 kpps)."""
