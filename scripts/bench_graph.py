@@ -9,7 +9,8 @@ routes' load time too), and instructions/packet per node from a run under callgr
 the nodes' own functions (N packets minus a run with none), for one path and for 4 (ECMP).
 Tunnels (TUNNELS=0 leaves them out): the same route through a VXLAN tunnel and through an
 MPLS-over-UDP tunnel, encapsulated (48.0.0.0/8 via the tunnel, its outer headers routed to pg1)
-and decapsulated (tunnelled packets in on pg0, the inner packet routed to pg1), against the
+and decapsulated (tunnelled packets in on pg0, the inner packet routed to pg1; VXLAN also with
+VPP's bypass on pg0: vxlan-decap-bypass), against the
 plain routed path, in clocks and instructions per packet; and the same routed path with an
 input policer that every packet conforms to, with an input ACL of one rule and of 1,000
 (ACL_RULES) rules that every packet passes by the last (the same over IPv6: routed6 and
@@ -44,7 +45,7 @@ ROUTES = int(os.environ.get("ROUTES", str(1 << 20)))
 NODE_FUNCS = ["pg_stream_run", "eth_process", "in_process", "lk_process", "rw_process",
               "out_process", "tx_process", "po_process", "drop_process", "arp_process", "lo_process",
               "ie_process", "fr_process", "punt_process", "ic_process", "gl_process",
-              "ul_process", "vxi_process", "vxo_process", "vxi6_process", "vxo6_process",
+              "ul_process", "vxi_process", "vxo_process", "vxi6_process", "vxo6_process", "byp_process",
               "gi_process", "ge_process", "gi6_process", "ge6_process", "mu6_process",
               "me6_process",
               "mu_process", "me_process",
@@ -112,6 +113,8 @@ VX_DECAP_SETUP = SETUP + """create vxlan tunnel src 10.10.1.10 dst 10.10.1.2 vni
 set interface state vxlan_tunnel0 up
 set interface ip address vxlan_tunnel0 172.16.0.1/30
 """
+# the same with VPP's bypass on pg0: ip4-input hands the VXLAN straight to vxlan4-input
+VX_BYPASS_SETUP = VX_DECAP_SETUP + "set interface ip vxlan-bypass pg0\n"
 # the same over an IPv6 underlay: the outer headers to 2001:db8:2::1 on pg1, and VXLAN from
 # 2001:db8:1::2 to pg0's IPv6 address (its UDP checksum right: ip6-udp-local checks it)
 VX6_ENCAP_SETUP = VX_ENCAP_SETUP.replace(
@@ -518,7 +521,8 @@ def callgrind_one(tmp, setup, tag, wrap=None):
 
 
 VX_RUNS = (("routed", SETUP, None), ("vxlan-encap", VX_ENCAP_SETUP, None),
-           ("vxlan-decap", VX_DECAP_SETUP, vxlan_wrap), ("vxlan6-encap", VX6_ENCAP_SETUP, None),
+           ("vxlan-decap", VX_DECAP_SETUP, vxlan_wrap),
+           ("vxlan-decap-bypass", VX_BYPASS_SETUP, vxlan_wrap), ("vxlan6-encap", VX6_ENCAP_SETUP, None),
            ("vxlan6-decap", VX6_DECAP_SETUP, vxlan6_wrap), ("gre-encap", GRE_ENCAP_SETUP, None),
            ("gre-decap", GRE_DECAP_SETUP, gre_wrap), ("gre6-encap", GRE6_ENCAP_SETUP, None),
            ("gre6-decap", GRE6_DECAP_SETUP, gre6_wrap), ("mpls-encap", MU_ENCAP_SETUP, None),
@@ -804,6 +808,10 @@ def vx_added(v, unit, gen=None):
             e, d = w[f"{k}-encap"], w[f"{k}-decap"]
             print(f"     {k:5s} encapsulation {e - r:+.1f}, decapsulation {d - r:+.1f}, "
                   f"both {e + d - 2 * r:+.1f}")
+            if f"{k}-decap-bypass" in w:
+                b = w[f"{k}-decap-bypass"]
+                print(f"     {k:5s} with the bypass on the underlay: decapsulation {b - r:+.1f}, "
+                      f"both {e + b - 2 * r:+.1f}")
         if "policer" in w:
             print(f"     an input policer {w['policer'] - r:+.1f}")
         if "vrf" in w:

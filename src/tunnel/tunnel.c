@@ -18,6 +18,34 @@ struct sl_tun *sl_tun_by_if[SL_IF_MAX];
 struct sl_tun_cache sl_tun_cache[SL_MAX_WORKERS];
 static struct rte_hash *tunnels, *tunnels6;
 static uint32_t nb_kind[SL_TUN_NB_KINDS];
+struct sl_vteps sl_vx_vteps;
+static uint32_t vtep_refs[SL_VTEP_MAX]; /* the tunnels of each of sl_vx_vteps' keys */
+
+/* A VXLAN tunnel over IPv4 came (+1) or went (-1): its local address in sl_vx_vteps */
+static void vtep_use(const struct sl_tun *t, int delta)
+{
+	if (t->v6 || t->key.kind != SL_TUN_VXLAN)
+		return;
+	struct sl_vteps *v = &sl_vx_vteps;
+	uint64_t key = sl_vtep_key(t->key.fib, t->key.local);
+	uint32_t i = 0;
+	while (i < v->n && v->key[i] != key)
+		i++;
+	if (delta > 0) {
+		if (i < v->n) {
+			vtep_refs[i]++;
+		} else if (v->n < SL_VTEP_MAX) {
+			__atomic_store_n(&v->key[i], key, __ATOMIC_RELAXED);
+			vtep_refs[i] = 1;
+			__atomic_store_n(&v->n, i + 1, __ATOMIC_RELEASE);
+		}
+	} else if (i < v->n && --vtep_refs[i] == 0) {
+		uint32_t last = v->n - 1;
+		__atomic_store_n(&v->key[i], v->key[last], __ATOMIC_RELAXED);
+		vtep_refs[i] = vtep_refs[last];
+		__atomic_store_n(&v->n, last, __ATOMIC_RELEASE);
+	}
+}
 
 uint32_t sl_tun_count(enum sl_tun_kind kind)
 {
@@ -174,6 +202,7 @@ static int tun_busy(const struct sl_iface *f, bool commit, char *why, size_t len
 	if (!commit || !t)
 		return 0;
 	t->pos = t->v6 ? rte_hash_del_key(tunnels6, &t->key6) : rte_hash_del_key(tunnels, &t->key);
+	vtep_use(t, -1);
 	__atomic_store_n(&sl_tun_by_if[f->port], NULL, __ATOMIC_RELEASE);
 	/* the encap nodes' cached next hops are per interface index: a reused one looks again */
 	__atomic_fetch_add(&sl_fib_gen, 1, __ATOMIC_RELEASE);
@@ -263,6 +292,7 @@ int sl_tun_create(struct sl_out *o, struct sl_tun *t, enum sl_if_type type,
 		return sl_out_error(o, "cannot create a tunnel: %s", strerror(-rc));
 	}
 	nb_kind[t->key.kind]++;
+	vtep_use(t, 1);
 	__atomic_fetch_add(&sl_fib_gen, 1, __ATOMIC_RELEASE);
 	sl_out_msg(o, "%s", f->name);
 	return 0;
@@ -333,6 +363,7 @@ static void tun_fini(void)
 		sl_tun_by_if[i] = NULL;
 	}
 	memset(nb_kind, 0, sizeof(nb_kind));
+	memset(&sl_vx_vteps, 0, sizeof(sl_vx_vteps));
 	rte_hash_free(tunnels);
 	rte_hash_free(tunnels6);
 	tunnels = tunnels6 = NULL;

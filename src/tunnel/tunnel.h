@@ -115,6 +115,34 @@ static inline unsigned sl_tun_iplen(const struct sl_tun *t)
 	return t->v6 ? sizeof(struct rte_ipv6_hdr) : sizeof(struct rte_ipv4_hdr);
 }
 
+/* The local addresses of the VXLAN tunnels over IPv4, with their outer table: what
+ * ip4-vxlan-bypass (set interface ip vxlan-bypass) takes straight to vxlan4-input. The main
+ * lcore adds an address with its first tunnel and removes it with its last; the workers scan
+ * the first n keys (written before n is raised; a removed one is overwritten by the last,
+ * which stays where it was too, so that a scan begun before finds it). The first
+ * SL_VTEP_MAX addresses only: a packet to any other takes the arc on to ip4-lookup, as
+ * without the bypass. */
+#define SL_VTEP_MAX 64
+struct sl_vteps {
+	uint32_t n;
+	uint64_t key[SL_VTEP_MAX]; /* sl_vtep_key */
+};
+extern struct sl_vteps sl_vx_vteps;
+
+static inline uint64_t sl_vtep_key(uint16_t fib, uint32_t addr_be)
+{
+	return (uint64_t)fib << 32 | addr_be;
+}
+
+static inline bool sl_vtep_has(const struct sl_vteps *v, uint64_t key)
+{
+	uint32_t n = __atomic_load_n(&v->n, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < n; i++)
+		if (__atomic_load_n(&v->key[i], __ATOMIC_RELAXED) == key)
+			return true;
+	return false;
+}
+
 /* Per worker: what the encap table's lookup of the last tunnel's remote gave, while no FIB
  * has changed (sl_fib_gen). */
 struct sl_tun_cache {

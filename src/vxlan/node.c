@@ -6,6 +6,8 @@
  * in the tunnel's encap table. */
 #include "vxlan.h"
 #include "../ip4/ip4.h"
+#include "../runtime/feature.h"
+#include "../runtime/trace.h"
 
 #include <rte_hash_crc.h>
 #include <rte_ip.h>
@@ -292,6 +294,64 @@ static struct rte_node_register vxi6_node = {
 };
 SL_NODE_REGISTER(vxi6_node)
 
+/* ---- ip4-vxlan-bypass ---- */
+
+/* A feature of the ip4-unicast arc (VPP's, `set interface ip vxlan-bypass IFACE [del]`): an
+ * IPv4 packet with no options, not a fragment, to a VXLAN port (4789 or a tunnel's dst_port)
+ * of a tunnel's local address in its table (sl_vx_vteps) goes from ip4-input straight to
+ * vxlan4-input, past ip4-lookup, ip4-local and ip4-udp-local; any other packet goes on along
+ * the arc, so the router's own decapsulation is what it was, only shorter. */
+enum { BYP_NEXT_VXLAN, BYP_NB_NEXT }; /* then the arc's edges (sl_feature_next) */
+static uint8_t byp_feat;
+
+static uint16_t byp_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	uint16_t nexts[n];
+	/* the vector's last VTEP and last other address, by interface (or, for a packet with a
+	 * table of its own, table | 1 << 31) and destination */
+	uint64_t hit = UINT64_MAX, miss = UINT64_MAX;
+	/* bytes 0-7 of the header: version 4, IHL 5, neither MF nor a fragment offset */
+	const uint64_t mask = 0xff | (uint64_t)RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK) << 48;
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
+		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)p;
+		uint64_t w0;
+		uint16_t dport;
+		memcpy(&w0, p, 8);
+		memcpy(&dport, p + sizeof(*ip) + offsetof(struct rte_udp_hdr, dst_port), 2);
+		nexts[i] = BYP_NEXT_VXLAN;
+		if (likely((w0 & mask) == RTE_IPV4_VHL_DEF && ip->next_proto_id == IPPROTO_UDP &&
+			   m->data_len >= sizeof(*ip) + sizeof(struct rte_udp_hdr) &&
+			   sl_vx_port_idx[rte_be_to_cpu_16(dport)] != SL_VX_NO_PORT)) {
+			uint32_t who = unlikely(m->ol_flags & sl_flag_fib) ? sl_meta2(m)->fib | 1u << 31
+									 : m->port;
+			uint64_t k = (uint64_t)who << 32 | ip->dst_addr;
+			if (likely(k == hit))
+				continue;
+			if (k != miss) {
+				if (sl_vtep_has(&sl_vx_vteps, sl_vtep_key(sl_pkt_fib(m), ip->dst_addr))) {
+					hit = k;
+					continue;
+				}
+				miss = k;
+			}
+		}
+		nexts[i] = sl_feature_next(SL_ARC_IP4_UNICAST, byp_feat, m->port, 0);
+	}
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register byp_node = {
+	.name = "ip4-vxlan-bypass",
+	.process = byp_process,
+	.init = sl_node_init,
+	.nb_edges = BYP_NB_NEXT,
+	.next_nodes = {[BYP_NEXT_VXLAN] = "vxlan4-input"},
+};
+SL_NODE_REGISTER(byp_node)
+
 /* ---- vxlan4-encap ---- */
 
 #define VXO_ERRORS(X)                                                       \
@@ -396,4 +456,6 @@ RTE_INIT(vxlan_nodes_init)
 	sl_iface_output_register(SL_IF_VXLAN6, "vxlan6-encap");
 	sl_iface_tx_user("vxlan4-encap", &vxo_tx0);
 	sl_iface_tx_user("vxlan6-encap", &vxo6_tx0);
+	byp_feat = sl_feature_register(SL_ARC_IP4_UNICAST, "ip4-vxlan-bypass", "ip4-vxlan-bypass");
+	sl_trace_format_register("ip4-vxlan-bypass", sl_ip4_trace_fmt);
 }

@@ -6,6 +6,7 @@
 #include "vxlan.h"
 #include "../cli/cli.h"
 #include "../runtime/runtime.h"
+#include "../runtime/feature.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,8 @@ static void port_use(int i, uint16_t port, int delta)
 	} else if (delta < 0 && --vx_port_users[i] == 0 && i) {
 		sl_dispatch_unalias(&sl_udp_ports, rte_cpu_to_be_16(port));
 		sl_dispatch_unalias(&sl_udp6_ports, rte_cpu_to_be_16(port));
+		/* ip4-vxlan-bypass leaves the port to ip4-udp-local's port unreachable again */
+		__atomic_store_n(&sl_vx_port_idx[port], SL_VX_NO_PORT, __ATOMIC_RELEASE);
 	}
 }
 
@@ -142,6 +145,26 @@ static int cmd_show_vxlan(struct sl_out *o, int argc, char **argv)
 SL_CLI_COMMAND(show_vxlan, .path = "show vxlan tunnel", .usage = "",
 	       .help = "VXLAN tunnels: addresses, VNI, UDP port, encap table, MTU, state",
 	       .fn = cmd_show_vxlan)
+
+/* set interface ip vxlan-bypass IFACE [del] (VPP's grammar): ip4-vxlan-bypass on IFACE */
+static int cmd_vxlan_bypass(struct sl_out *o, int argc, char **argv)
+{
+	static const char usage[] = "usage: set interface ip vxlan-bypass IFACE [del]";
+	if (argc < 1 || argc > 2 || (argc == 2 && strcmp(argv[1], "del")))
+		return sl_out_error(o, "%s", usage);
+	struct sl_iface *f = sl_iface_by_name(argv[0]);
+	if (!f)
+		return sl_out_error(o, "unknown interface '%s'", argv[0]);
+	char why[128];
+	if (sl_feature_set(f->port, SL_ARC_IP4_UNICAST, "ip4-vxlan-bypass", argc == 1, why,
+			   sizeof(why)))
+		return sl_out_error(o, "%s", why);
+	return 0;
+}
+SL_CLI_COMMAND(vxlan_bypass, .path = "set interface ip vxlan-bypass", .usage = "IFACE [del]",
+	       .help = "VXLAN over IPv4 received on IFACE for a tunnel's local address goes "
+		       "straight to vxlan4-input (past ip4-lookup, ip4-local, ip4-udp-local)",
+	       .fn = cmd_vxlan_bypass)
 
 /* Every tunnel is gone at fini (src/tunnel): the ports with it. */
 static void vx_ports_reset(void)

@@ -376,3 +376,92 @@ def test_vxlan_runs_interleaved(sluiced_factory, tmp_path):
                     ("ip6-lookup", "no route (ICMPv6 unreachable follows)"): 1,
                     ("icmp6-error", "no IPv6 address on the receiving interface"): 1,
                     ("vxlan4-input", "tunnel down"): 1}
+
+
+def test_vxlan_bypass(sluiced_factory, tmp_path):
+    """set interface ip vxlan-bypass (VPP's ip4-vxlan-bypass on the ip4-unicast arc): VXLAN to
+    a tunnel's local address on a tunnel's port goes from ip4-input straight to vxlan4-input;
+    everything else goes on to ip4-lookup as without it (transit VXLAN forwarded, options,
+    fragments and other ports the router's own way), and the outcome of every packet is the
+    same as without the bypass. A port whose last tunnel went answers port unreachable."""
+    from scapy.all import rdpcap
+    from test_arp_hold import pg_ifaces, send
+    from test_features import wait_tx
+    pg0, h0, nh = "02:fe:00:00:00:00", "02:00:00:00:00:0a", "42:01:0a:0a:02:01"
+    lines = pg_ifaces(2, tmp_path) + [
+        "set interface ip address pg0 10.10.1.10/24", "set interface ip address pg1 10.10.2.10/24",
+        f"ip neighbor pg0 10.10.1.2 {h0}", f"ip neighbor pg1 10.10.2.1 {nh}",
+        "ip route add 48.0.0.0/8 via 10.10.2.1",
+        "create vxlan tunnel src 10.10.1.10 dst 10.10.1.2 vni 42",
+        "set interface state vxlan_tunnel0 up", "set interface ip address vxlan_tunnel0 172.16.0.1/30",
+        "create vxlan tunnel src 10.10.1.10 dst 10.10.1.2 vni 43 dst_port 8472",
+        "set interface state vxlan_tunnel1 up", "set interface ip address vxlan_tunnel1 172.16.1.1/30"]
+    s = sluiced_factory([], lines)
+    assert {f["feature"]: f["enabled"] for f in s.js("show interface features pg0")["features"]
+            if f["arc"] == "ip4-unicast"}["ip4-vxlan-bypass"] == "no"
+    s.cli("set interface ip vxlan-bypass pg0")
+    assert {f["feature"]: f["enabled"] for f in s.js("show interface features pg0")["features"]
+            if f["arc"] == "ip4-unicast"}["ip4-vxlan-bypass"] == "yes"
+
+    def inner(i, mac=TUN_MAC):
+        return Ether(dst=mac, src=FAR) / IP(src="49.0.0.9", dst=f"48.0.0.{i}", ttl=9, id=i) / \
+            UDP(sport=53, dport=1000 + i) / Raw(b"v" * 12)
+
+    def outer(p, dst="10.10.1.10", dport=4789, vni=42, **ip):
+        return Ether(dst=pg0, src=h0) / IP(src="10.10.1.2", dst=dst, id=7, **ip) / \
+            UDP(sport=49999, dport=dport, chksum=0) / VXLAN(vni=vni) / p
+
+    opt = outer(inner(5))
+    opt[IP].options = [IPOption_NOP()] * 4
+    pkts = [outer(inner(i)) for i in (1, 2, 3)] + [
+        outer(inner(4, "02:fe:76:78:00:01"), dport=8472, vni=43),  # tunnel 1, its own port
+        outer(inner(6), dst="48.0.0.9"),            # transit VXLAN: forwarded as it is
+        opt,                                        # options: the router's own way, decapsulated
+        outer(inner(7), flags="MF"),                # a fragment: ip4-local drops it
+        outer(inner(8), dport=9999),                # no one listens: port unreachable
+        outer(inner(9), vni=99)]                    # no such VNI: vxlan4-input drops it
+    s.cli(f"trace add pg-input {len(pkts)}")
+    send(s, tmp_path, "a", "pg0", pkts)
+    wait_tx(s, "pg1", 6)
+    hops = {(r["node"], r["next"]) for r in s.js("show trace")["trace"]}
+    assert {("ip4-input", "ip4-vxlan-bypass"), ("ip4-vxlan-bypass", "vxlan4-input"),
+            ("ip4-vxlan-bypass", "ip4-lookup"), ("ip4-udp-local", "vxlan4-input")} <= hops
+    s.cli("clear trace")
+    assert s.iface("vxlan_tunnel0")["rx-packets"] == 4 and s.iface("vxlan_tunnel1")["rx-packets"] == 1
+
+    # tunnel 1 goes, the last on 8472: the bypass leaves 8472 to port unreachable
+    s.cli("set interface ip address del vxlan_tunnel1 172.16.1.1/30")
+    s.cli("create vxlan tunnel src 10.10.1.10 dst 10.10.1.2 vni 43 dst_port 8472 del")
+    send(s, tmp_path, "b", "pg0", [outer(inner(10, "02:fe:76:78:00:01"), dport=8472, vni=43)])
+    # off again: the same packets the router's own way
+    s.cli("set interface ip vxlan-bypass pg0 del")
+    assert all(f["enabled"] == "no" for f in s.js("show interface features pg0")["features"])
+    s.cli("trace add pg-input 1")
+    send(s, tmp_path, "c", "pg0", [outer(inner(11))])
+    wait_tx(s, "pg1", 7)
+    hops = [(r["node"], r["next"]) for r in s.js("show trace")["trace"]]
+    assert ("ip4-input", "ip4-lookup") in hops and ("ip4-udp-local", "vxlan4-input") in hops
+    s.check_refused({"set interface ip vxlan-bypass pg9": "unknown interface 'pg9'",
+                     "set interface ip vxlan-bypass": "usage: set interface ip vxlan-bypass IFACE [del]",
+                     "set interface ip vxlan-bypass pg0 now": "usage:"})
+    errs = s.errors()
+    assert s.stop() == 0
+    assert errs == {("ip4-local", "fragment for a local address"): 1,
+                    ("ip4-udp-local", "port unreachable (ICMP follows)"): 2,
+                    ("icmp4-error", "destination unreachable sent"): 2,
+                    ("vxlan4-input", "no tunnel for the VNI and addresses"): 1}
+    out = [p for p in rdpcap(str(tmp_path / "pg1.pcap")) if UDP in p]
+    # the decapsulated packets routed (TTL 8), the transit one as it came (its TTL less one)
+    dec = [inner(i)[IP] for i in (1, 2, 3, 4, 5, 11)]
+    assert sorted(p[IP].id for p in out) == [1, 2, 3, 4, 5, 7, 11]
+    for p in out:
+        assert p[Ether].dst == nh and p[Ether].src == "02:fe:00:00:00:01"
+        if p[IP].id == 7:  # the transit VXLAN, its inner frame untouched
+            assert p[IP].dst == "48.0.0.9" and p[IP].ttl == 63 and raw(p[VXLAN].payload) == raw(inner(6))
+            continue
+        exp = next(d for d in dec if d.id == p[IP].id).copy()
+        exp.ttl = 8
+        del exp.chksum
+        assert raw(p[IP]) == raw(IP(raw(exp)))
+    unreach = [p for p in rdpcap(str(tmp_path / "pg0.pcap")) if ICMP in p]
+    assert [(p[ICMP].type, p[ICMP].code, p[IP].dst) for p in unreach] == [(3, 3, "10.10.1.2")] * 2

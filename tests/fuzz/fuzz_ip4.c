@@ -188,7 +188,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	/* the first byte picks port0's mode; then one or more frames, each prefixed by a length
+	/* the first byte picks port0's mode (and more below); then one or more frames, each prefixed by a length
 	 * byte pair */
 	static const char *const modes[] = {
 		"set interface l3 port0", "set interface l2 xconnect port0 port1",
@@ -200,6 +200,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* bit 6: IPoE's DHCP relayed (answers from a server to port0.300's address parsed), else
 	 * answered by sluiced's own server */
 	env_cli(data[0] & 0x40 ? "set ipoe dhcp-relay server 10.10.2.1" : "set ipoe dhcp-relay del",
+		false);
+	/* half the first bytes (by another digit than the mode's): VXLAN to the router's VTEP
+	 * straight from ip4-input to vxlan4-input (ip4-vxlan-bypass), the rest the long way */
+	env_cli((data[0] & 0x7f) / 6 % 2 ? "set interface ip vxlan-bypass port0"
+					 : "set interface ip vxlan-bypass port0 del",
 		false);
 	bool traced = data[0] & 0x80;
 	if (traced)
