@@ -164,17 +164,21 @@ drop:
 VXI_PROCESS(vxi6_process, vxi6_one)
 
 /* vxlan4-input's runs of one tunnel: a packet whose outer header has no options, whose
- * addresses, UDP port, VNI and table are the run's, goes to the run's tunnel (up when the run
- * began) without its key being built; a routed tunnel's IPv4 or IPv6 to its own MAC straight
- * to ip4-input or ip6-input, an L2 tunnel's frames to its mode's node. Any other packet is
- * vxi_one's, and the tunnel it finds starts the next run. */
+ * addresses, UDP port, VNI and receiving interface are the run's (and that has no table of
+ * its own), goes to the run's tunnel (up when the run began) without its key being built; a
+ * routed tunnel's IPv4 or IPv6 to its own MAC straight to ip4-input or ip6-input, an L2
+ * tunnel's frames to its mode's node. Any other packet is vxi_one's, and the tunnel it finds
+ * starts the next run (the outer table then the tunnel's key's: a run of a tunnel whose inner
+ * table is another takes the fast way too). */
 #define VXI_OFF (sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_udp_hdr) + 8)
 struct vxi_run {
 	uint64_t addrs;              /* the outer source and destination, as in the header */
 	uint32_t vni;                /* the VXLAN header's second word, its reserved byte 0 */
-	uint16_t port;               /* the UDP destination port (network order) */
-	uint16_t fib;
-	uint16_t ifx;                /* UINT16_MAX: no run */
+	uint16_t port;               /* the UDP destination port (network order); 0: no run
+				      * (no packet to port 0 comes here) */
+	uint16_t rx;                 /* the receiving interface (the run's packets have no
+				      * table of their own: their outer table is its) */
+	uint16_t ifx;
 	uint16_t next;               /* the mode's edge; VXI_NEXT_IP4 when routed */
 	struct rte_ether_addr mac;   /* a routed tunnel's MAC */
 };
@@ -189,13 +193,14 @@ static inline void vxi_run_count(struct sl_worker *w, uint16_t ifx, uint32_t *pk
 	}
 }
 
-/* After vxi_one took m (its outer header at p) to tunnel c->ifx with edge next: the run that
- * m begins (returned by value, so that the loop keeps the run in registers). */
-static struct vxi_run vxi_run_learn(const struct vxi_cache *c, struct rte_mbuf *m,
-				    const uint8_t *p, uint16_t next)
+/* After vxi_one took a packet (its outer header at p, received on interface rx, UINT16_MAX
+ * when it had a table of its own) to tunnel c->ifx with edge next: the run that it begins
+ * (returned by value, so that the loop keeps the run in registers). */
+static struct vxi_run vxi_run_learn(const struct vxi_cache *c, uint16_t rx, const uint8_t *p,
+				    uint16_t next)
 {
 	struct vxi_run r = {.ifx = UINT16_MAX};
-	if (next == VXI_NEXT_DROP || p[0] != 0x45)
+	if (next == VXI_NEXT_DROP || p[0] != 0x45 || rx == UINT16_MAX)
 		return r;
 	const struct sl_iface *f = &sl_ifaces[c->ifx];
 	uint8_t mode = __atomic_load_n(&f->mode, __ATOMIC_ACQUIRE);
@@ -203,7 +208,7 @@ static struct vxi_run vxi_run_learn(const struct vxi_cache *c, struct rte_mbuf *
 	memcpy(&r.vni, p + VXI_OFF - 4, 4);
 	r.vni &= RTE_BE32(0xffffff00);
 	memcpy(&r.port, p + sizeof(struct rte_ipv4_hdr) + 2, 2);
-	r.fib = sl_pkt_fib(m);
+	r.rx = rx;
 	r.mac = f->mac;
 	r.next = mode == SL_MODE_L3 ? VXI_NEXT_IP4 : (uint16_t)(VXI_NEXT_MODES + mode);
 	r.ifx = c->ifx;
@@ -222,7 +227,7 @@ static __rte_always_inline uint16_t vxi_fast(const struct vxi_run *r, struct rte
 	memcpy(&port, p + sizeof(struct rte_ipv4_hdr) + 2, 2);
 	if (p[0] != 0x45 || m->data_len < VXI_OFF + RTE_ETHER_HDR_LEN || !(p[VXI_OFF - 8] & 0x08) ||
 	    addrs != r->addrs || (vni & RTE_BE32(0xffffff00)) != r->vni || port != r->port ||
-	    r->ifx == UINT16_MAX || sl_pkt_fib(m) != r->fib)
+	    m->port != r->rx || (m->ol_flags & sl_flag_fib))
 		return UINT16_MAX;
 	const struct rte_ether_hdr *eh = (const struct rte_ether_hdr *)(p + VXI_OFF);
 	unsigned off = VXI_OFF;
@@ -240,7 +245,6 @@ static __rte_always_inline uint16_t vxi_fast(const struct vxi_run *r, struct rte
 	m->data_len = (uint16_t)(m->data_len - off);
 	m->pkt_len -= off;
 	m->port = r->ifx;
-	m->ol_flags &= ~sl_flag_fib;
 	return next;
 }
 
@@ -261,9 +265,10 @@ static uint16_t vxi_process(struct rte_graph *g, struct rte_node *node, void **o
 			pkts++;
 			bytes += len - (uint32_t)VXI_OFF;
 		} else {
+			uint16_t rx = m->ol_flags & sl_flag_fib ? UINT16_MAX : m->port;
 			vxi_run_count(w, r.ifx, &pkts, &bytes);
 			nx = vxi_one(w, m, &c);
-			r = vxi_run_learn(&c, m, p, nx);
+			r = vxi_run_learn(&c, rx, p, nx);
 		}
 		nexts[i] = nx;
 	}
