@@ -10,7 +10,7 @@ the nodes' own functions (N packets minus a run with none), for one path and for
 Tunnels (TUNNELS=0 leaves them out): the same route through a VXLAN tunnel and through an
 MPLS-over-UDP tunnel, encapsulated (48.0.0.0/8 via the tunnel, its outer headers routed to pg1)
 and decapsulated (tunnelled packets in on pg0, the inner packet routed to pg1; VXLAN also with
-VPP's bypass on pg0: vxlan-decap-bypass), against the
+VPP's bypass on pg0: vxlan-decap-bypass, vxlan6-decap-bypass), against the
 plain routed path, in clocks and instructions per packet; and the same routed path with an
 input policer that every packet conforms to, with an input ACL of one rule and of 1,000
 (ACL_RULES) rules that every packet passes by the last (the same over IPv6: routed6 and
@@ -45,7 +45,7 @@ ROUTES = int(os.environ.get("ROUTES", str(1 << 20)))
 NODE_FUNCS = ["pg_stream_run", "eth_process", "in_process", "lk_process", "rw_process",
               "out_process", "tx_process", "po_process", "drop_process", "arp_process", "lo_process",
               "ie_process", "fr_process", "punt_process", "ic_process", "gl_process",
-              "ul_process", "vxi_process", "vxo_process", "vxi6_process", "vxo6_process", "byp_process",
+              "ul_process", "vxi_process", "vxo_process", "vxi6_process", "vxo6_process", "byp_process", "byp6_process",
               "gi_process", "ge_process", "gi6_process", "ge6_process", "mu6_process",
               "me6_process",
               "mu_process", "me_process",
@@ -127,6 +127,7 @@ create vxlan tunnel src 2001:db8:1::10 dst 2001:db8:1::2 vni 42
 set interface state vxlan_tunnel0 up
 set interface ip address vxlan_tunnel0 172.16.0.1/30
 """
+VX6_BYPASS_SETUP = VX6_DECAP_SETUP + "set interface ip6 vxlan-bypass pg0\n"
 # GRE (point to point) the same ways, over IPv4 and over IPv6
 GRE_ENCAP_SETUP = VX_ENCAP_SETUP.replace(
     "create vxlan tunnel src 10.10.2.10 dst 10.10.2.1 vni 42", "create gre tunnel src 10.10.2.10 dst 10.10.2.1").replace(
@@ -523,7 +524,8 @@ def callgrind_one(tmp, setup, tag, wrap=None):
 VX_RUNS = (("routed", SETUP, None), ("vxlan-encap", VX_ENCAP_SETUP, None),
            ("vxlan-decap", VX_DECAP_SETUP, vxlan_wrap),
            ("vxlan-decap-bypass", VX_BYPASS_SETUP, vxlan_wrap), ("vxlan6-encap", VX6_ENCAP_SETUP, None),
-           ("vxlan6-decap", VX6_DECAP_SETUP, vxlan6_wrap), ("gre-encap", GRE_ENCAP_SETUP, None),
+           ("vxlan6-decap", VX6_DECAP_SETUP, vxlan6_wrap),
+           ("vxlan6-decap-bypass", VX6_BYPASS_SETUP, vxlan6_wrap), ("gre-encap", GRE_ENCAP_SETUP, None),
            ("gre-decap", GRE_DECAP_SETUP, gre_wrap), ("gre6-encap", GRE6_ENCAP_SETUP, None),
            ("gre6-decap", GRE6_DECAP_SETUP, gre6_wrap), ("mpls-encap", MU_ENCAP_SETUP, None),
            ("mpls-decap", MU_DECAP_SETUP, mpls_wrap), ("mpls6-encap", MU6_ENCAP_SETUP, None),
@@ -802,15 +804,15 @@ def vx_added(v, unit, gen=None):
         r = w["routed"]
         if "ecmp" in w:
             print(f"     IPv4 over 4 equal paths (ECMP), against one {w['ecmp'] - r:+.1f}")
-        for k in ("vxlan", "mpls", "pppoe"):
+        for k in ("vxlan", "vxlan6", "mpls", "pppoe"):
             if f"{k}-encap" not in w or f"{k}-decap" not in w:
                 continue
             e, d = w[f"{k}-encap"], w[f"{k}-decap"]
-            print(f"     {k:5s} encapsulation {e - r:+.1f}, decapsulation {d - r:+.1f}, "
+            print(f"     {k:6s} encapsulation {e - r:+.1f}, decapsulation {d - r:+.1f}, "
                   f"both {e + d - 2 * r:+.1f}")
             if f"{k}-decap-bypass" in w:
                 b = w[f"{k}-decap-bypass"]
-                print(f"     {k:5s} with the bypass on the underlay: decapsulation {b - r:+.1f}, "
+                print(f"     {k:6s} with the bypass on the underlay: decapsulation {b - r:+.1f}, "
                       f"both {e + b - 2 * r:+.1f}")
         if "policer" in w:
             print(f"     an input policer {w['policer'] - r:+.1f}")

@@ -96,29 +96,6 @@ drop:
 	return IN_NEXT_DROP;
 }
 
-/* The arc's first feature for the packets bound for ip4-lookup: a vector from one interface
- * (the usual) reads its features once, and with none keeps its edges */
-static __rte_noinline void in_arc_first(void **objs, uint16_t *nexts, uint16_t n)
-{
-	uint16_t port = ((struct rte_mbuf *)objs[0])->port;
-	uint16_t i = 1;
-	while (i < n && ((struct rte_mbuf *)objs[i])->port == port)
-		i++;
-	if (likely(i == n)) {
-		uint16_t e = sl_feature_first(SL_ARC_IP4_UNICAST, port, in_arc, IN_NEXT_LOOKUP);
-		if (e != IN_NEXT_LOOKUP)
-			for (i = 0; i < n; i++)
-				if (nexts[i] == IN_NEXT_LOOKUP)
-					nexts[i] = e;
-		return;
-	}
-	for (i = 0; i < n; i++)
-		if (nexts[i] == IN_NEXT_LOOKUP)
-			nexts[i] = sl_feature_first(SL_ARC_IP4_UNICAST,
-						    ((struct rte_mbuf *)objs[i])->port, in_arc,
-						    IN_NEXT_LOOKUP);
-}
-
 static uint16_t in_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
 	uint16_t nexts[n];
@@ -139,7 +116,7 @@ static uint16_t in_process(struct rte_graph *g, struct rte_node *node, void **ob
 	}
 	/* the ip4-unicast arc: one load a vector while no interface has a feature on it */
 	if (unlikely(__atomic_load_n(&sl_arc_users[SL_ARC_IP4_UNICAST], __ATOMIC_RELAXED)))
-		in_arc_first(objs, nexts, n);
+		sl_feature_first_vec(SL_ARC_IP4_UNICAST, objs, nexts, n, in_arc, IN_NEXT_LOOKUP);
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
 }

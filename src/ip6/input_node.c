@@ -5,6 +5,7 @@
 #include "ip6.h"
 #include "../ethernet/ethernet.h"
 #include "../runtime/trace.h"
+#include "../runtime/feature.h"
 #include <stdio.h>
 
 #define IP6IN_ERRORS(X)                                                                   \
@@ -25,6 +26,7 @@ static const char *const in_reasons[] = {IP6IN_ERRORS(SL_ERR_STR)};
 static uint16_t in_err;
 
 enum { IN_NEXT_DROP, IN_NEXT_LOOKUP, IN_NEXT_ICMP, IN_NB_NEXT };
+static uint16_t in_arc[SL_ARC_MAX_FEATS]; /* the ip6-unicast arc: edge to feature f */
 
 static inline uint16_t in_drop(struct rte_mbuf *m, uint16_t e)
 {
@@ -131,6 +133,9 @@ static uint16_t in_process(struct rte_graph *g, struct rte_node *node, void **ob
 		}
 		nexts[i] = in_one(w, m);
 	}
+	/* the ip6-unicast arc: one load a vector while no interface has a feature on it */
+	if (unlikely(__atomic_load_n(&sl_arc_users[SL_ARC_IP6_UNICAST], __ATOMIC_RELAXED)))
+		sl_feature_first_vec(SL_ARC_IP6_UNICAST, objs, nexts, n, in_arc, IN_NEXT_LOOKUP);
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
 }
@@ -165,4 +170,5 @@ RTE_INIT(in6_register)
 	sl_trace_format_register("ip6-input", sl_ip6_trace_fmt);
 	in_err = sl_error_register("ip6-input", in_reasons, IN_NB_ERR);
 	sl_eth_type_register(RTE_ETHER_TYPE_IPV6, "ip6-input");
+	sl_feature_start(SL_ARC_IP6_UNICAST, "ip6-input", in_arc);
 }

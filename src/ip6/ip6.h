@@ -8,6 +8,7 @@
 #include "../interface/iface.h"
 #include <rte_fib6.h>
 #include <rte_ip.h>
+#include <rte_udp.h>
 
 /* FIB table index t (shared with IPv4: sl_fib_ids) has this IPv6 FIB once an IPv6 address
  * or route went into it (table 0's is made at start-up), else NULL. */
@@ -334,6 +335,40 @@ static inline uint32_t sl_ip6_l4_off(const struct rte_mbuf *m, uint8_t *proto)
 	sl_ip6_walk(p, m->data_len, &wk);
 	*proto = wk.proto;
 	return wk.off;
+}
+
+/* A UDP datagram at off in IPv6 packet m (its header at p) as RFC 8200 8.1 has it: its
+ * header and length within the packet, its checksum not zero and right (or a port's
+ * offload said so). ip6-udp-local's checks, ip6-vxlan-bypass's too. */
+enum sl_udp6_check { SL_UDP6_OK, SL_UDP6_SHORT, SL_UDP6_ZERO, SL_UDP6_BAD };
+static inline enum sl_udp6_check sl_udp6_check(const struct rte_mbuf *m, const uint8_t *p,
+					       uint32_t off)
+{
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)p;
+	uint32_t room = sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len);
+	const struct rte_udp_hdr *u = (const struct rte_udp_hdr *)(p + off);
+	uint16_t ulen;
+	if (unlikely(m->data_len < off + sizeof(*u) ||
+		     (ulen = rte_be_to_cpu_16(u->dgram_len)) < sizeof(*u) || off + ulen > room ||
+		     off + ulen > m->pkt_len))
+		return SL_UDP6_SHORT;
+	if (unlikely(u->dgram_cksum == 0))
+		return SL_UDP6_ZERO;
+	/* a port that checked the checksum says so (a NIC's offload; pg, memif and pcap do not) */
+	uint64_t l4 = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	if (l4 == RTE_MBUF_F_RX_L4_CKSUM_GOOD)
+		return SL_UDP6_OK;
+	if (unlikely(l4 == RTE_MBUF_F_RX_L4_CKSUM_BAD))
+		return SL_UDP6_BAD;
+	/* the pseudo-header's and the datagram's sum: 0xffff when right */
+	uint16_t raw = 0;
+	uint32_t s = __rte_raw_cksum(ip->src_addr, 32, 0) + rte_cpu_to_be_16(ulen) +
+		     RTE_BE16(IPPROTO_UDP);
+	if (likely(off + ulen <= m->data_len))
+		raw = rte_raw_cksum(u, ulen);
+	else
+		rte_raw_cksum_mbuf(m, off, ulen, &raw);
+	return __rte_raw_cksum_reduce(s + raw) == 0xffff ? SL_UDP6_OK : SL_UDP6_BAD;
 }
 
 #endif

@@ -122,44 +122,17 @@ void sl_udp6_port_register(uint16_t port, const char *node_name)
 static inline uint16_t ul_one(struct sl_worker *w, struct rte_mbuf *m)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)p;
 	uint8_t proto;
 	uint32_t off = sl_ip6_l4_off(m, &proto);
-	uint16_t e;
-	uint32_t room = sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len);
 	const struct rte_udp_hdr *u = (const struct rte_udp_hdr *)(p + off);
-	uint16_t ulen;
-	if (unlikely(m->data_len < off + sizeof(*u) ||
-		     (ulen = rte_be_to_cpu_16(u->dgram_len)) < sizeof(*u) || off + ulen > room ||
-		     off + ulen > m->pkt_len)) {
-		e = UL_ERR_SHORT;
+	static const uint16_t why[] = {[SL_UDP6_SHORT] = UL_ERR_SHORT, [SL_UDP6_ZERO] = UL_ERR_ZERO,
+				       [SL_UDP6_BAD] = UL_ERR_CKSUM};
+	enum sl_udp6_check c = sl_udp6_check(m, p, off);
+	uint16_t e;
+	if (unlikely(c != SL_UDP6_OK)) {
+		e = why[c];
 		goto drop;
 	}
-	if (unlikely(u->dgram_cksum == 0)) {
-		e = UL_ERR_ZERO;
-		goto drop;
-	}
-	/* a port that checked the checksum says so (a NIC's offload; pg, memif and pcap do not) */
-	uint64_t l4 = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
-	if (l4 == RTE_MBUF_F_RX_L4_CKSUM_GOOD)
-		goto good;
-	if (unlikely(l4 == RTE_MBUF_F_RX_L4_CKSUM_BAD)) {
-		e = UL_ERR_CKSUM;
-		goto drop;
-	}
-	/* the pseudo-header's and the datagram's sum: 0xffff when right */
-	uint16_t raw = 0;
-	uint32_t s = __rte_raw_cksum(ip->src_addr, 32, 0) + rte_cpu_to_be_16(ulen) +
-		     RTE_BE16(IPPROTO_UDP);
-	if (likely(off + ulen <= m->data_len))
-		raw = rte_raw_cksum(u, ulen);
-	else
-		rte_raw_cksum_mbuf(m, off, ulen, &raw);
-	if (unlikely(__rte_raw_cksum_reduce(s + raw) != 0xffff)) {
-		e = UL_ERR_CKSUM;
-		goto drop;
-	}
-good:;
 	uint16_t nx = port6_next[u->dst_port];
 	if (unlikely(nx == UL_NEXT_ICMP)) {
 		w->errors[ul_err + UL_UNREACH]++;

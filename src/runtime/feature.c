@@ -15,9 +15,31 @@ struct sl_arc sl_arcs[SL_NB_ARCS] = {
 	[SL_ARC_IP4_UNICAST] = {.name = "ip4-unicast", .end = {"ip4-lookup"}, .nend = 1},
 	[SL_ARC_INTERFACE_OUTPUT] = {.name = "interface-output", .end = {"interface-tx"},
 				     .nend = 1, .changed = sl_iface_out_features},
+	[SL_ARC_IP6_UNICAST] = {.name = "ip6-unicast", .end = {"ip6-lookup"}, .nend = 1},
 };
 uint32_t sl_arc_users[SL_NB_ARCS];
 uint8_t sl_if_features[SL_IF_MAX][SL_NB_ARCS];
+
+void sl_feature_first_vec(enum sl_arc_id arc, void **objs, uint16_t *nexts, uint16_t n,
+			  const uint16_t *edges, uint16_t none)
+{
+	uint16_t port = ((struct rte_mbuf *)objs[0])->port;
+	uint16_t i = 1;
+	while (i < n && ((struct rte_mbuf *)objs[i])->port == port)
+		i++;
+	if (likely(i == n)) {
+		uint16_t e = sl_feature_first(arc, port, edges, none);
+		if (e != none)
+			for (i = 0; i < n; i++)
+				if (nexts[i] == none)
+					nexts[i] = e;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (nexts[i] == none)
+			nexts[i] = sl_feature_first(arc, ((struct rte_mbuf *)objs[i])->port, edges,
+						    none);
+}
 
 uint8_t sl_feature_register(enum sl_arc_id arc, const char *name, const char *node)
 {

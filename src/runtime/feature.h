@@ -31,6 +31,7 @@ enum sl_arc_id {
 	SL_ARC_DEVICE_INPUT,
 	SL_ARC_IP4_UNICAST,
 	SL_ARC_INTERFACE_OUTPUT,
+	SL_ARC_IP6_UNICAST,
 	SL_NB_ARCS
 };
 #define SL_ARC_MAX_FEATS 8
@@ -93,6 +94,12 @@ static inline uint16_t sl_feature_first(enum sl_arc_id arc, uint16_t ifx,
 	uint8_t mask = __atomic_load_n(&sl_if_features[ifx][arc], __ATOMIC_RELAXED);
 	return mask ? edges[__builtin_ctz(mask)] : none;
 }
+
+/* A start node's edges for the packets of a vector that it sends to `none` (the arc's end)
+ * entering the arc: a vector from one interface (the usual) reads its features once, and
+ * with none there keeps its edges. */
+void sl_feature_first_vec(enum sl_arc_id arc, void **objs, uint16_t *nexts, uint16_t n,
+			  const uint16_t *edges, uint16_t none);
 
 /* Feature `me`'s edge for a packet of interface ifx: the next feature on, or the arc's end
  * number `end` (0 but on device-input, where it is the interface's mode). */

@@ -21,11 +21,52 @@ static uint32_t nb_kind[SL_TUN_NB_KINDS];
 struct sl_vteps sl_vx_vteps;
 static uint32_t vtep_refs[SL_VTEP_MAX]; /* the tunnels of each of sl_vx_vteps' keys */
 
-/* A VXLAN tunnel over IPv4 came (+1) or went (-1): its local address in sl_vx_vteps */
+struct sl_vteps6 *sl_vx_vteps6;
+
+/* A VXLAN tunnel over IPv6 came (+1) or went (-1): sl_vx_vteps6 replaced by a copy with its
+ * local address's count changed (the address added or gone); false when out of memory (the
+ * set unchanged: the bypass then leaves the address to the long way, or keeps taking it to
+ * vxlan6-input, which finds no tunnel as ip6-udp-local's way would) */
+static bool vtep6_use(const struct sl_tun *t, int delta)
+{
+	const struct sl_vteps6 *old = sl_vx_vteps6;
+	uint32_t n = old ? old->n : 0, i = 0;
+	while (i < n && (old->e[i].fib != t->key6.fib || memcmp(old->e[i].addr, t->key6.local, 16)))
+		i++;
+	if (delta < 0 && i == n)
+		return true;
+	uint32_t m = n + (i == n) - (delta < 0 && old->e[i].refs == 1);
+	struct sl_vteps6 *v = malloc(sizeof(*v) + (m ? m : 1) * sizeof(v->e[0]));
+	if (!v)
+		return false;
+	v->n = 0;
+	for (uint32_t j = 0; j < n; j++) {
+		struct sl_vtep6 e = old->e[j];
+		if (j == i && (e.refs += (uint32_t)delta) == 0)
+			continue;
+		v->e[v->n++] = e;
+	}
+	if (i == n) {
+		struct sl_vtep6 e = {.fib = t->key6.fib, .refs = 1};
+		memcpy(e.addr, t->key6.local, 16);
+		v->e[v->n++] = e;
+	}
+	__atomic_store_n(&sl_vx_vteps6, v, __ATOMIC_RELEASE);
+	if (old)
+		sl_rcu_retire(sl_rcu_free, (void *)(uintptr_t)old, 0);
+	return true;
+}
+
+/* A VXLAN tunnel came (+1) or went (-1): its local address in sl_vx_vteps (IPv4) or
+ * sl_vx_vteps6 */
 static void vtep_use(const struct sl_tun *t, int delta)
 {
-	if (t->v6 || t->key.kind != SL_TUN_VXLAN)
+	if (t->key.kind != SL_TUN_VXLAN)
 		return;
+	if (t->v6) {
+		vtep6_use(t, delta);
+		return;
+	}
 	struct sl_vteps *v = &sl_vx_vteps;
 	uint64_t key = sl_vtep_key(t->key.fib, t->key.local);
 	uint32_t i = 0;
@@ -364,6 +405,8 @@ static void tun_fini(void)
 	}
 	memset(nb_kind, 0, sizeof(nb_kind));
 	memset(&sl_vx_vteps, 0, sizeof(sl_vx_vteps));
+	free(sl_vx_vteps6); /* the workers have stopped */
+	sl_vx_vteps6 = NULL;
 	rte_hash_free(tunnels);
 	rte_hash_free(tunnels6);
 	tunnels = tunnels6 = NULL;

@@ -143,6 +143,29 @@ static inline bool sl_vtep_has(const struct sl_vteps *v, uint64_t key)
 	return false;
 }
 
+/* The same over IPv6, for ip6-vxlan-bypass: every local address of a VXLAN tunnel over IPv6
+ * with its outer table, in an array the main lcore replaces whole on each change (the old one
+ * freed after a grace period); NULL when there is none. */
+struct sl_vtep6 {
+	uint8_t addr[16];
+	uint16_t fib;
+	uint32_t refs; /* its tunnels (the main lcore's count) */
+};
+struct sl_vteps6 {
+	uint32_t n;
+	struct sl_vtep6 e[];
+};
+extern struct sl_vteps6 *sl_vx_vteps6;
+
+static inline bool sl_vtep6_has(uint16_t fib, const uint8_t *addr)
+{
+	const struct sl_vteps6 *v = __atomic_load_n(&sl_vx_vteps6, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; v && i < v->n; i++)
+		if (v->e[i].fib == fib && !memcmp(v->e[i].addr, addr, 16))
+			return true;
+	return false;
+}
+
 /* Per worker: what the encap table's lookup of the last tunnel's remote gave, while no FIB
  * has changed (sl_fib_gen). */
 struct sl_tun_cache {

@@ -357,6 +357,61 @@ static struct rte_node_register byp_node = {
 };
 SL_NODE_REGISTER(byp_node)
 
+/* ---- ip6-vxlan-bypass ---- */
+
+/* The same on the ip6-unicast arc (VPP's `set interface ip6 vxlan-bypass IFACE [del]`): an
+ * IPv6 packet whose next header is UDP (no extension header), to a VXLAN port in use and to
+ * a VXLAN tunnel's local address in its table (sl_vx_vteps6), whose UDP length and checksum
+ * are right (sl_udp6_check, ip6-udp-local's), goes from ip6-input straight to vxlan6-input,
+ * past ip6-lookup (the /128's trie walk), ip6-local and ip6-udp-local; any other packet, a
+ * bad checksum included, goes on along the arc, where ip6-udp-local counts it as before. */
+enum { BYP6_NEXT_VXLAN, BYP6_NB_NEXT }; /* then the arc's edges (sl_feature_next) */
+static uint8_t byp6_feat;
+
+static uint16_t byp6_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	uint16_t nexts[n];
+	/* the vector's last VTEP: its interface (or table | 1 << 31) and address */
+	uint64_t hit = UINT64_MAX, hit_a = 0, hit_b = 0;
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
+		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)p;
+		uint16_t dport;
+		memcpy(&dport, p + sizeof(*ip) + offsetof(struct rte_udp_hdr, dst_port), 2);
+		if (likely(ip->proto == IPPROTO_UDP &&
+			   m->data_len >= sizeof(*ip) + sizeof(struct rte_udp_hdr) &&
+			   sl_vx_port_idx[rte_be_to_cpu_16(dport)] != SL_VX_NO_PORT)) {
+			uint64_t who = unlikely(m->ol_flags & sl_flag_fib) ? sl_meta2(m)->fib | 1u << 31
+									  : m->port;
+			uint64_t a, b;
+			memcpy(&a, ip->dst_addr, 8);
+			memcpy(&b, ip->dst_addr + 8, 8);
+			bool vtep = who == hit && a == hit_a && b == hit_b;
+			if (!vtep && sl_vtep6_has(sl_pkt_fib(m), ip->dst_addr)) {
+				vtep = true;
+				hit = who, hit_a = a, hit_b = b;
+			}
+			if (likely(vtep && sl_udp6_check(m, p, sizeof(*ip)) == SL_UDP6_OK)) {
+				nexts[i] = BYP6_NEXT_VXLAN;
+				continue;
+			}
+		}
+		nexts[i] = sl_feature_next(SL_ARC_IP6_UNICAST, byp6_feat, m->port, 0);
+	}
+	sl_enqueue_nexts(g, node, objs, nexts, n);
+	return n;
+}
+
+static struct rte_node_register byp6_node = {
+	.name = "ip6-vxlan-bypass",
+	.process = byp6_process,
+	.init = sl_node_init,
+	.nb_edges = BYP6_NB_NEXT,
+	.next_nodes = {[BYP6_NEXT_VXLAN] = "vxlan6-input"},
+};
+SL_NODE_REGISTER(byp6_node)
+
 /* ---- vxlan4-encap ---- */
 
 #define VXO_ERRORS(X)                                                       \
@@ -463,4 +518,6 @@ RTE_INIT(vxlan_nodes_init)
 	sl_iface_tx_user("vxlan6-encap", &vxo6_tx0);
 	byp_feat = sl_feature_register(SL_ARC_IP4_UNICAST, "ip4-vxlan-bypass", "ip4-vxlan-bypass");
 	sl_trace_format_register("ip4-vxlan-bypass", sl_ip4_trace_fmt);
+	byp6_feat = sl_feature_register(SL_ARC_IP6_UNICAST, "ip6-vxlan-bypass", "ip6-vxlan-bypass");
+	sl_trace_format_register("ip6-vxlan-bypass", sl_ip6_trace_fmt);
 }

@@ -146,25 +146,40 @@ SL_CLI_COMMAND(show_vxlan, .path = "show vxlan tunnel", .usage = "",
 	       .help = "VXLAN tunnels: addresses, VNI, UDP port, encap table, MTU, state",
 	       .fn = cmd_show_vxlan)
 
-/* set interface ip vxlan-bypass IFACE [del] (VPP's grammar): ip4-vxlan-bypass on IFACE */
-static int cmd_vxlan_bypass(struct sl_out *o, int argc, char **argv)
+/* set interface ip vxlan-bypass IFACE [del] and set interface ip6 vxlan-bypass IFACE [del]
+ * (VPP's grammar): ip4-vxlan-bypass or ip6-vxlan-bypass on IFACE */
+static int vxlan_bypass(struct sl_out *o, int argc, char **argv, bool v6)
 {
-	static const char usage[] = "usage: set interface ip vxlan-bypass IFACE [del]";
 	if (argc < 1 || argc > 2 || (argc == 2 && strcmp(argv[1], "del")))
-		return sl_out_error(o, "%s", usage);
+		return sl_out_error(o, "usage: set interface %s vxlan-bypass IFACE [del]",
+				    v6 ? "ip6" : "ip");
 	struct sl_iface *f = sl_iface_by_name(argv[0]);
 	if (!f)
 		return sl_out_error(o, "unknown interface '%s'", argv[0]);
 	char why[128];
-	if (sl_feature_set(f->port, SL_ARC_IP4_UNICAST, "ip4-vxlan-bypass", argc == 1, why,
-			   sizeof(why)))
+	if (sl_feature_set(f->port, v6 ? SL_ARC_IP6_UNICAST : SL_ARC_IP4_UNICAST,
+			   v6 ? "ip6-vxlan-bypass" : "ip4-vxlan-bypass", argc == 1, why, sizeof(why)))
 		return sl_out_error(o, "%s", why);
 	return 0;
+}
+
+static int cmd_vxlan_bypass(struct sl_out *o, int argc, char **argv)
+{
+	return vxlan_bypass(o, argc, argv, false);
 }
 SL_CLI_COMMAND(vxlan_bypass, .path = "set interface ip vxlan-bypass", .usage = "IFACE [del]",
 	       .help = "VXLAN over IPv4 received on IFACE for a tunnel's local address goes "
 		       "straight to vxlan4-input (past ip4-lookup, ip4-local, ip4-udp-local)",
 	       .fn = cmd_vxlan_bypass)
+
+static int cmd_vxlan6_bypass(struct sl_out *o, int argc, char **argv)
+{
+	return vxlan_bypass(o, argc, argv, true);
+}
+SL_CLI_COMMAND(vxlan6_bypass, .path = "set interface ip6 vxlan-bypass", .usage = "IFACE [del]",
+	       .help = "VXLAN over IPv6 received on IFACE for a tunnel's local address goes "
+		       "straight to vxlan6-input (past ip6-lookup, ip6-local, ip6-udp-local)",
+	       .fn = cmd_vxlan6_bypass)
 
 /* Every tunnel is gone at fini (src/tunnel): the ports with it. */
 static void vx_ports_reset(void)

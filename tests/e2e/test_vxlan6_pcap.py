@@ -5,6 +5,7 @@ into the tunnel and out of it, bridged frames and the tunnel's 1430-byte MTU, a 
 behind two paths and one still to be resolved by neighbour discovery, each malformed packet
 dropped under its name, UDP to a port nobody listens on answered, and the CLI.
 test_vxlan_netns has the kernel as the remote VTEP over IPv6 too."""
+import pytest
 from scapy.all import (ICMPv6DestUnreach, ICMPv6ND_NS, IP, IPv6, IPv6ExtHdrDestOpt, UDP, Ether,
                        Raw, raw, wrpcap)
 from scapy.layers.vxlan import VXLAN
@@ -24,11 +25,14 @@ TUNNEL = [f"create vxlan tunnel src {ME} dst {VTEP} vni 77",
           "set interface state vxlan_tunnel0 up"]
 
 
-def run(factory, tmp_path, in0, in1, cli):
+def run(factory, tmp_path, in0, in1, cli, hops=None):
+    """...; hops, when given, gets the (node, next) pairs of the packets' traces."""
     s = factory(pcap_ports(tmp_path, in0, in1), ROUTER + TUNNEL + cli)
     s.wait_rx("port0", len(in0))
     s.wait_rx("port1", len(in1))
     errs = s.errors()
+    if hops is not None:
+        hops.update((r["node"], r["next"]) for r in s.js("show trace")["trace"])
     # tx-packets less the MLD reports an IPv6 tunnel interface sends (read_out drops those),
     # read before and after in case one leaves meanwhile
     mld0 = s.mld_sent("vxlan_tunnel0")
@@ -60,7 +64,11 @@ def check_outer(o, vni=77, dst_mac=NH1, dst=VTEP):
     assert o[VXLAN].flags == 0x08 and o[VXLAN].vni == vni and o[VXLAN].reserved2 == 0
 
 
-def test_vxlan6_routed_exact(sluiced_factory, tmp_path):
+@pytest.mark.parametrize("bypass", [False, True], ids=["", "bypass"])
+def test_vxlan6_routed_exact(sluiced_factory, tmp_path, bypass):
+    """... and with VPP's `set interface ip6 vxlan-bypass` on the underlay, every packet's
+    outcome the same: the good VXLAN past ip6-lookup, the rest (options, bad checksums,
+    other ports) on the long way."""
     # 8 IPv4 flows, two packets each, and 4 IPv6 packets, routed into the tunnel
     in0 = [Ether(dst=MAC0, src=PEER0) / IP(src="10.10.1.2", dst="49.0.0.9", id=i) /
            UDP(sport=1000 + i % 8, dport=53) / Raw(b"q" * 30) for i in range(16)]
@@ -82,13 +90,22 @@ def test_vxlan6_routed_exact(sluiced_factory, tmp_path):
         vx(back, chksum=0x1234),                # a wrong one
         Ether(dst=MAC1, src=NH1) / IPv6(src=VTEP, dst=ME) / UDP(sport=9, dport=4000) / Raw(b"x" * 8),
     ]
+    hops = set()
     errs, ifs, out0, out1 = run(sluiced_factory, tmp_path, in0, in1, [
         "set interface ip address vxlan_tunnel0 172.16.0.1/30",
         "set interface ip address vxlan_tunnel0 2001:db8:77::1/64",
         f"ip neighbor vxlan_tunnel0 172.16.0.2 {FAR}",
         f"ip neighbor vxlan_tunnel0 2001:db8:77::2 {FAR}",
         "ip route add 49.0.0.0/8 via 172.16.0.2 vxlan_tunnel0",
-        "ip route add 2001:db8:99::/48 via 2001:db8:77::2 vxlan_tunnel0"])
+        "ip route add 2001:db8:99::/48 via 2001:db8:77::2 vxlan_tunnel0"] +
+        (["set interface ip6 vxlan-bypass port1"] if bypass else []) +
+        ["trace add port-rx 50"], hops)
+    # the long way without the bypass; with it, the good VXLAN past the lookup, the options
+    # and the bad checksums along the arc to ip6-udp-local
+    assert (("ip6-input", "ip6-vxlan-bypass") in hops) == bypass
+    assert (("ip6-vxlan-bypass", "vxlan6-input") in hops) == bypass
+    assert (("ip6-vxlan-bypass", "ip6-lookup") in hops) == bypass
+    assert ("ip6-udp-local", "vxlan6-input") in hops
     enc = [o for o in out1 if VXLAN in o]
     assert len(enc) == 20
     sports = {}

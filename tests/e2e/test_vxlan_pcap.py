@@ -443,7 +443,9 @@ def test_vxlan_bypass(sluiced_factory, tmp_path):
     assert ("ip4-input", "ip4-lookup") in hops and ("ip4-udp-local", "vxlan4-input") in hops
     s.check_refused({"set interface ip vxlan-bypass pg9": "unknown interface 'pg9'",
                      "set interface ip vxlan-bypass": "usage: set interface ip vxlan-bypass IFACE [del]",
-                     "set interface ip vxlan-bypass pg0 now": "usage:"})
+                     "set interface ip vxlan-bypass pg0 now": "usage:",
+                     "set interface ip6 vxlan-bypass pg9": "unknown interface 'pg9'",
+                     "set interface ip6 vxlan-bypass pg0 del del": "usage: set interface ip6 vxlan-bypass IFACE [del]"})
     errs = s.errors()
     assert s.stop() == 0
     assert errs == {("ip4-local", "fragment for a local address"): 1,

@@ -201,10 +201,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * answered by sluiced's own server */
 	env_cli(data[0] & 0x40 ? "set ipoe dhcp-relay server 10.10.2.1" : "set ipoe dhcp-relay del",
 		false);
-	/* half the first bytes (by another digit than the mode's): VXLAN to the router's VTEP
-	 * straight from ip4-input to vxlan4-input (ip4-vxlan-bypass), the rest the long way */
-	env_cli((data[0] & 0x7f) / 6 % 2 ? "set interface ip vxlan-bypass port0"
-					 : "set interface ip vxlan-bypass port0 del",
+	/* half the first bytes (by another digit than the mode's): VXLAN to the router's VTEPs
+	 * straight from ipN-input to vxlanN-input (ip4- and ip6-vxlan-bypass), the rest the long
+	 * way */
+	bool bypass = (data[0] & 0x7f) / 6 % 2;
+	env_cli(bypass ? "set interface ip vxlan-bypass port0" : "set interface ip vxlan-bypass port0 del",
+		false);
+	env_cli(bypass ? "set interface ip6 vxlan-bypass port0"
+		       : "set interface ip6 vxlan-bypass port0 del",
 		false);
 	bool traced = data[0] & 0x80;
 	if (traced)
