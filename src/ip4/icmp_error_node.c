@@ -4,6 +4,7 @@
 #include "../interface/iface.h"
 #include "ip4.h"
 #include "../runtime/trace.h"
+#include "../runtime/cksum.h"
 #include <rte_cycles.h>
 #include <rte_icmp.h>
 #include <rte_ip.h>
@@ -81,7 +82,7 @@ static inline uint16_t ie_one(struct sl_worker *w, struct rte_mbuf *m, uint64_t 
 	ic->icmp_seq_nb = ic->icmp_type == SL_ICMP_UNREACH && ic->icmp_code == 4
 				  ? rte_cpu_to_be_16(mt->mtu)
 				  : 0;
-	ic->icmp_cksum = (uint16_t)~rte_raw_cksum(ic, 8 + keep);
+	ic->icmp_cksum = (uint16_t)~sl_raw_cksum(ic, 8 + keep);
 	w->errors[ie_err + (ic->icmp_type == SL_ICMP_TIME_EXCEEDED ? IE_SENT_TTL
 			    : ic->icmp_code == 4                  ? IE_SENT_FRAG
 								  : IE_SENT_UNREACH)]++;

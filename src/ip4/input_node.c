@@ -5,6 +5,7 @@
 #include "../ethernet/ethernet.h"
 #include "../runtime/trace.h"
 #include "../runtime/feature.h"
+#include "../runtime/cksum.h"
 #include <stdio.h>
 #include <rte_ip.h>
 
@@ -41,7 +42,7 @@ static inline bool hdr_cksum_ok(const struct rte_ipv4_hdr *ip, uint32_t hl)
 		s = (s & 0xffff) + (s >> 16);
 		return s == 0xffff;
 	}
-	return rte_raw_cksum(ip, hl) == 0xffff;
+	return sl_raw_cksum(ip, hl) == 0xffff;
 }
 
 static inline uint16_t in_one(struct rte_mbuf *m)

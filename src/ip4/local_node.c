@@ -7,6 +7,7 @@
 #include "../interface/iface.h"
 #include "ip4.h"
 #include "../runtime/trace.h"
+#include "../runtime/cksum.h"
 #include <rte_icmp.h>
 #include <rte_ip.h>
 #include <rte_udp.h>
@@ -127,7 +128,7 @@ static inline uint16_t ic_one(struct sl_worker *w, struct rte_mbuf *m)
 		goto drop;
 	}
 	struct rte_icmp_hdr *ic = (struct rte_icmp_hdr *)((uint8_t *)ip + hl);
-	if (rte_raw_cksum(ic, ilen) != 0xffff) {
+	if (sl_raw_cksum(ic, ilen) != 0xffff) {
 		e = IC_ERR_BAD;
 		goto drop;
 	}
@@ -138,7 +139,7 @@ static inline uint16_t ic_one(struct sl_worker *w, struct rte_mbuf *m)
 	/* RFC 1122 3.2.2.6: the reply swaps the addresses and keeps the data */
 	ic->icmp_type = SL_ICMP_ECHO_REPLY;
 	ic->icmp_cksum = 0;
-	ic->icmp_cksum = (uint16_t)~rte_raw_cksum(ic, ilen);
+	ic->icmp_cksum = (uint16_t)~sl_raw_cksum(ic, ilen);
 	uint32_t a = ip->src_addr;
 	ip->src_addr = ip->dst_addr;
 	ip->dst_addr = a;

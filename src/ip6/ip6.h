@@ -6,6 +6,7 @@
 
 #include "../ip4/route.h"
 #include "../interface/iface.h"
+#include "../runtime/cksum.h"
 #include <rte_fib6.h>
 #include <rte_ip.h>
 #include <rte_udp.h>
@@ -177,9 +178,9 @@ static inline uint16_t sl_ip6_l4_sum(const struct rte_ipv6_hdr *ip, const void *
 	struct {
 		uint32_t len, proto;
 	} ph = {rte_cpu_to_be_32(len), rte_cpu_to_be_32(proto)};
-	uint32_t s = __rte_raw_cksum(ip->src_addr, 32, 0);
-	s = __rte_raw_cksum(&ph, sizeof(ph), s);
-	s = __rte_raw_cksum(l4, len, s);
+	uint32_t s = sl_raw_cksum(ip->src_addr, 32);
+	s += sl_raw_cksum(&ph, sizeof(ph));
+	s += sl_raw_cksum(l4, len);
 	return __rte_raw_cksum_reduce(s);
 }
 
@@ -361,14 +362,9 @@ static inline enum sl_udp6_check sl_udp6_check(const struct rte_mbuf *m, const u
 	if (unlikely(l4 == RTE_MBUF_F_RX_L4_CKSUM_BAD))
 		return SL_UDP6_BAD;
 	/* the pseudo-header's and the datagram's sum: 0xffff when right */
-	uint16_t raw = 0;
-	uint32_t s = __rte_raw_cksum(ip->src_addr, 32, 0) + rte_cpu_to_be_16(ulen) +
-		     RTE_BE16(IPPROTO_UDP);
-	if (likely(off + ulen <= m->data_len))
-		raw = rte_raw_cksum(u, ulen);
-	else
-		rte_raw_cksum_mbuf(m, off, ulen, &raw);
-	return __rte_raw_cksum_reduce(s + raw) == 0xffff ? SL_UDP6_OK : SL_UDP6_BAD;
+	uint32_t s = sl_raw_cksum(ip->src_addr, 32) + rte_cpu_to_be_16(ulen) +
+		     RTE_BE16(IPPROTO_UDP) + sl_raw_cksum_mbuf(m, off, ulen);
+	return __rte_raw_cksum_reduce(s) == 0xffff ? SL_UDP6_OK : SL_UDP6_BAD;
 }
 
 #endif

@@ -3,6 +3,7 @@
  * their tunnel interface, and gre6-input and ipip6-input the same over IPv6 (ip6-local);
  * gre4-encap, ipip4-encap, gre6-encap and ipip6-encap are their types' output nodes. */
 #include "gre.h"
+#include "../runtime/cksum.h"
 
 /* the inner packet's next node when it is IP on an L3 tunnel, or a frame on a teb one (its
  * mode's node, ethernet-input when routed) */
@@ -129,7 +130,7 @@ static __rte_always_inline uint16_t gi_one(struct sl_worker *w, struct rte_mbuf 
 	}
 	/* RFC 2784 2.5: the checksum covers the GRE header and the payload */
 	if (unlikely(ck) && (m->nb_segs != 1 ||
-			     rte_raw_cksum(g, m->pkt_len - hl) != 0xffff)) {
+			     sl_raw_cksum(g, m->pkt_len - hl) != 0xffff)) {
 		e = GI_ERR_CKSUM;
 		goto drop;
 	}

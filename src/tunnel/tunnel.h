@@ -12,6 +12,7 @@
 #include "../interface/iface.h"
 #include "../ip4/ip4.h"
 #include "../ip6/ip6.h"
+#include "../runtime/cksum.h"
 
 #include <rte_ip.h>
 #include <rte_udp.h>
@@ -525,10 +526,10 @@ static inline void sl_tun_udp_finish(const struct rte_mbuf *m, const struct sl_t
 		return;
 	}
 	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)u - 1;
-	uint16_t ulen = rte_be_to_cpu_16(ip->payload_len), raw = 0;
+	uint16_t ulen = rte_be_to_cpu_16(ip->payload_len);
 	u->dgram_len = ip->payload_len;
-	rte_raw_cksum_mbuf(m, (uint32_t)((const uint8_t *)u - rte_pktmbuf_mtod(m, const uint8_t *)),
-			   ulen, &raw);
+	uint16_t raw = sl_raw_cksum_mbuf(
+		m, (uint32_t)((const uint8_t *)u - rte_pktmbuf_mtod(m, const uint8_t *)), ulen);
 	uint32_t s = t->hdr_sum + raw + rte_cpu_to_be_16(ulen) + RTE_BE16(IPPROTO_UDP);
 	s = (s & 0xffff) + (s >> 16);
 	s = (s & 0xffff) + (s >> 16);
