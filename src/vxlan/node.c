@@ -148,20 +148,6 @@ drop:
 	return VXI_NEXT_DROP;
 }
 
-#define VXI_PROCESS(name, one_fn)                                                           \
-	static uint16_t name(struct rte_graph *g, struct rte_node *node, void **objs,       \
-			     uint16_t n)                                                    \
-	{                                                                                   \
-		struct sl_worker *w = sl_node_worker(node);                                 \
-		uint16_t nexts[n];                                                          \
-		struct vxi_cache c = {.key = {.fib = UINT16_MAX}, .key6 = {.fib = UINT16_MAX}, \
-				      .ifx = UINT16_MAX, .port = RTE_BE16(SL_VXLAN_PORT)};  \
-		for (uint16_t i = 0; i < n; i++)                                            \
-			nexts[i] = one_fn(w, objs[i], &c);                                  \
-		sl_enqueue_nexts(g, node, objs, nexts, n);                                  \
-		return n;                                                                   \
-	}
-VXI_PROCESS(vxi6_process, vxi6_one)
 
 /* vxlan4-input's runs of one tunnel: a packet whose outer header has no options, whose
  * addresses, UDP port, VNI and receiving interface are the run's (and that has no table of
@@ -193,6 +179,15 @@ static inline void vxi_run_count(struct sl_worker *w, uint16_t ifx, uint32_t *pk
 	}
 }
 
+/* A run's edge for tunnel c->ifx (VXI_NEXT_IP4 when routed, with its MAC in *mac) */
+static inline uint16_t vxi_run_mode(const struct vxi_cache *c, struct rte_ether_addr *mac)
+{
+	const struct sl_iface *f = &sl_ifaces[c->ifx];
+	uint8_t mode = __atomic_load_n(&f->mode, __ATOMIC_ACQUIRE);
+	*mac = f->mac;
+	return mode == SL_MODE_L3 ? VXI_NEXT_IP4 : (uint16_t)(VXI_NEXT_MODES + mode);
+}
+
 /* After vxi_one took a packet (its outer header at p, received on interface rx, UINT16_MAX
  * when it had a table of its own) to tunnel c->ifx with edge next: the run that it begins
  * (returned by value, so that the loop keeps the run in registers). */
@@ -202,17 +197,38 @@ static struct vxi_run vxi_run_learn(const struct vxi_cache *c, uint16_t rx, cons
 	struct vxi_run r = {.ifx = UINT16_MAX};
 	if (next == VXI_NEXT_DROP || p[0] != 0x45 || rx == UINT16_MAX)
 		return r;
-	const struct sl_iface *f = &sl_ifaces[c->ifx];
-	uint8_t mode = __atomic_load_n(&f->mode, __ATOMIC_ACQUIRE);
 	memcpy(&r.addrs, p + offsetof(struct rte_ipv4_hdr, src_addr), 8);
 	memcpy(&r.vni, p + VXI_OFF - 4, 4);
 	r.vni &= RTE_BE32(0xffffff00);
 	memcpy(&r.port, p + sizeof(struct rte_ipv4_hdr) + 2, 2);
 	r.rx = rx;
-	r.mac = f->mac;
-	r.next = mode == SL_MODE_L3 ? VXI_NEXT_IP4 : (uint16_t)(VXI_NEXT_MODES + mode);
+	r.next = vxi_run_mode(c, &r.mac);
 	r.ifx = c->ifx;
 	return r;
+}
+
+/* Both families' fast way, once m (its outer header at p) is known to be of a run of tunnel
+ * ifx (edge next, MAC mac): its outer headers (off bytes) taken off, the edge; UINT16_MAX
+ * (m untouched) for a routed tunnel's frame that is not IP to its MAC. */
+static __rte_always_inline uint16_t vxi_run_deliver(struct rte_mbuf *m, const uint8_t *p,
+						    unsigned off, uint16_t next,
+						    const struct rte_ether_addr *mac, uint16_t ifx)
+{
+	const struct rte_ether_hdr *eh = (const struct rte_ether_hdr *)(p + off);
+	if (next == VXI_NEXT_IP4) { /* routed: IPv4 or IPv6 to the tunnel's MAC */
+		if (!rte_is_same_ether_addr(&eh->dst_addr, mac))
+			return UINT16_MAX;
+		if (eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6))
+			next = VXI_NEXT_IP6;
+		else if (eh->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4))
+			return UINT16_MAX;
+		off += RTE_ETHER_HDR_LEN;
+	}
+	m->data_off = (uint16_t)(m->data_off + off);
+	m->data_len = (uint16_t)(m->data_len - off);
+	m->pkt_len -= off;
+	m->port = ifx;
+	return next;
 }
 
 /* m's edge when it belongs to run r, else UINT16_MAX (m untouched) */
@@ -229,53 +245,98 @@ static __rte_always_inline uint16_t vxi_fast(const struct vxi_run *r, struct rte
 	    addrs != r->addrs || (vni & RTE_BE32(0xffffff00)) != r->vni || port != r->port ||
 	    m->port != r->rx || (m->ol_flags & sl_flag_fib))
 		return UINT16_MAX;
-	const struct rte_ether_hdr *eh = (const struct rte_ether_hdr *)(p + VXI_OFF);
-	unsigned off = VXI_OFF;
-	uint16_t next = r->next;
-	if (next == VXI_NEXT_IP4) { /* routed: IPv4 or IPv6 to the tunnel's MAC */
-		if (!rte_is_same_ether_addr(&eh->dst_addr, &r->mac))
-			return UINT16_MAX;
-		if (eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6))
-			next = VXI_NEXT_IP6;
-		else if (eh->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4))
-			return UINT16_MAX;
-		off += RTE_ETHER_HDR_LEN;
-	}
-	m->data_off = (uint16_t)(m->data_off + off);
-	m->data_len = (uint16_t)(m->data_len - off);
-	m->pkt_len -= off;
-	m->port = r->ifx;
-	return next;
+	return vxi_run_deliver(m, p, VXI_OFF, r->next, &r->mac, r->ifx);
 }
 
-static uint16_t vxi_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
-{
-	struct sl_worker *w = sl_node_worker(node);
-	uint16_t nexts[n];
-	struct vxi_cache c = {.key = {.fib = UINT16_MAX}, .key6 = {.fib = UINT16_MAX},
-			      .ifx = UINT16_MAX, .port = RTE_BE16(SL_VXLAN_PORT)};
-	struct vxi_run r = {.ifx = UINT16_MAX};
-	uint32_t pkts = 0, bytes = 0;
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = objs[i];
-		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-		uint32_t len = m->pkt_len;
-		uint16_t nx = vxi_fast(&r, m, p);
-		if (likely(nx != UINT16_MAX)) {
-			pkts++;
-			bytes += len - (uint32_t)VXI_OFF;
-		} else {
-			uint16_t rx = m->ol_flags & sl_flag_fib ? UINT16_MAX : m->port;
-			vxi_run_count(w, r.ifx, &pkts, &bytes);
-			nx = vxi_one(w, m, &c);
-			r = vxi_run_learn(&c, rx, p, nx);
-		}
-		nexts[i] = nx;
+/* vxlan4-input's or vxlan6-input's process function `name`: each packet by the run r (of
+ * type run_t) the fast way (fast_fn), else by one_fn, whose tunnel starts the next run
+ * (learn_fn); a run's packets and bytes (less off, the outer headers) counted once. */
+#define VXI_RUN_PROCESS(name, run_t, fast_fn, one_fn, learn_fn, off)                        \
+	static uint16_t name(struct rte_graph *g, struct rte_node *node, void **objs,       \
+			     uint16_t n)                                                    \
+	{                                                                                   \
+		struct sl_worker *w = sl_node_worker(node);                                 \
+		uint16_t nexts[n];                                                          \
+		struct vxi_cache c = {.key = {.fib = UINT16_MAX}, .key6 = {.fib = UINT16_MAX}, \
+				      .ifx = UINT16_MAX, .port = RTE_BE16(SL_VXLAN_PORT)};  \
+		run_t r = {.ifx = UINT16_MAX};                                              \
+		uint32_t pkts = 0, bytes = 0;                                               \
+		for (uint16_t i = 0; i < n; i++) {                                          \
+			struct rte_mbuf *m = objs[i];                                       \
+			const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);            \
+			uint32_t len = m->pkt_len;                                          \
+			uint16_t nx = fast_fn(&r, m, p);                                    \
+			if (likely(nx != UINT16_MAX)) {                                     \
+				pkts++;                                                     \
+				bytes += len - (uint32_t)(off);                             \
+			} else {                                                            \
+				uint16_t rx = m->ol_flags & sl_flag_fib ? UINT16_MAX : m->port; \
+				vxi_run_count(w, r.ifx, &pkts, &bytes);                     \
+				nx = one_fn(w, m, &c);                                      \
+				r = learn_fn(&c, rx, p, nx);                                \
+			}                                                                   \
+			nexts[i] = nx;                                                      \
+		}                                                                           \
+		vxi_run_count(w, r.ifx, &pkts, &bytes);                                     \
+		sl_enqueue_nexts(g, node, objs, nexts, n);                                  \
+		return n;                                                                   \
 	}
-	vxi_run_count(w, r.ifx, &pkts, &bytes);
-	sl_enqueue_nexts(g, node, objs, nexts, n);
-	return n;
+
+VXI_RUN_PROCESS(vxi_process, struct vxi_run, vxi_fast, vxi_one, vxi_run_learn, VXI_OFF)
+
+/* vxlan6-input's runs, as vxlan4-input's: a packet whose next header is UDP (no extension
+ * header), whose addresses, UDP port, VNI and receiving interface are the run's (and that
+ * has no table of its own) goes to the run's tunnel without its key being built. */
+#define VXI6_OFF (sizeof(struct rte_ipv6_hdr) + sizeof(struct rte_udp_hdr) + 8)
+struct vxi6_run {
+	uint64_t a[4];             /* the outer source and destination, as in the header */
+	uint32_t vni;              /* the VXLAN header's second word, its reserved byte 0 */
+	uint16_t port;             /* the UDP destination port; 0: no run */
+	uint16_t rx;               /* the receiving interface */
+	uint16_t ifx;
+	uint16_t next;
+	struct rte_ether_addr mac;
+};
+
+static struct vxi6_run vxi6_run_learn(const struct vxi_cache *c, uint16_t rx, const uint8_t *p,
+				      uint16_t next)
+{
+	struct vxi6_run r = {.ifx = UINT16_MAX};
+	if (next == VXI_NEXT_DROP || p[offsetof(struct rte_ipv6_hdr, proto)] != IPPROTO_UDP ||
+	    rx == UINT16_MAX)
+		return r;
+	memcpy(r.a, p + offsetof(struct rte_ipv6_hdr, src_addr), 32);
+	memcpy(&r.vni, p + VXI6_OFF - 4, 4);
+	r.vni &= RTE_BE32(0xffffff00);
+	memcpy(&r.port, p + sizeof(struct rte_ipv6_hdr) + 2, 2);
+	r.rx = rx;
+	r.next = vxi_run_mode(c, &r.mac);
+	r.ifx = c->ifx;
+	return r;
 }
+
+static __rte_always_inline uint16_t vxi6_fast(const struct vxi6_run *r, struct rte_mbuf *m,
+					      const uint8_t *p)
+{
+	uint64_t a0, a1, a2, a3;
+	uint32_t vni;
+	uint16_t port;
+	memcpy(&a0, p + 8, 8);
+	memcpy(&a1, p + 16, 8);
+	memcpy(&a2, p + 24, 8);
+	memcpy(&a3, p + 32, 8);
+	memcpy(&vni, p + VXI6_OFF - 4, 4);
+	memcpy(&port, p + sizeof(struct rte_ipv6_hdr) + 2, 2);
+	if (p[offsetof(struct rte_ipv6_hdr, proto)] != IPPROTO_UDP ||
+	    m->data_len < VXI6_OFF + RTE_ETHER_HDR_LEN || !(p[VXI6_OFF - 8] & 0x08) ||
+	    ((a0 ^ r->a[0]) | (a1 ^ r->a[1]) | (a2 ^ r->a[2]) | (a3 ^ r->a[3])) ||
+	    (vni & RTE_BE32(0xffffff00)) != r->vni || port != r->port || m->port != r->rx ||
+	    (m->ol_flags & sl_flag_fib))
+		return UINT16_MAX;
+	return vxi_run_deliver(m, p, VXI6_OFF, r->next, &r->mac, r->ifx);
+}
+
+VXI_RUN_PROCESS(vxi6_process, struct vxi6_run, vxi6_fast, vxi6_one, vxi6_run_learn, VXI6_OFF)
 
 #define VXI_NEXT_NODES                                                                      \
 	{[VXI_NEXT_DROP] = "error-drop", SL_MODE_NODES, [VXI_NEXT_IP4] = "ip4-input",        \

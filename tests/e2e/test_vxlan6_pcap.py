@@ -89,6 +89,7 @@ def test_vxlan6_routed_exact(sluiced_factory, tmp_path, bypass):
         vx(back, chksum=0),                     # no UDP checksum: refused over IPv6
         vx(back, chksum=0x1234),                # a wrong one
         Ether(dst=MAC1, src=NH1) / IPv6(src=VTEP, dst=ME) / UDP(sport=9, dport=4000) / Raw(b"x" * 8),
+        vx(back),                               # the tunnel again, after all those: a new run
     ]
     hops = set()
     errs, ifs, out0, out1 = run(sluiced_factory, tmp_path, in0, in1, [
@@ -131,8 +132,8 @@ def test_vxlan6_routed_exact(sluiced_factory, tmp_path, bypass):
     assert len(un) == 1 and un[0][IPv6].src == ME and un[0][IPv6].dst == VTEP
     assert un[0][ICMPv6DestUnreach].code == 4
     assert len(out1) == 21
-    # decapsulated and routed out of port0: 5 IPv4 (one after the options), 2 IPv6
-    assert len(out0) == 7
+    # decapsulated and routed out of port0: 6 IPv4 (one after the options), 2 IPv6
+    assert len(out0) == 8
     for o in out0:
         assert o[Ether].dst == PEER0 and o[Ether].src == MAC0
         if IP in o:
@@ -144,7 +145,9 @@ def test_vxlan6_routed_exact(sluiced_factory, tmp_path, bypass):
             exp = back6[IPv6].copy()
             exp.hlim = 63
             assert raw(o[IPv6]) == raw(exp)
-    assert ifs["vxlan_tunnel0"]["tx-packets"] == 20 and ifs["vxlan_tunnel0"]["rx-packets"] == 7
+    assert ifs["vxlan_tunnel0"]["tx-packets"] == 20 and ifs["vxlan_tunnel0"]["rx-packets"] == 8
+    # received: the inner frames (runs of one tunnel count them as vxlan6-input's own way)
+    assert ifs["vxlan_tunnel0"]["rx-bytes"] == 6 * len(back) + 2 * len(back6)
     assert errs == {("vxlan6-input", "no tunnel for the VNI and addresses"): 2,
                     ("vxlan6-input", "VXLAN header without the I flag"): 1,
                     ("vxlan6-input", "VXLAN packet truncated"): 1,
