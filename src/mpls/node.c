@@ -322,7 +322,7 @@ static __rte_always_inline bool me_fast(const struct sl_tun_run *r, struct rte_m
 	return true;
 }
 
-SL_TUN_ENCAP_RUNS(me_process, me_one, me_fast, SL_MPLSUDP_ENCAP_LEN, false, IPPROTO_UDP, me_tx0)
+SL_TUN_ENCAP_RUNS(me_process, me_one, me_fast, SL_MPLSUDP_ENCAP_LEN, false, IPPROTO_UDP, me_tx0, false)
 SL_TUN_ENCAP_PROCESS_FAM(me6_process, me_any, true)
 
 static struct rte_node_register me_node = {

@@ -338,7 +338,7 @@ static __rte_always_inline bool ge_fast(const struct sl_tun_run *r, struct rte_m
 	return true;
 }
 
-SL_TUN_ENCAP_RUNS(ge_process, ge, ge_fast, 0, false, IPPROTO_GRE, te_tx0[0][1])
+SL_TUN_ENCAP_RUNS(ge_process, ge, ge_fast, 0, false, IPPROTO_GRE, te_tx0[0][1], false)
 
 /* ipip4-encap's fast way: IPv4 inside (protocol 4, the run template's); IPv6 inside (41) is
  * te_one's */
@@ -353,7 +353,7 @@ static __rte_always_inline bool ie_fast(const struct sl_tun_run *r, struct rte_m
 }
 
 SL_TUN_ENCAP_RUNS(ie_process, ie, ie_fast, sizeof(struct rte_ipv4_hdr), false, IPPROTO_IPIP,
-		  te_tx0[0][0])
+		  te_tx0[0][0], false)
 
 static struct rte_node_register ge_node = {
 	.name = "gre4-encap",

@@ -4,8 +4,8 @@
  * family keyed by (kind, outer table, remote, local, kind's id: VNI or GRE key), with a
  * template of its outer headers (IPv4 or IPv6, and the kind's own) that its encapsulation
  * node copies in front of each packet before sending it, by the remote's adjacency, straight
- * to the underlay output (sl_tun_encap, sl_tun_encap6; VXLAN, MPLS over UDP, GRE and IP-in-IP
- * over IPv4 by runs of one tunnel, SL_TUN_ENCAP_RUNS). */
+ * to the underlay output (sl_tun_encap, sl_tun_encap6; VXLAN, MPLS over UDP, GRE and IP-in-IP over
+ * IPv4, and VXLAN over IPv6, by runs of one tunnel, SL_TUN_ENCAP_RUNS). */
 #ifndef SL_TUNNEL_H
 #define SL_TUNNEL_H
 
@@ -347,16 +347,18 @@ static inline uint8_t *sl_tun_encap(struct rte_mbuf *m, const struct sl_tun *t, 
 	return (uint8_t *)ip + sizeof(*ip);
 }
 
-/* Runs of packets to one IPv4 tunnel whose remote resolves to one next hop: what every packet
+/* Runs of packets to one tunnel whose remote resolves to one next hop: what every packet
  * of the run shares, worked out once (sl_tun_run_begin), so that each packet costs a copy of
  * the outer headers and its own few fields (sl_tun_run_put). The kind fixes hlen and whether
  * the inner Ethernet header is kept (eth); anything out of the way (the tunnel down, several
  * paths or a neighbour being resolved, a frame too long for the fast way, too little headroom)
  * is the node's per-packet function's, which sl_tun_encap serves. */
 struct sl_tun_run {
-	uint8_t tmpl[64] __rte_aligned(32); /* the outer Ethernet header and t's headers, the
+	uint8_t tmpl[96] __rte_aligned(32); /* the outer Ethernet header and t's headers, the
 					     * protocol set, lengths and checksum 0 */
-	uint32_t sum;                       /* the checksum's sum less the total length */
+	uint32_t sum;                       /* IPv4: the header checksum's sum less the total
+					     * length; IPv6: the UDP pseudo-header's sum less
+					     * the length */
 	uint32_t max_len;                   /* the longest frame (pkt_len) that goes fast; 0:
 					     * none (the run does not go the fast way) */
 	uint16_t ifx;                       /* the run's tunnel interface; UINT16_MAX: none */
@@ -377,16 +379,17 @@ static inline void sl_tun_run_count(struct sl_worker *w, const struct sl_tun_run
 }
 
 /* A run to tunnel interface ifx begins (the last one counted): r->max_len 0 unless it goes
- * the fast way. hlen and eth: the kind's, or hlen 0 for the tunnel's own (r->hlen, r->eth). */
+ * the fast way. hlen and eth: the kind's, or hlen 0 for the tunnel's own (r->hlen, r->eth);
+ * v6: the node's outer family. */
 static inline void sl_tun_run_begin(struct sl_tun_run *r, uint16_t ifx, unsigned hlen, bool eth,
 				    uint8_t proto, struct sl_tun_cache *c, uint32_t gen,
-				    rte_edge_t tx0)
+				    rte_edge_t tx0, bool v6)
 {
 	r->ifx = ifx;
 	r->max_len = 0;
 	const struct sl_iface *f = &sl_ifaces[ifx];
 	const struct sl_tun *t = sl_tun_by_if[ifx];
-	if (unlikely(!t || !f->up || t->v6 || (hlen && t->hlen != hlen)))
+	if (unlikely(!t || !f->up || t->v6 != v6 || (hlen && t->hlen != hlen)))
 		return;
 	if (!hlen) {
 		hlen = t->hlen;
@@ -403,8 +406,10 @@ static inline void sl_tun_run_begin(struct sl_tun_run *r, uint16_t ifx, unsigned
 		return;
 	memcpy(r->tmpl, a->rewrite, RTE_ETHER_HDR_LEN);
 	memcpy(r->tmpl + RTE_ETHER_HDR_LEN, t->hdr, hlen);
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(r->tmpl + RTE_ETHER_HDR_LEN);
-	ip->next_proto_id = proto;
+	if (v6)
+		((struct rte_ipv6_hdr *)(r->tmpl + RTE_ETHER_HDR_LEN))->proto = proto;
+	else
+		((struct rte_ipv4_hdr *)(r->tmpl + RTE_ETHER_HDR_LEN))->next_proto_id = proto;
 	r->sum = t->hdr_sum + rte_cpu_to_be_16(proto);
 	/* the outer packet, pkt_len + grow - 14 bytes, within the underlay's MTU; a frame kept
 	 * whole within the tunnel's (routed packets were checked by ipN-rewrite) */
@@ -425,18 +430,29 @@ static __rte_always_inline bool sl_tun_run_fits(const struct sl_tun_run *r,
 		      rte_pktmbuf_headroom(m) >= (eth ? hlen + RTE_ETHER_HDR_LEN : hlen));
 }
 
-/* Encapsulates m (sl_tun_run_fits) for the run: returns where the kind's header begins. */
-static __rte_always_inline uint8_t *sl_tun_run_put(const struct sl_tun_run *r,
-						   struct rte_mbuf *m, unsigned hlen, bool eth)
+/* m grown by the run's outer headers (hlen bytes, and an Ethernet header for eth; the
+ * template's first `first` bytes and its last 32 copied: hlen + 14 from 32 to first + 32):
+ * the new start */
+static __rte_always_inline uint8_t *sl_tun_run_grow(const struct sl_tun_run *r,
+						    struct rte_mbuf *m, unsigned hlen, bool eth,
+						    unsigned first)
 {
 	const unsigned grow = eth ? hlen + RTE_ETHER_HDR_LEN : hlen;
-	const unsigned wr = hlen + RTE_ETHER_HDR_LEN; /* written from the new start, >= 32 */
+	const unsigned wr = hlen + RTE_ETHER_HDR_LEN; /* written from the new start */
 	m->data_off = (uint16_t)(m->data_off - grow);
 	m->data_len = (uint16_t)(m->data_len + grow);
 	m->pkt_len += grow;
 	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
-	memcpy(d, r->tmpl, 32);
+	memcpy(d, r->tmpl, first);
 	memcpy(d + wr - 32, r->tmpl + wr - 32, 32);
+	return d;
+}
+
+/* Encapsulates m (sl_tun_run_fits) for the run: returns where the kind's header begins. */
+static __rte_always_inline uint8_t *sl_tun_run_put(const struct sl_tun_run *r,
+						   struct rte_mbuf *m, unsigned hlen, bool eth)
+{
+	uint8_t *d = sl_tun_run_grow(r, m, hlen, eth, 32);
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d + RTE_ETHER_HDR_LEN);
 	ip->total_length = rte_cpu_to_be_16((uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN));
 	uint32_t s = r->sum + ip->total_length;
@@ -445,6 +461,34 @@ static __rte_always_inline uint8_t *sl_tun_run_put(const struct sl_tun_run *r,
 	ip->hdr_checksum = (uint16_t)~s;
 	sl_meta(m)->tx_if = r->port;
 	return (uint8_t *)(ip + 1);
+}
+
+/* The same over IPv6 (hlen + 14 from 64 to 96 bytes): the payload length written. */
+static __rte_always_inline uint8_t *sl_tun_run_put6(const struct sl_tun_run *r,
+						    struct rte_mbuf *m, unsigned hlen, bool eth)
+{
+	uint8_t *d = sl_tun_run_grow(r, m, hlen, eth, 64);
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(d + RTE_ETHER_HDR_LEN);
+	ip->payload_len = rte_cpu_to_be_16((uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN - sizeof(*ip)));
+	sl_meta(m)->tx_if = r->port;
+	return (uint8_t *)(ip + 1);
+}
+
+/* A UDP tunnel's run over IPv6 (sl_tun_run_put6 gave its UDP header u): the source port,
+ * the length and the checksum (RFC 8200 8.1), the pseudo-header's sum the run's. */
+static __rte_always_inline void sl_tun_run_udp6(const struct sl_tun_run *r,
+						const struct rte_mbuf *m, struct rte_udp_hdr *u,
+						uint16_t sport)
+{
+	uint16_t ulen = (uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN - sizeof(struct rte_ipv6_hdr));
+	u->src_port = rte_cpu_to_be_16(sport);
+	u->dgram_len = rte_cpu_to_be_16(ulen);
+	uint32_t s = r->sum + rte_cpu_to_be_16(ulen) +
+		     sl_raw_cksum_mbuf(m, RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr), ulen);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	uint16_t ck = (uint16_t)~s;
+	u->dgram_cksum = ck ? ck : 0xffff;
 }
 
 /* A UDP tunnel's run (sl_tun_run_put gave its UDP header u, m's frame now the outer one): the
@@ -457,11 +501,12 @@ static __rte_always_inline void sl_tun_run_udp(const struct rte_mbuf *m, struct 
 		(uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN - sizeof(struct rte_ipv4_hdr)));
 }
 
-/* An IPv4 tunnel's encapsulation node `name` by runs: fast_fn(run, mbuf) encapsulates a packet
- * the fast way (sl_tun_run_put and the kind's own fields; it leaves by the run's edge), or
- * answers false to hand it to one_fn(worker, mbuf, cache, generation), which does anything.
- * HLEN and ETH: the kind's (constants), or HLEN 0 for each tunnel's own (the run's). */
-#define SL_TUN_ENCAP_RUNS(name, one_fn, fast_fn, HLEN, ETH, proto, tx0)                     \
+/* A tunnel's encapsulation node `name` by runs: fast_fn(run, mbuf) encapsulates a packet the
+ * fast way (sl_tun_run_put or sl_tun_run_put6 and the kind's own fields; it leaves by the
+ * run's edge), or answers false to hand it to one_fn(worker, mbuf, cache, generation), which
+ * does anything. HLEN and ETH: the kind's (constants), or HLEN 0 for each tunnel's own (the
+ * run's); V6: the outer family (the node's). */
+#define SL_TUN_ENCAP_RUNS(name, one_fn, fast_fn, HLEN, ETH, proto, tx0, V6)                 \
 	SL_TUN_ENCAP_HEAD(name)                                                             \
 		struct sl_tun_run r;                                                        \
 		uint32_t pkts = 0, bytes = 0;                                               \
@@ -473,7 +518,7 @@ static __rte_always_inline void sl_tun_run_udp(const struct rte_mbuf *m, struct 
 			uint32_t len = m->pkt_len;                                          \
 			if (unlikely(ifx != r.ifx)) {                                       \
 				sl_tun_run_count(w, &r, &pkts, &bytes);                     \
-				sl_tun_run_begin(&r, ifx, HLEN, ETH, proto, c, gen, tx0);   \
+				sl_tun_run_begin(&r, ifx, HLEN, ETH, proto, c, gen, tx0, V6); \
 			}                                                                   \
 			const unsigned hl_ = (HLEN) ? (HLEN) : r.hlen;                      \
 			const bool eth_ = (HLEN) ? (ETH) : r.eth;                           \

@@ -544,8 +544,23 @@ static __rte_always_inline bool vxo_fast(const struct sl_tun_run *r, struct rte_
 	return true;
 }
 
-SL_TUN_ENCAP_RUNS(vxo_process, vxo_one, vxo_fast, SL_VXLAN_ENCAP_LEN, true, IPPROTO_UDP, vxo_tx0)
-SL_TUN_ENCAP_PROCESS_FAM(vxo6_process, vxo_any, true)
+SL_TUN_ENCAP_RUNS(vxo_process, vxo_one, vxo_fast, SL_VXLAN_ENCAP_LEN, true, IPPROTO_UDP, vxo_tx0,
+		  false)
+
+/* The same over IPv6: the outer headers from the run's copy, then the UDP fields and checksum */
+SL_TUN_ENCAP_ONE_FAM(vxo6, vxo_any, true)
+static __rte_always_inline bool vxo6_fast(const struct sl_tun_run *r, struct rte_mbuf *m)
+{
+	RTE_BUILD_BUG_ON(SL_VXLAN6_ENCAP_LEN + RTE_ETHER_HDR_LEN < 64 ||
+			 SL_VXLAN6_ENCAP_LEN + RTE_ETHER_HDR_LEN > sizeof(r->tmpl));
+	uint16_t sport = sl_tun_sport(m, rte_pktmbuf_mtod(m, const uint8_t *));
+	sl_tun_run_udp6(r, m,
+			(struct rte_udp_hdr *)sl_tun_run_put6(r, m, SL_VXLAN6_ENCAP_LEN, true), sport);
+	return true;
+}
+
+SL_TUN_ENCAP_RUNS(vxo6_process, vxo6_one, vxo6_fast, SL_VXLAN6_ENCAP_LEN, true, IPPROTO_UDP,
+		  vxo6_tx0, true)
 
 static struct rte_node_register vxo_node = {
 	.name = "vxlan4-encap",
