@@ -24,21 +24,21 @@ static uint32_t vtep_refs[SL_VTEP_MAX]; /* the tunnels of each of sl_vx_vteps' k
 struct sl_vteps6 *sl_vx_vteps6;
 
 /* A VXLAN tunnel over IPv6 came (+1) or went (-1): sl_vx_vteps6 replaced by a copy with its
- * local address's count changed (the address added or gone); false when out of memory (the
- * set unchanged: the bypass then leaves the address to the long way, or keeps taking it to
+ * local address's count changed (the address added or gone); out of memory, the set stays
+ * as it was (the bypass then leaves the address to the long way, or keeps taking it to
  * vxlan6-input, which finds no tunnel as ip6-udp-local's way would) */
-static bool vtep6_use(const struct sl_tun *t, int delta)
+static void vtep6_use(const struct sl_tun *t, int delta)
 {
 	const struct sl_vteps6 *old = sl_vx_vteps6;
 	uint32_t n = old ? old->n : 0, i = 0;
 	while (i < n && (old->e[i].fib != t->key6.fib || memcmp(old->e[i].addr, t->key6.local, 16)))
 		i++;
 	if (delta < 0 && i == n)
-		return true;
+		return;
 	uint32_t m = n + (i == n) - (delta < 0 && old->e[i].refs == 1);
 	struct sl_vteps6 *v = malloc(sizeof(*v) + (m ? m : 1) * sizeof(v->e[0]));
 	if (!v)
-		return false;
+		return;
 	v->n = 0;
 	for (uint32_t j = 0; j < n; j++) {
 		struct sl_vtep6 e = old->e[j];
@@ -54,7 +54,6 @@ static bool vtep6_use(const struct sl_tun *t, int delta)
 	__atomic_store_n(&sl_vx_vteps6, v, __ATOMIC_RELEASE);
 	if (old)
 		sl_rcu_retire(sl_rcu_free, (void *)(uintptr_t)old, 0);
-	return true;
 }
 
 /* A VXLAN tunnel came (+1) or went (-1): its local address in sl_vx_vteps (IPv4) or

@@ -362,6 +362,14 @@ SL_NODE_REGISTER(vxi6_node)
 
 /* ---- ip4-vxlan-bypass ---- */
 
+/* The bypasses' key for m's table without reading it: its receiving interface, or for a
+ * packet with a table of its own, that table | 1 << 31 (sl_pkt_fib gives the table itself,
+ * looked up, once per key and vector) */
+static inline uint32_t byp_who(struct rte_mbuf *m)
+{
+	return unlikely(m->ol_flags & sl_flag_fib) ? sl_meta2(m)->fib | 1u << 31 : m->port;
+}
+
 /* A feature of the ip4-unicast arc (VPP's, `set interface ip vxlan-bypass IFACE [del]`): an
  * IPv4 packet with no options, not a fragment, to a VXLAN port (4789 or a tunnel's dst_port)
  * of a tunnel's local address in its table (sl_vx_vteps) goes from ip4-input straight to
@@ -390,9 +398,7 @@ static uint16_t byp_process(struct rte_graph *g, struct rte_node *node, void **o
 		if (likely((w0 & mask) == RTE_IPV4_VHL_DEF && ip->next_proto_id == IPPROTO_UDP &&
 			   m->data_len >= sizeof(*ip) + sizeof(struct rte_udp_hdr) &&
 			   sl_vx_port_idx[rte_be_to_cpu_16(dport)] != SL_VX_NO_PORT)) {
-			uint32_t who = unlikely(m->ol_flags & sl_flag_fib) ? sl_meta2(m)->fib | 1u << 31
-									 : m->port;
-			uint64_t k = (uint64_t)who << 32 | ip->dst_addr;
+			uint64_t k = (uint64_t)byp_who(m) << 32 | ip->dst_addr;
 			if (likely(k == hit))
 				continue;
 			if (k != miss) {
@@ -432,7 +438,9 @@ static uint8_t byp6_feat;
 static uint16_t byp6_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
 	uint16_t nexts[n];
-	/* the vector's last VTEP: its interface (or table | 1 << 31) and address */
+	/* the vector's last VTEP (byp_who and the address's halves); no miss is remembered
+	 * (transit VXLAN to other addresses scans the few local addresses each time: keeping a
+	 * miss too cost the VTEP's own packets 8 instructions a packet) */
 	uint64_t hit = UINT64_MAX, hit_a = 0, hit_b = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
@@ -443,9 +451,7 @@ static uint16_t byp6_process(struct rte_graph *g, struct rte_node *node, void **
 		if (likely(ip->proto == IPPROTO_UDP &&
 			   m->data_len >= sizeof(*ip) + sizeof(struct rte_udp_hdr) &&
 			   sl_vx_port_idx[rte_be_to_cpu_16(dport)] != SL_VX_NO_PORT)) {
-			uint64_t who = unlikely(m->ol_flags & sl_flag_fib) ? sl_meta2(m)->fib | 1u << 31
-									  : m->port;
-			uint64_t a, b;
+			uint64_t who = byp_who(m), a, b;
 			memcpy(&a, ip->dst_addr, 8);
 			memcpy(&b, ip->dst_addr + 8, 8);
 			bool vtep = who == hit && a == hit_a && b == hit_b;
