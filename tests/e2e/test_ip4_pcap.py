@@ -71,6 +71,8 @@ def test_malformed_named_errors(sluiced_factory, tmp_path):
         Ether(dst=MAC0, src=PEER0, type=0x88CC) / Raw(b"\0" * 46),          # LLDP
         Ether(dst="02:00:00:00:00:77", src=PEER0) / good,                   # not our MAC
         eth() / IP(src="224.0.0.1", dst="48.1.1.1") / UDP(),                # multicast source
+        eth() / IP(src="239.255.0.1", dst="48.1.1.1") / UDP(),             # and the last /8's
+        eth() / IP(src="255.255.255.255", dst="48.1.1.1") / UDP(),         # broadcast source
     ]
     s, errs, ifs, out0, out1 = run(sluiced_factory, tmp_path, pkts)
     assert out1 == [] and out0 == []
@@ -85,7 +87,7 @@ def test_malformed_named_errors(sluiced_factory, tmp_path):
         ("ethernet-input", "unsupported ethertype"): 1,
         ("ip6-input", "loopback source or destination (RFC 4291 2.5.3)"): 1,
         ("ethernet-input", "destination MAC not ours"): 1,
-        ("ip4-input", "bad source address (multicast or broadcast)"): 1,
+        ("ip4-input", "bad source address (multicast or broadcast)"): 3,
     }
     assert ifs["port0"]["drops"] == len(pkts)
 
