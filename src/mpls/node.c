@@ -28,7 +28,8 @@ static rte_edge_t mi_tx0, mu_tx0, mu6_tx0, mg_tx0; /* swaps: the interfaces' out
 enum { MI_NEXT_DROP, MI_NEXT_IP4, MI_NEXT_IP6, MI_NB_NEXT };
 
 struct label_cache {
-	uint32_t word; /* the last label stack entry's label and S bits */
+	uint32_t word; /* the last outer label stack entry's label, TC and S bits, as sent */
+	bool table;    /* its local label pops into a table (data: SL_MPLS_POP_LOOKUP) */
 	uint64_t data;
 };
 
@@ -102,12 +103,14 @@ static inline uint16_t mpls_pop(struct rte_mbuf *m, struct label_cache *c, uint1
 		}
 		uint32_t w;
 		memcpy(&w, rte_pktmbuf_mtod(m, const void *), 4);
+		uint32_t word = w & RTE_BE32(0xffffff00);
 		w = rte_be_to_cpu_32(w);
 		uint64_t data;
 		if (depth == 0) { /* runs of one outer label are the rule */
-			if ((w & ~0xffu) != c->word) {
-				c->word = w & ~0xffu;
+			if (word != c->word) {
+				c->word = word;
 				c->data = entry_find(w);
+				c->table = c->data >> 32 == SL_MPLS_POP_LOOKUP;
 			}
 			data = c->data;
 		} else {
@@ -144,13 +147,42 @@ drop:
 	return MI_NEXT_DROP;
 }
 
+/* The rule at once: off bytes (an outer header) then the run's outer label, cached, a bottom
+ * label that pops into a table, its TTL over 1, IPv4 or IPv6 under it; the outer header
+ * and the label off in one step. Anything else (the cache's first packet, a deeper stack, a
+ * swap, every error) walks the stack in mpls_pop, which fills the cache. */
+static __rte_always_inline uint16_t mpls_pop_at(struct rte_mbuf *m, struct label_cache *c,
+						uint32_t off, uint16_t err, rte_edge_t tx0)
+{
+	const uint8_t *p = rte_pktmbuf_mtod_offset(m, const uint8_t *, off);
+	uint32_t w;
+	memcpy(&w, p, 4);
+	uint8_t v = p[4] >> 4;
+	if (likely(m->data_len >= off + 5 && (w & RTE_BE32(0xffffff00)) == c->word && c->table &&
+		   p[3] > 1 && (v == 4 || v == 6))) {
+		uint16_t k = (uint16_t)(off + 4);
+		m->data_off += k;
+		m->data_len -= k;
+		m->pkt_len -= k;
+		sl_meta2(m)->fib = (uint16_t)c->data;
+		m->ol_flags |= sl_flag_fib;
+		return v == 4 ? MI_NEXT_IP4 : MI_NEXT_IP6;
+	}
+	if (unlikely(m->data_len < off)) { /* ipN-udp-local checked it; kept for the fuzzer */
+		sl_set_error(m, err + MI_ERR_SHORT);
+		return MI_NEXT_DROP;
+	}
+	rte_pktmbuf_adj(m, (uint16_t)off);
+	return mpls_pop(m, c, err, tx0);
+}
+
 static inline uint16_t mi_one(struct rte_mbuf *m, struct label_cache *c)
 {
 	if (unlikely(!__atomic_load_n(&sl_ifaces[m->port].mpls, __ATOMIC_RELAXED))) {
 		sl_set_error(m, mi_err + MI_ERR_OFF);
 		return MI_NEXT_DROP;
 	}
-	return mpls_pop(m, c, mi_err, mi_tx0);
+	return mpls_pop_at(m, c, 0, mi_err, mi_tx0);
 }
 
 static uint16_t mi_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
@@ -185,13 +217,7 @@ static __rte_always_inline uint16_t mu_any(struct rte_mbuf *m, struct label_cach
 		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
 		off = (ip->version_ihl & 0xf) * 4u + sizeof(struct rte_udp_hdr);
 	}
-	uint16_t err = v6 ? mu6_err : mu_err;
-	if (unlikely(m->data_len < off)) { /* ipN-udp-local checked it; kept for the fuzzer */
-		sl_set_error(m, err + MI_ERR_SHORT);
-		return MI_NEXT_DROP;
-	}
-	rte_pktmbuf_adj(m, (uint16_t)off);
-	return mpls_pop(m, c, err, v6 ? mu6_tx0 : mu_tx0);
+	return mpls_pop_at(m, c, off, v6 ? mu6_err : mu_err, v6 ? mu6_tx0 : mu_tx0);
 }
 
 #define MU_PROCESS(name, v6)                                                                \
@@ -237,7 +263,7 @@ static uint16_t mg_process(struct rte_graph *g, struct rte_node *node, void **ob
 	uint16_t nexts[n];
 	struct label_cache c = {.word = UINT32_MAX};
 	for (uint16_t i = 0; i < n; i++)
-		nexts[i] = mpls_pop(objs[i], &c, mg_err, mg_tx0);
+		nexts[i] = mpls_pop_at(objs[i], &c, 0, mg_err, mg_tx0);
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
 }
