@@ -968,7 +968,7 @@ def test_subscriber_emulator_dual_stack(sluiced_factory, tmp_path):
                                           "--pppoe-ipv6", "2001:db8:2::2"]):
         assert (rep["up"], rep["ipv6_up"]) == (30, 30) and rep["failed"] == NO_FAILURE, rep
         t = rep["traffic"]
-        assert (t["up"]["sent"], t["up"]["received"], t["down"]["sent"], t["down"]["received"]) == (240,) * 4, t
+        assert (t["up"]["sent"], t["up"]["received"], t["down"]["sent"], t["down"]["received"]) == (600,) * 4, t
         assert t["sessions_with_loss"] == 0 and rep["torn_down"] == 30
         assert s.js("show pppoe sessions")["pppoe-sessions"] == []
 
