@@ -16,7 +16,7 @@
 
 struct sl_adjc {
 	uint32_t id;
-	uint16_t mtu;  /* the output interface's */
+	uint16_t mtu;  /* the output interface's; 0 when the adjacency is not SL_ADJ_FORWARD */
 	uint16_t next; /* its tx edge from the rewrite node (tx0 + its slot) */
 };
 _Static_assert(sizeof(struct sl_adjc) == 8, "entries indexed by the addressing's scale");
@@ -30,7 +30,9 @@ static inline void sl_adjc_fill(struct sl_adjc *c, const struct sl_adj **adj, ui
 	const struct sl_adj *a = sl_adj_get(id);
 	*adj = a;
 	c->id = id;
-	c->mtu = sl_if_fast[a->port].mtu;
+	/* an adjacency that is not (or no longer) complete: MTU 0, so that every packet to it
+	 * leaves the fast path by the MTU's test (ip4-rewrite drops it there by name) */
+	c->mtu = a->type == SL_ADJ_FORWARD ? sl_if_fast[a->port].mtu : 0;
 	c->next = sl_iface_tx_edge(tx0, a->port);
 }
 

@@ -26,8 +26,11 @@ static __rte_noinline __rte_cold uint16_t rw_drop(struct rte_mbuf *m, unsigned r
 }
 
 static __rte_noinline __rte_cold uint16_t rw_icmp(struct sl_worker *w, struct rte_mbuf *m,
-						    const struct rte_ipv4_hdr *ip, uint16_t mtu)
+						    const struct rte_ipv4_hdr *ip, uint16_t mtu,
+						    const struct sl_adj *adj)
 {
+	if (adj->type != SL_ADJ_FORWARD) /* its entry's MTU is 0 (sl_adjc_fill) */
+		return rw_drop(m, RW_ERR_ADJ);
 	if (ip->time_to_live <= 1) { /* RFC 1812 5.3.1 */
 		w->errors[rw_err + RW_ERR_TTL]++;
 		sl_meta2(m)->icmp = SL_ICMP_TIME_EXCEEDED << 8;
@@ -50,15 +53,18 @@ static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, const str
 {
 	struct sl_meta *mt = sl_meta(m);
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
-	if (unlikely(adj->type != SL_ADJ_FORWARD))
-		return rw_drop(m, RW_ERR_ADJ);
+	/* an adjacency no longer complete has MTU 0 in its entry: rw_icmp drops its packets */
 	if (unlikely(ip->time_to_live <= 1 || rte_pktmbuf_pkt_len(m) > c->mtu))
-		return rw_icmp(w, m, ip, c->mtu);
+		return rw_icmp(w, m, ip, c->mtu, adj);
+	if (unlikely(m->data_off < RTE_ETHER_HDR_LEN))
+		return rw_drop(m, RW_ERR_HEADROOM);
 	ip->time_to_live--;
 	ip->hdr_checksum = sl_cksum_ttl_dec(ip->hdr_checksum);
-	uint8_t *eth = (uint8_t *)rte_pktmbuf_prepend(m, RTE_ETHER_HDR_LEN);
-	if (unlikely(!eth))
-		return rw_drop(m, RW_ERR_HEADROOM);
+	/* rte_pktmbuf_prepend's work, the Ethernet header right before the IPv4 one */
+	m->data_off -= RTE_ETHER_HDR_LEN;
+	m->data_len += RTE_ETHER_HDR_LEN;
+	m->pkt_len += RTE_ETHER_HDR_LEN;
+	uint8_t *eth = (uint8_t *)ip - RTE_ETHER_HDR_LEN;
 	memcpy(eth, adj->rewrite, 12);
 	memcpy(eth + 12, adj->rewrite + 12, 2);
 	mt->tx_if = port;

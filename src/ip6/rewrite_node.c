@@ -56,12 +56,16 @@ static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, const str
 	/* RFC 8200 5 */
 	if (unlikely(rte_pktmbuf_pkt_len(m) > c->mtu))
 		return rw_icmp(w, m, RW_ERR_BIG, SL_ICMP6_TOO_BIG << 8, c->mtu);
-	ip->hop_limits--;
-	uint8_t *eth = (uint8_t *)rte_pktmbuf_prepend(m, RTE_ETHER_HDR_LEN);
-	if (unlikely(!eth)) {
+	if (unlikely(m->data_off < RTE_ETHER_HDR_LEN)) {
 		sl_set_error(m, rw_err + RW_ERR_HEADROOM);
 		return RW_NEXT_DROP;
 	}
+	ip->hop_limits--;
+	/* rte_pktmbuf_prepend's work, the Ethernet header right before the IPv6 one */
+	m->data_off -= RTE_ETHER_HDR_LEN;
+	m->data_len += RTE_ETHER_HDR_LEN;
+	m->pkt_len += RTE_ETHER_HDR_LEN;
+	uint8_t *eth = (uint8_t *)ip - RTE_ETHER_HDR_LEN;
 	memcpy(eth, adj->rewrite, 12);
 	memcpy(eth + 12, adj->rewrite + 12, 2);
 	mt->tx_if = port;

@@ -88,8 +88,8 @@ def test_route_churn_under_traffic(tmp_path, sluiced_factory):
     p0, p1, p2 = (s.iface(n) for n in ("port0", "port1", "port2"))
     assert rx1 - rx0 > 10000, "traffic did not flow during the churn"
     assert p2["tx-packets"] == 0, "a packet went to the churned routes' next hop"
-    assert p1["tx-packets"] + p1["tx-error"] == p0["rx-packets"]
     errs = s.errors()
+    assert p1["tx-packets"] + p1["tx-error"] == p0["rx-packets"], (p0, p1, errs)
     assert not any(node == "ip4-lookup" for node, _ in errs), errs
     assert s.js("show ip fib summary")["summary"][0]["routes"] == 9
     assert s.js("show buffers")["buffers"][0]["in-use"] == base
