@@ -300,6 +300,26 @@ void sl_lb_free(uint32_t id, bool named);
  * call per run of packets in one table; a table gone gives the drop adjacency. */
 void sl_ip4_lookup_tables(void **objs, uint32_t *ips, uint64_t *hops, uint16_t n);
 
+/* rte_fib 22.11 zeroes a tbl8 group as soon as a delete (or an add) makes it uniform
+ * (tbl8_recycle), right after pointing its tbl24 entry at the group's one next hop: a
+ * lookup that read the tbl24 entry just before may read a zero, the drop adjacency, for a
+ * destination that has a route (one packet of 17 million in a test of 100,000 route
+ * changes). So a drop found is looked up once more, one packet at a time: the tbl24 entry
+ * is then the new one (written before the zeroing), and the group cannot be reused before
+ * this worker's next quiescent state (fib_delete waits for it). Packets with no route pay
+ * the second look. Whether hops[0..n) holds a drop (0): every answer is below 2^32, so
+ * hops[i] - 1 has bit 63 set only for a 0; the loop is a subtraction and an OR, which gcc
+ * vectorizes with SSE2 (a comparison of 64-bit lanes would need SSE4.1). */
+_Static_assert(SL_ADJ_ID_DROP == 0, "sl_ip4_any_drop looks for 0");
+static inline bool sl_ip4_any_drop(const uint64_t *hops, uint16_t n)
+{
+	uint64_t z = 0;
+	for (uint16_t i = 0; i < n; i++)
+		z |= hops[i] - 1;
+	return z >> 63;
+}
+void sl_ip4_lookup_again(void **objs, uint32_t *ips, uint64_t *hops, uint16_t n);
+
 struct sl_trace_rec;
 /* Trace formatters: the IPv4 header; ip4-lookup's adds the adjacency it chose. */
 void sl_ip4_trace_fmt(char *buf, size_t len, const struct sl_trace_rec *r);

@@ -48,6 +48,20 @@ void sl_ip4_lookup_tables(void **objs, uint32_t *ips, uint64_t *hops, uint16_t n
 	}
 }
 
+/* sl_ip4_any_drop found one: each drop looked up again in its packet's table. */
+void sl_ip4_lookup_again(void **objs, uint32_t *ips, uint64_t *hops, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		if ((uint32_t)hops[i] != SL_ADJ_ID_DROP)
+			continue;
+		uint16_t t = sl_pkt_fib(objs[i]);
+		struct rte_fib *f = t < SL_FIB_MAX ? __atomic_load_n(&sl_fibs[t], __ATOMIC_ACQUIRE)
+						   : NULL;
+		if (f)
+			rte_fib_lookup_bulk(f, &ips[i], &hops[i], 1);
+	}
+}
+
 /* No route: counted, and icmp4-error answers net unreachable. */
 static inline void lk_no_route(struct sl_worker *w, struct rte_mbuf *m)
 {
@@ -92,6 +106,8 @@ static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **ob
 		rte_fib_lookup_bulk(f, ips, hops, n);
 	else
 		sl_ip4_lookup_tables(objs, ips, hops, n);
+	if (unlikely(sl_ip4_any_drop(hops, n)))
+		sl_ip4_lookup_again(objs, ips, hops, n);
 	uint16_t i = sl_lk_runs(w, objs, hops, nexts, n, type_next, lk_no_route);
 	if (unlikely(i < n)) /* a route with several paths */
 		lk_paths(w, objs, hops, nexts, i, n);

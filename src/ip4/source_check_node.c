@@ -34,6 +34,8 @@ static inline uint16_t sc_vector(struct rte_graph *g, struct rte_node *node, voi
 		ips[i] = rte_be_to_cpu_32(ip->src_addr);
 	}
 	sl_ip4_lookup_tables(objs, ips, hops, n);
+	if (unlikely(sl_ip4_any_drop(hops, n)))
+		sl_ip4_lookup_again(objs, ips, hops, n);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
 		const struct sl_adj *a = sl_adj_get((uint32_t)hops[i]);

@@ -202,6 +202,28 @@ static void test_rewrite_incomplete_adjacency(void)
 	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
 }
 
+/* A drop that rte_fib's tbl8 recycling can show for a routed destination is looked up once
+ * more (sl_ip4_lookup_again); a destination with no route stays a drop. */
+static void test_lookup_again(void)
+{
+	uint64_t some[4] = {5, 7, 9, 1ull << 32 | 3};
+	CHECK(!sl_ip4_any_drop(some, 4));
+	some[2] = SL_ADJ_ID_DROP;
+	CHECK(sl_ip4_any_drop(some, 4) && !sl_ip4_any_drop(some, 2));
+	uint32_t fwd = sl_ip4_fib_lookup(0, 0x30000001);
+	CHECK(fwd != SL_ADJ_ID_DROP);
+	struct rte_mbuf *m[3];
+	uint32_t ips[3] = {0x30000001, 0x63000001, 0x30000002};
+	uint64_t hops[3] = {SL_ADJ_ID_DROP, SL_ADJ_ID_DROP, 12345};
+	for (int i = 0; i < 3; i++) {
+		m[i] = udp_pkt(ips[i], 64, (uint16_t)i);
+		m[i]->port = 0; /* table 0's interface */
+	}
+	sl_ip4_lookup_again((void **)m, ips, hops, 3);
+	CHECK(hops[0] == fwd && hops[1] == SL_ADJ_ID_DROP && hops[2] == 12345);
+	rte_pktmbuf_free_bulk(m, 3);
+}
+
 /* Route churn on the control side: the adjacency and FIB stay consistent. */
 static void test_churn(void)
 {
@@ -1359,6 +1381,7 @@ int main(int argc, char **argv)
 	test_forward();
 	test_errors_and_icmp();
 	test_rewrite_incomplete_adjacency();
+	test_lookup_again();
 	test_churn();
 	test_placement_and_shared_tx();
 	test_xconnect_from_port_rx();
