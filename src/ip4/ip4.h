@@ -181,9 +181,12 @@ static __rte_always_inline uint16_t sl_lk_next(struct sl_worker *w, struct rte_m
 }
 
 /* ipN-lookup's pass over the FIB's answers (hops): each packet's adjacency and next node,
- * read once per run of one value, the common case. It stops at the first packet whose route
- * has several paths (SL_LB_FLAG), leaving it and the rest to sl_lk_paths: returns that
- * packet's index, n when there is none. */
+ * read once per run of one value, the common case. It stops at the first run of a route with
+ * several paths (SL_LB_FLAG) or of the drop adjacency (0, which sl_lk_paths looks up once
+ * more), leaving it and the rest to the lookup's slow pass: returns that packet's index, n when
+ * there is none. Both are one test, on a run's first packet only: an id in 1..SL_LB_FLAG-1
+ * less one is below SL_LB_FLAG - 1, a 0 less one wraps above it. */
+_Static_assert(SL_ADJ_ID_DROP == 0, "sl_lk_runs stops at 0");
 static __rte_always_inline uint16_t sl_lk_runs(struct sl_worker *w, void **objs, const uint64_t *hops,
 					       uint16_t *nexts, uint16_t n, const uint16_t *type_next,
 					       sl_no_route_fn no_route)
@@ -192,9 +195,9 @@ static __rte_always_inline uint16_t sl_lk_runs(struct sl_worker *w, void **objs,
 	uint16_t nx = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
-		uint32_t id = (uint32_t)hops[i]; /* default_nh: the drop adjacency */
+		uint32_t id = (uint32_t)hops[i];
 		if (id != last) {
-			if (unlikely(id & SL_LB_FLAG))
+			if (unlikely(id - 1 >= SL_LB_FLAG - 1))
 				return i;
 			last = id;
 			nx = type_next[sl_adj_get(id)->type];
@@ -213,11 +216,15 @@ static __rte_always_inline uint16_t sl_lk_runs(struct sl_worker *w, void **objs,
  * paths all lead to one node takes that node with no look at the packet's adjacency;
  * otherwise (paths to different nodes, no route) each packet's own. hops has room for one
  * more (hops[n]): a run's end is marked there, so that its loop tests one thing a packet.
- * hash is the flow hash (the port's RSS hash when it gave one), sw_hash the one computed. */
+ * hash is the flow hash (the port's RSS hash when it gave one), sw_hash the one computed.
+ * A drop is looked up once more (relook(m, ips, i): packet i's destination, from the node's
+ * array ips, in its table; see sl_ip4_lookup_one). */
 static __rte_always_inline void
-sl_lk_paths(struct sl_worker *w, void **objs, uint64_t *hops, uint16_t *nexts, uint16_t i,
-	    uint16_t n, const uint16_t *type_next, uint32_t (*hash)(const struct rte_mbuf *),
-	    uint32_t (*sw_hash)(const struct rte_mbuf *), sl_no_route_fn no_route)
+sl_lk_paths(struct sl_worker *w, void **objs, const void *ips, uint64_t *hops, uint16_t *nexts,
+	    uint16_t i, uint16_t n, const uint16_t *type_next,
+	    uint32_t (*hash)(const struct rte_mbuf *), uint32_t (*sw_hash)(const struct rte_mbuf *),
+	    uint32_t (*relook)(struct rte_mbuf *, const void *, uint16_t),
+	    sl_no_route_fn no_route)
 {
 	uint64_t last = UINT64_MAX;
 	const struct sl_lb *lb = NULL;
@@ -228,6 +235,8 @@ sl_lk_paths(struct sl_worker *w, void **objs, uint64_t *hops, uint16_t *nexts, u
 	const bool rss = ((struct rte_mbuf *)objs[i])->ol_flags & RTE_MBUF_F_RX_RSS_HASH;
 	while (i < n) {
 		uint64_t h = hops[i];
+		if (unlikely(h == SL_ADJ_ID_DROP))
+			h = hops[i] = relook(objs[i], ips, i);
 		if (h != last) {
 			last = h;
 			if (h & SL_LB_FLAG) {
@@ -307,18 +316,8 @@ void sl_ip4_lookup_tables(void **objs, uint32_t *ips, uint64_t *hops, uint16_t n
  * changes). So a drop found is looked up once more, one packet at a time: the tbl24 entry
  * is then the new one (written before the zeroing), and the group cannot be reused before
  * this worker's next quiescent state (fib_delete waits for it). Packets with no route pay
- * the second look. Whether hops[0..n) holds a drop (0): every answer is below 2^32, so
- * hops[i] - 1 has bit 63 set only for a 0; the loop is a subtraction and an OR, which gcc
- * vectorizes with SSE2 (a comparison of 64-bit lanes would need SSE4.1). */
-_Static_assert(SL_ADJ_ID_DROP == 0, "sl_ip4_any_drop looks for 0");
-static inline bool sl_ip4_any_drop(const uint64_t *hops, uint16_t n)
-{
-	uint64_t z = 0;
-	for (uint16_t i = 0; i < n; i++)
-		z |= hops[i] - 1;
-	return z >> 63;
-}
-void sl_ip4_lookup_again(void **objs, uint32_t *ips, uint64_t *hops, uint16_t n);
+ * the second look. This one looks ip up in packet m's table (a table gone: the drop). */
+uint32_t sl_ip4_lookup_one(struct rte_mbuf *m, uint32_t ip);
 
 struct sl_trace_rec;
 /* Trace formatters: the IPv4 header; ip4-lookup's adds the adjacency it chose. */

@@ -48,18 +48,19 @@ void sl_ip4_lookup_tables(void **objs, uint32_t *ips, uint64_t *hops, uint16_t n
 	}
 }
 
-/* sl_ip4_any_drop found one: each drop looked up again in its packet's table. */
-void sl_ip4_lookup_again(void **objs, uint32_t *ips, uint64_t *hops, uint16_t n)
+uint32_t sl_ip4_lookup_one(struct rte_mbuf *m, uint32_t ip)
 {
-	for (uint16_t i = 0; i < n; i++) {
-		if ((uint32_t)hops[i] != SL_ADJ_ID_DROP)
-			continue;
-		uint16_t t = sl_pkt_fib(objs[i]);
-		struct rte_fib *f = t < SL_FIB_MAX ? __atomic_load_n(&sl_fibs[t], __ATOMIC_ACQUIRE)
-						   : NULL;
-		if (f)
-			rte_fib_lookup_bulk(f, &ips[i], &hops[i], 1);
-	}
+	uint16_t t = sl_pkt_fib(m);
+	struct rte_fib *f = t < SL_FIB_MAX ? __atomic_load_n(&sl_fibs[t], __ATOMIC_ACQUIRE) : NULL;
+	uint64_t hop = SL_ADJ_ID_DROP;
+	if (f)
+		rte_fib_lookup_bulk(f, &ip, &hop, 1);
+	return (uint32_t)hop;
+}
+
+static uint32_t lk_relook(struct rte_mbuf *m, const void *ips, uint16_t i)
+{
+	return sl_ip4_lookup_one(m, ((const uint32_t *)ips)[i]);
 }
 
 /* No route: counted, and icmp4-error answers net unreachable. */
@@ -79,12 +80,13 @@ static uint32_t lk_hash_sw(const struct rte_mbuf *m)
 	return sl_flow_hash4_sw(rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *));
 }
 
-/* The vector from packet i on, once a route with several paths is in it: out of line, so
- * that the ECMP pass (its hash inlined here) leaves lk_process's loop as it was. */
-static __rte_noinline void lk_paths(struct sl_worker *w, void **objs, uint64_t *hops,
-				    uint16_t *nexts, uint16_t i, uint16_t n)
+/* The vector from packet i on, once a route with several paths or a drop is in it: out of
+ * line, so that the ECMP pass (its hash inlined here) leaves lk_process's loop as it was. */
+static __rte_noinline void lk_paths(struct sl_worker *w, void **objs, const uint32_t *ips,
+				    uint64_t *hops, uint16_t *nexts, uint16_t i, uint16_t n)
 {
-	sl_lk_paths(w, objs, hops, nexts, i, n, type_next, lk_hash, lk_hash_sw, lk_no_route);
+	sl_lk_paths(w, objs, ips, hops, nexts, i, n, type_next, lk_hash, lk_hash_sw, lk_relook,
+		    lk_no_route);
 }
 
 static __rte_always_inline void lk_dst(const struct rte_mbuf *m, uint16_t i, void *ips)
@@ -106,11 +108,9 @@ static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **ob
 		rte_fib_lookup_bulk(f, ips, hops, n);
 	else
 		sl_ip4_lookup_tables(objs, ips, hops, n);
-	if (unlikely(sl_ip4_any_drop(hops, n)))
-		sl_ip4_lookup_again(objs, ips, hops, n);
 	uint16_t i = sl_lk_runs(w, objs, hops, nexts, n, type_next, lk_no_route);
-	if (unlikely(i < n)) /* a route with several paths */
-		lk_paths(w, objs, hops, nexts, i, n);
+	if (unlikely(i < n)) /* a route with several paths, or a drop */
+		lk_paths(w, objs, ips, hops, nexts, i, n);
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
 }

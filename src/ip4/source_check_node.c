@@ -34,11 +34,12 @@ static inline uint16_t sc_vector(struct rte_graph *g, struct rte_node *node, voi
 		ips[i] = rte_be_to_cpu_32(ip->src_addr);
 	}
 	sl_ip4_lookup_tables(objs, ips, hops, n);
-	if (unlikely(sl_ip4_any_drop(hops, n)))
-		sl_ip4_lookup_again(objs, ips, hops, n);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
-		const struct sl_adj *a = sl_adj_get((uint32_t)hops[i]);
+		uint32_t id = (uint32_t)hops[i];
+		if (unlikely(id == SL_ADJ_ID_DROP))
+			id = sl_ip4_lookup_one(m, ips[i]);
+		const struct sl_adj *a = sl_adj_get(id);
 		bool ok = strict ? a->type >= SL_ADJ_GLEAN && a->port == m->port
 				 : a->type != SL_ADJ_DROP && a->type != SL_ADJ_BLACKHOLE;
 		if (likely(ok)) {

@@ -54,32 +54,30 @@ static uint32_t lk_hash_sw(const struct rte_mbuf *m)
 	return sl_flow_hash6_sw(rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *));
 }
 
-/* The vector from packet i on, once a route with several paths is in it: out of line, so
- * that the ECMP pass (its hash inlined here) leaves lk_process's loop as it was. */
-static __rte_noinline void lk_paths(struct sl_worker *w, void **objs, uint64_t *hops,
-				    uint16_t *nexts, uint16_t i, uint16_t n)
+/* As sl_ip4_lookup_one (rte_fib6's trie zeroes a tbl8 group it recycles, in 22.11 at once):
+ * packet i's destination looked up once more in its table. */
+static uint32_t lk_relook(struct rte_mbuf *m, const void *ips, uint16_t i)
 {
-	sl_lk_paths(w, objs, hops, nexts, i, n, type_next, lk_hash, lk_hash_sw, lk_no_route);
+	uint16_t t = sl_pkt_fib(m);
+	struct rte_fib6 *f = t < SL_FIB_MAX ? __atomic_load_n(&sl_fib6s[t], __ATOMIC_ACQUIRE) : NULL;
+	uint64_t hop = SL_ADJ_ID_DROP;
+	if (f)
+		rte_fib6_lookup_bulk(f, (uint8_t (*)[16])((const uint8_t (*)[16])ips + i), &hop, 1);
+	return (uint32_t)hop;
+}
+
+/* The vector from packet i on, once a route with several paths or a drop is in it: out of
+ * line, so that the ECMP pass (its hash inlined here) leaves lk_process's loop as it was. */
+static __rte_noinline void lk_paths(struct sl_worker *w, void **objs, uint8_t (*ips)[16],
+				    uint64_t *hops, uint16_t *nexts, uint16_t i, uint16_t n)
+{
+	sl_lk_paths(w, objs, ips, hops, nexts, i, n, type_next, lk_hash, lk_hash_sw, lk_relook,
+		    lk_no_route);
 }
 
 static __rte_always_inline void lk_dst(const struct rte_mbuf *m, uint16_t i, void *ips)
 {
 	memcpy(((uint8_t (*)[16])ips)[i], rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *)->dst_addr, 16);
-}
-
-/* As sl_ip4_lookup_again (rte_fib6's trie zeroes a tbl8 group it recycles, in 22.11 at once):
- * each drop found looked up once more in its packet's table. */
-static __rte_noinline void lookup_again(void **objs, uint8_t (*ips)[16], uint64_t *hops, uint16_t n)
-{
-	for (uint16_t i = 0; i < n; i++) {
-		if ((uint32_t)hops[i] != SL_ADJ_ID_DROP)
-			continue;
-		uint16_t t = sl_pkt_fib(objs[i]);
-		struct rte_fib6 *f = t < SL_FIB_MAX ? __atomic_load_n(&sl_fib6s[t], __ATOMIC_ACQUIRE)
-						   : NULL;
-		if (f)
-			rte_fib6_lookup_bulk(f, ips + i, hops + i, 1);
-	}
 }
 
 static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
@@ -96,11 +94,9 @@ static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **ob
 		rte_fib6_lookup_bulk(f, ips, hops, n);
 	else
 		lookup_tables(objs, ips, hops, n);
-	if (unlikely(sl_ip4_any_drop(hops, n)))
-		lookup_again(objs, ips, hops, n);
 	uint16_t i = sl_lk_runs(w, objs, hops, nexts, n, type_next, lk_no_route);
-	if (unlikely(i < n)) /* a route with several paths */
-		lk_paths(w, objs, hops, nexts, i, n);
+	if (unlikely(i < n)) /* a route with several paths, or a drop */
+		lk_paths(w, objs, ips, hops, nexts, i, n);
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
 }

@@ -203,25 +203,22 @@ static void test_rewrite_incomplete_adjacency(void)
 }
 
 /* A drop that rte_fib's tbl8 recycling can show for a routed destination is looked up once
- * more (sl_ip4_lookup_again); a destination with no route stays a drop. */
-static void test_lookup_again(void)
+ * more (sl_ip4_lookup_one): in the packet's table; a destination with no route stays a drop,
+ * and so does one in a table that has no route for it. */
+static void test_lookup_one(void)
 {
-	uint64_t some[4] = {5, 7, 9, 1ull << 32 | 3};
-	CHECK(!sl_ip4_any_drop(some, 4));
-	some[2] = SL_ADJ_ID_DROP;
-	CHECK(sl_ip4_any_drop(some, 4) && !sl_ip4_any_drop(some, 2));
 	uint32_t fwd = sl_ip4_fib_lookup(0, 0x30000001);
 	CHECK(fwd != SL_ADJ_ID_DROP);
-	struct rte_mbuf *m[3];
-	uint32_t ips[3] = {0x30000001, 0x63000001, 0x30000002};
-	uint64_t hops[3] = {SL_ADJ_ID_DROP, SL_ADJ_ID_DROP, 12345};
-	for (int i = 0; i < 3; i++) {
-		m[i] = udp_pkt(ips[i], 64, (uint16_t)i);
-		m[i]->port = 0; /* table 0's interface */
-	}
-	sl_ip4_lookup_again((void **)m, ips, hops, 3);
-	CHECK(hops[0] == fwd && hops[1] == SL_ADJ_ID_DROP && hops[2] == 12345);
-	rte_pktmbuf_free_bulk(m, 3);
+	struct rte_mbuf *m = udp_pkt(0x30000001, 64, 1);
+	m->port = 0; /* table 0's interface */
+	CHECK(sl_ip4_lookup_one(m, 0x30000001) == fwd);
+	CHECK(sl_ip4_lookup_one(m, 0x63000001) == SL_ADJ_ID_DROP);
+	cli("ip table add 7");
+	m->ol_flags |= sl_flag_fib; /* chosen ahead: table 7, with no routes */
+	sl_meta2(m)->fib = (uint16_t)sl_ip4_table_find(7);
+	CHECK(sl_ip4_lookup_one(m, 0x30000001) == SL_ADJ_ID_DROP);
+	cli("ip table del 7");
+	rte_pktmbuf_free(m);
 }
 
 /* Route churn on the control side: the adjacency and FIB stay consistent. */
@@ -422,6 +419,17 @@ static void test_edges(void)
 	check_edges("ip4-lookup", mx, 5,
 		    (const char *const[]){"ip4-rewrite", "ip4-rewrite", "ip4-local", "icmp4-error",
 					  "ip4-rewrite"});
+	/* a drop stops the runs too (sl_lk_runs), looked up once more: no route first, a run of
+	 * them, ECMP after them, each counted once */
+	uint64_t e0 = err_count("ip4-lookup", "no route (ICMP unreachable follows)");
+	struct rte_mbuf *md[7] = {ip_pkt(0x63000001, 17, 9), ip_pkt(0x30000001, 17, 9),
+				  ip_pkt(0x63000002, 17, 9), ip_pkt(0x63000003, 17, 9),
+				  ip_pkt(0x33000001, 17, 9), ip_pkt(0x30000001, 17, 9),
+				  ip_pkt(0x63000001, 17, 9)};
+	check_edges("ip4-lookup", md, 7,
+		    (const char *const[]){"icmp4-error", "ip4-rewrite", "icmp4-error", "icmp4-error",
+					  "ip4-rewrite", "ip4-rewrite", "icmp4-error"});
+	CHECK(err_count("ip4-lookup", "no route (ICMP unreachable follows)") == e0 + 4);
 	cli("ip route del 51.0.0.0/8");
 	cli("ip neighbor del port1 10.10.2.3");
 	cli("ip neighbor del port1 10.10.2.4");
@@ -1381,7 +1389,7 @@ int main(int argc, char **argv)
 	test_forward();
 	test_errors_and_icmp();
 	test_rewrite_incomplete_adjacency();
-	test_lookup_again();
+	test_lookup_one();
 	test_churn();
 	test_placement_and_shared_tx();
 	test_xconnect_from_port_rx();
