@@ -448,8 +448,9 @@ static struct {
 } rst;
 
 /* An IPv4 packet the main lcore built (m's data: its header) by table fib's route: the
- * adjacency's Ethernet header, out of its interface; ARP asked when the next hop is not
- * resolved (the packet dropped: DHCP clients send again). */
+ * adjacency's Ethernet header, out of its interface. While the next hop resolves it waits
+ * with the routed packets (sl_ip4_hold: ARP asked, the packet sent on the reply), so a
+ * client's first DISCOVER reaches a server whose MAC aged out; no route drops it. */
 static int ip_send(uint16_t fib, struct rte_mbuf *m, uint32_t dst)
 {
 	uint32_t id = sl_ip4_fib_lookup(fib, dst);
@@ -458,13 +459,13 @@ static int ip_send(uint16_t fib, struct rte_mbuf *m, uint32_t dst)
 		id = lb ? lb->adj[0] : SL_ADJ_ID_DROP;
 	}
 	const struct sl_adj *a = sl_adj_get(id);
+	if (a->type == SL_ADJ_INCOMPLETE || a->type == SL_ADJ_GLEAN) {
+		sl_ip4_hold(m, id);
+		return 0;
+	}
 	uint8_t *eh = a->type == SL_ADJ_FORWARD
 			      ? (uint8_t *)rte_pktmbuf_prepend(m, RTE_ETHER_HDR_LEN) : NULL;
 	if (!eh) {
-		if (a->type == SL_ADJ_INCOMPLETE)
-			sl_arp_request(a->port, a->nh);
-		else if (a->type == SL_ADJ_GLEAN)
-			sl_arp_request(a->port, dst);
 		rte_pktmbuf_free(m);
 		rst.dropped++;
 		return -1;
@@ -547,6 +548,7 @@ static void relay_up(uint16_t access, const uint8_t *b, uint32_t blen, uint32_t 
 	iph->src_addr = g;
 	iph->dst_addr = rte_cpu_to_be_32(relay_server);
 	iph->hdr_checksum = rte_ipv4_cksum(iph);
+	m->port = access; /* where a drop while it waits for ARP is counted */
 	if (ip_send(sl_ifaces[access].fib, m, relay_server) == 0)
 		rst.up++;
 }
@@ -1146,7 +1148,7 @@ static int cmd_show_relay(struct sl_out *o, int argc, char **argv)
 }
 SL_CLI_COMMAND(show_ipoe_relay, .path = "show ipoe dhcp-relay", .usage = "",
 	       .help = "the DHCP relay's server and counts: relayed to it, to clients, dropped "
-		       "(answers without our option 82, next hop not resolved)",
+		       "(answers without our option 82, no route to the server)",
 	       .fn = cmd_show_relay)
 
 static int cmd_show(struct sl_out *o, int argc, char **argv)

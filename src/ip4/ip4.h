@@ -362,6 +362,11 @@ int sl_ip4_neigh_hold(uint16_t port, uint32_t ip, uint32_t *adj);
 void sl_ip4_neigh_unhold(uint16_t port, uint32_t ip);
 /* Handles a punted packet (ARP, or a packet waiting for resolution); frees it. */
 void sl_ip4_punt(struct rte_mbuf *m);
+/* Main lcore: IPv4 packet m (data at its header), routed to adjacency adj, a glean or an
+ * incomplete one: ARP asked, and m held until the reply (a few a neighbour, for a second),
+ * then sent as ip4-rewrite would (its TTL less one); else counted (on m->port's drops too)
+ * and freed. */
+void sl_ip4_hold(struct rte_mbuf *m, uint32_t adj);
 /* Frees the packets every neighbour holds while it resolves (counted as timed out). */
 void sl_ip4_held_flush(void);
 /* Periodic work: reclaim memory after RCU grace periods, age neighbours. */

@@ -951,12 +951,16 @@ static void arp_input(struct rte_mbuf *m)
 
 void sl_ip4_punt(struct rte_mbuf *m)
 {
-	struct sl_meta *mt = sl_meta(m);
 	if (sl_meta2(m)->punt == SL_PUNT_ARP) {
 		arp_input(m);
 		return;
 	}
-	const struct sl_adj *adj = sl_adj_tbl[mt->adj];
+	sl_ip4_hold(m, sl_meta(m)->adj);
+}
+
+void sl_ip4_hold(struct rte_mbuf *m, uint32_t adj_id)
+{
+	const struct sl_adj *adj = sl_adj_get(adj_id);
 	struct sl_neigh *n = NULL;
 	if (adj->type == SL_ADJ_GLEAN) {
 		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);

@@ -543,7 +543,9 @@ def freeradius(tmp_path):
     # it stays root: the test's folder is root's alone (0700), which the freerad user cannot read
     import re
     conf = d / "radiusd.conf"
-    conf.write_text(re.sub(r"(?m)^(\s*)(user|group) = freerad", r"\1# \2 = freerad", conf.read_text()))
+    # and it answers a reject at once (Debian's reject_delay is 1 s: the tests would wait it out)
+    text = re.sub(r"(?m)^(\s*)(user|group) = freerad", r"\1# \2 = freerad", conf.read_text())
+    conf.write_text(re.sub(r"(?m)^(\s*)reject_delay = \d+", r"\1reject_delay = 0", text))
     for x in (d / "sites-enabled").iterdir():
         x.unlink()
     port = free_udp_pair()
