@@ -114,7 +114,10 @@ static uint16_t in_one(struct sl_worker *w, struct rte_mbuf *m)
 	return IN_NEXT_LOOKUP;
 }
 
-static uint16_t in_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+/* The vector's walk; with arc, each packet for ip6-lookup takes its interface's first
+ * feature of the ip6-unicast arc instead (as ip4-input's in_vector). */
+static __rte_always_inline uint16_t in_vector(struct rte_graph *g, struct rte_node *node,
+					      void **objs, uint16_t n, bool arc)
 {
 	struct sl_worker *w = sl_node_worker(node);
 	uint16_t nexts[n];
@@ -123,21 +126,35 @@ static uint16_t in_process(struct rte_graph *g, struct rte_node *node, void **ob
 		/* fast path: version 6, payload length equal to the frame's, a unicast source and
 		 * no extension header; anything else (and every error) in in_one */
 		const struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *);
+		uint16_t nx;
 		if (likely(m->data_len >= sizeof(*ip) && (ip->vtc_flow & RTE_BE32(0xf0000000)) ==
 								 RTE_BE32(0x60000000) &&
 			   40u + rte_be_to_cpu_16(ip->payload_len) == m->pkt_len &&
 			   !sl_ip6_is_mcast(ip->src_addr) && !sl_ip6_is_ext(ip->proto) &&
-			   !sl_ip6_is_loopback(ip->dst_addr) && !sl_ip6_is_loopback(ip->src_addr))) {
-			nexts[i] = IN_NEXT_LOOKUP;
-			continue;
-		}
-		nexts[i] = in_one(w, m);
+			   !sl_ip6_is_loopback(ip->dst_addr) && !sl_ip6_is_loopback(ip->src_addr)))
+			nx = IN_NEXT_LOOKUP;
+		else
+			nx = in_one(w, m);
+		if (arc && nx == IN_NEXT_LOOKUP)
+			nx = sl_feature_first(SL_ARC_IP6_UNICAST, m->port, in_arc, IN_NEXT_LOOKUP);
+		nexts[i] = nx;
 	}
-	/* the ip6-unicast arc: one load a vector while no interface has a feature on it */
-	if (unlikely(__atomic_load_n(&sl_arc_users[SL_ARC_IP6_UNICAST], __ATOMIC_RELAXED)))
-		sl_feature_first_vec(SL_ARC_IP6_UNICAST, objs, nexts, n, in_arc, IN_NEXT_LOOKUP);
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
+}
+
+static __rte_noinline uint16_t in_vector_arc(struct rte_graph *g, struct rte_node *node,
+					     void **objs, uint16_t n)
+{
+	return in_vector(g, node, objs, n, true);
+}
+
+static uint16_t in_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+{
+	/* the ip6-unicast arc: one load a vector while no interface has a feature on it */
+	if (unlikely(__atomic_load_n(&sl_arc_users[SL_ARC_IP6_UNICAST], __ATOMIC_RELAXED)))
+		return in_vector_arc(g, node, objs, n);
+	return in_vector(g, node, objs, n, false);
 }
 
 static struct rte_node_register in_node = {

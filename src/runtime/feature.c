@@ -20,27 +20,6 @@ struct sl_arc sl_arcs[SL_NB_ARCS] = {
 uint32_t sl_arc_users[SL_NB_ARCS];
 uint8_t sl_if_features[SL_IF_MAX][SL_NB_ARCS];
 
-void sl_feature_first_vec(enum sl_arc_id arc, void **objs, uint16_t *nexts, uint16_t n,
-			  const uint16_t *edges, uint16_t none)
-{
-	uint16_t port = ((struct rte_mbuf *)objs[0])->port;
-	uint16_t i = 1;
-	while (i < n && ((struct rte_mbuf *)objs[i])->port == port)
-		i++;
-	if (likely(i == n)) {
-		uint16_t e = sl_feature_first(arc, port, edges, none);
-		if (e != none)
-			for (i = 0; i < n; i++)
-				if (nexts[i] == none)
-					nexts[i] = e;
-		return;
-	}
-	for (i = 0; i < n; i++)
-		if (nexts[i] == none)
-			nexts[i] = sl_feature_first(arc, ((struct rte_mbuf *)objs[i])->port, edges,
-						    none);
-}
-
 uint8_t sl_feature_register(enum sl_arc_id arc, const char *name, const char *node)
 {
 	struct sl_arc *a = &sl_arcs[arc];
@@ -145,7 +124,7 @@ int sl_feature_set(uint16_t ifx, enum sl_arc_id arc, const char *name, bool on, 
 
 void sl_feature_clear(uint16_t ifx)
 {
-	char why[8];
+	char why[64]; /* unread: turning off is never refused */
 	for (int arc = 0; arc < SL_NB_ARCS; arc++)
 		for (uint8_t f = 0; f < sl_arcs[arc].nfeat; f++)
 			sl_feature_set(ifx, (enum sl_arc_id)arc, sl_arcs[arc].feat[f].name, false,

@@ -95,12 +95,6 @@ static inline uint16_t sl_feature_first(enum sl_arc_id arc, uint16_t ifx,
 	return mask ? edges[__builtin_ctz(mask)] : none;
 }
 
-/* A start node's edges for the packets of a vector that it sends to `none` (the arc's end)
- * entering the arc: a vector from one interface (the usual) reads its features once, and
- * with none there keeps its edges. */
-void sl_feature_first_vec(enum sl_arc_id arc, void **objs, uint16_t *nexts, uint16_t n,
-			  const uint16_t *edges, uint16_t none);
-
 /* Feature `me`'s edge for a packet of interface ifx: the next feature on, or the arc's end
  * number `end` (0 but on device-input, where it is the interface's mode). */
 static inline uint16_t sl_feature_next(enum sl_arc_id arc, uint8_t me, uint16_t ifx,

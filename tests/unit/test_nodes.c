@@ -570,6 +570,17 @@ static void test_feature_arc(void)
 	CHECK(sl_arc_users[SL_ARC_IP4_UNICAST] == 1);
 	p[0] = ip_pkt(0x30000001, 17, 9);
 	check_edges("ip4-input", p, 1, (const char *const[]){"ip4-source-check-via-rx"});
+	/* each packet by its own interface's features: port1's to the lookup; a padded frame
+	 * (ip4-input's slow path) to port0's feature too; an error to the drop */
+	struct rte_mbuf *q[4];
+	for (int i = 0; i < 4; i++)
+		q[i] = ip_pkt(0x30000001, 17, 9);
+	q[1]->port = 1;
+	rte_pktmbuf_mtod(q[2], struct rte_ipv4_hdr *)->time_to_live = 0;
+	CHECK(rte_pktmbuf_append(q[3], 6) != NULL);
+	check_edges("ip4-input", q, 4,
+		    (const char *const[]){"ip4-source-check-via-rx", "ip4-lookup", "error-drop",
+					  "ip4-source-check-via-rx"});
 	/* strict: 10.10.1.2 (a neighbour on port0) passes, 10.10.2.5 (port1's subnet) not */
 	p[0] = ip_pkt(0x30000001, 17, 9);
 	p[1] = ip_pkt(0x30000001, 17, 9);
