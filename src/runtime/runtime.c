@@ -15,6 +15,9 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <rte_interrupts.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_version.h>
@@ -82,6 +85,23 @@ static void retire_run(void *ctx, void *e, unsigned int n)
 void sl_rcu_sync(void)
 {
 	rte_rcu_qsbr_synchronize(sl_rcu, RTE_QSBR_THRID_INVALID);
+}
+
+/* DPDK 22.11's memif PMD tears a connection down in the EAL interrupt thread when its peer
+ * goes (memif_disconnect): it clears the port's connected flag, then unmaps the shared
+ * regions at once, while a worker (or the main lcore forwarding) may be inside
+ * rte_eth_rx_burst or tx_burst on them: a SIGSEGV in either role, seen in the test suite.
+ * sluiced's executable defines munmap, which the PMD's call resolves to: from the interrupt
+ * thread it first waits for a grace period, by which every burst begun before the flag was
+ * cleared has ended (the forwarding threads report a quiescent state after each walk) and
+ * every later one returns at the flag. Any other caller (the main lcore closing a port with
+ * the workers stopped, the EAL) unmaps at once. */
+int munmap(void *addr, size_t len)
+{
+	struct rte_rcu_qsbr *q = __atomic_load_n(&sl_rcu, __ATOMIC_ACQUIRE);
+	if (q && rte_thread_is_intr())
+		rte_rcu_qsbr_synchronize(q, RTE_QSBR_THRID_INVALID);
+	return (int)syscall(SYS_munmap, addr, len);
 }
 
 void sl_rcu_retire(sl_retire_fn fn, void *p, uintptr_t x)
@@ -461,7 +481,9 @@ void sl_runtime_fini(void)
 			rte_graph_destroy(sl_workers[w].graph_id);
 		rte_free(sl_workers[w].rxqs);
 	}
-	rte_free(sl_rcu);
+	struct rte_rcu_qsbr *q = sl_rcu;
+	__atomic_store_n(&sl_rcu, NULL, __ATOMIC_RELEASE); /* munmap no longer waits on it */
+	rte_free(q);
 	if (sl_main_efd >= 0)
 		close(sl_main_efd);
 	sl_main_efd = -1;

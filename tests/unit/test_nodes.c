@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <rte_alarm.h>
 #include <rte_eal.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
@@ -1338,6 +1340,41 @@ static void test_rcu_retire(void)
 	CHECK(ran == 7);
 }
 
+/* The munmap that DPDK's memif PMD calls from the EAL interrupt thread (a peer gone) waits
+ * for a grace period (runtime.c): here from an alarm callback, which runs in that thread,
+ * while graph 0's thread is online and has not passed a quiescent state; any other thread's
+ * munmap does not wait. */
+static volatile int unmapped;
+
+static void unmap_in_intr(void *p)
+{
+	unmapped = munmap(p, 4096) == 0 ? 1 : -1;
+}
+
+static void test_munmap_waits_in_intr_thread(void)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(p != MAP_FAILED);
+	if (p == MAP_FAILED)
+		return;
+	unmapped = 0;
+	rte_rcu_qsbr_thread_online(sl_rcu, 0); /* in a burst on the region, as it were */
+	CHECK(rte_eal_alarm_set(1, unmap_in_intr, p) == 0);
+	usleep(200 * 1000);
+	CHECK(unmapped == 0); /* still mapped: the reader is not through */
+	((volatile char *)p)[0] = 1;
+	rte_rcu_qsbr_quiescent(sl_rcu, 0);
+	for (int i = 0; i < 2000 && !unmapped; i++)
+		usleep(1000);
+	CHECK(unmapped == 1);
+	rte_rcu_qsbr_thread_offline(sl_rcu, 0);
+	/* the main thread's own munmap, with a reader online, at once */
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	rte_rcu_qsbr_thread_online(sl_rcu, 0);
+	CHECK(p != MAP_FAILED && munmap(p, 4096) == 0);
+	rte_rcu_qsbr_thread_offline(sl_rcu, 0);
+}
+
 /* ip4-lookup with two tables: one vector mixing packets of table 0 (port0) and table 5
  * (loop0, no routes), and packets whose table a node chose ahead (sl_flag_fib). */
 static void test_tables_in_one_vector(void)
@@ -1401,6 +1438,7 @@ int main(int argc, char **argv)
 	test_errors_and_icmp();
 	test_rewrite_incomplete_adjacency();
 	test_lookup_one();
+	test_munmap_waits_in_intr_thread();
 	test_churn();
 	test_placement_and_shared_tx();
 	test_xconnect_from_port_rx();
