@@ -180,6 +180,8 @@ int sl_iface_init(const struct sl_config *c, struct rte_mempool *mp, uint16_t nb
 		ifc->used = true;
 		ifc->type = SL_IF_PORT;
 		ifc->port = port;
+		ifc->memif_client = strncmp(d->devargs, "net_memif", 9) == 0 &&
+				    (strstr(d->devargs, "role=client") || strstr(d->devargs, "role=slave"));
 		ifc->out_slot = sl_if_fast[port].out_slot = (uint16_t)SL_TX_SLOT_PORT(port);
 		tx_slot_set(ifc, ifc->out_slot);
 		ifc->peer = port;
@@ -633,6 +635,45 @@ static int cmd_show_hardware(struct sl_out *o, int argc, char **argv)
 }
 SL_CLI_COMMAND(show_hardware, .path = "show hardware", .usage = "",
 	       .help = "driver, MAC, link and queues of each port", .fn = cmd_show_hardware)
+
+/* ---------------- a memif client's server gone ---------------- */
+
+/* DPDK 22.11's memif client does not connect again once its server went (VPP's memif does).
+ * A memif client port that is up and whose link has been down for a second is paused
+ * (port-rx and port-tx leave it alone; a grace period lets the bursts on it end), stopped
+ * and started again, which connects it anew; the pause ends when the start succeeds (its
+ * link comes up once the server answers). A start that fails (no server yet) leaves it
+ * paused and stopped: the next second tries again. */
+static void reconnect_tick(uint64_t now)
+{
+	const uint64_t hz = rte_get_tsc_hz();
+	for (uint32_t p = 0; p < sl_if_hwm && p < SL_MAX_PORTS; p++) {
+		struct sl_iface *f = &sl_ifaces[p];
+		if (!f->used || f->type != SL_IF_PORT || !f->memif_client || !f->up ||
+		    now < f->retry_at)
+			continue;
+		struct rte_eth_link link;
+		if (!f->paused && rte_eth_link_get_nowait((uint16_t)p, &link) == 0 &&
+		    link.link_status == RTE_ETH_LINK_UP) {
+			f->down_since = 0;
+			continue;
+		}
+		if (!f->down_since)
+			f->down_since = now;
+		if (now - f->down_since < hz)
+			continue;
+		f->retry_at = now + hz;
+		__atomic_store_n(&f->paused, 1, __ATOMIC_RELEASE);
+		sl_rcu_sync();
+		rte_eth_dev_stop((uint16_t)p);
+		if (rte_eth_dev_start((uint16_t)p) == 0) {
+			f->reconnects++;
+			f->down_since = 0;
+			__atomic_store_n(&f->paused, 0, __ATOMIC_RELEASE);
+		}
+	}
+}
+SL_MODULE_REGISTER(reconnect_module, .name = "memif reconnect", .tick = reconnect_tick)
 
 /* ---------------- control ---------------- */
 

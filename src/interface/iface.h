@@ -83,6 +83,8 @@ extern const char *const sl_if_type_names[SL_IF_NB_TYPES];
 struct sl_iface {
 	/* read by workers */
 	volatile uint8_t up;
+	volatile uint8_t paused;      /* a port being restarted (a memif client connecting
+				       * again): port-rx and port-tx leave it alone */
 	uint8_t type;                 /* enum sl_if_type */
 	uint16_t tx_slot;             /* where senders send it: counted from a tx user's first
 				       * edge (sl_iface_tx_edge): out_slot, or SL_TX_SLOT_FEAT
@@ -118,6 +120,10 @@ struct sl_iface {
 	/* control only */
 	bool used;
 	bool virt;                    /* created by sluiced (pg, or any logical type): never polled */
+	bool memif_client;            /* a memif port of role client: connected again when its
+				       * server went (sl_iface_reconnect) */
+	uint64_t down_since, retry_at; /* its link down since (TSC; 0: up), its next try */
+	uint32_t reconnects;          /* restarts that connected it again */
 	uint16_t port;                /* its index (for a port, its DPDK port id) */
 	uint32_t nb_subs;             /* a port's sub-interfaces */
 	uint16_t outer_fib;           /* a tunnel: the table its outer headers are routed in */

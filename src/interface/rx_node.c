@@ -30,7 +30,7 @@ static uint16_t rx_process(struct rte_graph *g, struct rte_node *node, void **ob
 		const uint16_t max = sl_rx_vector;
 		for (uint16_t i = 0; i < l->n && total < max; i++) {
 			struct sl_rxq *q = &l->q[i];
-			if (!sl_ifaces[q->port].up) {
+			if (!sl_ifaces[q->port].up || sl_ifaces[q->port].paused) {
 				q->last = 0; /* a gap starts at the first poll once up */
 				continue;
 			}

@@ -51,7 +51,8 @@ static uint16_t tx_process(struct rte_graph *g, struct rte_node *node, void **ob
 	uint16_t sent = 0, port = c->port, queue = c->queue;
 	(void)g;
 	struct sl_iface *f = &sl_ifaces[port];
-	if (likely(f->up)) {
+	const bool up = f->up && !f->paused;
+	if (likely(up)) {
 		uint64_t bytes = sl_sum_pkt_len((struct rte_mbuf **)objs, n);
 		if (unlikely(f->tx_shared)) {
 			rte_spinlock_lock(&f->txq_lock[queue]);
@@ -66,7 +67,7 @@ static uint16_t tx_process(struct rte_graph *g, struct rte_node *node, void **ob
 		c->w->ifc[c->port].tx_bytes += bytes;
 	}
 	if (unlikely(sent < n)) {
-		if (f->up) {
+		if (up) {
 			c->w->ifc[c->port].tx_error += n - sent;
 			c->w->errors[tx_err + TX_ERR_FULL] += n - sent;
 		} else {

@@ -52,12 +52,12 @@ def carried(stay, peer, timeout=20.0):
 
 def test_memif_peer_restarts_under_traffic(sluiced_factory, tmp_path):
     """The server's client stopped and started again 3 times, frames flowing both ways at full
-    speed: the server never stops and carries the new client's frames each time; then the
-    client's server stopped 3 times: the client never stops. (DPDK 22.11's memif client does
-    not connect again by itself once its server went: each server here is met by a new
-    client.) The race is a matter of where the scheduler stops the forwarding loop, so this
-    passed before the fix too; tests/unit/test_nodes.c (test_munmap_waits_in_intr_thread)
-    checks the wait itself."""
+    speed: the server never stops and carries each new client's frames; then the client's
+    server stopped and started again 3 times: the client never stops, connects to each new
+    server by itself (DPDK 22.11's memif client does not: sluiced restarts the port once its
+    link has been down a second) and carries its frames. The unmap race is a matter of where
+    the scheduler stops the forwarding loop, so this passed before the munmap fix too;
+    tests/unit/test_nodes.c (test_munmap_waits_in_intr_thread) checks the wait itself."""
     server = start(sluiced_factory, tmp_path, "server", "server")
     client = start(sluiced_factory, tmp_path, "client", "client0")
     carried(server, client)
@@ -70,8 +70,6 @@ def test_memif_peer_restarts_under_traffic(sluiced_factory, tmp_path):
         assert server.stop() == 0
         time.sleep(0.2)
         assert client.proc.poll() is None, "the client died when its server went"
-        assert client.stop() == 0
         server = start(sluiced_factory, tmp_path, "server", f"server{i}")
-        client = start(sluiced_factory, tmp_path, "client", f"client{i}b")
-        carried(server, client)
+        carried(client, server)
     assert server.stop() == 0 and client.stop() == 0
