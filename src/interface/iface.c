@@ -611,30 +611,33 @@ static int cmd_show_hardware(struct sl_out *o, int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	sl_tbl_begin(o, "hardware", 9,
+	sl_tbl_begin(o, "hardware", 10,
 		     (const char *[]){"name", "port:u", "driver", "mac", "link", "speed:u",
-				      "rx-queues:u", "tx-queues:u", "numa:s"});
+				      "rx-queues:u", "tx-queues:u", "numa:s", "reconnects:u"});
 	for (int p = 0; p < SL_MAX_PORTS; p++) {
 		struct sl_iface *f = &sl_ifaces[p];
 		if (!f->used || f->type != SL_IF_PORT)
 			continue;
 		struct rte_eth_link link = {0};
 		rte_eth_link_get_nowait(p, &link);
-		char mac[RTE_ETHER_ADDR_FMT_SIZE], v[5][16];
+		char mac[RTE_ETHER_ADDR_FMT_SIZE], v[6][16];
 		rte_ether_format_addr(mac, sizeof(mac), &f->mac);
 		sprintf(v[0], "%d", p);
 		sprintf(v[1], "%u", link.link_speed);
 		sprintf(v[2], "%u", f->nb_rxq);
 		sprintf(v[3], "%u", f->nb_txq);
 		sprintf(v[4], "%d", rte_eth_dev_socket_id(p));
+		sprintf(v[5], "%u", f->reconnects);
 		sl_tbl_row(o, f->name, v[0], f->driver, mac, link.link_status ? "up" : "down", v[1],
-			   v[2], v[3], v[4]);
+			   v[2], v[3], v[4], v[5]);
 	}
 	sl_tbl_end(o);
 	return 0;
 }
 SL_CLI_COMMAND(show_hardware, .path = "show hardware", .usage = "",
-	       .help = "driver, MAC, link and queues of each port", .fn = cmd_show_hardware)
+	       .help = "driver, MAC, link and queues of each port, and how often a memif client "
+		       "port was restarted to connect again",
+	       .fn = cmd_show_hardware)
 
 /* ---------------- a memif client's server gone ---------------- */
 

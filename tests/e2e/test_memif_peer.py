@@ -72,4 +72,6 @@ def test_memif_peer_restarts_under_traffic(sluiced_factory, tmp_path):
         assert client.proc.poll() is None, "the client died when its server went"
         server = start(sluiced_factory, tmp_path, "server", f"server{i}")
         carried(client, server)
+        hw = {r["name"]: r for r in client.js("show hardware")["hardware"]}
+        assert hw["port0"]["reconnects"] >= i, hw
     assert server.stop() == 0 and client.stop() == 0
