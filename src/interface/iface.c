@@ -652,26 +652,22 @@ static void reconnect_tick(uint64_t now)
 	const uint64_t hz = rte_get_tsc_hz();
 	for (uint32_t p = 0; p < sl_if_hwm && p < SL_MAX_PORTS; p++) {
 		struct sl_iface *f = &sl_ifaces[p];
-		if (!f->used || f->type != SL_IF_PORT || !f->memif_client || !f->up ||
-		    now < f->retry_at)
+		if (!f->used || f->type != SL_IF_PORT || !f->memif_client || !f->up)
 			continue;
 		struct rte_eth_link link;
-		if (!f->paused && rte_eth_link_get_nowait((uint16_t)p, &link) == 0 &&
-		    link.link_status == RTE_ETH_LINK_UP) {
-			f->down_since = 0;
+		if (!f->retry_at || (!f->paused && rte_eth_link_get_nowait((uint16_t)p, &link) == 0 &&
+				     link.link_status == RTE_ETH_LINK_UP)) {
+			f->retry_at = now + hz;
 			continue;
 		}
-		if (!f->down_since)
-			f->down_since = now;
-		if (now - f->down_since < hz)
+		if (now < f->retry_at)
 			continue;
-		f->retry_at = now + hz;
+		f->retry_at = now + hz; /* a start that succeeded: its handshake's second */
 		__atomic_store_n(&f->paused, 1, __ATOMIC_RELEASE);
 		sl_rcu_sync();
 		rte_eth_dev_stop((uint16_t)p);
 		if (rte_eth_dev_start((uint16_t)p) == 0) {
 			f->reconnects++;
-			f->down_since = 0;
 			__atomic_store_n(&f->paused, 0, __ATOMIC_RELEASE);
 		}
 	}

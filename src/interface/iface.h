@@ -121,8 +121,9 @@ struct sl_iface {
 	bool used;
 	bool virt;                    /* created by sluiced (pg, or any logical type): never polled */
 	bool memif_client;            /* a memif port of role client: connected again when its
-				       * server went (sl_iface_reconnect) */
-	uint64_t down_since, retry_at; /* its link down since (TSC; 0: up), its next try */
+				       * server went (reconnect_tick) */
+	uint64_t retry_at;            /* TSC: its next restart, at the earliest a second after
+				       * its link was last seen up (0: not looked at yet) */
 	uint32_t reconnects;          /* restarts that connected it again */
 	uint16_t port;                /* its index (for a port, its DPDK port id) */
 	uint32_t nb_subs;             /* a port's sub-interfaces */

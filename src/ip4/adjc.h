@@ -13,6 +13,7 @@
 #define SL_IP4_ADJC_H
 #include "ip4.h"
 #include "../interface/iface.h"
+#include <string.h>
 
 struct sl_adjc {
 	uint32_t id;
@@ -34,6 +35,20 @@ static inline void sl_adjc_fill(struct sl_adjc *c, const struct sl_adj **adj, ui
 	 * leaves the fast path by the MTU's test (ip4-rewrite drops it there by name) */
 	c->mtu = a->type == SL_ADJ_FORWARD ? sl_if_fast[a->port].mtu : 0;
 	c->next = sl_iface_tx_edge(tx0, a->port);
+}
+
+/* Both rewrites' last step: adjacency adj's Ethernet header (its ethertype included) right
+ * before the IP header at ip, as rte_pktmbuf_prepend would put it, without its test (the
+ * caller checked the headroom). */
+static __rte_always_inline void sl_adjc_prepend_eth(struct rte_mbuf *m, void *ip,
+						    const struct sl_adj *adj)
+{
+	m->data_off -= RTE_ETHER_HDR_LEN;
+	m->data_len += RTE_ETHER_HDR_LEN;
+	m->pkt_len += RTE_ETHER_HDR_LEN;
+	uint8_t *eth = (uint8_t *)ip - RTE_ETHER_HDR_LEN;
+	memcpy(eth, adj->rewrite, 12);
+	memcpy(eth + 12, adj->rewrite + 12, 2);
 }
 
 static inline void sl_adjc_reset(struct sl_adjc *c, unsigned n)

@@ -60,13 +60,7 @@ static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, const str
 		return rw_drop(m, RW_ERR_HEADROOM);
 	ip->time_to_live--;
 	ip->hdr_checksum = sl_cksum_ttl_dec(ip->hdr_checksum);
-	/* rte_pktmbuf_prepend's work, the Ethernet header right before the IPv4 one */
-	m->data_off -= RTE_ETHER_HDR_LEN;
-	m->data_len += RTE_ETHER_HDR_LEN;
-	m->pkt_len += RTE_ETHER_HDR_LEN;
-	uint8_t *eth = (uint8_t *)ip - RTE_ETHER_HDR_LEN;
-	memcpy(eth, adj->rewrite, 12);
-	memcpy(eth + 12, adj->rewrite + 12, 2);
+	sl_adjc_prepend_eth(m, ip, adj);
 	mt->tx_if = port;
 	return c->next;
 }
