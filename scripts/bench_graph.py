@@ -534,6 +534,10 @@ VX_RUNS = (("routed", SETUP, None), ("vxlan-encap", VX_ENCAP_SETUP, None),
            ("acl-1", acl_setup(1), None), (f"acl-{ACL_RULES}", acl_setup(ACL_RULES), None),
            ("routed6", SETUP6, ip6_wrap), (f"acl6-{ACL_RULES}", acl_setup(ACL_RULES, 6), ip6_wrap),
            ("ecmp", ECMP_SETUP, None), ("ecmp6", ECMP_SETUP6, ip6_wrap),
+           # the same with the table's flow-hash fields set (computed for every packet)
+           ("ecmp-symmetric", ECMP_SETUP + "set ip flow-hash table 0 src dst sport dport proto symmetric\n", None),
+           ("ecmp6-symmetric", ECMP_SETUP6 + "set ip6 flow-hash table 0 src dst sport dport proto flowlabel symmetric\n",
+            ip6_wrap),
            ("many-nh", MANY_NH_SETUP, None), ("vrf", VRF_SETUP, None), ("vrf6", VRF6_SETUP, ip6_wrap),
            (f"qos-{QOS_PIPES}", QOS_SETUP, None),
            (f"qos-{QOS_PIPES}-wheel", QOS_SETUP.replace("pipe-from ip-dst",
@@ -799,11 +803,15 @@ def vx_added(v, unit, gen=None):
             print(f"     the IPv6 path in FIB table 1 (a VRF) {w['vrf6'] - w['routed6']:+.1f}")
         if "ecmp6" in w and "routed6" in w:
             print(f"     IPv6 over 4 equal paths (ECMP), against one {w['ecmp6'] - w['routed6']:+.1f}")
+        if "ecmp6-symmetric" in w and "routed6" in w:
+            print(f"     the same with set ip6 flow-hash ... symmetric {w['ecmp6-symmetric'] - w['routed6']:+.1f}")
         if "routed" not in w:  # RUNS without the IPv4 routed path: nothing else to compare
             continue
         r = w["routed"]
         if "ecmp" in w:
             print(f"     IPv4 over 4 equal paths (ECMP), against one {w['ecmp'] - r:+.1f}")
+        if "ecmp-symmetric" in w:
+            print(f"     the same with set ip flow-hash ... symmetric {w['ecmp-symmetric'] - r:+.1f}")
         for k in ("vxlan", "vxlan6", "mpls", "pppoe"):
             if f"{k}-encap" not in w or f"{k}-decap" not in w:
                 continue

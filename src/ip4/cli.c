@@ -616,6 +616,64 @@ static int cmd_set_table(struct sl_out *o, int argc, char **argv)
 SL_CLI_COMMAND(set_table, .path = "set interface ip table", .usage = "IFACE N",
 	       .help = "put an interface (without addresses) in IPv4 table N", .fn = cmd_set_table)
 
+/* set ip[6] flow-hash [table N] FIELD... | set ip flow-hash router-id N */
+static int cmd_flow_hash(struct sl_out *o, int argc, char **argv, bool v6)
+{
+	const char *cmd = v6 ? "ip6" : "ip";
+	if (!v6 && argc >= 1 && !strcmp(argv[0], "router-id")) {
+		uint32_t id;
+		if (argc != 2)
+			return sl_out_error(o, "usage: set ip flow-hash router-id N (0: none)");
+		if (sl_arg_u32(o, "router-id", argv[1], 0, UINT32_MAX, &id))
+			return -1;
+		sl_fh_seed_set(id);
+		return 0;
+	}
+	uint16_t fib = 0, fields = 0;
+	if (sl_ip_cli_table(o, &argc, argv, &fib))
+		return -1;
+	for (int i = 0; i < argc; i++) {
+		unsigned b = 0;
+		while (b < RTE_DIM(sl_fh_names) && strcmp(argv[i], sl_fh_names[b]))
+			b++;
+		if (b == RTE_DIM(sl_fh_names))
+			return sl_out_error(o, "unknown field '%s' (src dst sport dport proto reverse "
+					    "symmetric%s)", argv[i], v6 ? " flowlabel" : "");
+		if (!v6 && (1u << b) == SL_FH_FLOWLABEL)
+			return sl_out_error(o, "flowlabel: IPv6 only (set ip6 flow-hash)");
+		fields |= (uint16_t)(1u << b);
+	}
+	if (!(fields & (SL_FH_SRC | SL_FH_DST | SL_FH_SPORT | SL_FH_DPORT | SL_FH_PROTO |
+			SL_FH_FLOWLABEL)))
+		return sl_out_error(o, "usage: set %s flow-hash [table N] [src] [dst] [sport] [dport] "
+				    "[proto] [reverse] [symmetric]%s: at least one field", cmd,
+				    v6 ? " [flowlabel]" : "");
+	sl_fh_set(v6, fib, fields);
+	return 0;
+}
+
+static int cmd_flow_hash4(struct sl_out *o, int argc, char **argv)
+{
+	return cmd_flow_hash(o, argc, argv, false);
+}
+SL_CLI_COMMAND(flow_hash4, .path = "set ip flow-hash",
+	       .usage = "[table N] [src] [dst] [sport] [dport] [proto] [reverse] [symmetric] | "
+			"router-id N",
+	       .help = "what an IPv4 table's ECMP hash takes (default: src dst sport dport proto); "
+		       "router-id N mixes N into both families' hashes (0: none)",
+	       .fn = cmd_flow_hash4)
+
+static int cmd_flow_hash6(struct sl_out *o, int argc, char **argv)
+{
+	return cmd_flow_hash(o, argc, argv, true);
+}
+SL_CLI_COMMAND(flow_hash6, .path = "set ip6 flow-hash",
+	       .usage = "[table N] [src] [dst] [sport] [dport] [proto] [reverse] [symmetric] "
+			"[flowlabel]",
+	       .help = "what an IPv6 table's ECMP hash takes (default: src dst sport dport proto "
+		       "flowlabel)",
+	       .fn = cmd_flow_hash6)
+
 static int cmd_show_tables(struct sl_out *o, int argc, char **argv)
 {
 	(void)argv;
@@ -630,20 +688,27 @@ static int cmd_show_tables(struct sl_out *o, int argc, char **argv)
 	for (uint32_t i = 0; i < sl_if_hwm; i++)
 		if (sl_ifaces[i].used)
 			ifs[sl_ifaces[i].fib]++;
-	sl_tbl_begin(o, "tables", 4, (const char *[]){"table:u", "index:u", "routes:u",
-						      "interfaces:u"});
+	sl_tbl_begin(o, "tables", 7, (const char *[]){"table:u", "index:u", "routes:u",
+						      "interfaces:u", "flow-hash", "flow-hash6",
+						      "router-id:u"});
+	char rid[12];
+	snprintf(rid, sizeof(rid), "%u", sl_fh_seed);
 	for (int t = 0; t < SL_FIB_MAX; t++) {
 		if (!sl_fibs[t])
 			continue;
-		char id[12], ix[8], r[12], n[12];
+		char id[12], ix[8], r[12], n[12], fh[64], fh6[80];
 		snprintf(id, sizeof(id), "%u", sl_fib_ids[t]);
 		snprintf(ix, sizeof(ix), "%d", t);
 		snprintf(r, sizeof(r), "%u", routes[t]);
 		snprintf(n, sizeof(n), "%u", ifs[t]);
-		sl_tbl_row(o, id, ix, r, n);
+		sl_fh_format(fh, sizeof(fh), sl_fh_get(false, (uint16_t)t));
+		sl_fh_format(fh6, sizeof(fh6), sl_fh_get(true, (uint16_t)t));
+		sl_tbl_row(o, id, ix, r, n, fh, fh6, rid);
 	}
 	sl_tbl_end(o);
 	return 0;
 }
 SL_CLI_COMMAND(show_tables, .path = "show ip table", .usage = "",
-	       .help = "IPv4 FIB tables: routes and interfaces in each", .fn = cmd_show_tables)
+	       .help = "FIB tables: routes and interfaces in each, each family's ECMP flow-hash "
+		       "fields, the router id",
+	       .fn = cmd_show_tables)

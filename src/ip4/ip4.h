@@ -119,6 +119,7 @@ static inline const struct sl_adj *sl_adj_get(uint32_t id)
 struct sl_lb {
 	uint32_t adj[SL_LB_BUCKETS];
 	uint16_t npaths;              /* the distinct adjacencies of the buckets, for */
+	uint16_t fib;                 /* its route's table: whose flow-hash fields apply */
 	uint32_t path[SL_PATHS_MAX];  /* sl_lb_next */
 };
 extern struct sl_lb *sl_lb_tbl[SL_LB_MAX];
@@ -154,6 +155,94 @@ static inline uint32_t sl_flow_hash4(const struct rte_mbuf *m, const struct rte_
 	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
 		return m->hash.rss;
 	return sl_flow_hash4_sw(ip);
+}
+
+/* What a table's ECMP flow hash takes (set ip flow-hash, VPP's bits and names): the
+ * addresses, ports and protocol, src and dst swapped (reverse: the other direction's hash),
+ * or ordered so that both directions hash alike (symmetric), and IPv6's flow label. Each
+ * family's table index t has its fields in sl_fh4[t] or sl_fh6[t], with SL_FH_SEEDED while a
+ * router id is set (sl_fh_seed, mixed into every hash, so that routers in a row do not all
+ * split the same flows the same way). A table at its family's default (4: the 5-tuple; 6:
+ * the 5-tuple and the flow label) takes the lookups' own hash: the port's RSS hash when it
+ * gave one, else sl_flow_hashN_sw, which sl_flow_hashN_cfg equals at the default. */
+enum {
+	SL_FH_SRC = 1,
+	SL_FH_DST = 2,
+	SL_FH_SPORT = 4,
+	SL_FH_DPORT = 8,
+	SL_FH_PROTO = 16,
+	SL_FH_REVERSE = 32,
+	SL_FH_SYMMETRIC = 64,
+	SL_FH_FLOWLABEL = 128,
+	SL_FH_SEEDED = 256,
+};
+#define SL_FH_DEFAULT4 (SL_FH_SRC | SL_FH_DST | SL_FH_SPORT | SL_FH_DPORT | SL_FH_PROTO)
+#define SL_FH_DEFAULT6 (SL_FH_DEFAULT4 | SL_FH_FLOWLABEL)
+extern uint16_t sl_fh4[SL_FIB_MAX], sl_fh6[SL_FIB_MAX];
+extern uint32_t sl_fh_seed;
+/* Names of the bits from SL_FH_SRC up to SL_FH_FLOWLABEL, in order. */
+extern const char *const sl_fh_names[8];
+/* Control (main lcore): table index fib's fields for IPv4 (v6 false) or IPv6, without
+ * SL_FH_SEEDED; the router id for both (0: none); a table deleted goes back to the
+ * defaults. sl_fh_get gives the fields set. */
+void sl_fh_set(bool v6, uint16_t fib, uint16_t fields);
+uint16_t sl_fh_get(bool v6, uint16_t fib);
+void sl_fh_seed_set(uint32_t seed);
+void sl_fh_reset(uint16_t fib);
+/* "src dst ..." for fields, into buf. */
+void sl_fh_format(char *buf, size_t len, uint16_t fields);
+
+/* A computed hash with the router id mixed in (cfg has SL_FH_SEEDED): a finaliser whose low
+ * bits, the bucket, depend on every bit of h and of the seed (a seed XORed into a CRC would
+ * only permute the buckets, the same for every flow). */
+static inline uint32_t sl_fh_seeded(uint32_t h, uint16_t cfg)
+{
+	if (!(cfg & SL_FH_SEEDED))
+		return h;
+	h ^= sl_fh_seed;
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	return h ^ h >> 16;
+}
+
+/* As sl_flow_hash4_sw (the same value for SL_FH_DEFAULT4 and no seed): the addresses, the
+ * protocol and, for a 20-byte header that is not a fragment and whose protocol has ports,
+ * the ports, each left out (0) unless cfg takes it (neither port: the ports' step too, so
+ * that a protocol without ports hashes as one with them). */
+static inline uint32_t sl_flow_hash4_cfg(const struct rte_ipv4_hdr *ip, uint16_t cfg)
+{
+	const uint8_t *b = (const uint8_t *)ip;
+	uint64_t first, addrs; /* src_addr, dst_addr as in sl_flow_hash4_sw */
+	uint32_t ports = 0;    /* src_port, dst_port */
+	memcpy(&first, b, 8);
+	memcpy(&addrs, b + 12, 8);
+	const uint64_t frag = RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK);
+	bool has = (first & (0xffull | frag << 48)) == 0x45 && sl_l4_has_ports[ip->next_proto_id];
+	if (has)
+		memcpy(&ports, b + 20, 4);
+	/* masks of cfg alone: worked out once per run where the hash is inlined in a loop */
+	const uint64_t am = (cfg & SL_FH_SRC ? 0xffffffffull : 0) | (cfg & SL_FH_DST ? 0xffffffffull << 32 : 0);
+	const uint32_t pm = (cfg & SL_FH_SPORT ? 0xffffu : 0) | (cfg & SL_FH_DPORT ? 0xffff0000u : 0);
+	addrs &= am;
+	ports &= pm;
+	if (cfg & SL_FH_REVERSE) {
+		addrs = addrs >> 32 | addrs << 32;
+		ports = ports >> 16 | ports << 16;
+	}
+	if (cfg & SL_FH_SYMMETRIC) { /* any order both directions agree on */
+		uint32_t lo = (uint32_t)addrs, hi = (uint32_t)(addrs >> 32);
+		uint32_t plo = ports & 0xffff, phi = ports >> 16;
+		if (hi < lo)
+			addrs = hi | (uint64_t)lo << 32;
+		if (phi < plo)
+			ports = phi | plo << 16;
+	}
+	uint64_t h = sl_crc8(addrs, cfg & SL_FH_PROTO ? ip->next_proto_id : 0);
+	if (has && pm)
+		h = sl_crc4(ports, h);
+	return sl_fh_seeded((uint32_t)h, cfg);
 }
 
 /* The next node of every path of lb when all have the same one (ipN-rewrite, usually), else
@@ -210,19 +299,42 @@ static __rte_always_inline uint16_t sl_lk_runs(struct sl_worker *w, void **objs,
 	return n;
 }
 
+/* A run of one load-balance from packet j to the mark after it (hops[j] on), in a table
+ * whose flow-hash fields cfg are not the default: each packet's bucket by hash(m, cfg);
+ * returns the index after the run. Inlined into each lookup's own out-of-line function
+ * (sl_lk_cfg_run_fn), so that sl_lk_paths's default loops keep their registers. */
+typedef size_t (*sl_lk_cfg_run_fn)(void **objs, const uint64_t *hops, uint16_t *nexts, size_t j,
+				   const uint32_t *bucket, uint16_t nx, uint16_t cfg);
+static __rte_always_inline size_t
+sl_lk_cfg_run(void **objs, const uint64_t *hops, uint16_t *nexts, size_t j, const uint32_t *bucket,
+	      uint16_t nx, uint16_t cfg, uint32_t (*hash)(const struct rte_mbuf *, uint16_t))
+{
+	const uint64_t h = hops[j];
+	do {
+		struct rte_mbuf *m = objs[j];
+		sl_meta(m)->adj = bucket[hash(m, cfg) & (SL_LB_BUCKETS - 1)];
+		nexts[j] = nx;
+	} while (hops[++j] == h);
+	return j;
+}
+
 /* The rest of the vector from packet i on, once a route with several paths is in it: one
  * pass, so that ECMP pays for the flow hash and the bucket, not for a second walk. A
  * load-balance's packet takes the bucket of its flow hash; a run of one load-balance whose
  * paths all lead to one node takes that node with no look at the packet's adjacency;
  * otherwise (paths to different nodes, no route) each packet's own. hops has room for one
  * more (hops[n]): a run's end is marked there, so that its loop tests one thing a packet.
- * hash is the flow hash (the port's RSS hash when it gave one), sw_hash the one computed.
+ * hash is the flow hash (the port's RSS hash when it gave one), sw_hash the one computed;
+ * a load-balance whose table's fields (fh[lb->fib]) are not fh_default takes cfg_hash's
+ * (a run of one: cfg_run).
  * A drop is looked up once more (relook(m, ips, i): packet i's destination, from the node's
  * array ips, in its table; see sl_ip4_lookup_one). */
 static __rte_always_inline void
 sl_lk_paths(struct sl_worker *w, void **objs, const void *ips, uint64_t *hops, uint16_t *nexts,
 	    uint16_t i, uint16_t n, const uint16_t *type_next,
 	    uint32_t (*hash)(const struct rte_mbuf *), uint32_t (*sw_hash)(const struct rte_mbuf *),
+	    const uint16_t *fh, uint16_t fh_default,
+	    uint32_t (*cfg_hash)(const struct rte_mbuf *, uint16_t), sl_lk_cfg_run_fn cfg_run,
 	    uint32_t (*relook)(struct rte_mbuf *, const void *, uint16_t),
 	    sl_no_route_fn no_route)
 {
@@ -255,7 +367,12 @@ sl_lk_paths(struct sl_worker *w, void **objs, const void *ips, uint64_t *hops, u
 			const uint32_t *bucket = lb->adj;
 			size_t j = i;
 			hops[n] = ~h;
-			if (rss) {
+			/* read here, not kept from the run's start: a value live across the loops
+			 * cost the IPv6 loop a register (one instruction a packet) */
+			uint16_t cfg = __atomic_load_n(&fh[lb->fib], __ATOMIC_RELAXED);
+			if (unlikely(cfg != fh_default)) { /* set ip flow-hash */
+				j = cfg_run(objs, hops, nexts, j, bucket, nx, cfg);
+			} else if (rss) {
 				do {
 					struct rte_mbuf *m = objs[j];
 					uint32_t x = m->hash.rss;
@@ -278,7 +395,12 @@ sl_lk_paths(struct sl_worker *w, void **objs, const void *ips, uint64_t *hops, u
 			continue;
 		}
 		struct rte_mbuf *m = objs[i];
-		uint32_t id = lb ? lb->adj[hash(m) & (SL_LB_BUCKETS - 1)] : (uint32_t)h;
+		uint32_t id = (uint32_t)h;
+		if (lb) {
+			uint16_t cfg = __atomic_load_n(&fh[lb->fib], __ATOMIC_RELAXED);
+			id = lb->adj[(likely(cfg == fh_default) ? hash(m) : cfg_hash(m, cfg)) &
+				     (SL_LB_BUCKETS - 1)];
+		}
 		sl_meta(m)->adj = id;
 		nexts[i] = unlikely(each) ? sl_lk_next(w, m, id, type_next, no_route) : nx;
 		i++;
@@ -294,7 +416,7 @@ void sl_lb_assign(uint8_t owner[SL_LB_BUCKETS], const int16_t *old, const uint16
 
 /* Shared with IPv6 (main lcore): adjacencies (sl_adj_alloc frees a when the table is full;
  * an id released is recycled after a grace period) and load-balances (sl_lb_publish: bucket
- * b takes path_adj[owner[b]]; sl_lb_free: named, a FIB entry may have named it, so after a
+ * b takes path_adj[owner[b]], fib is its route's table; sl_lb_free: named, a FIB entry may have named it, so after a
  * grace period). Return 0 or -errno. */
 struct sl_adj *sl_adj_new(uint8_t type, uint16_t port, uint32_t nh, const uint8_t *dmac,
 			  uint16_t ethertype);
@@ -302,7 +424,8 @@ int sl_adj_alloc(struct sl_adj *a, uint32_t *id);
 void sl_adj_publish(uint32_t id, struct sl_adj *a);
 void sl_adj_release(uint32_t id);
 int sl_lb_alloc(uint32_t *id);
-int sl_lb_publish(uint32_t id, const uint8_t owner[SL_LB_BUCKETS], const uint32_t *path_adj);
+int sl_lb_publish(uint32_t id, const uint8_t owner[SL_LB_BUCKETS], const uint32_t *path_adj,
+		  uint16_t fib);
 void sl_lb_free(uint32_t id, bool named);
 
 /* Looks up ips[i] in packet i's table (its ingress interface's, or sl_meta2.fib), one bulk

@@ -3,12 +3,62 @@
  * a change of paths moves as few buckets as it can. */
 #include "ip4.h"
 
+#include <stdio.h>
 #include <string.h>
 
 struct sl_lb *sl_lb_tbl[SL_LB_MAX];
 const struct sl_lb sl_lb_drop = {.npaths = 1}; /* SL_ADJ_ID_DROP is 0 */
 const uint8_t sl_l4_has_ports[256] = {[IPPROTO_TCP] = 1, [IPPROTO_UDP] = 1, [IPPROTO_SCTP] = 1,
 				      [IPPROTO_UDPLITE] = 1};
+
+/* ---- set ip flow-hash ---- */
+
+uint16_t sl_fh4[SL_FIB_MAX] = {[0 ... SL_FIB_MAX - 1] = SL_FH_DEFAULT4};
+uint16_t sl_fh6[SL_FIB_MAX] = {[0 ... SL_FIB_MAX - 1] = SL_FH_DEFAULT6};
+uint32_t sl_fh_seed;
+const char *const sl_fh_names[8] = {"src", "dst", "sport", "dport", "proto", "reverse", "symmetric",
+				    "flowlabel"};
+
+static void fh_store(uint16_t *slot, uint16_t fields)
+{
+	__atomic_store_n(slot, (uint16_t)(fields | (sl_fh_seed ? SL_FH_SEEDED : 0)), __ATOMIC_RELAXED);
+}
+
+void sl_fh_set(bool v6, uint16_t fib, uint16_t fields)
+{
+	fh_store(v6 ? &sl_fh6[fib] : &sl_fh4[fib], fields & (uint16_t)~SL_FH_SEEDED);
+}
+
+uint16_t sl_fh_get(bool v6, uint16_t fib)
+{
+	return (v6 ? sl_fh6[fib] : sl_fh4[fib]) & (uint16_t)~SL_FH_SEEDED;
+}
+
+void sl_fh_seed_set(uint32_t seed)
+{
+	/* the seed first: a worker that sees the bit mixes the new seed in (a vector in flight
+	 * may mix the old one: its flows move once, as on any change of the fields) */
+	__atomic_store_n(&sl_fh_seed, seed, __ATOMIC_RELAXED);
+	for (unsigned t = 0; t < SL_FIB_MAX; t++) {
+		fh_store(&sl_fh4[t], sl_fh_get(false, (uint16_t)t));
+		fh_store(&sl_fh6[t], sl_fh_get(true, (uint16_t)t));
+	}
+}
+
+void sl_fh_reset(uint16_t fib)
+{
+	sl_fh_set(false, fib, SL_FH_DEFAULT4);
+	sl_fh_set(true, fib, SL_FH_DEFAULT6);
+}
+
+void sl_fh_format(char *buf, size_t len, uint16_t fields)
+{
+	size_t k = 0;
+	buf[0] = 0;
+	for (unsigned b = 0; b < RTE_DIM(sl_fh_names) && k < len; b++)
+		if (fields & (1u << b))
+			k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? " " : "", sl_fh_names[b]);
+}
 
 void sl_lb_assign(uint8_t owner[SL_LB_BUCKETS], const int16_t *old, const uint16_t *w,
 		  unsigned n)

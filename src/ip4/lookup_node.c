@@ -80,13 +80,24 @@ static uint32_t lk_hash_sw(const struct rte_mbuf *m)
 	return sl_flow_hash4_sw(rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *));
 }
 
+static uint32_t lk_hash_cfg(const struct rte_mbuf *m, uint16_t cfg)
+{
+	return sl_flow_hash4_cfg(rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *), cfg);
+}
+
+static __rte_noinline size_t lk_cfg_run(void **objs, const uint64_t *hops, uint16_t *nexts,
+					size_t j, const uint32_t *bucket, uint16_t nx, uint16_t cfg)
+{
+	return sl_lk_cfg_run(objs, hops, nexts, j, bucket, nx, cfg, lk_hash_cfg);
+}
+
 /* The vector from packet i on, once a route with several paths or a drop is in it: out of
  * line, so that the ECMP pass (its hash inlined here) leaves lk_process's loop as it was. */
 static __rte_noinline void lk_paths(struct sl_worker *w, void **objs, const uint32_t *ips,
 				    uint64_t *hops, uint16_t *nexts, uint16_t i, uint16_t n)
 {
-	sl_lk_paths(w, objs, ips, hops, nexts, i, n, type_next, lk_hash, lk_hash_sw, lk_relook,
-		    lk_no_route);
+	sl_lk_paths(w, objs, ips, hops, nexts, i, n, type_next, lk_hash, lk_hash_sw, sl_fh4,
+		    SL_FH_DEFAULT4, lk_hash_cfg, lk_cfg_run, lk_relook, lk_no_route);
 }
 
 static __rte_always_inline void lk_dst(const struct rte_mbuf *m, uint16_t i, void *ips)

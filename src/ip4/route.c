@@ -521,13 +521,15 @@ static void lb_retired(void *old, uintptr_t id)
 	free(old);
 }
 
-int sl_lb_publish(uint32_t id, const uint8_t owner[SL_LB_BUCKETS], const uint32_t *path_adj)
+int sl_lb_publish(uint32_t id, const uint8_t owner[SL_LB_BUCKETS], const uint32_t *path_adj,
+		  uint16_t fib)
 {
 	struct sl_lb *lb = malloc(sizeof(*lb));
 	if (!lb)
 		return -ENOMEM;
 	bool seen[SL_PATHS_MAX] = {false};
 	lb->npaths = 0;
+	lb->fib = fib;
 	for (unsigned b = 0; b < SL_LB_BUCKETS; b++) {
 		lb->adj[b] = path_adj[owner[b]];
 		if (!seen[owner[b]]) {
@@ -568,7 +570,7 @@ static int lb_publish(struct sl_route *r)
 	uint32_t adj[SL_PATHS_MAX];
 	for (int i = 0; i < r->npaths; i++)
 		adj[i] = sl_neigh_find(ps->p[i].port, ps->p[i].nh)->adj;
-	return sl_lb_publish(ps->lb, ps->owner, adj);
+	return sl_lb_publish(ps->lb, ps->owner, adj, r->fib);
 }
 
 static int path_find(const struct sl_route *r, uint32_t nh, int port)
@@ -1152,6 +1154,7 @@ int sl_ip4_table_del(uint32_t id, char *why, size_t len)
 		sl_ip4_route_del((uint16_t)t, v[i]->pfx, v[i]->len);
 	free(v);
 	sl_ip6_table_gone((uint16_t)t);
+	sl_fh_reset((uint16_t)t); /* a table made again at this index starts from the defaults */
 	struct rte_fib *f = sl_fibs[t];
 	__atomic_store_n(&sl_fibs[t], NULL, __ATOMIC_RELEASE);
 	if (--nb_fibs == 1)

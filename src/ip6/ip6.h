@@ -162,6 +162,47 @@ static inline uint32_t sl_flow_hash6_sw(const struct rte_ipv6_hdr *ip)
 	return (uint32_t)h;
 }
 
+/* As sl_flow_hash6_sw (the same value for SL_FH_DEFAULT6 and no seed), with the fields of
+ * cfg (sl_fh6[t], set ip6 flow-hash) only, as sl_flow_hash4_cfg. */
+static inline uint32_t sl_flow_hash6_cfg(const struct rte_ipv6_hdr *ip, uint16_t cfg)
+{
+	const uint8_t *b = (const uint8_t *)ip;
+	uint64_t s[2], d[2];
+	uint32_t first, ports = 0;
+	memcpy(&first, b, 4);
+	memcpy(s, b + 8, 16);
+	memcpy(d, b + 24, 16);
+	bool has = sl_l4_has_ports[ip->proto];
+	if (has)
+		memcpy(&ports, b + 40, 4);
+	uint16_t sp = (uint16_t)ports, dp = (uint16_t)(ports >> 16);
+	if (!(cfg & SL_FH_SRC))
+		s[0] = s[1] = 0;
+	if (!(cfg & SL_FH_DST))
+		d[0] = d[1] = 0;
+	sp = cfg & SL_FH_SPORT ? sp : 0;
+	dp = cfg & SL_FH_DPORT ? dp : 0;
+	/* reverse: the other direction's fields; symmetric: any order both directions agree on */
+	bool swap = (cfg & SL_FH_REVERSE) != 0;
+	if (cfg & SL_FH_SYMMETRIC)
+		swap = d[0] < s[0] || (d[0] == s[0] && d[1] < s[1]);
+	if (swap) {
+		RTE_SWAP(s[0], d[0]);
+		RTE_SWAP(s[1], d[1]);
+	}
+	if ((cfg & SL_FH_SYMMETRIC) ? dp < sp : (cfg & SL_FH_REVERSE) != 0)
+		RTE_SWAP(sp, dp);
+	uint64_t h = sl_crc4(cfg & SL_FH_FLOWLABEL ? first & RTE_BE32(0x000fffff) : 0,
+			     cfg & SL_FH_PROTO ? ip->proto : 0);
+	h = sl_crc8(s[0], h);
+	h = sl_crc8(s[1], h);
+	h = sl_crc8(d[0], h);
+	h = sl_crc8(d[1], h);
+	if (has && (cfg & (SL_FH_SPORT | SL_FH_DPORT)))
+		h = sl_crc4(sp | (uint32_t)dp << 16, h);
+	return sl_fh_seeded((uint32_t)h, cfg);
+}
+
 /* The port's RSS hash when it gave one, else computed. */
 static inline uint32_t sl_flow_hash6(const struct rte_mbuf *m, const struct rte_ipv6_hdr *ip)
 {

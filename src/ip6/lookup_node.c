@@ -54,6 +54,17 @@ static uint32_t lk_hash_sw(const struct rte_mbuf *m)
 	return sl_flow_hash6_sw(rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *));
 }
 
+static uint32_t lk_hash_cfg(const struct rte_mbuf *m, uint16_t cfg)
+{
+	return sl_flow_hash6_cfg(rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *), cfg);
+}
+
+static __rte_noinline size_t lk_cfg_run(void **objs, const uint64_t *hops, uint16_t *nexts,
+					size_t j, const uint32_t *bucket, uint16_t nx, uint16_t cfg)
+{
+	return sl_lk_cfg_run(objs, hops, nexts, j, bucket, nx, cfg, lk_hash_cfg);
+}
+
 /* As sl_ip4_lookup_one (rte_fib6's trie zeroes a tbl8 group it recycles, in 22.11 at once):
  * packet i's destination looked up once more in its table. */
 static uint32_t lk_relook(struct rte_mbuf *m, const void *ips, uint16_t i)
@@ -71,8 +82,8 @@ static uint32_t lk_relook(struct rte_mbuf *m, const void *ips, uint16_t i)
 static __rte_noinline void lk_paths(struct sl_worker *w, void **objs, uint8_t (*ips)[16],
 				    uint64_t *hops, uint16_t *nexts, uint16_t i, uint16_t n)
 {
-	sl_lk_paths(w, objs, ips, hops, nexts, i, n, type_next, lk_hash, lk_hash_sw, lk_relook,
-		    lk_no_route);
+	sl_lk_paths(w, objs, ips, hops, nexts, i, n, type_next, lk_hash, lk_hash_sw, sl_fh6,
+		    SL_FH_DEFAULT6, lk_hash_cfg, lk_cfg_run, lk_relook, lk_no_route);
 }
 
 static __rte_always_inline void lk_dst(const struct rte_mbuf *m, uint16_t i, void *ips)

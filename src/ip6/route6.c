@@ -906,7 +906,7 @@ static int paths_rebalance(struct sl_route6 *r, const int16_t *old)
 		adj[i] = neigh_find(r->paths[i].port, r->paths[i].nh)->adj;
 	}
 	sl_lb_assign(r->owner, old, w, r->npaths);
-	return sl_lb_publish(r->lb, r->owner, adj);
+	return sl_lb_publish(r->lb, r->owner, adj, r->fib);
 }
 
 static void same_map(int16_t map[SL_PATHS_MAX], int n)

@@ -56,9 +56,15 @@ def replay(factory, tmp_path, lines, fam, pkts=None):
     return s, len(pkts)
 
 
-def run(factory, tmp_path, lines, fib_cmd="show ip fib 48.0.0.0/8", fam=4):
-    s, sent = replay(factory, tmp_path, lines, fam)
+def run(factory, tmp_path, lines, fib_cmd="show ip fib 48.0.0.0/8", fam=4, pkts=None, flows=FLOWS,
+        also=None):
+    """Each flow's port (by the flow number in the payload, whose packets must all leave by
+    one path, numbered in order), the packets out of each port, show ip fib; also(s) is
+    called before sluiced stops."""
+    s, sent = replay(factory, tmp_path, lines, fam, pkts)
     fib = s.js(fib_cmd)["routes"]
+    if also:
+        also(s)
     assert s.stop() == 0
     where = {}  # flow -> port, checking order within the port
     counts = {}
@@ -73,7 +79,7 @@ def run(factory, tmp_path, lines, fib_cmd="show ip fib 48.0.0.0/8", fam=4):
             assert where.setdefault(f, p) == p, f"flow {f} on two paths"
             assert seen.get(f, -1) == k - 1, f"flow {f} out of order on port{p}"
             seen[f] = k
-    assert sum(counts.values()) == sent and len(where) == FLOWS
+    assert sum(counts.values()) == sent and len(where) == flows
     return where, counts, fib
 
 
@@ -360,3 +366,109 @@ def test_ecmp_follows_the_ports_rss_hash(sluiced_factory, tmp_path, fam):
     assert len(bucket_path) > 200  # most of the 256 buckets seen, several flows each
     flows = [sum(1 for p in where.values() if p == q) for q in range(4)]
     assert all(abs(f - FLOWS / 4) <= 0.15 * FLOWS / 4 for f in flows), flows
+
+
+# set ip flow-hash: what the ECMP hash of a table takes (VPP's fields), over the 4 equal paths
+
+
+def fh_pkt(src, dst, sport, dport, f, k, fam, label=0):
+    l3 = (IP(src=src, dst=dst) if fam == 4 else IPv6(src=src, dst=dst, fl=label))
+    return (Ether(dst=MAC0, src=PEER0) / l3 / UDP(sport=sport, dport=dport)
+            / Raw(struct.pack("!HH", f, k) + b"x" * 14))
+
+
+def four_paths(fam, extra=()):
+    return setup([(n, None) for n in (NHS if fam == 4 else NHS6)], extra, fam=fam)
+
+
+def spread(where):
+    return [sum(1 for p in where.values() if p == q) for q in range(1, 5)]
+
+
+@pytest.mark.parametrize("fam", [4, 6])
+def test_flow_hash_source_only(sluiced_factory, tmp_path, fam):
+    """`src` alone: every packet from one source takes one path, whatever its destination,
+    ports (and IPv6 flow label); 16 sources use every path; show ip table says so."""
+    ip = "ip" if fam == 4 else "ip6"
+    pkts, k = [], {}
+    for i in range(FLOWS):
+        src = f"16.0.0.{i % 16}" if fam == 4 else f"2001:db8:16::{i % 16:x}"
+        dst = f"48.1.{i >> 8}.{i & 255}" if fam == 4 else f"2001:db8:48::{i:x}"
+        k[i % 16] = k.get(i % 16, -1) + 1
+        pkts.append(fh_pkt(src, dst, 1024 + i, 5000 + i, i % 16, k[i % 16], fam, label=i))
+    tables = {}
+    where, _, _ = run(sluiced_factory, tmp_path, four_paths(fam, [f"set {ip} flow-hash table 0 src"]),
+                      fam=fam, pkts=pkts, flows=16,
+                      also=lambda s: tables.update(s.js("show ip table")["tables"][0]))
+    assert all(n > 0 for n in spread(where)), spread(where)  # every path has some sources
+    assert tables["flow-hash" if fam == 4 else "flow-hash6"] == "src"
+    assert tables["flow-hash6" if fam == 4 else "flow-hash"] == (
+        "src dst sport dport proto flowlabel" if fam == 4 else "src dst sport dport proto")
+
+
+@pytest.mark.parametrize("fam", [4, 6])
+def test_flow_hash_symmetric(sluiced_factory, tmp_path, fam):
+    """500 conversations, both directions routed over the paths: with `symmetric` each
+    conversation's two directions take one path (run() checks it: they share a flow number),
+    spread over the 4 paths; with the default most take two."""
+    ip = "ip" if fam == 4 else "ip6"
+    pairs = FLOWS // 2
+
+    def addr(side, i):
+        return f"48.{side}.{i >> 8}.{i & 255}" if fam == 4 else f"2001:db8:48::{side}:{i:x}"
+
+    def conv(back):
+        """Each conversation's packets (k 0-1) one way, then the other way's numbered back + i
+        (k 0-1), or, back None, with the same number (k 2-3): order is checked per number."""
+        fwd = [fh_pkt(addr(1, i), addr(2, i), 1024 + i, 5000 + i, i, k, fam)
+               for k in (0, 1) for i in range(pairs)]
+        return fwd + [fh_pkt(addr(2, i), addr(1, i), 5000 + i, 1024 + i,
+                             i if back is None else back + i, k if back is None else k - 2, fam)
+                      for k in (2, 3) for i in range(pairs)]
+    pkts = conv(None)
+    where, _, _ = run(sluiced_factory, sub(tmp_path, "sym"),
+                      four_paths(fam, [f"set {ip} flow-hash table 0 src dst sport dport proto symmetric"]),
+                      fam=fam, pkts=pkts, flows=pairs)
+    assert all(n >= pairs // 8 for n in spread(where)), spread(where)
+    where, _, _ = run(sluiced_factory, sub(tmp_path, "plain"), four_paths(fam), fam=fam,
+                      pkts=conv(pairs), flows=2 * pairs)
+    apart = sum(1 for i in range(pairs) if where[i] != where[pairs + i])
+    assert apart > pairs // 2, apart
+
+
+def test_flow_hash_router_id(sluiced_factory, tmp_path):
+    """A router id re-deals the flows: most move, each still on one path in order, the split
+    still even; show ip table has it (0 giving the plain hash back: tests/unit/test_lb.c)."""
+    plain, _, _ = run(sluiced_factory, sub(tmp_path, "a"), four_paths(4))
+    tables = {}
+    seeded, _, _ = run(sluiced_factory, sub(tmp_path, "b"), four_paths(4, ["set ip flow-hash router-id 77"]),
+                       also=lambda s: tables.update(s.js("show ip table")["tables"][0]))
+    assert tables["router-id"] == 77
+    assert all(abs(n - FLOWS / 4) <= 0.15 * FLOWS / 4 for n in spread(seeded)), spread(seeded)
+    moved = sum(1 for f in plain if plain[f] != seeded[f])
+    assert moved > FLOWS // 2, moved
+
+
+def test_flow_hash_refused_clearly(sluiced_factory, tmp_path):
+    wrpcap(str(tmp_path / "empty.pcap"), [], linktype=1)
+    devs = [f"net_pcap0,rx_pcap={tmp_path}/empty.pcap,tx_pcap={tmp_path}/o0.pcap {{ name port0 }}"]
+    s = sluiced_factory(devs, ["ip table add 5", "set ip flow-hash table 5 src dst"])
+    s.check_refused({
+        "set ip flow-hash table 0 src color": "unknown field 'color'",
+        "set ip flow-hash table 0 src flowlabel": "flowlabel: IPv6 only",
+        "set ip flow-hash table 0 symmetric": "at least one field",
+        "set ip flow-hash": "at least one field",
+        "set ip6 flow-hash table 0 reverse": "at least one field",
+        "set ip flow-hash table 9 src": "table 9 does not exist",
+        "set ip flow-hash router-id x": "router-id",
+        "set ip flow-hash router-id": "usage: set ip flow-hash router-id",
+    })
+    t = {r["table"]: r for r in s.js("show ip table")["tables"]}  # nothing changed
+    assert (t[0]["flow-hash"], t[5]["flow-hash"], t[0]["router-id"]) == (
+        "src dst sport dport proto", "src dst", 0)
+    # a table deleted and made again starts from the defaults
+    s.cli("ip table del 5")
+    s.cli("ip table add 5")
+    t = {r["table"]: r for r in s.js("show ip table")["tables"]}
+    assert t[5]["flow-hash"] == "src dst sport dport proto"
+    assert s.stop() == 0

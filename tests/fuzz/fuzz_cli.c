@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libFuzzer: arbitrary CLI lines against a live router; a failed command must change
  * nothing (the IPv4 and IPv6 route counts, the tunnel, MPLS label, policer, ACL and QoS profile
- * counts, the ACLs' interface directions and the interfaces with QoS are the witnesses). */
+ * counts, the ACLs' interface directions, the interfaces with QoS and the tables' flow-hash
+ * fields are the witnesses). */
 #include "fuzz.h"
 #include "../common/ring_env.h"
 #include "../../src/ip4/ip4.h"
@@ -39,13 +40,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 tunnels = sl_tun_total(), labels = sl_mpls_count(), pols = sl_policer_count(),
 		 outs = sl_mpls_out_count(), pppoe = sl_pppoe_count(), ipoe = sl_ipoe_count(),
 		 acls = sl_acl_count(), applied = sl_acl_applied(),
-		 qprof = sl_qos_profile_count(), qos = sl_qos_applied();
+		 qprof = sl_qos_profile_count(), qos = sl_qos_applied(), seed = sl_fh_seed;
+	uint16_t fh4[SL_FIB_MAX], fh6[SL_FIB_MAX];
+	memcpy(fh4, sl_fh4, sizeof(fh4));
+	memcpy(fh6, sl_fh6, sizeof(fh6));
 	if (env_cli(line, true) != 0 &&
 	    (sl_ip4_route_count() != before || sl_ip6_route_count() != before6 ||
 	     sl_tun_total() != tunnels || sl_mpls_count() != labels ||
 	     sl_mpls_out_count() != outs || sl_pppoe_count() != pppoe || sl_ipoe_count() != ipoe ||
 	     sl_policer_count() != pols || sl_acl_count() != acls || sl_acl_applied() != applied ||
-	     sl_qos_profile_count() != qprof || sl_qos_applied() != qos))
+	     sl_qos_profile_count() != qprof || sl_qos_applied() != qos || sl_fh_seed != seed ||
+	     memcmp(fh4, sl_fh4, sizeof(fh4)) || memcmp(fh6, sl_fh6, sizeof(fh6))))
 		abort();
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* ECMP/UCMP buckets (sl_lb_assign, src/ip4/lb.c): each path's share by weight, and a change
- * of paths moving only the buckets it must; the flow hash (sl_flow_hash4). No EAL. */
+ * of paths moving only the buckets it must; the flow hashes (sl_flow_hash4, 6, and their
+ * fields set by set ip flow-hash). No EAL. */
 #include "../common/check.h"
 #include "../../src/ip4/ip4.h"
 #include "../../src/ip6/ip6.h"
@@ -183,8 +184,132 @@ static void test_flow_hash(void)
 	CHECK(sl_flow_hash4(&m, hdr(f, IPPROTO_UDP, 0, 1000)) == 0x1234);
 }
 
+/* A random header of either family at offset 14 of f: one of TCP, UDP, ICMP or GRE, a
+ * quarter of the IPv4 ones fragments. */
+static uint64_t rnd_state = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+static struct rte_ipv4_hdr *rnd_hdr(uint8_t *f)
+{
+	static const uint8_t protos[] = {IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP, IPPROTO_GRE};
+	uint16_t frag = (rnd() & 3) == 0 ? RTE_IPV4_HDR_MF_FLAG : 0;
+	struct rte_ipv4_hdr *ip = hdr(f, protos[rnd() & 3], frag, (uint16_t)rnd());
+	ip->src_addr = (uint32_t)rnd();
+	ip->dst_addr = (uint32_t)rnd();
+	f[36] = (uint8_t)rnd(), f[37] = (uint8_t)rnd();
+	return ip;
+}
+
+static struct rte_ipv6_hdr *rnd_hdr6(uint8_t *f)
+{
+	static const uint8_t protos[] = {IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMPV6, IPPROTO_FRAGMENT};
+	struct rte_ipv6_hdr *ip = hdr6(f, protos[rnd() & 3], (uint32_t)rnd() & 0xfffff, (uint16_t)rnd());
+	for (int i = 0; i < 16; i++)
+		ip->src_addr[i] = (uint8_t)rnd(), ip->dst_addr[i] = (uint8_t)rnd();
+	f[56] = (uint8_t)rnd(), f[57] = (uint8_t)rnd();
+	return ip;
+}
+
+/* The same flow the other way: addresses and ports swapped. */
+static void turn(uint8_t *f, bool v6)
+{
+	uint8_t t[16];
+	unsigned a = v6 ? 22 : 26, len = v6 ? 16 : 4, p = v6 ? 54 : 34;
+	memcpy(t, f + a, len);
+	memmove(f + a, f + a + len, len);
+	memcpy(f + a + len, t, len);
+	memcpy(t, f + p, 2);
+	memmove(f + p, f + p + 2, 2);
+	memcpy(f + p + 2, t, 2);
+}
+
+/* set ip flow-hash: the defaults give the lookups' own hash; each field left out, reverse,
+ * symmetric and the router id do what they say */
+static void test_flow_hash_cfg(void)
+{
+	uint8_t f[96], g[96];
+	for (int k = 0; k < 20000; k++) {
+		struct rte_ipv4_hdr *ip = rnd_hdr(f);
+		CHECK(sl_flow_hash4_cfg(ip, SL_FH_DEFAULT4) == sl_flow_hash4_sw(ip));
+		uint32_t fwd = sl_flow_hash4_cfg(ip, SL_FH_DEFAULT4);
+		uint32_t sym = sl_flow_hash4_cfg(ip, SL_FH_DEFAULT4 | SL_FH_SYMMETRIC);
+		uint32_t src = sl_flow_hash4_cfg(ip, SL_FH_SRC);
+		memcpy(g, f, sizeof(g));
+		turn(g, false);
+		struct rte_ipv4_hdr *back = (struct rte_ipv4_hdr *)(g + 14);
+		CHECK(sl_flow_hash4_cfg(back, SL_FH_DEFAULT4 | SL_FH_REVERSE) == fwd);
+		CHECK(sl_flow_hash4_cfg(back, SL_FH_DEFAULT4 | SL_FH_SYMMETRIC) == sym);
+		/* src alone: the same for any destination, ports and protocol */
+		back->src_addr = ip->src_addr;
+		back->next_proto_id = (uint8_t)rnd();
+		CHECK(sl_flow_hash4_cfg(back, SL_FH_SRC) == src);
+		struct rte_ipv6_hdr *ip6 = rnd_hdr6(f);
+		CHECK(sl_flow_hash6_cfg(ip6, SL_FH_DEFAULT6) == sl_flow_hash6_sw(ip6));
+		fwd = sl_flow_hash6_cfg(ip6, SL_FH_DEFAULT6);
+		sym = sl_flow_hash6_cfg(ip6, SL_FH_DEFAULT6 | SL_FH_SYMMETRIC);
+		uint32_t nofl = sl_flow_hash6_cfg(ip6, SL_FH_DEFAULT4);
+		memcpy(g, f, sizeof(g));
+		turn(g, true);
+		struct rte_ipv6_hdr *back6 = (struct rte_ipv6_hdr *)(g + 14);
+		CHECK(sl_flow_hash6_cfg(back6, SL_FH_DEFAULT6 | SL_FH_REVERSE) == fwd);
+		CHECK(sl_flow_hash6_cfg(back6, SL_FH_DEFAULT6 | SL_FH_SYMMETRIC) == sym);
+		/* without flowlabel, another label is the same flow */
+		ip6->vtc_flow ^= rte_cpu_to_be_32(0x12345);
+		CHECK(sl_flow_hash6_cfg(ip6, SL_FH_DEFAULT4) == nofl);
+		CHECK(sl_flow_hash6_cfg(ip6, SL_FH_DEFAULT6) != fwd);
+	}
+	/* symmetric where the directions differ: the plain hash tells them apart */
+	struct rte_ipv4_hdr *ip = hdr(f, IPPROTO_UDP, 0, 1000);
+	memcpy(g, f, sizeof(g));
+	turn(g, false);
+	CHECK(sl_flow_hash4_cfg(ip, SL_FH_DEFAULT4) != sl_flow_hash4_cfg((struct rte_ipv4_hdr *)(g + 14), SL_FH_DEFAULT4));
+
+	/* the router id: the flows that one router's 4 paths (buckets owned in turn) send down
+	 * one path are spread over all 4 paths of a next router with another id; with the same
+	 * hash there they would all take one path again */
+	unsigned down[4] = {0}, same[4] = {0}, n = 0;
+	sl_fh_seed = 0x5eed;
+	for (int k = 0; k < 40000; k++) {
+		ip = rnd_hdr(f);
+		uint32_t a = sl_flow_hash4_cfg(ip, SL_FH_DEFAULT4);
+		if ((a & (SL_LB_BUCKETS - 1)) % 4)
+			continue;
+		n++;
+		same[(sl_flow_hash4_cfg(ip, SL_FH_DEFAULT4) & (SL_LB_BUCKETS - 1)) % 4]++;
+		down[(sl_flow_hash4_cfg(ip, SL_FH_DEFAULT4 | SL_FH_SEEDED) & (SL_LB_BUCKETS - 1)) % 4]++;
+	}
+	CHECK(n > 8000 && same[0] == n);
+	for (int p = 0; p < 4; p++)
+		CHECK(down[p] > n * 22 / 100 && down[p] < n * 28 / 100);
+	sl_fh_seed = 0;
+
+	/* the control side: fields kept apart from the seeded bit, tables apart, reset */
+	sl_fh_set(false, 3, SL_FH_SRC | SL_FH_DST);
+	sl_fh_set(true, 3, SL_FH_SRC | SL_FH_SYMMETRIC);
+	CHECK(sl_fh4[3] == (SL_FH_SRC | SL_FH_DST) && sl_fh6[3] == (SL_FH_SRC | SL_FH_SYMMETRIC));
+	CHECK(sl_fh4[0] == SL_FH_DEFAULT4 && sl_fh6[0] == SL_FH_DEFAULT6);
+	sl_fh_seed_set(7);
+	CHECK(sl_fh_seed == 7 && sl_fh4[0] == (SL_FH_DEFAULT4 | SL_FH_SEEDED) &&
+	      sl_fh6[3] == (SL_FH_SRC | SL_FH_SYMMETRIC | SL_FH_SEEDED));
+	CHECK(sl_fh_get(false, 3) == (SL_FH_SRC | SL_FH_DST));
+	sl_fh_reset(3);
+	CHECK(sl_fh4[3] == (SL_FH_DEFAULT4 | SL_FH_SEEDED) && sl_fh6[3] == (SL_FH_DEFAULT6 | SL_FH_SEEDED));
+	sl_fh_seed_set(0);
+	CHECK(sl_fh4[3] == SL_FH_DEFAULT4 && sl_fh6[0] == SL_FH_DEFAULT6);
+	char buf[96];
+	sl_fh_format(buf, sizeof(buf), SL_FH_DEFAULT6 | SL_FH_SYMMETRIC);
+	CHECK(!strcmp(buf, "src dst sport dport proto symmetric flowlabel"));
+}
+
 int main(void)
 {
+	test_flow_hash_cfg();
 	test_flow_hash();
 	test_flow_hash6();
 	test_shares();
