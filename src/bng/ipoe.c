@@ -447,33 +447,6 @@ static struct {
 	uint64_t up, down, dropped;
 } rst;
 
-/* An IPv4 packet the main lcore built (m's data: its header) by table fib's route: the
- * adjacency's Ethernet header, out of its interface. While the next hop resolves it waits
- * with the routed packets (sl_ip4_hold: ARP asked, the packet sent on the reply), so a
- * client's first DISCOVER reaches a server whose MAC aged out; no route drops it. */
-static int ip_send(uint16_t fib, struct rte_mbuf *m, uint32_t dst)
-{
-	uint32_t id = sl_ip4_fib_lookup(fib, dst);
-	if (id & SL_LB_FLAG) {
-		const struct sl_lb *lb = sl_lb_tbl[id & (SL_LB_MAX - 1)];
-		id = lb ? lb->adj[0] : SL_ADJ_ID_DROP;
-	}
-	const struct sl_adj *a = sl_adj_get(id);
-	if (a->type == SL_ADJ_INCOMPLETE || a->type == SL_ADJ_GLEAN) {
-		sl_ip4_hold(m, id);
-		return 0;
-	}
-	uint8_t *eh = a->type == SL_ADJ_FORWARD
-			      ? (uint8_t *)rte_pktmbuf_prepend(m, RTE_ETHER_HDR_LEN) : NULL;
-	if (!eh) {
-		rte_pktmbuf_free(m);
-		rst.dropped++;
-		return -1;
-	}
-	memcpy(eh, a->rewrite, RTE_ETHER_HDR_LEN);
-	return sl_iface_inject(m, a->port);
-}
-
 /* The end of options o[0, len) (its END, or len), -1 when malformed; *has82 when option 82
  * is there. */
 static int options_end(const uint8_t *o, uint32_t len, bool *has82)
@@ -549,8 +522,10 @@ static void relay_up(uint16_t access, const uint8_t *b, uint32_t blen, uint32_t 
 	iph->dst_addr = rte_cpu_to_be_32(relay_server);
 	iph->hdr_checksum = rte_ipv4_cksum(iph);
 	m->port = access; /* where a drop while it waits for ARP is counted */
-	if (ip_send(sl_ifaces[access].fib, m, relay_server) == 0)
+	if (sl_ip4_send(sl_ifaces[access].fib, m, relay_server) == 0)
 		rst.up++;
+	else
+		rst.dropped++;
 }
 
 /* An address of pool p for a client, now in use: the one it asked for if p's and free,

@@ -483,6 +483,9 @@ int sl_ip4_neigh_del(uint16_t port, uint32_t ip);
  * lets go. */
 int sl_ip4_neigh_hold(uint16_t port, uint32_t ip, uint32_t *adj);
 void sl_ip4_neigh_unhold(uint16_t port, uint32_t ip);
+/* ping (src/ip4/ping.c): the ICMP identifier of the ping running, in network order (0:
+ * none); ip4-icmp-input punts the echo replies that carry it (SL_PUNT_PING). */
+extern uint16_t sl_ping4_ident;
 /* Handles a punted packet (ARP, or a packet waiting for resolution); frees it. */
 void sl_ip4_punt(struct rte_mbuf *m);
 /* Main lcore: IPv4 packet m (data at its header), routed to adjacency adj, a glean or an
@@ -490,6 +493,16 @@ void sl_ip4_punt(struct rte_mbuf *m);
  * then sent as ip4-rewrite would (its TTL less one); else counted (on m->port's drops too)
  * and freed. */
 void sl_ip4_hold(struct rte_mbuf *m, uint32_t adj);
+/* Main lcore: an IPv4 packet it built (m's data: its header, checksum done; m->port the
+ * interface a drop is counted on) sent by table fib's route to dst (a load-balance's first
+ * path): the adjacency's Ethernet header, out of its interface; while the next hop resolves
+ * it is held as routed packets are (sl_ip4_hold), leaving with the TTL it has now. Returns 0
+ * (sent or held), or a negative value when dst has no route that leaves (no route, a drop,
+ * a local address) or the interface's output refused it (m freed). */
+int sl_ip4_send(uint16_t fib, struct rte_mbuf *m, uint32_t dst);
+/* The source address for a packet of this router's to dst out of port (host order): its
+ * address on dst's subnet, else its first; 0 when it has none. */
+uint32_t sl_ip4_src_for(uint16_t port, uint32_t dst);
 /* Frees the packets every neighbour holds while it resolves (counted as timed out). */
 void sl_ip4_held_flush(void);
 /* Periodic work: reclaim memory after RCU grace periods, age neighbours. */

@@ -110,12 +110,13 @@ SL_NODE_REGISTER(ul_node)
 #define ICMP_ERRORS(X)                                              \
 	X(IC_ERR_TYPE, "ICMP type not handled locally")             \
 	X(IC_ERR_BAD, "ICMP too short or bad checksum")             \
+	X(IC_ERR_REPLY, "echo reply to no ping of ours")            \
 	X(IC_ECHO, "echo replies sent")
 enum { ICMP_ERRORS(SL_ERR_ENUM) IC_NB_ERR };
 static const char *const ic_reasons[] = {ICMP_ERRORS(SL_ERR_STR)};
 static uint16_t ic_err;
 
-enum { IC_NEXT_DROP, IC_NEXT_LOOKUP, IC_NB_NEXT };
+enum { IC_NEXT_DROP, IC_NEXT_LOOKUP, IC_NEXT_PUNT, IC_NB_NEXT };
 
 static inline uint16_t ic_one(struct sl_worker *w, struct rte_mbuf *m)
 {
@@ -130,6 +131,16 @@ static inline uint16_t ic_one(struct sl_worker *w, struct rte_mbuf *m)
 	struct rte_icmp_hdr *ic = (struct rte_icmp_hdr *)((uint8_t *)ip + hl);
 	if (sl_raw_cksum(ic, ilen) != 0xffff) {
 		e = IC_ERR_BAD;
+		goto drop;
+	}
+	if (ic->icmp_type == SL_ICMP_ECHO_REPLY && ic->icmp_code == 0) {
+		/* the ping running's (its identifier; to the main lcore, which times it) */
+		uint16_t id = __atomic_load_n(&sl_ping4_ident, __ATOMIC_RELAXED);
+		if (id && ic->icmp_ident == id && ilen >= sizeof(*ic)) {
+			sl_meta2(m)->punt = SL_PUNT_PING;
+			return IC_NEXT_PUNT;
+		}
+		e = IC_ERR_REPLY;
 		goto drop;
 	}
 	if (ic->icmp_type != SL_ICMP_ECHO || ic->icmp_code != 0) {
@@ -160,7 +171,8 @@ static struct rte_node_register ic_node = {
 	.process = ic_process,
 	.init = sl_node_init,
 	.nb_edges = IC_NB_NEXT,
-	.next_nodes = {[IC_NEXT_DROP] = "error-drop", [IC_NEXT_LOOKUP] = "ip4-lookup"},
+	.next_nodes = {[IC_NEXT_DROP] = "error-drop", [IC_NEXT_LOOKUP] = "ip4-lookup",
+		       [IC_NEXT_PUNT] = "punt"},
 };
 SL_NODE_REGISTER(ic_node)
 

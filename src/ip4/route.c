@@ -358,6 +358,12 @@ static uint32_t connected_src(uint16_t port, uint32_t ip)
 	return 0;
 }
 
+uint32_t sl_ip4_src_for(uint16_t port, uint32_t dst)
+{
+	uint32_t a = connected_src(port, dst);
+	return a ? a : sl_ifaces[port].ip4;
+}
+
 static int connected_port(uint16_t fib, uint32_t ip)
 {
 	for (uint32_t p = 0; p < sl_if_hwm; p++)
@@ -989,6 +995,34 @@ void sl_ip4_hold(struct rte_mbuf *m, uint32_t adj_id)
 	sl_main_ctx->errors[mn_err + MN_GLEAN_DROP]++;
 	sl_main_ctx->ifc[m->port].drops++;
 	rte_pktmbuf_free(m);
+}
+
+int sl_ip4_send(uint16_t fib, struct rte_mbuf *m, uint32_t dst)
+{
+	uint32_t id = sl_ip4_fib_lookup(fib, dst);
+	if (id & SL_LB_FLAG) {
+		const struct sl_lb *lb = sl_lb_tbl[id & (SL_LB_MAX - 1)];
+		id = lb ? lb->adj[0] : SL_ADJ_ID_DROP;
+	}
+	const struct sl_adj *a = sl_adj_get(id);
+	if (a->type == SL_ADJ_INCOMPLETE || a->type == SL_ADJ_GLEAN) {
+		/* held packets leave as routed ones, their TTL one less: this router's own
+		 * leaves with the TTL it was given */
+		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+		ip->time_to_live++;
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		sl_ip4_hold(m, id);
+		return 0;
+	}
+	uint8_t *eh = a->type == SL_ADJ_FORWARD
+			      ? (uint8_t *)rte_pktmbuf_prepend(m, RTE_ETHER_HDR_LEN) : NULL;
+	if (!eh) {
+		rte_pktmbuf_free(m);
+		return -1;
+	}
+	memcpy(eh, a->rewrite, RTE_ETHER_HDR_LEN);
+	return sl_iface_inject(m, a->port);
 }
 
 static int age_one(const struct sl_neigh *cn, void *arg)

@@ -426,8 +426,19 @@ static int worker_main(void *arg)
 
 volatile bool sl_workers_running;
 
+static bool main_fwd; /* graph 0 runs on the main lcore (sl_runtime_main_turn) */
+
+void sl_main_service(void)
+{
+	if (main_fwd)
+		sl_runtime_main_turn();
+	sl_runtime_drain_punts(sl_punt);
+	sl_modules_poll(rte_rdtsc());
+}
+
 int sl_runtime_start(bool main_forwards)
 {
+	main_fwd = main_forwards;
 	for (uint16_t w = main_forwards ? 1 : 0; w < sl_nb_workers; w++)
 		if (rte_eal_remote_launch(worker_main, &sl_workers[w], sl_workers[w].lcore))
 			return -EBUSY;

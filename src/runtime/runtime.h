@@ -60,6 +60,9 @@ int sl_runtime_start(bool main_forwards);
 extern volatile bool sl_workers_running;
 void sl_runtime_main_turn(void);
 unsigned sl_runtime_drain_punts(void (*fn)(struct rte_mbuf *m));
+/* For a CLI command that waits on the data plane (ping): one turn of the main lcore's work
+ * but the CLI's own (graph 0's walk when the main lcore forwards, the punts, the ticks). */
+void sl_main_service(void);
 void sl_runtime_stop(void);
 void sl_runtime_fini(void);
 

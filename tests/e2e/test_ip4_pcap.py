@@ -274,3 +274,44 @@ def test_main_lcore_sleeps_and_wakes_for_punts(sluiced_factory, tmp_path):
     echo = [p for p in out0 if ICMP in p]
     assert len(echo) == 1 and echo[0][ICMP].type == 0 and echo[0][IP].dst == "10.10.1.2"
     assert bytes(echo[0][Raw]) == b"wake"
+
+
+def test_ping_from_the_router_exact_requests(sluiced_factory, tmp_path):
+    """ping: echo requests out of the route's interface, every field as RFC 792 and Linux's
+    ping have them (from the interface's address, TTL 64, DF, one identifier, sequence from
+    1, the data counting up from it, both checksums right); no reply: all lost. Bad
+    arguments, no route and our own address are refused with a clear error."""
+    wrpcap(str(tmp_path / "empty.pcap"), [], linktype=1)
+    devs = [f"net_pcap{i},rx_pcap={tmp_path}/empty.pcap,tx_pcap={tmp_path}/out{i}.pcap "
+            f"{{ name port{i} mac-address {mac} }}" for i, mac in enumerate((MAC0, MAC1))]
+    s = sluiced_factory(devs, ROUTER)
+    r = s.js("ping 48.1.2.3 repeat 3 interval 0.05 size 100")
+    st = r["statistics"][0]
+    assert (st["destination"], st["sent"], st["received"], st["loss-percent"]) == ("48.1.2.3", 3, 0, 100)
+    assert r["replies"] == []
+    s.check_refused({
+        "ping": "usage: ping A.B.C.D",
+        "ping 48.1.2.3 repeat 0": "repeat",
+        "ping 48.1.2.3 repeat 101": "repeat",
+        "ping 48.1.2.3 interval 0": "interval",
+        "ping 48.1.2.3 size 9000": "size",
+        "ping 48.1.2.3 size 1473": "over port1's MTU (1500)",
+        "ping 48.1.2.3 source port9": "unknown interface 'port9'",
+        "ping 48.1.2.3 table-id 7": "table 7 does not exist",
+        "ping 48.1.2.3 colour red": "unknown argument 'colour'",
+        "ping 99.1.2.3": "no route to 99.1.2.3 in table 0",
+        "ping 10.10.1.10": "10.10.1.10 is this router's own address",
+    })
+    assert s.stop() == 0
+    reqs = [p for p in rdpcap(str(tmp_path / "out1.pcap")) if ICMP in p]
+    assert len(reqs) == 3
+    for seq, p in enumerate(reqs, 1):
+        assert p[Ether].dst == NH1 and p[Ether].src == MAC1
+        ip = p[IP]
+        assert (ip.src, ip.dst, ip.ttl, ip.flags.DF, ip.id, ip.len) == ("10.10.2.10", "48.1.2.3", 64, True, seq, 128)
+        icmp = ip[ICMP]
+        assert (icmp.type, icmp.code, icmp.id, icmp.seq) == (8, 0, reqs[0][ICMP].id, seq)
+        assert bytes(icmp.payload) == bytes((seq + i) & 255 for i in range(100))
+        redo = IP(raw(ip))  # both checksums right: scapy's own, computed again, are the same
+        del redo[IP].chksum, redo[ICMP].chksum
+        assert raw(IP(raw(redo))) == raw(ip)

@@ -3,6 +3,7 @@
 ping each other and move a TCP stream through it; a third gets ICMP unreachable."""
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -68,6 +69,42 @@ def test_namespaces_ping_tcp_unreachable(namespaces, sluiced_factory):
     assert r.returncode != 0
     assert "Destination Net Unreachable" in r.stdout, r.stdout
     assert s.errors()[("icmp4-error", "destination unreachable sent")] >= 1
+
+
+def test_ping_from_sluiced_to_kernel_hosts(namespaces, sluiced_factory, tmp_path):
+    """sluiced's ping answered by the kernel: the first request waits for ARP and leaves with
+    TTL 64 all the same (tcpdump in the host's namespace), from another interface's address
+    too (the host's route back goes through sluiced); a host that is not there loses all."""
+    from scapy.all import ICMP, IP, rdpcap
+    devs = [f"net_af_packet{i},iface={TAG}{n}0 {{ name port{i} }}" for i, n in enumerate("abc")]
+    cli = [f"set interface ip address port{i} 10.10.{i + 1}.10/24" for i in range(3)]
+    s = sluiced_factory(devs, cli + [f"set interface state port{i} up" for i in range(3)])
+    cap = tmp_path / "a.pcap"
+    dump = subprocess.Popen(["ip", "netns", "exec", f"{TAG}a", "tcpdump", "-Z", "root", "-n", "-U", "--immediate-mode", "-i", f"{TAG}a1",
+                             "-w", str(cap)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        dump.stderr.readline()  # "listening on ...": it captures from now on
+        r = s.js("ping 10.10.1.2 repeat 3 interval 0.1")
+        st = r["statistics"][0]
+        assert (st["sent"], st["received"], st["loss-percent"], st["bad"]) == (3, 3, 0, 0), r
+        assert [(x["seq"], x["from"], x["bytes"], x["ttl"]) for x in r["replies"]] == [
+            (i, "10.10.1.2", 64, 64) for i in (1, 2, 3)]
+        assert 0 < st["min-us"] <= st["avg-us"] <= st["max-us"] < 1_000_000
+        r = s.js("ping 10.10.1.2 source port1 repeat 2 interval 0.1 size 1400")
+        assert r["statistics"][0]["received"] == 2 and r["replies"][0]["bytes"] == 1408
+        time.sleep(0.3)
+    finally:
+        dump.terminate()
+        dump.wait(timeout=10)
+    reqs = [p[IP] for p in rdpcap(str(cap)) if ICMP in p and p[ICMP].type == 8]
+    assert [(q.src, q.ttl, q[ICMP].seq) for q in reqs] == [
+        ("10.10.1.10", 64, 1), ("10.10.1.10", 64, 2), ("10.10.1.10", 64, 3),
+        ("10.10.2.10", 64, 1), ("10.10.2.10", 64, 2)]
+    assert s.errors()[("arp (main)", "packets held while resolving a next hop (not a drop)")] == 1
+    r = s.js("ping 10.10.3.99 repeat 2 interval 0.1")  # nobody answers its ARP
+    assert (r["statistics"][0]["sent"], r["statistics"][0]["received"]) == (2, 0)
+    assert "received" in s.cli("ping 10.10.2.2 repeat 1")  # the text form
+    assert s.stop() == 0
 
 
 def test_tap_ports_in_namespaces(sluiced_factory):
