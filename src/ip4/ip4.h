@@ -245,6 +245,17 @@ static inline uint32_t sl_flow_hash4_cfg(const struct rte_ipv4_hdr *ip, uint16_t
 	return sl_fh_seeded((uint32_t)h, cfg);
 }
 
+/* Main lcore: FIB answer id's adjacency id, a load-balance's first path's (the router's own
+ * packets: sl_ip4_send, sl_ip6_send, ping). */
+static inline uint32_t sl_adj_first_path(uint32_t id)
+{
+	if (id & SL_LB_FLAG) {
+		const struct sl_lb *lb = sl_lb_tbl[id & (SL_LB_MAX - 1)];
+		id = lb ? lb->adj[0] : SL_ADJ_ID_DROP;
+	}
+	return id;
+}
+
 /* The next node of every path of lb when all have the same one (ipN-rewrite, usually), else
  * UINT16_MAX. Read once per run of packets, as a single path's type is. */
 static inline uint16_t sl_lb_next(const struct sl_lb *lb, const uint16_t *type_next)
@@ -484,8 +495,9 @@ int sl_ip4_neigh_del(uint16_t port, uint32_t ip);
 int sl_ip4_neigh_hold(uint16_t port, uint32_t ip, uint32_t *adj);
 void sl_ip4_neigh_unhold(uint16_t port, uint32_t ip);
 /* ping (src/ip4/ping.c): the ICMP identifier of the ping running, in network order (0:
- * none); ip4-icmp-input punts the echo replies that carry it (SL_PUNT_PING). */
-extern uint16_t sl_ping4_ident;
+ * none); ip4-icmp-input and ip6-icmp-input punt the echo replies that carry it
+ * (SL_PUNT_PING). */
+extern uint16_t sl_ping_ident;
 /* Handles a punted packet (ARP, or a packet waiting for resolution); frees it. */
 void sl_ip4_punt(struct rte_mbuf *m);
 /* Main lcore: IPv4 packet m (data at its header), routed to adjacency adj, a glean or an

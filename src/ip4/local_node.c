@@ -135,7 +135,7 @@ static inline uint16_t ic_one(struct sl_worker *w, struct rte_mbuf *m)
 	}
 	if (ic->icmp_type == SL_ICMP_ECHO_REPLY && ic->icmp_code == 0) {
 		/* the ping running's (its identifier; to the main lcore, which times it) */
-		uint16_t id = __atomic_load_n(&sl_ping4_ident, __ATOMIC_RELAXED);
+		uint16_t id = __atomic_load_n(&sl_ping_ident, __ATOMIC_RELAXED);
 		if (id && ic->icmp_ident == id && ilen >= sizeof(*ic)) {
 			sl_meta2(m)->punt = SL_PUNT_PING;
 			return IC_NEXT_PUNT;

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* ping, VPP's command: ICMP echo requests (RFC 792) from this router, routed by a table as
- * its own packets are (sl_ip4_send: held while the next hop resolves), and their replies
- * timed. ip4-icmp-input punts the echo replies whose identifier is the running ping's; the
- * command waits for them on the main lcore, doing its other work meanwhile (sl_main_service)
- * but the CLI's: other CLI clients wait until it answers. */
+/* ping, VPP's command: ICMP echo requests (RFC 792; ICMPv6's, RFC 4443) from this router,
+ * routed by a table as its own packets are (sl_ip4_send, sl_ip6_send: held while the next
+ * hop resolves), and their replies timed. ip4-icmp-input and ip6-icmp-input punt the echo
+ * replies whose identifier is the running ping's; the command waits for them on the main
+ * lcore, doing its other work meanwhile (sl_main_service) but the CLI's: other CLI clients
+ * wait until it answers. */
 #include "route.h"
+#include "../ip6/ip6.h"
 #include "../cli/cli.h"
 #include "../interface/iface.h"
 #include "../runtime/runtime.h"
@@ -20,14 +22,15 @@
 #include <rte_random.h>
 
 #define PING_MAX 100       /* requests a command sends at most */
-#define PING_DATA_MAX 8972 /* data bytes: a 9,000-byte IPv4 packet */
+#define PING_DATA_MAX 8972 /* data bytes: a 9,000-byte IPv4 packet (IPv6: 20 fewer) */
 
-uint16_t sl_ping4_ident;
+uint16_t sl_ping_ident;
 
 /* The running ping (main lcore only: the command and the punt handler). */
 static struct {
 	uint16_t ident;              /* network order; 0: none */
-	uint32_t dst;                /* network order */
+	bool v6;
+	uint8_t dst[16];             /* IPv4: the first 4 bytes */
 	uint16_t data;               /* data bytes a request carries */
 	uint32_t n;                  /* requests */
 	uint64_t sent[PING_MAX];     /* TSC when sent; 0: not sent */
@@ -47,14 +50,19 @@ static void fill(uint8_t *d, uint16_t len, uint16_t seq)
 static void ping_punt(struct rte_mbuf *m)
 {
 	uint64_t now = rte_rdtsc();
-	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
-	uint32_t hl = (ip->version_ihl & 0xf) * 4u;
-	/* ip4-icmp-input checked the header, the ICMP checksum, the type and the identifier */
-	const struct rte_icmp_hdr *ic = (const struct rte_icmp_hdr *)((const uint8_t *)ip + hl);
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	/* ip4-icmp-input or ip6-icmp-input checked the header, the checksum, the type and the
+	 * identifier; ICMPv6 right after the IPv6 header */
+	bool v6 = p[0] >> 4 == 6;
+	uint32_t hl = v6 ? sizeof(struct rte_ipv6_hdr) : (p[0] & 0xfu) * 4u;
+	const uint8_t *src = p + (v6 ? offsetof(struct rte_ipv6_hdr, src_addr)
+				     : offsetof(struct rte_ipv4_hdr, src_addr));
+	uint8_t ttl = v6 ? p[7] : p[8];
+	const struct rte_icmp_hdr *ic = (const struct rte_icmp_hdr *)(p + hl);
 	uint32_t dlen = rte_pktmbuf_pkt_len(m) - hl - sizeof(*ic);
 	uint16_t seq = rte_be_to_cpu_16(ic->icmp_seq_nb);
-	if (!pg.ident || ic->icmp_ident != pg.ident || ip->src_addr != pg.dst || seq < 1 ||
-	    seq > pg.n || !pg.sent[seq - 1]) {
+	if (!pg.ident || v6 != pg.v6 || ic->icmp_ident != pg.ident ||
+	    memcmp(src, pg.dst, v6 ? 16 : 4) || seq < 1 || seq > pg.n || !pg.sent[seq - 1]) {
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -66,44 +74,67 @@ static void ping_punt(struct rte_mbuf *m)
 		pg.dup++;
 	} else {
 		pg.rtt[seq - 1] = RTE_MAX(now - pg.sent[seq - 1], 1ull);
-		pg.ttl[seq - 1] = ip->time_to_live;
+		pg.ttl[seq - 1] = ttl;
 		pg.got++;
 	}
 	rte_pktmbuf_free(m);
 }
 
-/* Request seq (1..) from src to dst (network order) by table fib; m->port (where a drop is
- * counted) port. */
-static int send_one(uint16_t fib, uint32_t src, uint16_t port, uint16_t seq)
+/* The IP header of request seq from src (network order) to pg.dst, its ICMP header after it. */
+static struct rte_icmp_hdr *put_ip(uint8_t *p, const uint8_t *src, uint16_t seq)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(sl_pool);
-	uint16_t len = (uint16_t)(sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_icmp_hdr) + pg.data);
-	struct rte_ipv4_hdr *ip = m ? (struct rte_ipv4_hdr *)rte_pktmbuf_append(m, len) : NULL;
-	if (!ip) {
-		rte_pktmbuf_free(m);
-		return -ENOBUFS;
+	uint16_t icmp_len = (uint16_t)(sizeof(struct rte_icmp_hdr) + pg.data);
+	if (pg.v6) {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)p;
+		ip->vtc_flow = RTE_BE32(6u << 28);
+		ip->payload_len = rte_cpu_to_be_16(icmp_len);
+		ip->proto = IPPROTO_ICMPV6;
+		ip->hop_limits = 64;
+		memcpy(ip->src_addr, src, 16);
+		memcpy(ip->dst_addr, pg.dst, 16);
+		return (struct rte_icmp_hdr *)(ip + 1);
 	}
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)p;
 	memset(ip, 0, sizeof(*ip));
 	ip->version_ihl = 0x45;
-	ip->total_length = rte_cpu_to_be_16(len);
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + icmp_len));
 	ip->packet_id = rte_cpu_to_be_16(seq);
 	ip->fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG); /* as Linux's ping: not fragmented */
 	ip->time_to_live = 64;
 	ip->next_proto_id = IPPROTO_ICMP;
-	ip->src_addr = src;
-	ip->dst_addr = pg.dst;
+	memcpy(&ip->src_addr, src, 4);
+	memcpy(&ip->dst_addr, pg.dst, 4);
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	struct rte_icmp_hdr *ic = (struct rte_icmp_hdr *)(ip + 1);
-	ic->icmp_type = SL_ICMP_ECHO;
+	return (struct rte_icmp_hdr *)(ip + 1);
+}
+
+/* Request seq (1..) from src by table fib; m->port (where a drop is counted) port. */
+static int send_one(uint16_t fib, const uint8_t *src, uint16_t port, uint16_t seq)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(sl_pool);
+	uint16_t hl = pg.v6 ? sizeof(struct rte_ipv6_hdr) : sizeof(struct rte_ipv4_hdr);
+	uint16_t len = (uint16_t)(hl + sizeof(struct rte_icmp_hdr) + pg.data);
+	uint8_t *p = m ? (uint8_t *)rte_pktmbuf_append(m, len) : NULL;
+	if (!p) {
+		rte_pktmbuf_free(m);
+		return -ENOBUFS;
+	}
+	struct rte_icmp_hdr *ic = put_ip(p, src, seq);
+	ic->icmp_type = pg.v6 ? SL_ICMP6_ECHO : SL_ICMP_ECHO;
 	ic->icmp_code = 0;
 	ic->icmp_cksum = 0;
 	ic->icmp_ident = pg.ident;
 	ic->icmp_seq_nb = rte_cpu_to_be_16(seq);
 	fill((uint8_t *)(ic + 1), pg.data, seq);
-	ic->icmp_cksum = (uint16_t)~rte_raw_cksum(ic, sizeof(*ic) + pg.data);
+	/* ICMPv6's covers the pseudo-header (RFC 4443 2.3); a sum of 0 is sent as 0xffff, the
+	 * same in one's complement */
+	ic->icmp_cksum = pg.v6 ? rte_ipv6_udptcp_cksum((const struct rte_ipv6_hdr *)p, ic)
+			       : (uint16_t)~rte_raw_cksum(ic, sizeof(*ic) + pg.data);
 	m->port = port;
 	pg.sent[seq - 1] = rte_rdtsc();
-	int rc = sl_ip4_send(fib, m, rte_be_to_cpu_32(pg.dst));
+	uint32_t dst4;
+	memcpy(&dst4, pg.dst, 4);
+	int rc = pg.v6 ? sl_ip6_send(fib, m) : sl_ip4_send(fib, m, rte_be_to_cpu_32(dst4));
 	if (rc)
 		pg.sent[seq - 1] = 0;
 	return rc;
@@ -123,18 +154,35 @@ static double us_of(uint64_t tsc)
 	return (double)tsc * 1e6 / (double)rte_get_tsc_hz();
 }
 
+/* Table fib's adjacency for dst (IPv4: dst4, host order; a load-balance's first path). */
+static const struct sl_adj *route_of(uint16_t fib, bool v6, uint32_t dst4, const uint8_t *dst6)
+{
+	uint64_t hop = SL_ADJ_ID_DROP;
+	if (v6) {
+		struct rte_fib6 *f = sl_fib6s[fib];
+		if (f)
+			rte_fib6_lookup_bulk(f, (uint8_t (*)[16])(uintptr_t)dst6, &hop, 1);
+	} else {
+		hop = sl_ip4_fib_lookup(fib, dst4);
+	}
+	return sl_adj_get(sl_adj_first_path((uint32_t)hop));
+}
+
 static int cmd_ping(struct sl_out *o, int argc, char **argv)
 {
-	const char *usage = "usage: ping A.B.C.D [source IFACE] [table-id N] [repeat N] "
+	const char *usage = "usage: ping A.B.C.D|X:X::X [source IFACE] [table-id N] [repeat N] "
 			    "[interval SECONDS] [size BYTES]";
-	uint32_t dst, repeat = 5, size = 56, table = 0;
+	uint32_t dst4 = 0, repeat = 5, size = 56, table = 0;
+	uint8_t dst6[16] = {0};
 	double interval = 1.0;
 	const struct sl_iface *src_if = NULL;
 	bool has_table = false;
 	if (argc < 1)
 		return sl_out_error(o, "%s", usage);
-	if (sl_arg_ip4(o, argv[0], &dst))
+	bool v6 = strchr(argv[0], ':') != NULL;
+	if (v6 ? sl_arg_ip6(o, argv[0], dst6) : sl_arg_ip4(o, argv[0], &dst4))
 		return -1;
+	const uint32_t data_max = PING_DATA_MAX - (v6 ? 20 : 0);
 	for (int i = 1; i < argc; i += 2) {
 		if (i + 1 >= argc)
 			return sl_out_error(o, "%s: needs a value (%s)", argv[i], usage);
@@ -150,7 +198,7 @@ static int cmd_ping(struct sl_out *o, int argc, char **argv)
 			if (sl_arg_u32(o, "repeat", v, 1, PING_MAX, &repeat))
 				return -1;
 		} else if (!strcmp(k, "size")) {
-			if (sl_arg_u32(o, "size", v, 0, PING_DATA_MAX, &size))
+			if (sl_arg_u32(o, "size", v, 0, data_max, &size))
 				return -1;
 		} else if (!strcmp(k, "interval")) {
 			char *end;
@@ -170,24 +218,34 @@ static int cmd_ping(struct sl_out *o, int argc, char **argv)
 			return sl_out_error(o, "table %u does not exist (ip table add %u)", table, table);
 		fib = (uint16_t)t;
 	}
-	char ds[16];
-	sl_fmt_ip4(ds, dst);
-	uint32_t id = sl_ip4_fib_lookup(fib, dst);
-	if (id & SL_LB_FLAG) {
-		const struct sl_lb *lb = sl_lb_tbl[id & (SL_LB_MAX - 1)];
-		id = lb ? lb->adj[0] : SL_ADJ_ID_DROP;
-	}
-	const struct sl_adj *a = sl_adj_get(id);
+	char ds[48];
+	if (v6)
+		sl_fmt_ip6(ds, dst6);
+	else
+		sl_fmt_ip4(ds, dst4);
+	if (v6 && (sl_ip6_is_ll(dst6) || sl_ip6_is_mcast(dst6)))
+		return sl_out_error(o, "%s: ping a global unicast address (link-local and multicast "
+				    "destinations are not supported)", ds);
+	const struct sl_adj *a = route_of(fib, v6, dst4, dst6);
 	if (a->type == SL_ADJ_LOCAL)
 		return sl_out_error(o, "%s is this router's own address", ds);
 	if (a->type != SL_ADJ_FORWARD && a->type != SL_ADJ_INCOMPLETE && a->type != SL_ADJ_GLEAN)
 		return sl_out_error(o, "no route to %s in table %u", ds, sl_fib_ids[fib]);
 	uint16_t port = a->port;
-	uint32_t src = src_if ? src_if->ip4 : sl_ip4_src_for(port, dst);
-	if (!src)
-		return sl_out_error(o, "%s has no IPv4 address to send from",
-				    src_if ? src_if->name : sl_ifaces[port].name);
-	uint32_t len = (uint32_t)sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_icmp_hdr) + size;
+	const struct sl_iface *out = src_if ? src_if : &sl_ifaces[port];
+	uint8_t src[16] = {0};
+	if (v6) {
+		if (out->naddr6) /* a global destination: the first global address */
+			memcpy(src, out->addrs6[0], 16);
+	} else {
+		uint32_t s4 = rte_cpu_to_be_32(src_if ? src_if->ip4 : sl_ip4_src_for(port, dst4));
+		memcpy(src, &s4, 4);
+	}
+	if (sl_ip6_is_zero(src)) /* IPv4: the first 4 bytes, the rest 0 */
+		return sl_out_error(o, "%s has no %s address to send from", out->name,
+				    v6 ? "global IPv6" : "IPv4");
+	uint32_t len = (uint32_t)(v6 ? sizeof(struct rte_ipv6_hdr) : sizeof(struct rte_ipv4_hdr)) +
+		       sizeof(struct rte_icmp_hdr) + size;
 	if (len > sl_ifaces[port].mtu)
 		return sl_out_error(o, "size %u: the packet (%u bytes) is over %s's MTU (%u); ping "
 				    "does not fragment", size, len, sl_ifaces[port].name,
@@ -195,21 +253,27 @@ static int cmd_ping(struct sl_out *o, int argc, char **argv)
 
 	memset(&pg, 0, sizeof(pg));
 	pg.ident = (uint16_t)(1 + rte_rand() % 0xffff);
-	pg.dst = rte_cpu_to_be_32(dst);
+	pg.v6 = v6;
+	if (v6) {
+		memcpy(pg.dst, dst6, 16);
+	} else {
+		uint32_t d = rte_cpu_to_be_32(dst4);
+		memcpy(pg.dst, &d, 4);
+	}
 	pg.data = (uint16_t)size;
 	pg.n = repeat;
-	__atomic_store_n(&sl_ping4_ident, pg.ident, __ATOMIC_RELEASE);
+	__atomic_store_n(&sl_ping_ident, pg.ident, __ATOMIC_RELEASE);
 	uint64_t hz = rte_get_tsc_hz(), step = (uint64_t)(interval * (double)hz);
 	uint64_t t0 = rte_rdtsc();
 	uint32_t sent = 0;
 	for (uint32_t i = 0; i < repeat; i++) {
 		if (i)
 			wait_until(t0 + i * step, UINT32_MAX);
-		sent += send_one(fib, rte_cpu_to_be_32(src), port, (uint16_t)(i + 1)) == 0;
+		sent += send_one(fib, src, port, (uint16_t)(i + 1)) == 0;
 	}
 	/* the last request's reply: up to a second (or an interval, when longer) */
 	wait_until(rte_rdtsc() + RTE_MAX(hz, step), sent);
-	__atomic_store_n(&sl_ping4_ident, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&sl_ping_ident, 0, __ATOMIC_RELEASE);
 	pg.ident = 0;
 
 	sl_tbl_begin(o, "replies", 5, (const char *[]){"seq:u", "from", "bytes:u", "ttl:u",
@@ -245,8 +309,8 @@ static int cmd_ping(struct sl_out *o, int argc, char **argv)
 	sl_tbl_end(o);
 	return 0;
 }
-SL_CLI_COMMAND(ping4, .path = "ping",
-	       .usage = "A.B.C.D [source IFACE] [table-id N] [repeat N] [interval SECONDS] "
+SL_CLI_COMMAND(ping, .path = "ping",
+	       .usage = "A.B.C.D|X:X::X [source IFACE] [table-id N] [repeat N] [interval SECONDS] "
 			"[size BYTES]",
 	       .help = "ICMP echo requests from this router (default 5, a second apart, 56 data "
 		       "bytes), each reply's round trip, then the loss; the CLI answers other "

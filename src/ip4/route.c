@@ -999,11 +999,7 @@ void sl_ip4_hold(struct rte_mbuf *m, uint32_t adj_id)
 
 int sl_ip4_send(uint16_t fib, struct rte_mbuf *m, uint32_t dst)
 {
-	uint32_t id = sl_ip4_fib_lookup(fib, dst);
-	if (id & SL_LB_FLAG) {
-		const struct sl_lb *lb = sl_lb_tbl[id & (SL_LB_MAX - 1)];
-		id = lb ? lb->adj[0] : SL_ADJ_ID_DROP;
-	}
+	uint32_t id = sl_adj_first_path(sl_ip4_fib_lookup(fib, dst));
 	const struct sl_adj *a = sl_adj_get(id);
 	if (a->type == SL_ADJ_INCOMPLETE || a->type == SL_ADJ_GLEAN) {
 		/* held packets leave as routed ones, their TTL one less: this router's own

@@ -165,7 +165,7 @@ SL_NODE_REGISTER(ul_node)
 	X(IC_ERR_RA, "router advertisement or redirect (ignored)")                        \
 	X(IC_ERR_MLD, "multicast listener report or done (no multicast routing)")        \
 	X(IC_ERR_ERROR, "ICMPv6 error for us (nothing to tell)")                          \
-	X(IC_ERR_REPLY, "echo reply (sluiced sends no echo)")                             \
+	X(IC_ERR_REPLY, "echo reply to no ping of ours")                                  \
 	X(IC_ERR_TYPE, "ICMPv6 type not handled")                                         \
 	X(IC_ERR_NOSRC, "echo to a group from an interface without an address")          \
 	X(IC_ECHO, "echo replies sent")                                                   \
@@ -224,9 +224,18 @@ static inline uint16_t ic_one(struct sl_worker *w, struct rte_mbuf *m)
 	case SL_ICMP6_MLD2_REPORT:
 		e = IC_ERR_MLD;
 		goto drop;
-	case SL_ICMP6_ECHO_REPLY:
+	case SL_ICMP6_ECHO_REPLY: {
+		/* the ping running's (its identifier; right after the header, as ping sends
+		 * it): to the main lcore, which times it */
+		uint16_t id = __atomic_load_n(&sl_ping_ident, __ATOMIC_RELAXED), got;
+		memcpy(&got, ic + 4, 2);
+		if (id && got == id && ic[1] == 0 && wk.off == sizeof(*ip)) {
+			sl_meta2(m)->punt = SL_PUNT_PING;
+			return IC_NEXT_PUNT;
+		}
 		e = IC_ERR_REPLY;
 		goto drop;
+	}
 	default:
 		e = ic[0] < 128 ? IC_ERR_ERROR : IC_ERR_TYPE;
 		goto drop;

@@ -815,6 +815,35 @@ static void glean_input(struct rte_mbuf *m)
 	hold(n, m);
 }
 
+int sl_ip6_send(uint16_t fib, struct rte_mbuf *m)
+{
+	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
+	struct rte_fib6 *f = fib < SL_FIB_MAX ? sl_fib6s[fib] : NULL;
+	uint64_t hop = SL_ADJ_ID_DROP;
+	if (f)
+		rte_fib6_lookup_bulk(f, &ip->dst_addr, &hop, 1);
+	const struct sl_adj *a = sl_adj_get(sl_adj_first_path((uint32_t)hop));
+	if (a->type == SL_ADJ_GLEAN || a->type == SL_ADJ_INCOMPLETE) {
+		/* held packets leave with one hop less (held_release): ours with its own */
+		ip->hop_limits++;
+		struct sl_neigh6 *n = NULL;
+		if (a->type == SL_ADJ_GLEAN)
+			n = neigh_get(a->port, ip->dst_addr);
+		else if (a->nh < SL_ND_MAX)
+			n = by_id[a->nh];
+		hold(n, m);
+		return 0;
+	}
+	uint8_t *eh = a->type == SL_ADJ_FORWARD
+			      ? (uint8_t *)rte_pktmbuf_prepend(m, RTE_ETHER_HDR_LEN) : NULL;
+	if (!eh) {
+		rte_pktmbuf_free(m);
+		return -EHOSTUNREACH;
+	}
+	memcpy(eh, a->rewrite, RTE_ETHER_HDR_LEN);
+	return sl_iface_inject(m, a->port);
+}
+
 /* ---------------- aging: RFC 4861 7.3.3, on the main lcore's tick ---------------- */
 
 static int age_one(const struct sl_neigh6 *cn, void *arg)

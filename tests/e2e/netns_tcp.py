@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """10 MiB of TCP between two network namespaces (IPv4 or IPv6 by the address), the bytes
-counted by the server and echoed back to the client: the end-to-end tests' real traffic."""
+counted by the server and echoed back to the client: the end-to-end tests' real traffic; and
+tcpdump in a namespace."""
+import contextlib
 import subprocess
 import time
 
@@ -44,3 +46,19 @@ def tcp_10mib(server_ns, client_ns, addr):
         if srv.poll() is None:
             srv.kill()
             srv.wait()
+
+
+@contextlib.contextmanager
+def tcpdump(netns, dev, path):
+    """Every frame on dev in network namespace netns written to path while the block runs
+    (from its first line; the frames in flight at its end too)."""
+    p = subprocess.Popen(["ip", "netns", "exec", netns, "tcpdump", "-Z", "root", "-n", "-U",
+                          "--immediate-mode", "-i", dev, "-w", str(path)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        p.stderr.readline()  # "listening on ...": it captures from now on
+        yield
+        time.sleep(0.3)
+    finally:
+        p.terminate()
+        p.wait(timeout=10)

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from netns_tcp import tcp_10mib
+from netns_tcp import tcp_10mib, tcpdump
 
 TAG = f"s6{os.getpid() % 100000}"
 NETS = {"a": ("2001:db8:1::2/64", "2001:db8:1::10"), "b": ("2001:db8:2::2/64", "2001:db8:2::10"),
@@ -116,6 +116,37 @@ def test_ip6_namespaces(namespaces, sluiced_factory):
 def eui64(mac):
     b = bytes.fromhex(mac.replace(":", ""))
     return bytes([b[0] ^ 2]) + b[1:3] + b"\xff\xfe" + b[3:]
+
+
+def test_ping6_from_sluiced_to_kernel_hosts(namespaces, sluiced_factory, tmp_path):
+    """sluiced's ping over IPv6 answered by the kernel (which checks the ICMPv6 checksum):
+    the first request waits for neighbour discovery and leaves with hop limit 64 all the same
+    (tcpdump in the host's namespace), from another interface's address too; a host that is
+    not there loses all; link-local and unrouted destinations are refused."""
+    from scapy.all import ICMPv6EchoRequest, IPv6, rdpcap
+    devs = [f"net_af_packet{i},iface={TAG}{n}0 {{ name port{i} }}" for i, n in enumerate("abc")]
+    cli = [f"set interface ip address port{i} 2001:db8:{i + 1}::10/64" for i in range(3)]
+    s = sluiced_factory(devs, cli + [f"set interface state port{i} up" for i in range(3)])
+    cap = tmp_path / "a.pcap"
+    with tcpdump(f"{TAG}a", f"{TAG}a1", cap):
+        r = s.js("ping 2001:db8:1::2 repeat 3 interval 0.1")
+        st = r["statistics"][0]
+        assert (st["sent"], st["received"], st["loss-percent"], st["bad"]) == (3, 3, 0, 0), r
+        assert [(x["seq"], x["from"], x["bytes"], x["ttl"]) for x in r["replies"]] == [
+            (i, "2001:db8:1::2", 64, 64) for i in (1, 2, 3)]
+        r = s.js("ping 2001:db8:1::2 source port1 repeat 2 interval 0.1 size 1200")
+        assert r["statistics"][0]["received"] == 2 and r["replies"][0]["bytes"] == 1208
+    reqs = [p[IPv6] for p in rdpcap(str(cap)) if ICMPv6EchoRequest in p]
+    assert [(q.src, q.hlim, q[ICMPv6EchoRequest].seq) for q in reqs] == [
+        ("2001:db8:1::10", 64, 1), ("2001:db8:1::10", 64, 2), ("2001:db8:1::10", 64, 3),
+        ("2001:db8:2::10", 64, 1), ("2001:db8:2::10", 64, 2)]
+    r = s.js("ping 2001:db8:3::99 repeat 2 interval 0.1")  # nobody answers its solicitation
+    assert (r["statistics"][0]["sent"], r["statistics"][0]["received"]) == (2, 0)
+    s.check_refused({"ping fe80::1": "link-local and multicast destinations are not supported",
+                     "ping 2001:db8:9::1": "no route to 2001:db8:9::1 in table 0",
+                     "ping 2001:db8:1::10": "this router's own address",
+                     "ping 2001:db8:1::2 size 8953": "size"})
+    assert s.stop() == 0
 
 
 def test_slaac(namespaces, sluiced_factory):

@@ -3,11 +3,10 @@
 ping each other and move a TCP stream through it; a third gets ICMP unreachable."""
 import os
 import subprocess
-import time
 
 import pytest
 
-from netns_tcp import tcp_10mib
+from netns_tcp import tcp_10mib, tcpdump
 
 TAG = f"sl{os.getpid() % 100000}"
 NETS = {"a": ("10.10.1.2/24", "10.10.1.10"), "b": ("10.10.2.2/24", "10.10.2.10"),
@@ -80,10 +79,7 @@ def test_ping_from_sluiced_to_kernel_hosts(namespaces, sluiced_factory, tmp_path
     cli = [f"set interface ip address port{i} 10.10.{i + 1}.10/24" for i in range(3)]
     s = sluiced_factory(devs, cli + [f"set interface state port{i} up" for i in range(3)])
     cap = tmp_path / "a.pcap"
-    dump = subprocess.Popen(["ip", "netns", "exec", f"{TAG}a", "tcpdump", "-Z", "root", "-n", "-U", "--immediate-mode", "-i", f"{TAG}a1",
-                             "-w", str(cap)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        dump.stderr.readline()  # "listening on ...": it captures from now on
+    with tcpdump(f"{TAG}a", f"{TAG}a1", cap):
         r = s.js("ping 10.10.1.2 repeat 3 interval 0.1")
         st = r["statistics"][0]
         assert (st["sent"], st["received"], st["loss-percent"], st["bad"]) == (3, 3, 0, 0), r
@@ -92,10 +88,6 @@ def test_ping_from_sluiced_to_kernel_hosts(namespaces, sluiced_factory, tmp_path
         assert 0 < st["min-us"] <= st["avg-us"] <= st["max-us"] < 1_000_000
         r = s.js("ping 10.10.1.2 source port1 repeat 2 interval 0.1 size 1400")
         assert r["statistics"][0]["received"] == 2 and r["replies"][0]["bytes"] == 1408
-        time.sleep(0.3)
-    finally:
-        dump.terminate()
-        dump.wait(timeout=10)
     reqs = [p[IP] for p in rdpcap(str(cap)) if ICMP in p and p[ICMP].type == 8]
     assert [(q.src, q.ttl, q[ICMP].seq) for q in reqs] == [
         ("10.10.1.10", 64, 1), ("10.10.1.10", 64, 2), ("10.10.1.10", 64, 3),
