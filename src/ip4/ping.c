@@ -140,10 +140,11 @@ static int send_one(uint16_t fib, const uint8_t *src, uint16_t port, uint16_t se
 	return rc;
 }
 
-/* The main lcore's other work until TSC `until`, or until every request sent has its reply. */
+/* The main lcore's other work until TSC `until`, until every request sent has its reply, or
+ * until sluiced is told to stop. */
 static void wait_until(uint64_t until, uint32_t sent)
 {
-	while (rte_rdtsc() < until && pg.got < sent) {
+	while (rte_rdtsc() < until && pg.got < sent && !sl_quit) {
 		sl_main_service();
 		usleep(100);
 	}
@@ -266,9 +267,11 @@ static int cmd_ping(struct sl_out *o, int argc, char **argv)
 	uint64_t hz = rte_get_tsc_hz(), step = (uint64_t)(interval * (double)hz);
 	uint64_t t0 = rte_rdtsc();
 	uint32_t sent = 0;
-	for (uint32_t i = 0; i < repeat; i++) {
+	for (uint32_t i = 0; i < repeat && !sl_quit; i++) {
 		if (i)
 			wait_until(t0 + i * step, UINT32_MAX);
+		if (sl_quit) /* SIGTERM: the answer says what was sent */
+			break;
 		sent += send_one(fib, src, port, (uint16_t)(i + 1)) == 0;
 	}
 	/* the last request's reply: up to a second (or an interval, when longer) */

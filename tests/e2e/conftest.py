@@ -143,20 +143,20 @@ class Sluiced:
         rows = self.js(f"show ip6 mld {name}")["interfaces"]
         return rows[0]["reports-sent"] if rows else 0
 
-    def mld_settled(self, name, quiet=1.2, timeout=10):
-        """Waits until the interface's MLD reports stop (a change is reported again within
+    def mld_settled(self, *names, quiet=1.2, timeout=10):
+        """Waits until the interfaces' MLD reports stop (a change is reported again within
         1 s, RFC 3810's robustness): counters read after it count every frame sluiced sends
         before it stops."""
         deadline = time.time() + timeout
-        last, since = self.mld_sent(name), time.time()
+        last, since = sum(self.mld_sent(n) for n in names), time.time()
         while time.time() < deadline:
             time.sleep(0.1)
-            now = self.mld_sent(name)
+            now = sum(self.mld_sent(n) for n in names)
             if now != last:
                 last, since = now, time.time()
             elif time.time() - since >= quiet:
                 return
-        raise AssertionError(f"{name} kept sending MLD reports for {timeout} s")
+        raise AssertionError(f"{names} kept sending MLD reports for {timeout} s")
 
     def wait_rx(self, name, n, timeout=20):
         deadline = time.time() + timeout

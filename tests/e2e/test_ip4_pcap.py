@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """IPv4 routing through sluiced on pcap ports: exact packets out, counters, errors."""
 import struct
+import subprocess
 from pathlib import Path
 import time
 
 from scapy.all import ARP, ICMP, IP, UDP, Ether, Raw, rdpcap, wrpcap, raw, IPv6, fragment
 
-from conftest import MAC0, MAC1, NH1, PEER0
+from conftest import MAC0, MAC1, NH1, PEER0, SLUICECTL
 
 ROUTER = (Path(__file__).parents[1] / "common/router.cli").read_text().splitlines()
 
@@ -302,10 +303,17 @@ def test_ping_from_the_router_exact_requests(sluiced_factory, tmp_path):
         "ping 99.1.2.3": "no route to 99.1.2.3 in table 0",
         "ping 10.10.1.10": "10.10.1.10 is this router's own address",
     })
-    assert s.stop() == 0
+    # a long ping does not keep sluiced from stopping: SIGTERM ends it, and sluiced, at once
+    long = subprocess.Popen([str(SLUICECTL), "-s", s.sock, "ping 48.1.2.3 repeat 100 interval 5"],
+                            stdout=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    t0 = time.time()
+    assert s.stop() == 0 and time.time() - t0 < 5
+    long.wait(timeout=10)
     reqs = [p for p in rdpcap(str(tmp_path / "out1.pcap")) if ICMP in p]
-    assert len(reqs) == 3
-    for seq, p in enumerate(reqs, 1):
+    assert len(reqs) == 4  # 3, then the long ping's first
+    assert reqs[3][ICMP].seq == 1 and reqs[3][ICMP].id != reqs[0][ICMP].id
+    for seq, p in enumerate(reqs[:3], 1):
         assert p[Ether].dst == NH1 and p[Ether].src == MAC1
         ip = p[IP]
         assert (ip.src, ip.dst, ip.ttl, ip.flags.DF, ip.id, ip.len) == ("10.10.2.10", "48.1.2.3", 64, True, seq, 128)
