@@ -84,8 +84,8 @@ extern uint64_t sl_flag_trace, sl_flag_fib, sl_flag_qos; /* ol_flags masks */
 /* Why a packet goes to the main lcore (sl_meta2.punt); each reason's handler registers from
  * a constructor (sl_punt_register) and the main lcore calls sl_punt on what it drains. */
 enum { SL_PUNT_ARP = 1, SL_PUNT_GLEAN, SL_PUNT_ND6, SL_PUNT_GLEAN6, SL_PUNT_LL6, SL_PUNT_RS6,
-       SL_PUNT_MLD6, SL_PUNT_PPPOE_DISC, SL_PUNT_PPP, SL_PUNT_DHCP, SL_PUNT_DHCP_RELAY, SL_PUNT_PING,
-       SL_PUNT_NB };
+       SL_PUNT_MLD6, SL_PUNT_PPPOE_DISC, SL_PUNT_PPP, SL_PUNT_DHCP, SL_PUNT_DHCP_RELAY,
+       SL_PUNT_PING, SL_PUNT_NB };
 void sl_punt_register(uint16_t reason, void (*fn)(struct rte_mbuf *m));
 /* Hands a punted packet to its reason's handler, which frees it. */
 void sl_punt(struct rte_mbuf *m);

@@ -199,7 +199,7 @@ static inline uint32_t sl_fh_seeded(uint32_t h, uint16_t cfg)
 {
 	if (!(cfg & SL_FH_SEEDED))
 		return h;
-	h ^= sl_fh_seed;
+	h ^= __atomic_load_n(&sl_fh_seed, __ATOMIC_RELAXED);
 	h ^= h >> 16;
 	h *= 0x85ebca6bu;
 	h ^= h >> 13;
@@ -223,7 +223,8 @@ static inline uint32_t sl_flow_hash4_cfg(const struct rte_ipv4_hdr *ip, uint16_t
 	if (has)
 		memcpy(&ports, b + 20, 4);
 	/* masks of cfg alone: worked out once per run where the hash is inlined in a loop */
-	const uint64_t am = (cfg & SL_FH_SRC ? 0xffffffffull : 0) | (cfg & SL_FH_DST ? 0xffffffffull << 32 : 0);
+	const uint64_t am = (cfg & SL_FH_SRC ? 0xffffffffull : 0) |
+			    (cfg & SL_FH_DST ? 0xffffffffull << 32 : 0);
 	const uint32_t pm = (cfg & SL_FH_SPORT ? 0xffffu : 0) | (cfg & SL_FH_DPORT ? 0xffff0000u : 0);
 	addrs &= am;
 	ports &= pm;
@@ -427,8 +428,8 @@ void sl_lb_assign(uint8_t owner[SL_LB_BUCKETS], const int16_t *old, const uint16
 
 /* Shared with IPv6 (main lcore): adjacencies (sl_adj_alloc frees a when the table is full;
  * an id released is recycled after a grace period) and load-balances (sl_lb_publish: bucket
- * b takes path_adj[owner[b]], fib is its route's table; sl_lb_free: named, a FIB entry may have named it, so after a
- * grace period). Return 0 or -errno. */
+ * b takes path_adj[owner[b]], fib is its route's table; sl_lb_free: named, a FIB entry may
+ * have named it, so after a grace period). Return 0 or -errno. */
 struct sl_adj *sl_adj_new(uint8_t type, uint16_t port, uint32_t nh, const uint8_t *dmac,
 			  uint16_t ethertype);
 int sl_adj_alloc(struct sl_adj *a, uint32_t *id);

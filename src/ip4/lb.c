@@ -16,8 +16,8 @@ const uint8_t sl_l4_has_ports[256] = {[IPPROTO_TCP] = 1, [IPPROTO_UDP] = 1, [IPP
 uint16_t sl_fh4[SL_FIB_MAX] = {[0 ... SL_FIB_MAX - 1] = SL_FH_DEFAULT4};
 uint16_t sl_fh6[SL_FIB_MAX] = {[0 ... SL_FIB_MAX - 1] = SL_FH_DEFAULT6};
 uint32_t sl_fh_seed;
-const char *const sl_fh_names[8] = {"src", "dst", "sport", "dport", "proto", "reverse", "symmetric",
-				    "flowlabel"};
+const char *const sl_fh_names[8] = {"src",   "dst",     "sport",     "dport",
+				    "proto", "reverse", "symmetric", "flowlabel"};
 
 static void fh_store(uint16_t *slot, uint16_t fields)
 {

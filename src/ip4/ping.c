@@ -302,7 +302,7 @@ static int cmd_ping(struct sl_out *o, int argc, char **argv)
 	char s[12], r[12], loss[8], mn[24], av[24], mx[24], dup[12], bad[12];
 	snprintf(s, sizeof(s), "%u", sent);
 	snprintf(r, sizeof(r), "%u", pg.got);
-	snprintf(loss, sizeof(loss), "%u", repeat ? (repeat - pg.got) * 100 / repeat : 0);
+	snprintf(loss, sizeof(loss), "%u", sent ? (sent - pg.got) * 100 / sent : 100);
 	snprintf(mn, sizeof(mn), "%.0f", pg.got ? us_of(lo) : 0.0);
 	snprintf(av, sizeof(av), "%.0f", pg.got ? us_of(sum / pg.got) : 0.0);
 	snprintf(mx, sizeof(mx), "%.0f", pg.got ? us_of(hi) : 0.0);

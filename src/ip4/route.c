@@ -1005,9 +1005,11 @@ int sl_ip4_send(uint16_t fib, struct rte_mbuf *m, uint32_t dst)
 		/* held packets leave as routed ones, their TTL one less: this router's own
 		 * leaves with the TTL it was given */
 		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
-		ip->time_to_live++;
-		ip->hdr_checksum = 0;
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		if (ip->time_to_live < 255) {
+			ip->time_to_live++;
+			ip->hdr_checksum = 0;
+			ip->hdr_checksum = rte_ipv4_cksum(ip);
+		}
 		sl_ip4_hold(m, id);
 		return 0;
 	}

@@ -825,7 +825,7 @@ int sl_ip6_send(uint16_t fib, struct rte_mbuf *m)
 	const struct sl_adj *a = sl_adj_get(sl_adj_first_path((uint32_t)hop));
 	if (a->type == SL_ADJ_GLEAN || a->type == SL_ADJ_INCOMPLETE) {
 		/* held packets leave with one hop less (held_release): ours with its own */
-		ip->hop_limits++;
+		ip->hop_limits += ip->hop_limits < 255;
 		struct sl_neigh6 *n = NULL;
 		if (a->type == SL_ADJ_GLEAN)
 			n = neigh_get(a->port, ip->dst_addr);
