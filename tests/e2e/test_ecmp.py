@@ -9,7 +9,7 @@ import time
 
 import pytest
 from scapy.all import (ARP, ICMP, IP, UDP, Ether, ICMPv6ND_NS, ICMPv6PacketTooBig, IPv6, Raw,
-                       rdpcap, wrpcap)
+                       wrpcap)
 
 from conftest import MAC0, PEER0, read_out
 
@@ -46,16 +46,22 @@ def sub(tmp_path, name):
 _DEFAULT_PCAP = {}  # fam -> the default flows' pcap (built once: scapy takes a second)
 
 
+def default_pcap(path, fam):
+    """The FLOWS flows' PER_FLOW packets each (flow_pkt), flow after flow, k after k, written
+    to path; returns how many."""
+    if fam not in _DEFAULT_PCAP:
+        wrpcap(str(path), [flow_pkt(f, k, fam) for k in range(PER_FLOW) for f in range(FLOWS)],
+               linktype=1)
+        _DEFAULT_PCAP[fam] = path.read_bytes()
+    path.write_bytes(_DEFAULT_PCAP[fam])
+    return FLOWS * PER_FLOW
+
+
 def replay(factory, tmp_path, lines, fam, pkts=None):
     """sluiced with lines, once it has received every flow's packets (pkts, by default
     FLOWS flows of PER_FLOW packets) on port0; returns it and how many were sent."""
     if pkts is None:
-        if fam not in _DEFAULT_PCAP:
-            wrpcap(str(tmp_path / "in0.pcap"),
-                   [flow_pkt(f, k, fam) for k in range(PER_FLOW) for f in range(FLOWS)], linktype=1)
-            _DEFAULT_PCAP[fam] = (tmp_path / "in0.pcap").read_bytes()
-        (tmp_path / "in0.pcap").write_bytes(_DEFAULT_PCAP[fam])
-        n = FLOWS * PER_FLOW
+        n = default_pcap(tmp_path / "in0.pcap", fam)
     else:
         wrpcap(str(tmp_path / "in0.pcap"), pkts, linktype=1)
         n = len(pkts)
@@ -269,9 +275,8 @@ def test_deleting_a_path_under_traffic(sluiced_factory, tmp_path, fam):
     """The 1,000 flows replayed without end (pcap infinite_rx) over 4 paths; one path deleted
     while they flow: no packet lost, the other paths' flows never move, the deleted path's
     flows go to one other path each, every flow in order on each path."""
-    pkts = [flow_pkt(f, k, fam) for k in range(PER_FLOW) for f in range(FLOWS)]
     nhs = NHS if fam == 4 else NHS6
-    wrpcap(str(tmp_path / "in0.pcap"), pkts, linktype=1)
+    default_pcap(tmp_path / "in0.pcap", fam)
     wrpcap(str(tmp_path / "empty.pcap"), [], linktype=1)
     devs = [f"net_pcap0,rx_pcap={tmp_path}/in0.pcap,infinite_rx=1,tx_pcap={tmp_path}/out0.pcap "
             f"{{ name port0 mac-address {MAC0} }}"]
@@ -354,8 +359,7 @@ def test_ecmp_follows_the_ports_rss_hash(sluiced_factory, tmp_path, fam):
     evenly loaded."""
     nhs = [(f"10.10.2.{i}" if fam == 4 else f"2001:db8:2::{i}", f"42:00:00:00:00:0{i}")
            for i in range(1, 5)]
-    pkts = [flow_pkt(f, k, fam) for k in range(PER_FLOW) for f in range(FLOWS)]
-    wrpcap(str(tmp_path / "in.pcap"), pkts, linktype=1)
+    npkts = default_pcap(tmp_path / "in.pcap", fam)
     lines = [f"create packet-generator interface pg0 mac-address {MAC0} rss",
              f"create packet-generator interface pg1 pcap {tmp_path}/pg1.pcap",
              "set interface ip address pg0 " + ("10.10.1.10/24" if fam == 4 else "2001:db8:1::10/64"),
@@ -363,26 +367,27 @@ def test_ecmp_follows_the_ports_rss_hash(sluiced_factory, tmp_path, fam):
              "set interface state pg0 up", "set interface state pg1 up"]
     lines += [f"ip neighbor pg1 {nh} {mac}" for nh, mac in nhs]
     lines += [f"ip route add {PFX[fam]} via {nh}" for nh, _ in nhs]
-    lines.append(f"packet-generator new {{ name p limit {len(pkts)} interface pg0 pcap {tmp_path}/in.pcap }}")
+    lines.append(f"packet-generator new {{ name p limit {npkts} interface pg0 pcap {tmp_path}/in.pcap }}")
     s = sluiced_factory([], lines)
     s.cli("packet-generator enable-stream p")
     deadline = time.time() + 20
-    while s.js("show interface pg1")["interfaces"][0]["tx-packets"] < len(pkts):
+    while s.js("show interface pg1")["interfaces"][0]["tx-packets"] < npkts:
         assert time.time() < deadline, s.cli("show errors")
         time.sleep(0.05)
     assert s.stop() == 0
-    path = {mac: i for i, (_, mac) in enumerate(nhs)}
+    path = {bytes.fromhex(mac.replace(":", "")): i for i, (_, mac) in enumerate(nhs)}
     where, seen, bucket_path = {}, {}, {}
-    for pkt in (q for q in rdpcap(str(tmp_path / "pg1.pcap")) if UDP in q):  # (not MLD)
-        f, k = struct.unpack("!HH", bytes(pkt[UDP].payload)[:4])
-        p = path[pkt[Ether].dst]
+    # the frames read with struct: source and destination addresses, then the ports, are
+    # what Toeplitz hashes (IPv4 bytes 26-37, IPv6 22-57), the flow and k after the UDP header
+    addr, l4 = (26, 34) if fam == 4 else (22, 54)
+    for fr in pcap_frames(tmp_path / "pg1.pcap"):  # (not MLD)
+        assert fr[23 if fam == 4 else 20] == 17
+        f, k = struct.unpack_from("!HH", fr, l4 + 8)
+        p = path[fr[:6]]
         assert where.setdefault(f, p) == p, f"flow {f} on two paths"
         assert seen.get(f, -1) == k - 1, f"flow {f} out of order"
         seen[f] = k
-        l3 = pkt[IP] if fam == 4 else pkt[IPv6]
-        tup = ((IP if fam == 4 else IPv6)(dst=l3.dst, src=l3.src))  # the addresses' bytes
-        a = bytes(tup)[12:20] if fam == 4 else bytes(tup)[8:40]
-        h = toeplitz(a + struct.pack("!HH", pkt[UDP].sport, pkt[UDP].dport))
+        h = toeplitz(fr[addr:l4 + 4])
         assert bucket_path.setdefault(h & 255, p) == p, f"bucket {h & 255} on two paths"
     assert len(where) == FLOWS and sorted(seen.values()) == [PER_FLOW - 1] * FLOWS
     assert len(bucket_path) > 200  # most of the 256 buckets seen, several flows each
