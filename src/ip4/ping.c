@@ -224,18 +224,25 @@ static int cmd_ping(struct sl_out *o, int argc, char **argv)
 		sl_fmt_ip6(ds, dst6);
 	else
 		sl_fmt_ip4(ds, dst4);
-	if (v6 && (sl_ip6_is_ll(dst6) || sl_ip6_is_mcast(dst6)))
-		return sl_out_error(o, "%s: ping a global unicast address (link-local and multicast "
-				    "destinations are not supported)", ds);
-	const struct sl_adj *a = route_of(fib, v6, dst4, dst6);
-	if (a->type == SL_ADJ_LOCAL)
+	if (v6 && sl_ip6_is_mcast(dst6))
+		return sl_out_error(o, "%s: multicast destinations are not supported", ds);
+	/* a link-local destination: on the source interface's link, from its link-local */
+	bool ll = v6 && sl_ip6_is_ll(dst6);
+	if (ll && !src_if)
+		return sl_out_error(o, "%s is link-local: name the interface (source IFACE)", ds);
+	const struct sl_adj *a = ll ? NULL : route_of(fib, v6, dst4, dst6);
+	if (a && a->type == SL_ADJ_LOCAL)
 		return sl_out_error(o, "%s is this router's own address", ds);
-	if (a->type != SL_ADJ_FORWARD && a->type != SL_ADJ_INCOMPLETE && a->type != SL_ADJ_GLEAN)
+	if (a && a->type != SL_ADJ_FORWARD && a->type != SL_ADJ_INCOMPLETE && a->type != SL_ADJ_GLEAN)
 		return sl_out_error(o, "no route to %s in table %u", ds, sl_fib_ids[fib]);
-	uint16_t port = a->port;
+	uint16_t port = a ? a->port : src_if->port;
 	const struct sl_iface *out = src_if ? src_if : &sl_ifaces[port];
 	uint8_t src[16] = {0};
-	if (v6) {
+	if (ll) {
+		if (!memcmp(dst6, src_if->ip6_ll, 16))
+			return sl_out_error(o, "%s is this router's own address", ds);
+		memcpy(src, src_if->ip6_ll, 16);
+	} else if (v6) {
 		if (out->naddr6) /* a global destination: the first global address */
 			memcpy(src, out->addrs6[0], 16);
 	} else {
@@ -244,7 +251,7 @@ static int cmd_ping(struct sl_out *o, int argc, char **argv)
 	}
 	if (sl_ip6_is_zero(src)) /* IPv4: the first 4 bytes, the rest 0 */
 		return sl_out_error(o, "%s has no %s address to send from", out->name,
-				    v6 ? "global IPv6" : "IPv4");
+				    ll ? "link-local (IPv6 is off on it)" : v6 ? "global IPv6" : "IPv4");
 	uint32_t len = (uint32_t)(v6 ? sizeof(struct rte_ipv6_hdr) : sizeof(struct rte_ipv4_hdr)) +
 		       sizeof(struct rte_icmp_hdr) + size;
 	if (len > sl_ifaces[port].mtu)

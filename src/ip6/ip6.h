@@ -350,7 +350,8 @@ int sl_ip6_table_move(uint16_t port, uint16_t fib);
 void sl_ip6_held_flush(void);
 /* Main lcore: as sl_ip4_send, an IPv6 packet it built (m's data: its header; m->port where a
  * drop is counted) by table fib's route to its destination, held while the next hop
- * resolves (leaving with its hop limit as it is now). */
+ * resolves (leaving with its hop limit as it is now); a link-local destination is m->port's
+ * neighbour, out of m->port. */
 int sl_ip6_send(uint16_t fib, struct rte_mbuf *m);
 /* Router advertisements on f every min to max seconds (RFC 4861 6.2.1: 4-1800, and 3 to
  * 0.75 max), the first at once (ip6 nd IFACE ra-interval; PPPoE sessions with IPv6CP). */

@@ -818,6 +818,11 @@ static void glean_input(struct rte_mbuf *m)
 int sl_ip6_send(uint16_t fib, struct rte_mbuf *m)
 {
 	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
+	if (sl_ip6_is_ll(ip->dst_addr)) { /* on m->port's link: its neighbour, resolved if not */
+		ip->hop_limits += ip->hop_limits < 255;
+		hold(neigh_get(m->port, ip->dst_addr), m);
+		return 0;
+	}
 	struct rte_fib6 *f = fib < SL_FIB_MAX ? sl_fib6s[fib] : NULL;
 	uint64_t hop = SL_ADJ_ID_DROP;
 	if (f)

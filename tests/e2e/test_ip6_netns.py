@@ -122,7 +122,8 @@ def test_ping6_from_sluiced_to_kernel_hosts(namespaces, sluiced_factory, tmp_pat
     """sluiced's ping over IPv6 answered by the kernel (which checks the ICMPv6 checksum):
     the first request waits for neighbour discovery and leaves with hop limit 64 all the same
     (tcpdump in the host's namespace), from another interface's address too; a host that is
-    not there loses all; link-local and unrouted destinations are refused."""
+    not there loses all; a host's link-local on the link named; multicast, unrouted and own
+    destinations are refused."""
     from scapy.all import ICMPv6EchoRequest, IPv6, rdpcap
     devs = [f"net_af_packet{i},iface={TAG}{n}0 {{ name port{i} }}" for i, n in enumerate("abc")]
     cli = [f"set interface ip address port{i} 2001:db8:{i + 1}::10/64" for i in range(3)]
@@ -142,7 +143,15 @@ def test_ping6_from_sluiced_to_kernel_hosts(namespaces, sluiced_factory, tmp_pat
         ("2001:db8:2::10", 64, 1), ("2001:db8:2::10", 64, 2)]
     r = s.js("ping 2001:db8:3::99 repeat 2 interval 0.1")  # nobody answers its solicitation
     assert (r["statistics"][0]["sent"], r["statistics"][0]["received"]) == (2, 0)
-    s.check_refused({"ping fe80::1": "link-local and multicast destinations are not supported",
+    # the host's link-local, on port1's link, from port1's link-local
+    hll = ns("b", f"ip -6 -o addr show dev {TAG}b1 scope link").stdout.split()[3].split("/")[0]
+    ours = {i["name"]: i["address"] for i in s.js("show ip6 interface")["interfaces"]
+            if i["scope"] == "link-local"}
+    r = s.js(f"ping {hll} source port1 repeat 2 interval 0.1")
+    assert r["statistics"][0]["received"] == 2 and r["replies"][0]["from"] == hll, r
+    s.check_refused({"ping fe80::1": "is link-local: name the interface (source IFACE)",
+                     "ping ff02::1 source port0": "multicast destinations are not supported",
+                     f"ping {ours['port1']} source port1": "this router's own address",
                      "ping 2001:db8:9::1": "no route to 2001:db8:9::1 in table 0",
                      "ping 2001:db8:1::10": "this router's own address",
                      "ping 2001:db8:1::2 size 8953": "size"})
