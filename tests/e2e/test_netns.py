@@ -3,6 +3,7 @@
 ping each other and move a TCP stream through it; a third gets ICMP unreachable."""
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -96,6 +97,53 @@ def test_ping_from_sluiced_to_kernel_hosts(namespaces, sluiced_factory, tmp_path
     r = s.js("ping 10.10.3.99 repeat 2 interval 0.1")  # nobody answers its ARP
     assert (r["statistics"][0]["sent"], r["statistics"][0]["received"]) == (2, 0)
     assert "received" in s.cli("ping 10.10.2.2 repeat 1")  # the text form
+    assert s.stop() == 0
+
+
+# A host that answers ping its own way (the kernel's echo replies off): request 1 twice,
+# request 2 with other data, request 3 once, as it should be.
+ODD_RESPONDER = r"""
+import sys
+from scapy.all import AsyncSniffer, ICMP, IP, Ether, Raw, get_if_hwaddr, sendp
+dev = sys.argv[1]
+me = get_if_hwaddr(dev)
+
+def answer(p):
+    if ICMP not in p or p[ICMP].type != 8 or p[Ether].src == me:
+        return
+    q, data = p[ICMP], bytes(p[ICMP].payload)
+    if q.seq == 2:
+        data = bytes(b ^ 0xff for b in data)
+    r = (Ether(dst=p[Ether].src, src=me) / IP(src=p[IP].dst, dst=p[IP].src) /
+         ICMP(type=0, id=q.id, seq=q.seq) / Raw(data))
+    sendp(r, iface=dev, count=2 if q.seq == 1 else 1, verbose=False)
+
+sn = AsyncSniffer(iface=dev, prn=answer, store=False, filter="icmp",
+                  started_callback=lambda: print("ready", flush=True))
+sn.start()
+sys.stdin.read()
+sn.stop()
+"""
+
+
+def test_ping_counts_duplicate_and_bad_replies(namespaces, sluiced_factory):
+    """A reply that comes twice is counted once and as a duplicate; a reply whose data is not
+    the request's is not a reply (bad); the loss is of the requests sent."""
+    devs = [f"net_af_packet{i},iface={TAG}{n}0 {{ name port{i} }}" for i, n in enumerate("abc")]
+    cli = [f"set interface ip address port{i} 10.10.{i + 1}.10/24" for i in range(3)]
+    s = sluiced_factory(devs, cli + [f"set interface state port{i} up" for i in range(3)])
+    ns("a", "sysctl -qw net.ipv4.icmp_echo_ignore_all=1")
+    resp = subprocess.Popen(["ip", "netns", "exec", f"{TAG}a", sys.executable, "-c", ODD_RESPONDER,
+                             f"{TAG}a1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert resp.stdout.readline().strip() == "ready"
+        r = s.js("ping 10.10.1.2 repeat 3 interval 0.2")
+    finally:
+        resp.stdin.close()
+        resp.wait(timeout=10)
+    st = r["statistics"][0]
+    assert (st["sent"], st["received"], st["duplicates"], st["bad"], st["loss-percent"]) == (3, 2, 1, 1, 33), r
+    assert [x["seq"] for x in r["replies"]] == [1, 3]
     assert s.stop() == 0
 
 
