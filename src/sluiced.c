@@ -251,18 +251,18 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	while (!sl_quit) {
 		if (main_forwards) {
-			sl_runtime_main_turn();
+			sl_main_service(); /* graph 0's walk, the punts, the ticks */
 			sl_cli_server_poll(0, -1);
-		} else {
-			/* sleep until the next tick, a CLI client or a worker's wake (runtime.h) */
-			__atomic_store_n(&sl_main_asleep, 1, __ATOMIC_SEQ_CST);
-			sl_runtime_drain_punts(sl_punt);
-			uint64_t next_tick = sl_modules_poll(rte_rdtsc());
-			uint64_t now = rte_rdtsc(), ms = rte_get_tsc_hz() / 1000;
-			int wait = now >= next_tick ? 0 : (int)((next_tick - now + ms - 1) / ms);
-			sl_cli_server_poll(wait, sl_main_efd);
-			__atomic_store_n(&sl_main_asleep, 0, __ATOMIC_RELAXED);
+			continue;
 		}
+		/* sleep until the next tick, a CLI client or a worker's wake (runtime.h) */
+		__atomic_store_n(&sl_main_asleep, 1, __ATOMIC_SEQ_CST);
+		sl_runtime_drain_punts(sl_punt);
+		uint64_t next_tick = sl_modules_poll(rte_rdtsc());
+		uint64_t now = rte_rdtsc(), ms = rte_get_tsc_hz() / 1000;
+		int wait = now >= next_tick ? 0 : (int)((next_tick - now + ms - 1) / ms);
+		sl_cli_server_poll(wait, sl_main_efd);
+		__atomic_store_n(&sl_main_asleep, 0, __ATOMIC_RELAXED);
 		sl_runtime_drain_punts(sl_punt);
 		sl_modules_poll(rte_rdtsc());
 	}

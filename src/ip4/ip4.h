@@ -513,6 +513,9 @@ void sl_ip4_hold(struct rte_mbuf *m, uint32_t adj);
  * (sent or held), or a negative value when dst has no route that leaves (no route, a drop,
  * a local address) or the interface's output refused it (m freed). */
 int sl_ip4_send(uint16_t fib, struct rte_mbuf *m, uint32_t dst);
+/* Main lcore, both families: m (its data at the IP header) out of adjacency a's interface
+ * with a's Ethernet header; an adjacency that does not forward frees it: -EHOSTUNREACH. */
+int sl_adj_inject(struct rte_mbuf *m, const struct sl_adj *a);
 /* The source address for a packet of this router's to dst out of port (host order): its
  * address on dst's subnet, else its first; 0 when it has none. */
 uint32_t sl_ip4_src_for(uint16_t port, uint32_t dst);

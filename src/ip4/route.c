@@ -1013,11 +1013,16 @@ int sl_ip4_send(uint16_t fib, struct rte_mbuf *m, uint32_t dst)
 		sl_ip4_hold(m, id);
 		return 0;
 	}
+	return sl_adj_inject(m, a);
+}
+
+int sl_adj_inject(struct rte_mbuf *m, const struct sl_adj *a)
+{
 	uint8_t *eh = a->type == SL_ADJ_FORWARD
 			      ? (uint8_t *)rte_pktmbuf_prepend(m, RTE_ETHER_HDR_LEN) : NULL;
 	if (!eh) {
 		rte_pktmbuf_free(m);
-		return -1;
+		return -EHOSTUNREACH;
 	}
 	memcpy(eh, a->rewrite, RTE_ETHER_HDR_LEN);
 	return sl_iface_inject(m, a->port);

@@ -799,54 +799,44 @@ static void hold(struct sl_neigh6 *n, struct rte_mbuf *m)
 /* ip6-glean: a connected destination (GLEAN) or a route's next hop (INCOMPLETE); ip6-local
  * and icmp6-error: a packet of ours to a link-local destination, out of the port it came
  * in by (SL_PUNT_LL6). */
-static void glean_input(struct rte_mbuf *m)
+/* The neighbour that packet m (its IPv6 header at its data) waits on: adj NULL, a link-local
+ * destination on m->port's link; else adj's (a connected destination's, made if new, or a
+ * route's next hop); NULL for any other adjacency. */
+static struct sl_neigh6 *waits_on(struct rte_mbuf *m, const struct sl_adj *adj)
 {
 	const struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *);
-	struct sl_neigh6 *n = NULL;
-	if (sl_meta2(m)->punt == SL_PUNT_LL6) {
-		n = neigh_get(m->port, ip->dst_addr);
-	} else {
-		const struct sl_adj *adj = sl_adj_tbl[sl_meta(m)->adj];
-		if (adj->type == SL_ADJ_GLEAN)
-			n = neigh_get(adj->port, ip->dst_addr);
-		else if (adj->type == SL_ADJ_INCOMPLETE && adj->nh < SL_ND_MAX)
-			n = by_id[adj->nh];
-	}
-	hold(n, m);
+	if (!adj)
+		return neigh_get(m->port, ip->dst_addr);
+	if (adj->type == SL_ADJ_GLEAN)
+		return neigh_get(adj->port, ip->dst_addr);
+	if (adj->type == SL_ADJ_INCOMPLETE && adj->nh < SL_ND_MAX)
+		return by_id[adj->nh];
+	return NULL;
+}
+
+static void glean_input(struct rte_mbuf *m)
+{
+	hold(waits_on(m, sl_meta2(m)->punt == SL_PUNT_LL6 ? NULL : sl_adj_tbl[sl_meta(m)->adj]), m);
 }
 
 int sl_ip6_send(uint16_t fib, struct rte_mbuf *m)
 {
 	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
-	if (sl_ip6_is_ll(ip->dst_addr)) { /* on m->port's link: its neighbour, resolved if not */
-		ip->hop_limits += ip->hop_limits < 255;
-		hold(neigh_get(m->port, ip->dst_addr), m);
-		return 0;
+	const struct sl_adj *a = NULL; /* a link-local destination: on m->port's link */
+	if (!sl_ip6_is_ll(ip->dst_addr)) {
+		struct rte_fib6 *f = fib < SL_FIB_MAX ? sl_fib6s[fib] : NULL;
+		uint64_t hop = SL_ADJ_ID_DROP;
+		if (f)
+			rte_fib6_lookup_bulk(f, &ip->dst_addr, &hop, 1);
+		a = sl_adj_get(sl_adj_first_path((uint32_t)hop));
 	}
-	struct rte_fib6 *f = fib < SL_FIB_MAX ? sl_fib6s[fib] : NULL;
-	uint64_t hop = SL_ADJ_ID_DROP;
-	if (f)
-		rte_fib6_lookup_bulk(f, &ip->dst_addr, &hop, 1);
-	const struct sl_adj *a = sl_adj_get(sl_adj_first_path((uint32_t)hop));
-	if (a->type == SL_ADJ_GLEAN || a->type == SL_ADJ_INCOMPLETE) {
+	if (!a || a->type == SL_ADJ_GLEAN || a->type == SL_ADJ_INCOMPLETE) {
 		/* held packets leave with one hop less (held_release): ours with its own */
 		ip->hop_limits += ip->hop_limits < 255;
-		struct sl_neigh6 *n = NULL;
-		if (a->type == SL_ADJ_GLEAN)
-			n = neigh_get(a->port, ip->dst_addr);
-		else if (a->nh < SL_ND_MAX)
-			n = by_id[a->nh];
-		hold(n, m);
+		hold(waits_on(m, a), m);
 		return 0;
 	}
-	uint8_t *eh = a->type == SL_ADJ_FORWARD
-			      ? (uint8_t *)rte_pktmbuf_prepend(m, RTE_ETHER_HDR_LEN) : NULL;
-	if (!eh) {
-		rte_pktmbuf_free(m);
-		return -EHOSTUNREACH;
-	}
-	memcpy(eh, a->rewrite, RTE_ETHER_HDR_LEN);
-	return sl_iface_inject(m, a->port);
+	return sl_adj_inject(m, a);
 }
 
 /* ---------------- aging: RFC 4861 7.3.3, on the main lcore's tick ---------------- */
