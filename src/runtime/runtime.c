@@ -96,11 +96,20 @@ void sl_rcu_sync(void)
  * cleared has ended (the forwarding threads report a quiescent state after each walk) and
  * every later one returns at the flag. Any other caller (the main lcore closing a port with
  * the workers stopped, the EAL) unmaps at once. */
+static unsigned munmap_waiting; /* interrupt-thread munmaps inside a grace period */
+
 int munmap(void *addr, size_t len)
 {
-	struct rte_rcu_qsbr *q = __atomic_load_n(&sl_rcu, __ATOMIC_ACQUIRE);
-	if (q && rte_thread_is_intr())
-		rte_rcu_qsbr_synchronize(q, RTE_QSBR_THRID_INVALID);
+	if (rte_thread_is_intr()) {
+		/* announce first, then load: sl_runtime_fini clears sl_rcu, then waits for
+		 * munmap_waiting to fall to 0 before freeing it (both sides sequentially
+		 * consistent, so one of them sees the other) */
+		__atomic_add_fetch(&munmap_waiting, 1, __ATOMIC_SEQ_CST);
+		struct rte_rcu_qsbr *q = __atomic_load_n(&sl_rcu, __ATOMIC_SEQ_CST);
+		if (q)
+			rte_rcu_qsbr_synchronize(q, RTE_QSBR_THRID_INVALID);
+		__atomic_sub_fetch(&munmap_waiting, 1, __ATOMIC_RELEASE);
+	}
 	return (int)syscall(SYS_munmap, addr, len);
 }
 
@@ -493,7 +502,9 @@ void sl_runtime_fini(void)
 		rte_free(sl_workers[w].rxqs);
 	}
 	struct rte_rcu_qsbr *q = sl_rcu;
-	__atomic_store_n(&sl_rcu, NULL, __ATOMIC_RELEASE); /* munmap no longer waits on it */
+	__atomic_store_n(&sl_rcu, NULL, __ATOMIC_SEQ_CST); /* munmap no longer waits on it */
+	while (__atomic_load_n(&munmap_waiting, __ATOMIC_ACQUIRE)) /* nor is one still in it */
+		rte_pause();
 	rte_free(q);
 	if (sl_main_efd >= 0)
 		close(sl_main_efd);

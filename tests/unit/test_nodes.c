@@ -10,6 +10,7 @@
 #include "../../src/ip4/ip4.h"
 #include "../../src/runtime/feature.h"
 #include "../../src/runtime/runtime.h"
+#include "../../src/runtime/eal_exit.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -1375,6 +1376,33 @@ static void test_munmap_waits_in_intr_thread(void)
 	rte_rcu_qsbr_thread_offline(sl_rcu, 0);
 }
 
+/* Before rte_eal_cleanup the EAL's interrupt thread is parked in a callback of ours
+ * (eal_exit.h), where it stays: an alarm set after it never runs, so nothing walks the
+ * interrupt sources while the EAL's memory is unmapped. Last: the thread is gone for the rest
+ * of the process. */
+static volatile int alarm_ran;
+
+static void note_alarm(void *p)
+{
+	(void)p;
+	alarm_ran = 1;
+}
+
+static void test_intr_thread_parked_before_cleanup(void)
+{
+	CHECK(rte_eal_alarm_set(1, note_alarm, NULL) == 0); /* the thread runs callbacks now */
+	for (int i = 0; i < 2000 && !alarm_ran; i++)
+		usleep(1000);
+	CHECK(alarm_ran == 1);
+	alarm_ran = 0;
+	sl_intr_park();
+	CHECK(__atomic_load_n(&sl_intr_parked, __ATOMIC_ACQUIRE) == 1);
+	CHECK(rte_eal_alarm_set(1, note_alarm, NULL) == 0);
+	usleep(100 * 1000);
+	CHECK(alarm_ran == 0);
+	rte_eal_alarm_cancel(note_alarm, NULL);
+}
+
 /* ip4-lookup with two tables: one vector mixing packets of table 0 (port0) and table 5
  * (loop0, no routes), and packets whose table a node chose ahead (sl_flag_fib). */
 static void test_tables_in_one_vector(void)
@@ -1454,6 +1482,7 @@ int main(int argc, char **argv)
 	test_qos_output();
 	test_rcu_retire();
 	test_tables_in_one_vector();
+	test_intr_thread_parked_before_cleanup();
 	env_fini();
 	return CHECK_REPORT();
 }
