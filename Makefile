@@ -3,7 +3,7 @@
 BUILD ?= build
 PY := .venv/bin/python
 
-.PHONY: all setup build test unit e2e demo seed-000 seed-001 seed-004 bench bench-bng bench-graph bench-graph-ab bench-txonly bench-instr asan fuzz clean
+.PHONY: all setup build test unit e2e demo seed-000 seed-001 seed-004 bench bench-bng bench-graph bench-graph-ab bench-txonly bench-instr asan asan-build fuzz clean
 
 all: build
 
@@ -24,9 +24,11 @@ e2e: build
 
 # Sanitizer build of the daemon and the unit tests, and a bounded fuzz run.
 SAN_ENV := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-asan: setup
+asan-build: setup
 	[ -f build-asan/build.ninja ] || CC=clang meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug >/dev/null
 	ninja -C build-asan
+
+asan: asan-build
 	$(SAN_ENV) meson test -C build-asan --print-errorlogs
 	$(SAN_ENV) SLUICE_BUILD=build-asan $(PY) -m pytest -q tests/e2e
 
@@ -37,12 +39,13 @@ fuzz: setup
 test: build
 	@echo "== $$(date +%T) unit tests"
 	meson test -C $(BUILD) --print-errorlogs
-	@echo "== $$(date +%T) sanitizer build, unit and end-to-end tests"
-	$(MAKE) --no-print-directory asan
+	@echo "== $$(date +%T) sanitizer build and unit tests"
+	$(MAKE) --no-print-directory asan-build
+	$(SAN_ENV) meson test -C build-asan --print-errorlogs
 	@echo "== $$(date +%T) fuzzers"
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-10} $(MAKE) --no-print-directory fuzz
-	@echo "== $$(date +%T) end-to-end tests"
-	SLUICE_BUILD=$(BUILD) $(PY) -m pytest -q tests/e2e
+	@echo "== $$(date +%T) end-to-end tests, sanitizer and release builds (scripts/e2e.sh)"
+	BUILD=$(BUILD) PY=$(PY) scripts/e2e.sh
 	@echo "== $$(date +%T) done"
 
 demo: build

@@ -1340,6 +1340,7 @@ static int gen_main(int argc, char **argv)
 		pthread_join(ctl, NULL);
 	}
 	int rc = quit == 2 ? 2 : 0;
+	sl_intr_park(); /* before the closes: see eal_exit.h */
 	for (unsigned pi = 0; pi < (opt.port[0] == opt.port[1] ? 1u : 2u); pi++) {
 		rte_eth_dev_stop(opt.port[pi]);
 		rte_eth_dev_close(opt.port[pi]);

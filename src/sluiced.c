@@ -272,6 +272,7 @@ out_cli:
 	sl_cli_server_close();
 out:
 	sl_runtime_stop();
+	sl_intr_park(); /* no PMD's interrupt work races the closes below (eal_exit.h) */
 	sl_runtime_fini();
 	sl_modules_fini();
 	sl_iface_fini();

@@ -50,7 +50,10 @@ static void sl_intr_park_cb(void *arg)
  * suite under load (6 of 10 runs of the emulator tests with a busy loop on the second CPU).
  * So the thread is handed an event of ours whose callback never returns: parked there (in
  * pause()), it touches nothing until exit() ends it. Waits for it at most a second (a thread
- * stuck in another callback: cleaned up as before). */
+ * stuck in another callback: cleaned up as before). The programs park it once their
+ * forwarding has stopped, before they close their ports: a memif port's close and the
+ * interrupt thread's handling of its peer's hang-up (sluice-gen's two memif ends in one
+ * process) then cannot race in the PMD; nothing of Sluice's own uses the thread. */
 static inline void sl_intr_park(void)
 {
 	if (sl_intr_park_handle)

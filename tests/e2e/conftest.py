@@ -14,9 +14,16 @@ BUILD = ROOT / os.environ.get("SLUICE_BUILD", "build")
 SLUICED = BUILD / "sluiced"
 SLUICECTL = BUILD / "sluicectl"
 
-# A timing-bound test: it runs on the release build, not on the sanitizer build (several times
-# slower), whose paths other tests take through ASan.
-release_only = pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")
+# A test whose checks hang on this machine's time (rates, pacing, durations) is marked timing:
+# `make test` runs those alone, after the rest of the sanitizer build's and the release build's
+# suites, which run at once (scripts/e2e.sh).
+timing = pytest.mark.timing
+
+
+def release_only(f):
+    """A timing-bound test that runs on the release build, not on the sanitizer build (several
+    times slower), whose paths other tests take through ASan; timing too."""
+    return timing(pytest.mark.skipif("asan" in BUILD.name, reason="timing-bound: runs on the release build")(f))
 
 
 def hugepages_free_mb():
@@ -34,6 +41,8 @@ def hugepages_free_mb():
 
 
 def pytest_configure(config):
+    config.addinivalue_line("markers", "timing: checks that hang on the machine's time (rates, "
+                            "pacing): run alone by make test (scripts/e2e.sh)")
     config.addinivalue_line("markers", "kea_pool(RANGE): the addresses test_ipoe.py's Kea gives")
 
 

@@ -9,7 +9,7 @@ from collections import Counter
 
 from scapy.all import IP, UDP, Ether, raw, rdpcap
 
-from conftest import BUILD
+from conftest import BUILD, timing
 
 GEN = str(BUILD / "sluice-gen")
 
@@ -142,6 +142,7 @@ def test_several_streams_take_turns_and_count_apart(tmp_path):
         assert 0 < st["latency_us"]["p50"] < 1000
 
 
+@timing
 def test_offered_rate_within_one_percent_and_impossible_rates_refused():
     eal = ["--vdev", "net_null0,no-rx=1", "--vdev", "net_null1,no-rx=1"]
     for rate in (200000, 1000000):
@@ -225,6 +226,7 @@ def test_rate_in_percent_of_line_rate():
     assert r.returncode == 2 and "at most 100" in r.stderr
 
 
+@timing
 def test_control_socket(tmp_path):
     """The JSON control socket: start, stats while running, update the rate, wait, stop, clear
     errors for bad requests, and a later run that does not count the earlier one's packets;

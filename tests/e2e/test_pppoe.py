@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import stop_process
+from conftest import stop_process, timing
 
 from scapy.all import ICMP, IP, UDP, Ether, Raw, conf, raw
 from scapy.layers.ppp import (PPP, PPP_IPCP, PPP_IPCP_Option_IPAddress, PPP_LCP_Configure,
@@ -887,6 +887,7 @@ def test_subscriber_emulator(sluiced_factory, tmp_path, auth):
         assert s.js("show pppoe sessions")["pppoe-sessions"] == []  # every PADT taken
 
 
+@timing
 def test_subscriber_emulator_traffic_rate(sluiced_factory, tmp_path):
     """--pppoe-traffic-rate: 20 sessions' 30 packets each way at 50 a second per session (the
     rounds paced, 0.58 s from the first to the last), none lost; a rate of 0 refused."""
@@ -1134,6 +1135,7 @@ def test_pppoe_subscriber_classes_by_dscp(sluiced_factory, tmp_path, sched):
     assert tcs[12]["sent-packets"] == len(out) - 20, (tcs[12], len(out))
 
 
+@timing
 @pytest.mark.parametrize("sched", ["rte_sched", "wheel"])
 def test_pppoe_subscriber_shaped_to_profile(sluiced_factory, tmp_path, sched):
     """Per-subscriber QoS: two sessions with profiles of 2 and 4 Mbit/s on a 10 Mbit/s access

@@ -14,7 +14,10 @@ import pytest
 
 from scapy.all import IP, UDP, Ether, Raw, wrpcap
 
-from conftest import MAC0, PEER0, pcap_ports, pcap_outs, release_only
+from conftest import MAC0, PEER0, pcap_ports, pcap_outs, release_only, timing
+
+# rates from the output pcaps' timestamps: the whole file runs in make test's timing step
+pytestmark = timing
 
 # Rate checks that only repeat another's path with other numbers are release_only:
 # test_qos_pipe_shaped takes both schedulers' data paths through the sanitizer build.
