@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # make test's end-to-end step: the suite on the sanitizer build (build-asan) and on the release
-# build (BUILD, default build), both whole.
+# build (BUILD, default build), both whole (SAN_BUILD: another sanitizer build folder).
 #
 # Most tests wait (timers, retransmissions, DHCP and RADIUS exchanges), so the two builds' runs
 # go at once, each without the tests marked timing (rates, pacing, durations: conftest.py);
@@ -15,7 +15,7 @@ BUILD=${BUILD:-build}
 PY=${PY:-.venv/bin/python}
 PYTEST=("$PY" -m pytest -q -p no:cacheprovider tests/e2e)
 SAN=(ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-     SL_TEST_NO_HUGE=1 SLUICE_BUILD=build-asan)
+     SL_TEST_NO_HUGE=1 SLUICE_BUILD=${SAN_BUILD:-build-asan})
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 rc=0

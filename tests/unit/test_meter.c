@@ -66,6 +66,8 @@ static void one_type(uint8_t type, bool aware)
 		rc = rte_meter_srtcm_profile_config(&p.sr, &q) || rte_meter_srtcm_config(&a.sr, &p.sr);
 	}
 	CHECK(rc == 0);
+	if (rc)
+		return; /* a and p unset */
 	b = a;
 	uint64_t hz = rte_get_tsc_hz(), t = a.sr.time; /* every state starts with its time first */
 	unsigned n[3] = {0, 0, 0}, same = 1;
