@@ -31,7 +31,9 @@ static inline void sl_remove_runtime_dir(const char *dir)
 	rmdir(dir);
 }
 
-/* The interrupt thread, once parked: in sl_intr_park_cb until the process exits. */
+/* The interrupt thread, once parked: in sl_intr_park_cb until the process exits. State of
+ * this header's includer: one translation unit per program parks (sluiced.c, sluice_gen.c,
+ * test_nodes.c); a second one's sl_intr_park would register again and wait its second out. */
 static int sl_intr_parked;
 static struct rte_intr_handle *sl_intr_park_handle; /* kept: reachable for LeakSanitizer */
 
