@@ -43,6 +43,10 @@
 #include <rte_acl.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
+#ifdef __SSE4_1__
+#include <smmintrin.h>
+#define SL_ACL_LIN4 1 /* IPv4's linear rules as 16-byte masks and ranges (lin4_match) */
+#endif
 
 #define SL_ACLS 1024         /* ACL indexes 0..1023 */
 #define SL_ACL_RULES 65536   /* rules of one ACL, and of one interface direction's ACLs */
@@ -90,6 +94,17 @@ struct acl_lin {
 	uint32_t res;            /* the classifier's result for it: its place + 1 */
 };
 
+/* An IPv4 rule of struct acl_lin as lin4_match compares it with the key's bytes in one
+ * 16-byte register (lin4_key): the source and destination (bytes 0-7) and the protocol and
+ * TCP flags (12, 13) as (key ^ v) & m, the ports (16-bit lanes 4 and 5, host order) as
+ * ranges lo..hi, which are 0..65535 in the other lanes so that they never fail there. */
+struct acl_lin4 {
+#ifdef SL_ACL_LIN4
+	__m128i v, m, lo, hi;
+#endif
+	uint32_t res;
+};
+
 /* A classifier of a list of ACLs, shared by every interface direction with that list (20,000
  * subscribers with one Filter-Id: one classifier, built once, and a vector of packets to
  * them classified in one call). */
@@ -99,6 +114,7 @@ struct acl_cls {
 	struct rte_acl_ctx *ctx[2]; /* IPv4, IPv6; NULL when no rule is of that family, or
 				     * when its rules are few (lin) */
 	struct acl_lin *lin[2];  /* a family's rules, in order, when linear_max or fewer */
+	struct acl_lin4 *lin4;   /* lin[0]'s rules as lin4_match reads them (SL_ACL_LIN4) */
 	uint32_t nlin[2];
 	uint64_t gen;            /* unique: the flow cache's entries of it are its own */
 	bool fl;                 /* a rule has tcpflags: the contexts read the flags */
@@ -210,11 +226,26 @@ static inline void key_l4(uint8_t proto, const uint8_t *p, uint32_t len, uint8_t
 	}
 }
 
+/* The protocols whose option-less first fragments acl_key reads in place: TCP, UDP and
+ * SCTP (KEY_IN_PLACE), TCP alone when the classifier reads the flags (KEY_IN_PLACE_FL). */
+enum { KEY_IN_PLACE = 1, KEY_IN_PLACE_FL = 2 };
+static const uint8_t key_in_place[256] = {
+	[IPPROTO_TCP] = KEY_IN_PLACE | KEY_IN_PLACE_FL,
+	[IPPROTO_UDP] = KEY_IN_PLACE,
+	[IPPROTO_SCTP] = KEY_IN_PLACE,
+};
+
+static inline uint8_t key_bit(bool fl)
+{
+	return fl ? KEY_IN_PLACE_FL : KEY_IN_PLACE;
+}
+
 /* Frame m's classifier input in *d: 4 or 6 by its IP version, or 0 when it passes
  * unclassified (not IP, or neighbour discovery). An option-less, untagged first fragment of
- * TCP, UDP or SCTP (of TCP only when the classifier reads the flags, fl) is read in place;
- * the others get their key built in k (what the frame is too short to hold left 0). */
-static inline int acl_key(const struct rte_mbuf *m, union acl_key *k, bool fl,
+ * TCP, UDP or SCTP (of TCP only when the classifier reads the flags: in_place is
+ * key_in_place's bit for the classifier, key_bit) is read in place; the others get their key
+ * built in k (what the frame is too short to hold left 0). */
+static inline int acl_key(const struct rte_mbuf *m, union acl_key *k, uint8_t in_place,
 			  const uint8_t **d)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
@@ -224,10 +255,10 @@ static inline int acl_key(const struct rte_mbuf *m, union acl_key *k, bool fl,
 	uint16_t type = (uint16_t)(p[12] << 8 | p[13]);
 	if (likely(type == RTE_ETHER_TYPE_IPV4 && len >= 14 + 34)) {
 		const uint8_t *ip = p + 14;
-		uint8_t pr = ip[9];
-		if (likely(ip[0] == 0x45 && !((ip[6] & 0x1f) | ip[7]) &&
-			   (pr == IPPROTO_TCP ||
-			    (!fl && (pr == IPPROTO_UDP || pr == IPPROTO_SCTP))))) {
+		uint64_t first; /* version and IHL 0x45 (byte 0), fragment offset 0 (6-7) */
+		memcpy(&first, ip, 8);
+		if (likely((first & RTE_BE64(0xff00000000001fffull)) == RTE_BE64(0x45ull << 56) &&
+			   key_in_place[ip[9]] & in_place)) {
 			*d = ip + 9;
 			return 4;
 		}
@@ -325,6 +356,44 @@ static inline uint32_t lin_match(const struct acl_lin *r, uint32_t n, const uint
 	return 0;
 }
 
+#ifdef SL_ACL_LIN4
+/* The IPv4 key at d (union acl_key's v4 layout, or the header from its protocol byte on)
+ * as struct acl_lin4 compares it: bytes 3-10 (the addresses) to 0-7, the ports' bytes
+ * swapped into host order in 8-11, the protocol in 12, and, when fl (a rule has tcpflags),
+ * the TCP flags byte in 13; 0 elsewhere. Reads d[0..15], and d[24] when fl: inside the
+ * frame for a header read in place (acl_key), inside the key for one built. */
+static inline __m128i lin4_key(const uint8_t *d, bool fl)
+{
+	const __m128i shuf = _mm_setr_epi8(3, 4, 5, 6, 7, 8, 9, 10, 12, 11, 14, 13, 0, -1, -1, -1);
+	__m128i k = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)d), shuf);
+	return fl ? _mm_insert_epi8(k, d[KOFF(v4.flags) + 3], 13) : k;
+}
+
+/* lin_match for IPv4, the key at d, in a register: a rule in 8 instructions. */
+static inline uint32_t lin4_match(const struct acl_lin4 *r, uint32_t n, const uint8_t *d, bool fl)
+{
+	const __m128i k = lin4_key(d, fl);
+	for (uint32_t i = 0; i < n; i++, r++) {
+		__m128i t = _mm_and_si128(_mm_xor_si128(k, r->v), r->m);
+		t = _mm_or_si128(t, _mm_subs_epu16(r->lo, k));
+		t = _mm_or_si128(t, _mm_subs_epu16(k, r->hi));
+		if (_mm_testz_si128(t, t))
+			return r->res;
+	}
+	return 0;
+}
+#endif
+
+/* Classifier c's linear rules of family f (c->lin[f] is set) for the key at d. */
+static inline uint32_t cls_lin(const struct acl_cls *c, int f, const uint8_t *d)
+{
+#ifdef SL_ACL_LIN4
+	if (!f)
+		return lin4_match(c->lin4, c->nlin[0], d, c->fl);
+#endif
+	return lin_match(c->lin[f], c->nlin[f], d, f);
+}
+
 /* Classifier c's results for cnt inputs of family f (0 IPv4, 1 IPv6): the rule that
  * decides each (its place + 1), 0 when none matches. */
 static inline void cls_classify(const struct acl_cls *c, int f, const uint8_t **data,
@@ -332,7 +401,7 @@ static inline void cls_classify(const struct acl_cls *c, int f, const uint8_t **
 {
 	if (c->lin[f]) {
 		for (uint32_t j = 0; j < cnt; j++)
-			res[j] = lin_match(c->lin[f], c->nlin[f], data[j], f);
+			res[j] = cls_lin(c, f, data[j]);
 	} else if (c->ctx[f]) {
 		rte_acl_classify(c->ctx[f], data, res, cnt, 1);
 	} else {
@@ -564,22 +633,47 @@ static __rte_always_inline void fc_classify(struct acl_fc *fc, const struct acl_
 	}
 }
 
-/* What result r (a rule's place + 1, 0 none) of classifier c does to frame m: a hit counted
- * on worker wid's row; a denial or no match sends it to the drop edge, named. */
-static inline void acl_verdict(const struct acl_cls *c, uint32_t r, struct rte_mbuf *m,
-			       uint16_t *next, uint16_t err, unsigned wid)
+/* What the results of classifier c do to a vector's frames, one after the other: a hit
+ * counted on worker wid's row, a denial or no match sent to the drop edge, named. The hits
+ * of a run of one result (most frames, a rule that permits them) are counted in a register
+ * and added once at the run's end (acl_verdicts_end). */
+struct acl_verdicts {
+	const struct acl_cls *c;
+	uint32_t r;      /* the run's result */
+	bool pass;       /* whether it permits */
+	uint64_t n;      /* its frames so far */
+	uint16_t err;
+	unsigned wid;
+};
+
+static inline void acl_hits_add(const struct acl_verdicts *v)
 {
-	if (unlikely(!r)) {
-		sl_set_error(m, err + AC_ERR_NOMATCH);
-		*next = AN_NEXT_DROP;
-		return;
+	if (v->r && v->n) {
+		const struct acl_ent *en = &v->c->ent[v->r - 1];
+		en->hits[v->wid * en->stride] += v->n;
 	}
-	const struct acl_ent *en = &c->ent[r - 1];
-	en->hits[wid * en->stride]++;
-	if (!en->permit) {
-		sl_set_error(m, err + AC_ERR_DENY);
+}
+
+static inline void acl_verdict(struct acl_verdicts *v, uint32_t r, struct rte_mbuf *m,
+			       uint16_t *next)
+{
+	if (unlikely(r != v->r)) {
+		acl_hits_add(v);
+		v->r = r;
+		v->n = 0;
+		v->pass = r && v->c->ent[r - 1].permit;
+	}
+	v->n++;
+	if (unlikely(!v->pass)) {
+		sl_set_error(m, v->err + (r ? AC_ERR_DENY : AC_ERR_NOMATCH));
 		*next = AN_NEXT_DROP;
 	}
+}
+
+static inline void acl_verdicts_end(struct acl_verdicts *v)
+{
+	acl_hits_add(v);
+	v->n = 0;
 }
 
 static inline uint16_t acl_ifx(struct rte_mbuf *m, int dir)
@@ -618,17 +712,19 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 				break;
 			x = y;
 		}
+		struct acl_verdicts v = {.c = c, .r = UINT32_MAX, .err = err, .wid = wid};
+		const uint8_t in_place = c ? key_bit(c->fl) : 0;
 		if (c && !c->ctx[0] && !c->ctx[1]) { /* linear: each packet matched as read */
 			for (uint16_t i = s; i < e; i++) {
 				const uint8_t *d;
-				int f = acl_key(objs[i], &keys[i], c->fl, &d);
+				int f = acl_key(objs[i], &keys[i], in_place, &d);
 				nexts[i] = next;
 				if (!f)
 					continue;
 				f = f == 6;
-				acl_verdict(c, c->lin[f] ? lin_match(c->lin[f], c->nlin[f], d, f) : 0,
-					    objs[i], &nexts[i], err, wid);
+				acl_verdict(&v, c->lin[f] ? cls_lin(c, f, d) : 0, objs[i], &nexts[i]);
 			}
+			acl_verdicts_end(&v);
 			s = e;
 			continue;
 		}
@@ -636,7 +732,7 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 		for (uint16_t i = s; i < e; i++) {
 			nexts[i] = next;
 			const uint8_t *d;
-			int f = c ? acl_key(objs[i], &keys[i], c->fl, &d) : 0;
+			int f = c ? acl_key(objs[i], &keys[i], in_place, &d) : 0;
 			if (!f)
 				continue;
 			f = f == 6;
@@ -656,8 +752,9 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 			}
 			for (uint16_t j = 0; j < cnt[f]; j++) {
 				uint16_t i = at[f][j];
-				acl_verdict(c, res[f][j], objs[i], &nexts[i], err, wid);
+				acl_verdict(&v, res[f][j], objs[i], &nexts[i]);
 			}
+			acl_verdicts_end(&v);
 		}
 		s = e;
 	}
@@ -703,6 +800,7 @@ static void cls_free(struct acl_cls *c)
 	rte_acl_free(c->ctx[1]);
 	rte_free(c->lin[0]);
 	rte_free(c->lin[1]);
+	rte_free(c->lin4);
 	rte_free(c);
 }
 
@@ -781,6 +879,31 @@ static void lin_fill(struct acl_lin *d, const struct acl_rule *r, uint32_t pos, 
 	d->res = pos + 1;
 }
 
+/* The IPv4 rule l (lin_fill's) as lin4_match reads it, into d. */
+static void lin4_fill(struct acl_lin4 *d, const struct acl_lin *l)
+{
+	memset(d, 0, sizeof(*d));
+	d->res = l->res;
+#ifdef SL_ACL_LIN4
+	uint8_t v[16] = {0}, m[16] = {0};
+	uint16_t lo[8] = {0}, hi[8] = {0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff};
+	memcpy(v, &l->src[0], 4);
+	memcpy(m, &l->smask[0], 4);
+	memcpy(v + 4, &l->dst[0], 4);
+	memcpy(m + 4, &l->dmask[0], 4);
+	v[12] = l->proto; /* within its mask (0 or 0xff) */
+	m[12] = l->pmask;
+	v[13] = l->flags; /* within its mask: parse_rule refuses others */
+	m[13] = l->fmask;
+	lo[4] = l->sport[0], hi[4] = l->sport[1];
+	lo[5] = l->dport[0], hi[5] = l->dport[1];
+	d->v = _mm_loadu_si128((const __m128i *)v);
+	d->m = _mm_loadu_si128((const __m128i *)m);
+	d->lo = _mm_loadu_si128((const __m128i *)lo);
+	d->hi = _mm_loadu_si128((const __m128i *)hi);
+#endif
+}
+
 /* One family's rte_acl context over nr rules of nf fields at rules, or NULL (why set). */
 static struct rte_acl_ctx *ctx_build(const void *rules, uint32_t nr, int fam, int nf,
 				     char *why, size_t wlen)
@@ -849,13 +972,18 @@ static struct acl_cls *cls_build(struct sl_out *o, const uint16_t *list, uint8_t
 		    !(c->lin[f] = rte_zmalloc("sl_acl_lin", nf[f] * sizeof(struct acl_lin),
 					      RTE_CACHE_LINE_SIZE)))
 			goto fail;
+	if (c->lin[0] && !(c->lin4 = rte_zmalloc("sl_acl_lin4", nf[0] * sizeof(struct acl_lin4),
+						  RTE_CACHE_LINE_SIZE)))
+		goto fail;
 	for (int k = 0; k < nacl; k++) {
 		struct acl *a = acls[list[k]];
 		for (uint32_t i = 0; i < a->n; i++, pos++) {
 			const struct acl_rule *r = &a->r[i];
 			c->ent[pos] = (struct acl_ent){r->permit, hits_row(a->n), a->hits + i};
 			if (r->family != 6 && c->lin[0]) {
-				lin_fill(&c->lin[0][c->nlin[0]++], r, pos, 4);
+				lin_fill(&c->lin[0][c->nlin[0]], r, pos, 4);
+				lin4_fill(&c->lin4[c->nlin[0]], &c->lin[0][c->nlin[0]]);
+				c->nlin[0]++;
 			} else if (r->family != 6) {
 				rule_fill(&t, r, pos, 4);
 				memcpy(r4 + sz4 * n4++, &t, sz4);

@@ -892,7 +892,7 @@ static void test_acl_input(void)
  * TCP, UDP, ICMP; options, fragments, a VLAN tag, truncation) through acl-input, matched
  * linearly, by rte_acl alone, by rte_acl through the flow cache, and through the cache again
  * (its hits): the same frames dropped, the same hits per rule, the same denials and misses.
- * ACL 0 is replaced between rounds: the cache's entries of the classifier before would give
+ * (the ports at the ends of the rules' ranges too). ACL 0 is replaced between rounds: the cache's entries of the classifier before would give
  * the old rules' answers ---- */
 
 static uint32_t lcg = 12345;
@@ -934,10 +934,11 @@ static void rnd_acl(char *b, size_t len)
 		uint32_t k = rnd(6);
 		if (k < 4)
 			at += snprintf(b + at, len - at, " proto %d", pr[k]);
-		static const char *const ports[] = {"80", "1000-2000", "0-1023", "8"};
-		if ((k = rnd(6)) < 4)
+		static const char *const ports[] = {"80", "1000-2000", "0-1023", "8", "1024-65535",
+						    "65535"};
+		if ((k = rnd(9)) < 6)
 			at += snprintf(b + at, len - at, " sport %s", ports[k]);
-		if ((k = rnd(6)) < 4)
+		if ((k = rnd(9)) < 6)
 			at += snprintf(b + at, len - at, " dport %s", ports[k]);
 		if (!rnd(5))
 			at += snprintf(b + at, len - at, " tcpflags %u mask 18", rnd(2) ? 2u : 16u);
@@ -948,7 +949,9 @@ static void rnd_acl(char *b, size_t len)
 static struct rte_mbuf *rnd_frame(void)
 {
 	static const uint8_t pr[] = {6, 17, 1, 58};
-	static const uint16_t ports[] = {80, 1500, 22, 8};
+	/* and each range's ends, and one past them */
+	static const uint16_t ports[] = {80, 1500, 22, 8, 999, 1000, 2000, 2001, 1023, 1024, 0,
+					 65535, 65534, 81};
 	struct rte_mbuf *m;
 	uint8_t *p = zero_frame(&m, 14 + 4 + 64 + 24);
 	uint32_t off = 12;
@@ -984,7 +987,7 @@ static struct rte_mbuf *rnd_frame(void)
 		l4[0] = (uint8_t)(proto == 58 ? 128 : 8); /* echo request: type 8 or 128 */
 		l4[1] = (uint8_t)rnd(2);
 	} else {
-		uint16_t sp = ports[rnd(4)], dp = ports[rnd(4)];
+		uint16_t sp = ports[rnd(2) ? rnd(4) : rnd(14)], dp = ports[rnd(2) ? rnd(4) : rnd(14)];
 		l4[0] = (uint8_t)(sp >> 8), l4[1] = (uint8_t)sp;
 		l4[2] = (uint8_t)(dp >> 8), l4[3] = (uint8_t)dp;
 		l4[13] = (uint8_t)(rnd(2) ? 0x02 : 0x12);
