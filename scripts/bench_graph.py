@@ -14,7 +14,7 @@ VPP's bypass on pg0: vxlan-decap-bypass, vxlan6-decap-bypass), against the
 plain routed path, in clocks and instructions per packet; and the same routed path with an
 input policer that every packet conforms to, with an input ACL of one rule and of 1,000
 (ACL_RULES) rules that every packet passes by the last (the same over IPv6: routed6 and
-acl6-1000 against it; ACL_FLOW_CACHE=off without the ACL flow cache, FLOWS=N destinations
+acl6-1 and acl6-1000 against it; ACL_FLOW_CACHE=off without the ACL flow cache, FLOWS=N destinations
 instead of 4,096), and with hierarchical QoS of 4,096
 (QOS_PIPES) pipes on pg1's output (rte_sched, and the same pipes on the timing wheel); the
 route over 4 equal paths (ecmp, ecmp6: in clocks, against routed and routed6), and 48.0.0.0/8's
@@ -532,7 +532,8 @@ VX_RUNS = (("routed", SETUP, None), ("vxlan-encap", VX_ENCAP_SETUP, None),
            ("mpls6-decap", MU6_DECAP_SETUP, mpls6_wrap), ("pppoe-encap", PPPOE_ENCAP_SETUP, None),
            ("pppoe-decap", PPPOE_DECAP_SETUP, pppoe_wrap), ("policer", POLICER_SETUP, None),
            ("acl-1", acl_setup(1), None), (f"acl-{ACL_RULES}", acl_setup(ACL_RULES), None),
-           ("routed6", SETUP6, ip6_wrap), (f"acl6-{ACL_RULES}", acl_setup(ACL_RULES, 6), ip6_wrap),
+           ("routed6", SETUP6, ip6_wrap), ("acl6-1", acl_setup(1, 6), ip6_wrap),
+           (f"acl6-{ACL_RULES}", acl_setup(ACL_RULES, 6), ip6_wrap),
            ("ecmp", ECMP_SETUP, None), ("ecmp6", ECMP_SETUP6, ip6_wrap),
            # the same with the table's flow-hash fields set (computed for every packet)
            ("ecmp-symmetric", ECMP_SETUP + "set ip flow-hash table 0 src dst sport dport proto symmetric\n", None),

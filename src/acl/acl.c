@@ -98,9 +98,26 @@ struct acl_lin {
  * 16-byte register (lin4_key): the source and destination (bytes 0-7) and the protocol and
  * TCP flags (12, 13) as (key ^ v) & m, the ports (16-bit lanes 4 and 5, host order) as
  * ranges lo..hi, which are 0..65535 in the other lanes so that they never fail there. */
+#ifdef SL_ACL_LIN4
+struct lin_x {
+	__m128i v, m, lo, hi;
+};
+#endif
+
 struct acl_lin4 {
 #ifdef SL_ACL_LIN4
-	__m128i v, m, lo, hi;
+	struct lin_x x;
+#endif
+	uint32_t res;
+};
+
+/* An IPv6 rule the same way (lin6_match): the source and the destination each a vector of
+ * their own compared as (key ^ v) & m, and the rest (lin6_key's third vector: the ports in
+ * lanes 4 and 5, the protocol in byte 12, the TCP flags in 13) as struct acl_lin4's. */
+struct acl_lin6 {
+#ifdef SL_ACL_LIN4
+	__m128i sv, sm, dv, dm;
+	struct lin_x x;
 #endif
 	uint32_t res;
 };
@@ -115,6 +132,7 @@ struct acl_cls {
 				     * when its rules are few (lin) */
 	struct acl_lin *lin[2];  /* a family's rules, in order, when linear_max or fewer */
 	struct acl_lin4 *lin4;   /* lin[0]'s rules as lin4_match reads them (SL_ACL_LIN4) */
+	struct acl_lin6 *lin6;   /* lin[1]'s, as lin6_match reads them */
 	uint32_t nlin[2];
 	uint64_t gen;            /* unique: the flow cache's entries of it are its own */
 	bool fl;                 /* a rule has tcpflags: the contexts read the flags */
@@ -244,9 +262,10 @@ static inline uint8_t key_bit(bool fl)
  * unclassified (not IP, or neighbour discovery). An option-less, untagged first fragment of
  * TCP, UDP or SCTP (of TCP only when the classifier reads the flags: in_place is
  * key_in_place's bit for the classifier, key_bit) is read in place; the others get their key
- * built in k (what the frame is too short to hold left 0). */
+ * built in k (what the frame is too short to hold left 0). With hdr6 (a linear match), the
+ * same IPv6 header with no extension header is read in place too: 7. */
 static inline int acl_key(const struct rte_mbuf *m, union acl_key *k, uint8_t in_place,
-			  const uint8_t **d)
+			  bool hdr6, const uint8_t **d)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = m->data_len, off = 12;
@@ -263,6 +282,17 @@ static inline int acl_key(const struct rte_mbuf *m, union acl_key *k, uint8_t in
 			return 4;
 		}
 	}
+#ifdef SL_ACL_LIN4
+	/* for the linear match only (hdr6): an untagged IPv6 header of TCP, UDP or SCTP with no
+	 * extension header, whole up to the ports (lin6_match_hdr's loads) and the TCP flags
+	 * when read, is read in place: 7 */
+	if (hdr6 && type == RTE_ETHER_TYPE_IPV6 &&
+	    len >= (in_place == KEY_IN_PLACE_FL ? 14 + 40 + 14 : 14 + 48) &&
+	    key_in_place[p[14 + 6]] & in_place) {
+		*d = p + 14;
+		return 7;
+	}
+#endif
 	*d = (const uint8_t *)k;
 	memset(k, 0, sizeof(*k));
 	for (int tags = 0; (type == RTE_ETHER_TYPE_VLAN || type == RTE_ETHER_TYPE_QINQ) &&
@@ -369,28 +399,84 @@ static inline __m128i lin4_key(const uint8_t *d, bool fl)
 	return fl ? _mm_insert_epi8(k, d[KOFF(v4.flags) + 3], 13) : k;
 }
 
+/* Non-zero where key k misses x: (k ^ v) & m, and the ports below lo or above hi. */
+static inline __m128i lin_x_miss(const struct lin_x *x, __m128i k)
+{
+	__m128i t = _mm_and_si128(_mm_xor_si128(k, x->v), x->m);
+	t = _mm_or_si128(t, _mm_subs_epu16(x->lo, k));
+	return _mm_or_si128(t, _mm_subs_epu16(k, x->hi));
+}
+
 /* lin_match for IPv4, the key at d, in a register: a rule in 8 instructions. */
 static inline uint32_t lin4_match(const struct acl_lin4 *r, uint32_t n, const uint8_t *d, bool fl)
 {
 	const __m128i k = lin4_key(d, fl);
 	for (uint32_t i = 0; i < n; i++, r++) {
-		__m128i t = _mm_and_si128(_mm_xor_si128(k, r->v), r->m);
-		t = _mm_or_si128(t, _mm_subs_epu16(r->lo, k));
-		t = _mm_or_si128(t, _mm_subs_epu16(k, r->hi));
+		__m128i t = lin_x_miss(&r->x, k);
 		if (_mm_testz_si128(t, t))
 			return r->res;
 	}
 	return 0;
 }
+
+/* lin_match for IPv6, the key at d (union acl_key's v6, always built by acl_key): its
+ * source, its destination, and its protocol, ports and flags (bytes 36-43, read from 28 so
+ * as not to read past the key) in three registers; a rule in 14 instructions. */
+_Static_assert(KOFF(v6.flags) == KOFF(v6.ports) + 4 &&
+	       KOFF(v6.flags) + 4 == KOFF(v6) + sizeof(((union acl_key *)0)->v6),
+	       "lin6_match's third load ends with the key's flags");
+static inline uint32_t lin6_rules(const struct acl_lin6 *r, uint32_t n, __m128i s, __m128i t,
+				  __m128i k)
+{
+	for (uint32_t i = 0; i < n; i++, r++) {
+		__m128i x = _mm_and_si128(_mm_xor_si128(s, r->sv), r->sm);
+		x = _mm_or_si128(x, _mm_and_si128(_mm_xor_si128(t, r->dv), r->dm));
+		x = _mm_or_si128(x, lin_x_miss(&r->x, k));
+		if (_mm_testz_si128(x, x))
+			return r->res;
+	}
+	return 0;
+}
+
+/* 16 bytes whose 8-11 are the ports (network order) and 15 the TCP flags: lin6's third
+ * vector, the ports in host order in 8-11, the flags in 13 */
+#define LIN6_SHUF _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, 9, 8, 11, 10, -1, 15, -1, -1)
+
+static inline uint32_t lin6_match(const struct acl_lin6 *r, uint32_t n, const uint8_t *d)
+{
+	__m128i k = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(d + KOFF(v6.ports) - 8)),
+				     LIN6_SHUF);
+	return lin6_rules(r, n, _mm_loadu_si128((const __m128i *)(d + KOFF(v6.src))),
+			  _mm_loadu_si128((const __m128i *)(d + KOFF(v6.dst))),
+			  _mm_insert_epi8(k, d[KOFF(v6.proto)], 12));
+}
+
+/* The same for the IPv6 header at ip (acl_key's 7): its addresses at 8 and 24, its next
+ * header at 6, the ports at 40 (read from 32), the TCP flags at 53, read when fl. */
+static inline uint32_t lin6_match_hdr(const struct acl_lin6 *r, uint32_t n, const uint8_t *ip,
+				      bool fl)
+{
+	__m128i k = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(ip + 32)), LIN6_SHUF);
+	k = _mm_insert_epi8(k, ip[6], 12);
+	if (fl)
+		k = _mm_insert_epi8(k, ip[40 + 13], 13);
+	return lin6_rules(r, n, _mm_loadu_si128((const __m128i *)(ip + 8)),
+			  _mm_loadu_si128((const __m128i *)(ip + 24)), k);
+}
 #endif
 
-/* Classifier c's linear rules of family f (c->lin[f] is set) for the key at d. */
-static inline uint32_t cls_lin(const struct acl_cls *c, int f, const uint8_t *d)
+/* Classifier c's linear rules of family f (c->lin[f] is set) for the key at d; hdr: d is
+ * an IPv6 header (acl_key's 7). */
+static inline uint32_t cls_lin(const struct acl_cls *c, int f, const uint8_t *d, bool hdr)
 {
 #ifdef SL_ACL_LIN4
 	if (!f)
 		return lin4_match(c->lin4, c->nlin[0], d, c->fl);
+	if (hdr)
+		return lin6_match_hdr(c->lin6, c->nlin[1], d, c->fl);
+	return lin6_match(c->lin6, c->nlin[1], d);
 #endif
+	(void)hdr;
 	return lin_match(c->lin[f], c->nlin[f], d, f);
 }
 
@@ -401,7 +487,7 @@ static inline void cls_classify(const struct acl_cls *c, int f, const uint8_t **
 {
 	if (c->lin[f]) {
 		for (uint32_t j = 0; j < cnt; j++)
-			res[j] = cls_lin(c, f, data[j]);
+			res[j] = cls_lin(c, f, data[j], false);
 	} else if (c->ctx[f]) {
 		rte_acl_classify(c->ctx[f], data, res, cnt, 1);
 	} else {
@@ -715,14 +801,21 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 		struct acl_verdicts v = {.c = c, .r = UINT32_MAX, .err = err, .wid = wid};
 		const uint8_t in_place = c ? key_bit(c->fl) : 0;
 		if (c && !c->ctx[0] && !c->ctx[1]) { /* linear: each packet matched as read */
+			const bool hdr6 = c->lin[1] != NULL;
 			for (uint16_t i = s; i < e; i++) {
 				const uint8_t *d;
-				int f = acl_key(objs[i], &keys[i], in_place, &d);
+				int k = acl_key(objs[i], &keys[i], in_place, hdr6, &d);
 				nexts[i] = next;
-				if (!f)
+				uint32_t r = 0;
+				if (likely(k == 4)) {
+					if (c->lin[0])
+						r = cls_lin(c, 0, d, false);
+				} else if (!k) {
 					continue;
-				f = f == 6;
-				acl_verdict(&v, c->lin[f] ? cls_lin(c, f, d) : 0, objs[i], &nexts[i]);
+				} else if (c->lin[1]) {
+					r = cls_lin(c, 1, d, k == 7);
+				}
+				acl_verdict(&v, r, objs[i], &nexts[i]);
 			}
 			acl_verdicts_end(&v);
 			s = e;
@@ -732,7 +825,7 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 		for (uint16_t i = s; i < e; i++) {
 			nexts[i] = next;
 			const uint8_t *d;
-			int f = c ? acl_key(objs[i], &keys[i], in_place, &d) : 0;
+			int f = c ? acl_key(objs[i], &keys[i], in_place, false, &d) : 0;
 			if (!f)
 				continue;
 			f = f == 6;
@@ -801,6 +894,7 @@ static void cls_free(struct acl_cls *c)
 	rte_free(c->lin[0]);
 	rte_free(c->lin[1]);
 	rte_free(c->lin4);
+	rte_free(c->lin6);
 	rte_free(c);
 }
 
@@ -880,27 +974,53 @@ static void lin_fill(struct acl_lin *d, const struct acl_rule *r, uint32_t pos, 
 }
 
 /* The IPv4 rule l (lin_fill's) as lin4_match reads it, into d. */
-static void lin4_fill(struct acl_lin4 *d, const struct acl_lin *l)
-{
-	memset(d, 0, sizeof(*d));
-	d->res = l->res;
 #ifdef SL_ACL_LIN4
+/* Rule l's protocol, flags and port ranges in bytes 12-13 and lanes 4-5 of x, with IPv4's
+ * addresses in bytes 0-7 when v4. */
+static void lin_x_fill(struct lin_x *x, const struct acl_lin *l, bool v4)
+{
 	uint8_t v[16] = {0}, m[16] = {0};
 	uint16_t lo[8] = {0}, hi[8] = {0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff};
-	memcpy(v, &l->src[0], 4);
-	memcpy(m, &l->smask[0], 4);
-	memcpy(v + 4, &l->dst[0], 4);
-	memcpy(m + 4, &l->dmask[0], 4);
+	if (v4) {
+		memcpy(v, &l->src[0], 4);
+		memcpy(m, &l->smask[0], 4);
+		memcpy(v + 4, &l->dst[0], 4);
+		memcpy(m + 4, &l->dmask[0], 4);
+	}
 	v[12] = l->proto; /* within its mask (0 or 0xff) */
 	m[12] = l->pmask;
 	v[13] = l->flags; /* within its mask: parse_rule refuses others */
 	m[13] = l->fmask;
 	lo[4] = l->sport[0], hi[4] = l->sport[1];
 	lo[5] = l->dport[0], hi[5] = l->dport[1];
-	d->v = _mm_loadu_si128((const __m128i *)v);
-	d->m = _mm_loadu_si128((const __m128i *)m);
-	d->lo = _mm_loadu_si128((const __m128i *)lo);
-	d->hi = _mm_loadu_si128((const __m128i *)hi);
+	x->v = _mm_loadu_si128((const __m128i *)v);
+	x->m = _mm_loadu_si128((const __m128i *)m);
+	x->lo = _mm_loadu_si128((const __m128i *)lo);
+	x->hi = _mm_loadu_si128((const __m128i *)hi);
+}
+#endif
+
+/* The IPv4 rule l (lin_fill's) as lin4_match reads it, into d. */
+static void lin4_fill(struct acl_lin4 *d, const struct acl_lin *l)
+{
+	memset(d, 0, sizeof(*d));
+	d->res = l->res;
+#ifdef SL_ACL_LIN4
+	lin_x_fill(&d->x, l, true);
+#endif
+}
+
+/* The IPv6 rule l (lin_fill's) as lin6_match reads it, into d. */
+static void lin6_fill(struct acl_lin6 *d, const struct acl_lin *l)
+{
+	memset(d, 0, sizeof(*d));
+	d->res = l->res;
+#ifdef SL_ACL_LIN4
+	d->sv = _mm_loadu_si128((const __m128i *)l->src);
+	d->sm = _mm_loadu_si128((const __m128i *)l->smask);
+	d->dv = _mm_loadu_si128((const __m128i *)l->dst);
+	d->dm = _mm_loadu_si128((const __m128i *)l->dmask);
+	lin_x_fill(&d->x, l, false);
 #endif
 }
 
@@ -975,6 +1095,9 @@ static struct acl_cls *cls_build(struct sl_out *o, const uint16_t *list, uint8_t
 	if (c->lin[0] && !(c->lin4 = rte_zmalloc("sl_acl_lin4", nf[0] * sizeof(struct acl_lin4),
 						  RTE_CACHE_LINE_SIZE)))
 		goto fail;
+	if (c->lin[1] && !(c->lin6 = rte_zmalloc("sl_acl_lin6", nf[1] * sizeof(struct acl_lin6),
+						  RTE_CACHE_LINE_SIZE)))
+		goto fail;
 	for (int k = 0; k < nacl; k++) {
 		struct acl *a = acls[list[k]];
 		for (uint32_t i = 0; i < a->n; i++, pos++) {
@@ -989,7 +1112,9 @@ static struct acl_cls *cls_build(struct sl_out *o, const uint16_t *list, uint8_t
 				memcpy(r4 + sz4 * n4++, &t, sz4);
 			}
 			if (r->family != 4 && c->lin[1]) {
-				lin_fill(&c->lin[1][c->nlin[1]++], r, pos, 6);
+				lin_fill(&c->lin[1][c->nlin[1]], r, pos, 6);
+				lin6_fill(&c->lin6[c->nlin[1]], &c->lin[1][c->nlin[1]]);
+				c->nlin[1]++;
 			} else if (r->family != 4) {
 				rule_fill(&t, r, pos, 6);
 				memcpy(r6 + sz6 * n6++, &t, sz6);
