@@ -437,6 +437,7 @@ static __rte_noinline uint16_t wheel_in(struct rte_graph *g, struct rte_node *no
 	const uint32_t dst_mask = h->pipe_from == PF_IP_DST ? h->all_mask : 0;
 	const uint16_t ifx = h->ifx;
 	const bool prefetch = h->prefetch;
+	const uint32_t sp_mask = h->sp_mask, pipe_mask = h->pipe_mask, pipes_log2 = h->pipes_log2;
 	for (uint16_t i = 0; !fast && i < n; i++) { /* classify vlan-prio, or pipe-from vlan */
 		if (unlikely(sl_meta(b[i])->tx_if != ifx)) {
 			n = i;
@@ -453,25 +454,30 @@ static __rte_noinline uint16_t wheel_in(struct rte_graph *g, struct rte_node *no
 		const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 		uint16_t type;
 		memcpy(&type, d + 12, 2);
+		/* the class from the DSCP, the pipe from the destination (pipe-from ip-dst) or
+		 * from the metadata (a subscriber's, sl_flag_qos); a PPPoE access interface's
+		 * frames are PPPoE, a routed one's IPv4: those two first */
 		uint32_t dst, q;
 		if (likely(type == RTE_BE16(RTE_ETHER_TYPE_IPV4) && m->data_len >= 34)) {
 			q = tmap[d[15]];
 			memcpy(&dst, d + 30, 4);
-		} else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6) && m->data_len >= 54) {
-			q = tmap[(be16(d + 14) >> 4) & 0xff];
-			memcpy(&dst, d + 50, 4);
 		} else if (type == RTE_BE16(RTE_ETHER_TYPE_PPPOE_SESSION) && m->data_len >= 42 &&
 			   d[20] == 0 && d[21] == 0x21) { /* IPv4 in a PPPoE session */
 			q = tmap[d[23]];
 			memcpy(&dst, d + 38, 4);
+		} else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6) && m->data_len >= 54) {
+			q = tmap[(be16(d + 14) >> 4) & 0xff];
+			memcpy(&dst, d + 50, 4);
 		} else {
 			PQ[i] = wq_classify(h, m);
 			continue;
 		}
-		uint32_t pipe = rte_be_to_cpu_32(dst) & dst_mask;
+		uint32_t pipe;
 		if (unlikely(m->ol_flags & fqos))
-			pipe = (sl_meta2(m)->qos_subport & h->sp_mask) << h->pipes_log2 |
-			       (sl_meta2(m)->qos_pipe & h->pipe_mask);
+			pipe = (sl_meta2(m)->qos_subport & sp_mask) << pipes_log2 |
+			       (sl_meta2(m)->qos_pipe & pipe_mask);
+		else
+			pipe = rte_be_to_cpu_32(dst) & dst_mask;
 		PQ[i] = q << WQ_SHIFT | pipe;
 	}
 	rte_edge_t next = sl_feature_next_out(feat, ifx, qo_tx0);
