@@ -788,21 +788,21 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 	for (uint16_t s = 0; s < n;) {
 		/* a run of packets with one classifier and one next node (one interface's, or
 		 * those of interfaces that share their ACLs and features): one call per family */
-		uint16_t ifx = acl_ifx(objs[s], dir), e = s + 1;
+		uint16_t ifx = acl_ifx(objs[s], dir), e = s + 1, x = ifx;
 		uint16_t next = acl_next(ifx, dir);
 		const struct acl_cls *c = __atomic_load_n(&if_cls[dir][ifx], __ATOMIC_ACQUIRE);
-		for (uint16_t x = ifx; e < n; e++) {
-			uint16_t y = acl_ifx(objs[e], dir);
-			if (y != x && (__atomic_load_n(&if_cls[dir][y], __ATOMIC_ACQUIRE) != c ||
-				       acl_next(y, dir) != next))
-				break;
-			x = y;
-		}
 		struct acl_verdicts v = {.c = c, .r = UINT32_MAX, .err = err, .wid = wid};
 		const uint8_t in_place = c ? key_bit(c->fl) : 0;
-		if (c && !c->ctx[0] && !c->ctx[1]) { /* linear: each packet matched as read */
+		if (c && !c->ctx[0] && !c->ctx[1]) {
+			/* linear: each packet matched as read, the run found on the way */
 			const bool hdr6 = c->lin[1] != NULL;
-			for (uint16_t i = s; i < e; i++) {
+			for (uint16_t i = s; i < n; i++) {
+				uint16_t y = acl_ifx(objs[i], dir);
+				if (y != x && (__atomic_load_n(&if_cls[dir][y], __ATOMIC_ACQUIRE) != c ||
+					       acl_next(y, dir) != next))
+					break;
+				x = y;
+				e = i + 1;
 				const uint8_t *d;
 				int k = acl_key(objs[i], &keys[i], in_place, hdr6, &d);
 				nexts[i] = next;
@@ -820,6 +820,13 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 			acl_verdicts_end(&v);
 			s = e;
 			continue;
+		}
+		for (; e < n; e++) {
+			uint16_t y = acl_ifx(objs[e], dir);
+			if (y != x && (__atomic_load_n(&if_cls[dir][y], __ATOMIC_ACQUIRE) != c ||
+				       acl_next(y, dir) != next))
+				break;
+			x = y;
 		}
 		uint16_t cnt[2] = {0, 0};
 		for (uint16_t i = s; i < e; i++) {
