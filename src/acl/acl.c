@@ -43,9 +43,11 @@
 #include <rte_acl.h>
 #include <rte_errno.h>
 #include <rte_malloc.h>
+/* Every x86 build has SSE4.1 (DPDK's own flags ask for corei7); others keep the scalar
+ * linear match (lin_match). */
 #ifdef __SSE4_1__
 #include <smmintrin.h>
-#define SL_ACL_LIN4 1 /* IPv4's linear rules as 16-byte masks and ranges (lin4_match) */
+#define SL_ACL_LIN4 1 /* the linear rules as 16-byte masks and ranges (lin4_match, lin6_match) */
 #endif
 
 #define SL_ACLS 1024         /* ACL indexes 0..1023 */
@@ -112,7 +114,7 @@ struct acl_lin4 {
 };
 
 /* An IPv6 rule the same way (lin6_match): the source and the destination each a vector of
- * their own compared as (key ^ v) & m, and the rest (lin6_key's third vector: the ports in
+ * their own compared as (key ^ v) & m, and the rest (lin6_match's third vector: the ports in
  * lanes 4 and 5, the protocol in byte 12, the TCP flags in 13) as struct acl_lin4's. */
 struct acl_lin6 {
 #ifdef SL_ACL_LIN4
@@ -292,6 +294,8 @@ static inline int acl_key(const struct rte_mbuf *m, union acl_key *k, uint8_t in
 		*d = p + 14;
 		return 7;
 	}
+#else
+	(void)hdr6;
 #endif
 	*d = (const uint8_t *)k;
 	memset(k, 0, sizeof(*k));
@@ -980,7 +984,6 @@ static void lin_fill(struct acl_lin *d, const struct acl_rule *r, uint32_t pos, 
 	d->res = pos + 1;
 }
 
-/* The IPv4 rule l (lin_fill's) as lin4_match reads it, into d. */
 #ifdef SL_ACL_LIN4
 /* Rule l's protocol, flags and port ranges in bytes 12-13 and lanes 4-5 of x, with IPv4's
  * addresses in bytes 0-7 when v4. */
