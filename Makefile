@@ -3,7 +3,7 @@
 BUILD ?= build
 PY := .venv/bin/python
 
-.PHONY: all setup build test unit e2e demo seed-000 seed-001 seed-004 bench bench-bng bench-graph bench-graph-ab bench-txonly bench-instr asan asan-build fuzz clean
+.PHONY: all setup build test unit e2e demo seed-000 seed-001 seed-004 bench bench-bng bench-graph bench-graph-ab bench-txonly bench-instr asan asan-build asan-unit fuzz clean
 
 all: build
 
@@ -28,8 +28,10 @@ asan-build: setup
 	[ -f build-asan/build.ninja ] || CC=clang meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug >/dev/null
 	ninja -C build-asan
 
-asan: asan-build
+asan-unit: asan-build
 	$(SAN_ENV) meson test -C build-asan --print-errorlogs
+
+asan: asan-unit
 	$(SAN_ENV) SLUICE_BUILD=build-asan $(PY) -m pytest -q tests/e2e
 
 fuzz: setup
@@ -40,8 +42,7 @@ test: build
 	@echo "== $$(date +%T) unit tests"
 	meson test -C $(BUILD) --print-errorlogs
 	@echo "== $$(date +%T) sanitizer build and unit tests"
-	$(MAKE) --no-print-directory asan-build
-	$(SAN_ENV) meson test -C build-asan --print-errorlogs
+	$(MAKE) --no-print-directory asan-unit
 	@echo "== $$(date +%T) fuzzers"
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-10} $(MAKE) --no-print-directory fuzz
 	@echo "== $$(date +%T) end-to-end tests, sanitizer and release builds (scripts/e2e.sh)"
