@@ -979,7 +979,10 @@ def main():
             print(f"   the nodes (all but pg_stream_run), one path: IPv4 {nodes4:.1f}, IPv6 {nodes6:.1f}, "
                   f"IPv6 / IPv4 {nodes6 / nodes4:.2f}")
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if os.environ.get("BENCH_KEEP"):  # callgrind's files and the logs, to annotate
+            print(f"kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -122,6 +122,40 @@ struct sl_rxq_list {
 	struct sl_rxq q[SL_MAX_PORTS * SL_MAX_RXQ];
 };
 
+/* What the nodes read of an interface, one cache line an interface (seed 003's read-mostly
+ * line; its written counterpart, per worker, is struct sl_if_counters): a packet to a
+ * subscriber session reads its tx slot and MTU, its features, the classifier an ACL put
+ * there and the session's own data in this one line, where each was a table of its own (a
+ * line each to fetch out of 20,000 sessions', docs/lab-notes.md, session 29).
+ *   tx_slot, mtu, up, out_slot  copies of struct sl_iface's fields of the same names,
+ *                    written only with them (iface.c)
+ *   features         per arc: bit f = feature f on (feature.c)
+ *   slot             a pointer for each feature that keeps one per interface (an ACL's
+ *                    classifier in each direction: sl_if_slot_register)
+ *   type             the interface type's own data (a PPPoE session's header and state,
+ *                    an IPoE session's address), zeroed when the interface is made and
+ *                    when it goes; written by its type's module only, read after the
+ *                    interface was made, so a worker never sees another type's */
+#define SL_IF_FAST_ARCS 4
+#define SL_IF_SLOTS 2
+#define SL_IF_TYPE_DATA 32
+struct sl_if_fast {
+	uint16_t tx_slot;
+	uint16_t mtu;
+	uint8_t up;
+	uint8_t pad;
+	uint16_t out_slot;  /* its own output (set once, when it is made) */
+	uint8_t features[SL_IF_FAST_ARCS];
+	uint8_t pad2[4];
+	void *slot[SL_IF_SLOTS];
+	uint8_t type[SL_IF_TYPE_DATA] __rte_aligned(8);
+} __rte_cache_aligned;
+_Static_assert(sizeof(struct sl_if_fast) == 64, "one cache line an interface");
+extern struct sl_if_fast sl_if_fast[SL_IF_MAX];
+/* From a constructor: a pointer slot of sl_if_fast for the caller's own use (owner names it
+ * in the panic when none is left); returns its index. */
+unsigned sl_if_slot_register(const char *owner);
+
 /* One cache line each (the seven counters would otherwise straddle two for most
  * interfaces: a packet to each of 20,000 sessions then misses twice). */
 struct sl_if_counters {

@@ -144,9 +144,14 @@ struct acl_cls {
 	struct acl_ent ent[];    /* rule i of the whole list: result i + 1 */
 };
 
-/* per direction (0 input, 1 output) and interface: a direction's pointers dense, 8 bytes an
- * interface (20,000 sessions' output classifiers on 160 KB of lines, not 320) */
-static struct acl_cls *if_cls[2][SL_IF_MAX];
+/* Each interface's classifier per direction (0 input, 1 output): a pointer slot of its
+ * sl_if_fast each, in the line the output path reads for its tx slot and features anyway. */
+static unsigned cls_slot[2];
+
+static inline struct acl_cls *if_cls(uint16_t ifx, int dir)
+{
+	return __atomic_load_n(&sl_if_fast[ifx].slot[cls_slot[dir]], __ATOMIC_ACQUIRE);
+}
 static struct acl_cls *cls_live; /* each once, whatever number of interfaces use it */
 /* A family's rules on one interface direction are matched one after the other, in C, up to
  * this many (set acl-plugin linear-max N; 0: rte_acl always): rte_acl_classify's fixed cost
@@ -794,7 +799,7 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 		 * those of interfaces that share their ACLs and features): one call per family */
 		uint16_t ifx = acl_ifx(objs[s], dir), e = s + 1, x = ifx;
 		uint16_t next = acl_next(ifx, dir);
-		const struct acl_cls *c = __atomic_load_n(&if_cls[dir][ifx], __ATOMIC_ACQUIRE);
+		const struct acl_cls *c = if_cls(ifx, dir);
 		struct acl_verdicts v = {.c = c, .r = UINT32_MAX, .err = err, .wid = wid};
 		const uint8_t in_place = c ? key_bit(c->fl) : 0;
 		if (c && !c->ctx[0] && !c->ctx[1]) {
@@ -802,7 +807,7 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 			const bool hdr6 = c->lin[1] != NULL;
 			for (uint16_t i = s; i < n; i++) {
 				uint16_t y = acl_ifx(objs[i], dir);
-				if (y != x && (__atomic_load_n(&if_cls[dir][y], __ATOMIC_ACQUIRE) != c ||
+				if (y != x && (if_cls(y, dir) != c ||
 					       acl_next(y, dir) != next))
 					break;
 				x = y;
@@ -827,7 +832,7 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 		}
 		for (; e < n; e++) {
 			uint16_t y = acl_ifx(objs[e], dir);
-			if (y != x && (__atomic_load_n(&if_cls[dir][y], __ATOMIC_ACQUIRE) != c ||
+			if (y != x && (if_cls(y, dir) != c ||
 				       acl_next(y, dir) != next))
 				break;
 			x = y;
@@ -1179,10 +1184,10 @@ static void cls_put(struct acl_cls *c)
 /* Publishes c (from cls_get) for (ifx, dir) and lets go of what was there. */
 static void cls_publish(uint16_t ifx, int dir, struct acl_cls *c)
 {
-	struct acl_cls *old = if_cls[dir][ifx];
+	struct acl_cls *old = if_cls(ifx, dir);
 	if (c)
 		c->refs++;
-	__atomic_store_n(&if_cls[dir][ifx], c, __ATOMIC_RELEASE);
+	__atomic_store_n(&sl_if_fast[ifx].slot[cls_slot[dir]], c, __ATOMIC_RELEASE);
 	cls_put(old);
 }
 
@@ -1430,7 +1435,7 @@ static int cls_rebuild(struct sl_out *o, uint32_t idx)
 		cls_live = built[k];
 		uint32_t users = was[k]->refs;
 		for (uint32_t x = 0; users && x < sl_if_hwm * 2; x++) /* interfaces in use */
-			if (if_cls[x % 2][x / 2] == was[k]) {
+			if (if_cls((uint16_t)(x / 2), x % 2) == was[k]) {
 				cls_publish((uint16_t)(x / 2), x % 2, built[k]);
 				users--;
 			}
@@ -1618,7 +1623,7 @@ int sl_acl_if_apply(struct sl_out *o, uint16_t ifx, int dir, uint32_t idx, bool 
 	enum sl_arc_id arc = dir ? SL_ARC_INTERFACE_OUTPUT : SL_ARC_DEVICE_INPUT;
 	const char *feat = dir ? "acl-output" : "acl-input";
 	uint16_t list[SL_ACL_PER_IF];
-	const struct acl_cls *cur = if_cls[dir][ifx];
+	const struct acl_cls *cur = if_cls(ifx, dir);
 	uint8_t n = 0;
 	bool there = cls_uses(cur, idx);
 	for (int k = 0; cur && k < cur->nacl; k++)
@@ -1732,7 +1737,7 @@ static int cmd_show_if(struct sl_out *o, int argc, char **argv)
 	sl_tbl_begin(o, "acl-interfaces", 6,
 		     (const char *[]){"interface", "direction", "acls", "rules:u", "ipv4", "ipv6"});
 	for (uint32_t x = 0; x < SL_IF_MAX * 2; x++) {
-		const struct acl_cls *c = if_cls[x % 2][x / 2];
+		const struct acl_cls *c = if_cls((uint16_t)(x / 2), x % 2);
 		if (!c || (only && only->port != x / 2))
 			continue;
 		char list[SL_ACL_PER_IF * 6 + 1] = "", n[16];
@@ -1757,7 +1762,7 @@ SL_CLI_COMMAND(acl_show_if, .path = "show acl-plugin interface", .usage = "[IFAC
  * interface deleted), the interface lets go of its ACLs. */
 static int acl_hook(uint16_t ifx, bool on, char *why, size_t len, int dir)
 {
-	struct acl_cls *c = if_cls[dir][ifx];
+	struct acl_cls *c = if_cls(ifx, dir);
 	if (on) {
 		if (c)
 			return 0;
@@ -1784,7 +1789,10 @@ static int hook_out(uint16_t ifx, bool on, char *why, size_t len)
 
 static void acl_fini(void)
 {
-	memset(if_cls, 0, sizeof(if_cls));
+	for (uint32_t i = 0; i < SL_IF_MAX; i++) /* (read, and written only where set) */
+		for (int d = 0; d < 2; d++)
+			if (sl_if_fast[i].slot[cls_slot[d]])
+				sl_if_fast[i].slot[cls_slot[d]] = NULL;
 	fc_free();
 	while (cls_live) {
 		struct acl_cls *c = cls_live;
@@ -1812,6 +1820,8 @@ RTE_INIT(acl_ctor)
 	ao_err = sl_error_register("acl-output", ac_reasons, AC_NB_ERR);
 	feat_in = sl_feature_register(SL_ARC_DEVICE_INPUT, "acl-input", "acl-input");
 	feat_out = sl_feature_register(SL_ARC_INTERFACE_OUTPUT, "acl-output", "acl-output");
+	cls_slot[0] = sl_if_slot_register("acl-input");
+	cls_slot[1] = sl_if_slot_register("acl-output");
 	sl_iface_tx_user("acl-output", &out_tx0);
 	sl_feature_hook(SL_ARC_DEVICE_INPUT, feat_in, hook_in);
 	sl_feature_hook(SL_ARC_INTERFACE_OUTPUT, feat_out, hook_out);

@@ -21,7 +21,6 @@
 #include "../ip4/route.h"
 #include "../runtime/feature.h"
 #include "../runtime/runtime.h"
-#include "../runtime/slab.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -32,15 +31,6 @@
 #include <rte_hash.h>
 #include <rte_hash_crc.h>
 
-struct sl_ipoe_dp *sl_ipoe_by_if[SL_IF_MAX];
-/* Sessions' published data, 16 bytes each, packed (sl_slab), as PPPoE's. */
-static struct sl_slab dp_mem = SL_SLAB_INIT("ipoe sessions", sizeof(struct sl_ipoe_dp));
-
-static void dp_retired(void *old, uintptr_t x)
-{
-	(void)x;
-	sl_slab_put(&dp_mem, old);
-}
 static struct rte_hash *by_mac; /* (access << 48 | MAC) -> session interface */
 
 enum { DISCOVER = 1, OFFER, REQUEST, DECLINE, ACK, NAK, RELEASE, INFORM };
@@ -237,10 +227,9 @@ static int session_up(struct lease *l)
 		sl_iface_delete(f, why, sizeof(why));
 		return -1;
 	}
-	struct sl_ipoe_dp *d = sl_slab_get(&dp_mem);
+	struct sl_ipoe_dp *d = sl_ipoe_dp(f->port);
 	uint64_t k = mkey(l->access, l->mac.addr_bytes);
-	if (!d || rte_hash_add_key_data(by_mac, &k, (void *)(uintptr_t)f->port)) {
-		sl_slab_put(&dp_mem, d);
+	if (rte_hash_add_key_data(by_mac, &k, (void *)(uintptr_t)f->port)) {
 		sl_iface_delete(f, why, sizeof(why));
 		return -1;
 	}
@@ -255,14 +244,13 @@ static int session_up(struct lease *l)
 		sl_buf_free(&o.js);
 		if (rc) {
 			rte_hash_del_key(by_mac, &k);
-			sl_slab_put(&dp_mem, d);
 			sl_iface_delete(f, why, sizeof(why));
 			return -1;
 		}
 	}
 	*d = (struct sl_ipoe_dp){.access = l->access, .mac = l->mac, .ip = rte_cpu_to_be_32(l->ip),
 				 .qos_pipe = l->qos_pipe};
-	__atomic_store_n(&sl_ipoe_by_if[f->port], d, __ATOMIC_RELEASE);
+	__atomic_store_n(&d->live, 1, __ATOMIC_RELEASE);
 	sl_iface_set_up(f->port, true);
 	if (sl_ip4_route_add(fib, l->ip, 32, l->ip, f->port)) {
 		RTE_LOG(WARNING, USER1, "%s: route to the client not added\n", name);
@@ -290,15 +278,13 @@ static void lease_free(struct lease *l)
 		sl_ip4_route_del(sl_ifaces[ifx].fib, l->ip, 32);
 		uint64_t k = mkey(l->access, l->mac.addr_bytes);
 		int32_t pos = rte_hash_del_key(by_mac, &k);
-		struct sl_ipoe_dp *d = sl_ipoe_by_if[ifx];
-		__atomic_store_n(&sl_ipoe_by_if[ifx], NULL, __ATOMIC_RELEASE);
+		__atomic_store_n(&sl_ipoe_dp(ifx)->live, 0, __ATOMIC_RELEASE);
 		char why[160];
 		if (sl_iface_delete(&sl_ifaces[ifx], why, sizeof(why)))
 			RTE_LOG(WARNING, USER1, "ipoe: interface not deleted: %s\n", why);
-		/* sl_iface_delete waited for a grace period: no worker holds the slot or d */
+		/* sl_iface_delete waited for a grace period: no worker holds the slot */
 		if (pos >= 0)
 			rte_hash_free_key_with_position(by_mac, pos);
-		sl_slab_put(&dp_mem, d);
 		nbound--;
 	}
 	uint64_t km = mkey(l->access, l->mac.addr_bytes), ki = l->ip;
@@ -944,16 +930,9 @@ uint32_t sl_ipoe_das(const struct sl_radius_das_req *q)
 		if (!pipe)
 			return 407;
 		snprintf(l->qos, sizeof(l->qos), "%s", q->qos_profile);
-		if (pipe != l->qos_pipe) { /* the workers' copy, with its new pipe */
-			struct sl_ipoe_dp *d = sl_slab_get(&dp_mem), *old = sl_ipoe_by_if[l->ifx];
-			if (!d) {
-				sl_bng_pipe_give(l->access, pipe);
-				return 506; /* Resources Unavailable */
-			}
-			*d = *old;
-			d->qos_pipe = l->qos_pipe = pipe;
-			__atomic_store_n(&sl_ipoe_by_if[l->ifx], d, __ATOMIC_RELEASE);
-			sl_rcu_retire(dp_retired, old, 0);
+		if (pipe != l->qos_pipe) { /* the workers' copy, its new pipe */
+			l->qos_pipe = pipe;
+			__atomic_store_n(&sl_ipoe_dp(l->ifx)->qos_pipe, pipe, __ATOMIC_RELAXED);
 		}
 	}
 	if (q->has_timeout) {
@@ -1229,7 +1208,7 @@ static void ipoe_fini(void)
 		if (!leases[i])
 			continue;
 		if (leases[i]->ifx)
-			sl_ipoe_by_if[leases[i]->ifx] = NULL;
+			sl_ipoe_dp(leases[i]->ifx)->live = 0;
 		free(leases[i]);
 		leases[i] = NULL;
 	}
@@ -1237,7 +1216,6 @@ static void ipoe_fini(void)
 	rte_hash_free(lease_mac);
 	rte_hash_free(lease_ip);
 	by_mac = lease_mac = lease_ip = NULL;
-	sl_slab_release(&dp_mem);
 	nleases = nbound = nfree = 0;
 	sl_pools_clear(&pools);
 	lease_s = 3600;

@@ -11,17 +11,23 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* What the workers read of a session: immutable while published, freed after a grace
- * period. */
+/* What the workers read of a session, in its interface's sl_if_fast line (the type's own
+ * data, as PPPoE's): written in place by the main lcore, all but the pipe before live says
+ * the session is there (a release store); the pipe by a single store after. */
 struct sl_ipoe_dp {
 	uint16_t access;
 	struct rte_ether_addr mac;
 	uint32_t ip; /* network order: the leased address (its packets' source) */
 	uint16_t qos_pipe; /* its pipe in subport 0 of the access interface's QoS; 0: none */
+	uint8_t live;
 };
-_Static_assert(sizeof(struct sl_ipoe_dp) == 16, "four sessions a cache line (sl_slab)");
+_Static_assert(sizeof(struct sl_ipoe_dp) <= SL_IF_TYPE_DATA, "in the interface's line");
 
-extern struct sl_ipoe_dp *sl_ipoe_by_if[SL_IF_MAX];
+/* Interface ifx's session data (meaningful on an IPoE session's interface only). */
+static inline struct sl_ipoe_dp *sl_ipoe_dp(uint16_t ifx)
+{
+	return (struct sl_ipoe_dp *)(void *)sl_if_fast[ifx].type;
+}
 /* (access interface, client MAC) -> session interface, lock-free readers. */
 uint16_t sl_ipoe_find(uint16_t access, const uint8_t mac[6]);
 /* ipoe-input's feature hook (src/bng/ipoe.c): on only by set ipoe access. */

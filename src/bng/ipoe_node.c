@@ -46,9 +46,8 @@ static inline uint16_t ii_one(struct sl_worker *w, struct rte_mbuf *m)
 		return II_NEXT_PUNT;
 	}
 	uint16_t ifx = sl_ipoe_find(access, fr + RTE_ETHER_ADDR_LEN);
-	const struct sl_ipoe_dp *s =
-		ifx ? __atomic_load_n(&sl_ipoe_by_if[ifx], __ATOMIC_ACQUIRE) : NULL;
-	if (unlikely(!s)) {
+	const struct sl_ipoe_dp *s = ifx ? sl_ipoe_dp(ifx) : NULL;
+	if (unlikely(!s || !__atomic_load_n(&s->live, __ATOMIC_ACQUIRE))) {
 		e = II_ERR_NO_SESSION;
 		goto drop;
 	}
@@ -62,7 +61,7 @@ static inline uint16_t ii_one(struct sl_worker *w, struct rte_mbuf *m)
 	w->ifc[ifx].rx_pkts++;
 	w->ifc[ifx].rx_bytes += m->pkt_len - RTE_ETHER_HDR_LEN;
 	/* the session's own device-input features (its RADIUS Filter-Id's ACL) first, if any */
-	return likely(!sl_if_features[ifx][SL_ARC_DEVICE_INPUT]) ? II_NEXT_ETH : II_NEXT_FEAT;
+	return likely(!sl_if_features(ifx, SL_ARC_DEVICE_INPUT)) ? II_NEXT_ETH : II_NEXT_FEAT;
 drop:
 	sl_set_error(m, ii_err + e);
 	return II_NEXT_DROP;
@@ -138,8 +137,9 @@ static rte_edge_t io_tx0;
 static inline uint16_t io_one(struct sl_worker *w, struct rte_mbuf *m)
 {
 	uint16_t ifx = sl_meta(m)->tx_if;
-	const struct sl_ipoe_dp *s = __atomic_load_n(&sl_ipoe_by_if[ifx], __ATOMIC_ACQUIRE);
-	if (unlikely(!s || !sl_if_fast[ifx].up || m->data_len < RTE_ETHER_HDR_LEN)) {
+	const struct sl_ipoe_dp *s = sl_ipoe_dp(ifx);
+	if (unlikely(!__atomic_load_n(&s->live, __ATOMIC_ACQUIRE) || !sl_if_fast[ifx].up ||
+		     m->data_len < RTE_ETHER_HDR_LEN)) {
 		w->ifc[ifx].drops++;
 		sl_set_error(m, io_err + IO_ERR_DOWN);
 		return IO_NEXT_DROP;
@@ -149,9 +149,10 @@ static inline uint16_t io_one(struct sl_worker *w, struct rte_mbuf *m)
 	uint8_t *h = rte_pktmbuf_mtod(m, uint8_t *);
 	memcpy(h, &s->mac, 6);
 	memcpy(h + 6, &sl_ifaces[s->access].mac, 6);
-	if (s->qos_pipe) { /* the subscriber's pipe for qos-output on the access interface */
+	uint16_t pipe = __atomic_load_n(&s->qos_pipe, __ATOMIC_RELAXED);
+	if (pipe) { /* the subscriber's pipe for qos-output on the access interface */
 		sl_meta2(m)->qos_subport = 0;
-		sl_meta2(m)->qos_pipe = s->qos_pipe;
+		sl_meta2(m)->qos_pipe = pipe;
 		m->ol_flags |= sl_flag_qos;
 	}
 	sl_meta(m)->tx_if = s->access;

@@ -30,7 +30,6 @@
 #include "../qos/hqos.h"
 #include "../ip4/ip4.h"
 #include "../ip6/ip6.h"
-#include "../runtime/slab.h"
 #include "../runtime/runtime.h"
 
 #include <errno.h>
@@ -45,7 +44,6 @@
 #include <openssl/evp.h>
 
 uint16_t sl_pppoe_sid_if[65536];
-struct sl_pppoe_dp *sl_pppoe_by_if[SL_IF_MAX];
 bool sl_pppoe_access[SL_IF_MAX];
 
 /* discovery codes and tags (RFC 2516 5, A) */
@@ -226,33 +224,28 @@ static void ip_set(struct sess *s, uint32_t a)
 
 /* ---- sessions ---- */
 
-/* Sessions' published data, 32 bytes each, packed (sl_slab). */
-static struct sl_slab dp_mem = SL_SLAB_INIT("pppoe sessions", sizeof(struct sl_pppoe_dp));
-
-static void dp_retired(void *old, uintptr_t x)
-{
-	(void)x;
-	sl_slab_put(&dp_mem, old);
-}
-
-/* What the workers read, published anew (the old copy freed after a grace period). */
+/* What the workers read of s, in place (struct sl_pppoe_dp): the header, access interface
+ * and MAC before the session is first marked there (those never change while it is; the
+ * access interface's MAC is written again if it changed: a frame in flight may then leave with
+ * a mix of the two as its source), then the pipe and the state. */
 static void dp_publish(struct sess *s)
 {
-	struct sl_pppoe_dp *d = sl_slab_get(&dp_mem), *old = sl_pppoe_by_if[s->ifx];
-	if (!d)
-		return; /* the old copy stays: the session keeps its previous state */
-	*d = (struct sl_pppoe_dp){.access = s->access, .ip_up = s->up, .ip6_up = s->up6,
-				  .qos_pipe = s->qos_pipe};
-	memcpy(&d->mac48, &s->mac, 6);
-	memcpy(d->hdr, &s->mac, 6);
-	memcpy(d->hdr + 6, &sl_ifaces[s->access].mac, 6);
-	sl_put16(d->hdr + 12, SL_PPPOE_SESS);
-	d->hdr[14] = 0x11;
-	d->hdr[15] = 0;
-	sl_put16(d->hdr + 16, s->sid);
-	__atomic_store_n(&sl_pppoe_by_if[s->ifx], d, __ATOMIC_RELEASE);
-	if (old)
-		sl_rcu_retire(dp_retired, old, 0);
+	struct sl_pppoe_dp *d = sl_pppoe_dp(s->ifx);
+	if (!(d->state & SL_PPPOE_LIVE)) {
+		d->access = s->access;
+		d->mac48 = 0;
+		memcpy(&d->mac48, &s->mac, 6);
+		memcpy(d->hdr, &s->mac, 6);
+		sl_put16(d->hdr + 12, SL_PPPOE_SESS);
+		d->hdr[14] = 0x11;
+		d->hdr[15] = 0;
+		sl_put16(d->hdr + 16, s->sid);
+	}
+	if (memcmp(d->hdr + 6, &sl_ifaces[s->access].mac, 6))
+		memcpy(d->hdr + 6, &sl_ifaces[s->access].mac, 6);
+	__atomic_store_n(&d->qos_pipe, s->qos_pipe, __ATOMIC_RELAXED);
+	uint8_t st = SL_PPPOE_LIVE | (s->up ? SL_PPPOE_IP4 : 0) | (s->up6 ? SL_PPPOE_IP6 : 0);
+	__atomic_store_n(&d->state, st, __ATOMIC_RELEASE);
 }
 
 /* Session s's /64: RADIUS's Framed-IPv6-Prefix, else the configured prefix with the session
@@ -328,12 +321,10 @@ static void sess_end(struct sess *s, bool padt)
 	sl_bng_pipe_give(s->access, s->qos_pipe);
 	s->up = false;
 	__atomic_store_n(&sl_pppoe_sid_if[s->sid], 0, __ATOMIC_RELEASE);
-	struct sl_pppoe_dp *d = sl_pppoe_by_if[s->ifx];
-	__atomic_store_n(&sl_pppoe_by_if[s->ifx], NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&sl_pppoe_dp(s->ifx)->state, 0, __ATOMIC_RELEASE);
 	char why[160];
 	if (sl_iface_delete(&sl_ifaces[s->ifx], why, sizeof(why)))
 		RTE_LOG(WARNING, USER1, "pppoe%u: interface not deleted: %s\n", s->sid, why);
-	sl_slab_put(&dp_mem, d); /* sl_iface_delete waited for a grace period */
 	sl_pool_give(&pools, s->ip);
 	ip_set(s, 0);
 	sessions[s->sid] = NULL;
@@ -1821,7 +1812,7 @@ static void pppoe_fini(void)
 {
 	for (uint32_t sid = 1; sid < 65535; sid++) {
 		if (sessions[sid]) {
-			sl_pppoe_by_if[sessions[sid]->ifx] = NULL;
+			sl_pppoe_dp(sessions[sid]->ifx)->state = 0;
 			free(sessions[sid]);
 			sessions[sid] = NULL;
 		}
@@ -1831,7 +1822,6 @@ static void pppoe_fini(void)
 	memset(users, 0, sizeof(users));
 	rte_hash_free(by_ip);
 	by_ip = NULL;
-	sl_slab_release(&dp_mem);
 	sl_pools_clear(&pools);
 	v6_plen = 0;
 	for (uint32_t i = 0; i < SL_IF_MAX; i++) {

@@ -20,23 +20,34 @@
 #define SL_PPPOE_HDR 6  /* ver/type, code, session id, length */
 #define SL_PPPOE_MTU 1492
 
-/* What the workers read of a session (immutable while published; freed after a grace
- * period; 32 bytes, two a cache line, packed by an sl_slab): the header its frames get (the
- * client's MAC, the session id), its access interface and QoS pipe, and which NCPs are open. */
+/* What the workers read of a session, in its interface's sl_if_fast line (the type's own
+ * data: the line pppoe-output reads for the interface's tx slot anyway): the header its frames
+ * get (the client's MAC, the session id), its access interface and QoS pipe, and its state.
+ * Written in place by the main lcore: the header, access and MAC once, before the state
+ * says the session is there (a release store); the pipe and the NCPs' bits by single stores
+ * after (a frame in flight may take the old pipe or the new). */
+#define SL_PPPOE_LIVE 1   /* the session is there: its header, access and MAC are set */
+#define SL_PPPOE_IP4 2    /* IPCP open: IPv4 flows */
+#define SL_PPPOE_IP6 4    /* IPv6CP open: IPv6 flows */
 struct sl_pppoe_dp {
 	uint8_t hdr[18];    /* what pppoe-output writes first: the client's MAC, the access
 			     * interface's, 0x8864, version/type, code, the session id */
 	uint16_t access;
 	uint16_t qos_pipe;  /* its pipe in subport 0 of the access interface's QoS; 0: none */
-	bool ip_up;
-	bool ip6_up;        /* IPv6CP open: IPv6 flows */
+	uint8_t state;      /* SL_PPPOE_* */
+	uint8_t pad;
 	uint64_t mac48;     /* the client's MAC in a word's low 48 bits (as loaded from a frame) */
 };
-_Static_assert(sizeof(struct sl_pppoe_dp) == 32, "two sessions a cache line");
+_Static_assert(sizeof(struct sl_pppoe_dp) <= SL_IF_TYPE_DATA, "in the interface's line");
 
-/* Session id -> the session's interface (0: none), and interface -> its data. */
+/* Interface ifx's session data (meaningful on a PPPoE session's interface only). */
+static inline struct sl_pppoe_dp *sl_pppoe_dp(uint16_t ifx)
+{
+	return (struct sl_pppoe_dp *)(void *)sl_if_fast[ifx].type;
+}
+
+/* Session id -> the session's interface (0: none). */
 extern uint16_t sl_pppoe_sid_if[65536];
-extern struct sl_pppoe_dp *sl_pppoe_by_if[SL_IF_MAX];
 /* Interfaces that terminate PPPoE (set pppoe access IFACE). */
 extern bool sl_pppoe_access[SL_IF_MAX];
 

@@ -49,28 +49,29 @@ static inline uint16_t pi_sid(void *obj)
 /* The session of the vector's last packet: runs of one session are the rule. */
 struct pi_cache {
 	uint16_t sid, ifx;
-	const struct sl_pppoe_dp *s;
+	const struct sl_if_fast *f;     /* its interface's line (NULL: no session) */
+	struct sl_if_counters *ctr;     /* and counters */
 };
 
-/* IPv4, or IPv6 when v6 (a constant at each call, so each path is its own), of session s
- * (interface ifx, len bytes of PPPoE payload): stripped of PPPoE and PPP for ip4-input or
- * ip6-input as received on ifx; or, when ifx has device-input features, the MACs moved 8
+/* IPv4, or IPv6 when v6 (a constant at each call, so each path is its own), of c's session
+ * (its state, interface c->ifx; len bytes of PPPoE payload): stripped of PPPoE and PPP for
+ * ip4-input or ip6-input as received on c->ifx; or, when it has device-input features, the MACs moved 8
  * bytes on and the protocol's ethertype written over PPP's: an Ethernet frame for the first
  * feature, whose arc ends in the session's mode. Dropped while its NCP is not open. */
-static __rte_always_inline uint16_t pi_ip(struct sl_worker *w, struct rte_mbuf *m,
-					  const struct sl_pppoe_dp *s, uint16_t ifx, uint16_t len,
-					  bool v6)
+static __rte_always_inline uint16_t pi_ip(struct rte_mbuf *m, const struct pi_cache *c,
+					  uint8_t state, uint16_t len, bool v6)
 {
-	if (unlikely(!(v6 ? s->ip6_up : s->ip_up) || !sl_if_fast[ifx].up)) {
+	const struct sl_if_fast *f = c->f;
+	if (unlikely(!(state & (v6 ? SL_PPPOE_IP6 : SL_PPPOE_IP4)) || !f->up)) {
 		sl_set_error(m, pi_err + PI_ERR_DOWN);
 		return PI_NEXT_DROP;
 	}
 	if (unlikely(m->pkt_len != (uint32_t)SL_PPPOE_HDR + len)) /* padding after PPPoE's length */
 		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - SL_PPPOE_HDR - len));
-	m->port = ifx;
-	w->ifc[ifx].rx_pkts++;
-	w->ifc[ifx].rx_bytes += len - 2u;
-	uint8_t feats = __atomic_load_n(&sl_if_features[ifx][SL_ARC_DEVICE_INPUT], __ATOMIC_RELAXED);
+	m->port = c->ifx;
+	c->ctr->rx_pkts++;
+	c->ctr->rx_bytes += len - 2u;
+	uint8_t feats = __atomic_load_n(&f->features[SL_ARC_DEVICE_INPUT], __ATOMIC_RELAXED);
 	if (likely(!feats)) { /* the 8 bytes of PPPoE and PPP off (all in this segment) */
 		m->data_off += SL_PPPOE_HDR + 2;
 		m->data_len -= SL_PPPOE_HDR + 2;
@@ -108,24 +109,26 @@ static inline uint16_t pi_one(struct sl_worker *w, struct rte_mbuf *m, struct pi
 		goto drop;
 	}
 	uint16_t sid = (uint16_t)(h[2] << 8 | h[3]);
-	if (unlikely(sid != c->sid || !c->s)) {
+	if (unlikely(sid != c->sid || !c->f)) {
 		c->sid = sid;
 		c->ifx = __atomic_load_n(&sl_pppoe_sid_if[sid], __ATOMIC_ACQUIRE);
-		c->s = c->ifx ? __atomic_load_n(&sl_pppoe_by_if[c->ifx], __ATOMIC_ACQUIRE) : NULL;
+		c->f = c->ifx ? &sl_if_fast[c->ifx] : NULL;
+		c->ctr = &w->ifc[c->ifx];
 	}
-	const struct sl_pppoe_dp *s = c->s;
-	uint16_t ifx = c->ifx;
+	const struct sl_pppoe_dp *s = c->f ? (const struct sl_pppoe_dp *)(const void *)c->f->type : NULL;
 	uint64_t mac;
 	memcpy(&mac, src_mac(m), 8); /* the source MAC and the ethertype after it */
-	if (unlikely(!s || s->access != m->port || (mac & RTE_LEN2MASK(48, uint64_t)) != s->mac48)) {
+	uint8_t state = s ? __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) : 0;
+	if (unlikely(!(state & SL_PPPOE_LIVE) || s->access != m->port ||
+		     (mac & RTE_LEN2MASK(48, uint64_t)) != s->mac48)) {
 		e = PI_ERR_SESSION;
 		goto drop;
 	}
 	uint16_t proto = (uint16_t)(h[6] << 8 | h[7]);
 	if (likely(proto == SL_PPP_IP4))
-		return pi_ip(w, m, s, ifx, len, false);
+		return pi_ip(m, c, state, len, false);
 	if (proto == SL_PPP_IP6)
-		return pi_ip(w, m, s, ifx, len, true);
+		return pi_ip(m, c, state, len, true);
 	/* LCP, authentication, NCPs and anything else (answered with a protocol reject), each
 	 * class within its rate */
 	unsigned cl = proto == SL_PPP_LCP				? SL_PPPOE_CL_LCP
@@ -142,23 +145,19 @@ drop:
 	return PI_NEXT_DROP;
 }
 
-/* A vector from many sessions: each one's id slot, then its published data, interface,
- * counters and features fetched a few packets ahead (kept out of line, so that the loop for
+/* A vector from many sessions: each one's id slot, then its interface's line (its data and
+ * features) and counters fetched a few packets ahead (kept out of line, so that the loop for
  * one session's vector stays as it was). */
 static __rte_noinline void pi_many(struct sl_worker *w, void **objs, uint16_t n, uint16_t *nexts)
 {
-	struct pi_cache c = {.sid = 0, .s = NULL};
+	struct pi_cache c = {.sid = 0, .f = NULL};
 	for (uint16_t i = 0; i < n; i++) {
 		if (i + 8 < n)
 			rte_prefetch0(&sl_pppoe_sid_if[pi_sid(objs[i + 8])]);
 		if (i + 4 < n) {
 			uint16_t x = sl_pppoe_sid_if[pi_sid(objs[i + 4])];
-			const struct sl_pppoe_dp *p = x ? sl_pppoe_by_if[x] : NULL;
-			if (p)
-				rte_prefetch0(p);
 			rte_prefetch0(&sl_if_fast[x]);
 			rte_prefetch0(&w->ifc[x]);
-			rte_prefetch0(&sl_if_features[x]);
 		}
 		nexts[i] = pi_one(w, objs[i], &c);
 	}
@@ -168,7 +167,7 @@ static uint16_t pppoe_in_process(struct rte_graph *g, struct rte_node *node, voi
 				 uint16_t n)
 {
 	struct sl_worker *w = sl_node_worker(node);
-	struct pi_cache c = {.sid = 0, .s = NULL};
+	struct pi_cache c = {.sid = 0, .f = NULL};
 	uint16_t nexts[n ? n : 1];
 	if (n > 8 && pi_sid(objs[0]) != pi_sid(objs[n - 1]))
 		pi_many(w, objs, n, nexts);
@@ -235,6 +234,7 @@ static rte_edge_t po_tx0;
 struct po_cache {
 	uint16_t ifx, next;
 	const struct sl_pppoe_dp *s;
+	struct sl_if_counters *ctr;
 };
 
 static inline uint16_t po_one(struct sl_worker *w, struct rte_mbuf *m, struct po_cache *c)
@@ -242,10 +242,12 @@ static inline uint16_t po_one(struct sl_worker *w, struct rte_mbuf *m, struct po
 	uint16_t ifx = sl_meta(m)->tx_if, e;
 	if (unlikely(ifx != c->ifx)) {
 		c->ifx = ifx;
-		c->s = __atomic_load_n(&sl_pppoe_by_if[ifx], __ATOMIC_ACQUIRE);
-		if (c->s && !sl_if_fast[ifx].up)
+		c->s = sl_pppoe_dp(ifx);
+		if (!(__atomic_load_n(&c->s->state, __ATOMIC_ACQUIRE) & SL_PPPOE_LIVE) ||
+		    !sl_if_fast[ifx].up)
 			c->s = NULL;
 		c->next = c->s ? sl_iface_tx_edge(po_tx0, c->s->access) : PO_NEXT_DROP;
+		c->ctr = &w->ifc[ifx];
 	}
 	const struct sl_pppoe_dp *s = c->s;
 	if (unlikely(!s)) {
@@ -255,13 +257,14 @@ static inline uint16_t po_one(struct sl_worker *w, struct rte_mbuf *m, struct po
 	uint8_t *fr = rte_pktmbuf_mtod(m, uint8_t *);
 	uint16_t et = m->data_len >= RTE_ETHER_HDR_LEN ? (uint16_t)(fr[12] << 8 | fr[13]) : 0;
 	uint16_t proto = likely(et == RTE_ETHER_TYPE_IPV4) ? SL_PPP_IP4 : SL_PPP_IP6;
-	if (unlikely(!(et == RTE_ETHER_TYPE_IPV4 ? s->ip_up : et == RTE_ETHER_TYPE_IPV6 && s->ip6_up))) {
+	uint8_t want = et == RTE_ETHER_TYPE_IPV4 ? SL_PPPOE_IP4 : et == RTE_ETHER_TYPE_IPV6 ? SL_PPPOE_IP6 : 0;
+	if (unlikely(!(__atomic_load_n(&s->state, __ATOMIC_RELAXED) & want))) {
 		e = et == RTE_ETHER_TYPE_IPV4 || et == RTE_ETHER_TYPE_IPV6 ? PO_ERR_DOWN : PO_ERR_NOT_IP;
 		goto drop;
 	}
 	uint16_t ip_len = (uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN);
-	w->ifc[ifx].tx_pkts++;
-	w->ifc[ifx].tx_bytes += ip_len;
+	c->ctr->tx_pkts++;
+	c->ctr->tx_bytes += ip_len;
 	uint8_t *h = (uint8_t *)rte_pktmbuf_prepend(m, SL_PPPOE_HDR + 2);
 	if (unlikely(!h)) {
 		e = PO_ERR_HEADROOM;
@@ -270,9 +273,10 @@ static inline uint16_t po_one(struct sl_worker *w, struct rte_mbuf *m, struct po
 	memcpy(h, s->hdr, sizeof(s->hdr));
 	uint32_t tail = rte_cpu_to_be_32((uint32_t)(ip_len + 2) << 16 | proto);
 	memcpy(h + sizeof(s->hdr), &tail, 4); /* PPPoE's length, PPP's protocol */
-	if (s->qos_pipe) { /* the subscriber's pipe for qos-output on the access interface */
+	uint16_t pipe = __atomic_load_n(&s->qos_pipe, __ATOMIC_RELAXED);
+	if (pipe) { /* the subscriber's pipe for qos-output on the access interface */
 		sl_meta2(m)->qos_subport = 0;
-		sl_meta2(m)->qos_pipe = s->qos_pipe;
+		sl_meta2(m)->qos_pipe = pipe;
 		m->ol_flags |= sl_flag_qos;
 	}
 	sl_meta(m)->tx_if = s->access;
@@ -289,17 +293,12 @@ static uint16_t pppoe_out_process(struct rte_graph *g, struct rte_node *node, vo
 	struct sl_worker *w = sl_node_worker(node);
 	struct po_cache c = {.ifx = UINT16_MAX};
 	uint16_t nexts[n ? n : 1];
-	/* a vector to many sessions: each one's slot, then its published data, interface and
-	 * counters fetched a few packets ahead; one session's vector: no need */
+	/* a vector to many sessions: each one's interface line (its data) and counters fetched
+	 * a few packets ahead; one session's vector: no need */
 	if (n > 8 && sl_meta(objs[0])->tx_if != sl_meta(objs[n - 1])->tx_if) {
 		for (uint16_t i = 0; i < n; i++) {
-			if (i + 8 < n)
-				rte_prefetch0(&sl_pppoe_by_if[sl_meta(objs[i + 8])->tx_if]);
 			if (i + 4 < n) {
 				uint16_t x = sl_meta(objs[i + 4])->tx_if;
-				const struct sl_pppoe_dp *p = sl_pppoe_by_if[x];
-				if (p)
-					rte_prefetch0(p);
 				rte_prefetch0(&sl_if_fast[x]);
 				rte_prefetch0(&w->ifc[x]);
 			}

@@ -21,6 +21,14 @@ struct sl_iface sl_ifaces[SL_IF_MAX];
 struct sl_if_fast sl_if_fast[SL_IF_MAX] __rte_cache_aligned;
 uint32_t sl_if_hwm;
 
+unsigned sl_if_slot_register(const char *owner)
+{
+	static unsigned used;
+	if (used == SL_IF_SLOTS)
+		rte_panic("%s: no sl_if_fast slot left (SL_IF_SLOTS %u)\n", owner, SL_IF_SLOTS);
+	return used++;
+}
+
 /* Where senders send interface f's packets, in both copies (sl_if_fast). */
 static void tx_slot_set(struct sl_iface *f, uint16_t slot)
 {
@@ -382,6 +390,9 @@ int sl_iface_create(enum sl_if_type t, const char *name, const struct rte_ether_
 	struct sl_iface *f = &sl_ifaces[i];
 	memset(f, 0, sizeof(*f));
 	f->type = (uint8_t)t;
+	/* no feature or type has data for it yet (the last user's went with it) */
+	memset(sl_if_fast[i].slot, 0, sizeof(sl_if_fast[i].slot));
+	memset(sl_if_fast[i].type, 0, sizeof(sl_if_fast[i].type));
 	f->out_slot = sl_if_fast[i].out_slot = (uint16_t)t;
 	f->tx_meta = true;
 	f->port = (uint16_t)i;
@@ -440,6 +451,7 @@ int sl_iface_delete(struct sl_iface *f, char *why, size_t len)
 	uint32_t i = f->port;
 	name_unlink(i);
 	memset(f, 0, sizeof(*f));
+	memset(sl_if_fast[i].type, 0, sizeof(sl_if_fast[i].type)); /* read by no walk now */
 	free_idx[nb_free++] = i;
 	return 0;
 }

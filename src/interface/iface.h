@@ -156,20 +156,7 @@ struct sl_iface {
 extern struct sl_iface sl_ifaces[SL_IF_MAX];
 extern uint32_t sl_if_hwm;      /* one past the highest index ever used: loops stop there */
 
-/* What the nodes on the way out to an interface read of it, packed 8 bytes an interface
- * apart from struct sl_iface's 632 (seed 003's read-mostly line): 20,000 subscriber sessions'
- * fit in 160 KB, where their sl_iface lines span 12 MB. A copy of sl_iface's fields of the
- * same names, written only with them, by sl_iface_set_up, sl_iface_set_mtu and the tx_slot
- * and out_slot stores of iface.c. */
-struct sl_if_fast {
-	uint16_t tx_slot;
-	uint16_t mtu;
-	uint8_t up;
-	uint8_t pad;
-	uint16_t out_slot;  /* its own output (set once, when it is made) */
-};
-_Static_assert(sizeof(struct sl_if_fast) == 8, "eight interfaces a cache line");
-extern struct sl_if_fast sl_if_fast[SL_IF_MAX];
+/* sl_if_fast (sluice.h): what the nodes read of an interface. */
 /* Whether every used interface's copy matches it (tests): 0, or the first index that does not
  * plus one. */
 uint32_t sl_if_fast_check(void);      /* one past the highest index ever used: loops stop there */
@@ -289,7 +276,7 @@ void sl_iface_out_features(uint16_t ifx, uint8_t mask, uint8_t old);
  * (no interface-tx hop). */
 static inline rte_edge_t sl_feature_next_out(uint8_t me, uint16_t ifx, rte_edge_t tx0)
 {
-	uint8_t mask = __atomic_load_n(&sl_if_features[ifx][SL_ARC_INTERFACE_OUTPUT],
+	uint8_t mask = __atomic_load_n(&sl_if_fast[ifx].features[SL_ARC_INTERFACE_OUTPUT],
 				       __ATOMIC_RELAXED) & (uint8_t)(0xfe << me);
 	return (rte_edge_t)(tx0 + (mask ? SL_TX_SLOT_FEAT(__builtin_ctz(mask))
 				       : __atomic_load_n(&sl_if_fast[ifx].out_slot, __ATOMIC_RELAXED)));

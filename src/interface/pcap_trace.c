@@ -118,8 +118,8 @@ static int pcap_hook(uint16_t ifx, bool on, char *why, size_t len)
 		return -1;
 	}
 	if (trace.on && trace.ifx == ifx &&
-	    !(sl_if_features[ifx][SL_ARC_DEVICE_INPUT] & (1u << feat_rx)) &&
-	    !(sl_if_features[ifx][SL_ARC_INTERFACE_OUTPUT] & (1u << feat_tx))) {
+	    !(sl_if_features(ifx, SL_ARC_DEVICE_INPUT) & (1u << feat_rx)) &&
+	    !(sl_if_features(ifx, SL_ARC_INTERFACE_OUTPUT) & (1u << feat_tx))) {
 		trace.on = false;
 		sl_pcap_close(&cap);
 	}

@@ -18,7 +18,6 @@ struct sl_arc sl_arcs[SL_NB_ARCS] = {
 	[SL_ARC_IP6_UNICAST] = {.name = "ip6-unicast", .end = {"ip6-lookup"}, .nend = 1},
 };
 uint32_t sl_arc_users[SL_NB_ARCS];
-uint8_t sl_if_features[SL_IF_MAX][SL_NB_ARCS];
 
 uint8_t sl_feature_register(enum sl_arc_id arc, const char *name, const char *node)
 {
@@ -104,7 +103,7 @@ int sl_feature_set(uint16_t ifx, enum sl_arc_id arc, const char *name, bool on, 
 		snprintf(why, len, "no feature '%s' on arc %s", name, a->name);
 		return -ENOENT;
 	}
-	uint8_t old = sl_if_features[ifx][arc];
+	uint8_t old = sl_if_fast[ifx].features[arc];
 	if (!!(old & 1u << f) == on)
 		return 0;
 	if (on && a->feat[f].hook && a->feat[f].hook(ifx, true, why, len))
@@ -112,7 +111,7 @@ int sl_feature_set(uint16_t ifx, enum sl_arc_id arc, const char *name, bool on, 
 	uint8_t mask = on ? (uint8_t)(old | 1u << f) : (uint8_t)(old & ~(1u << f));
 	if (mask && !old)
 		__atomic_add_fetch(&sl_arc_users[arc], 1, __ATOMIC_RELEASE);
-	__atomic_store_n(&sl_if_features[ifx][arc], mask, __ATOMIC_RELEASE);
+	__atomic_store_n(&sl_if_fast[ifx].features[arc], mask, __ATOMIC_RELEASE);
 	if (!mask && old)
 		__atomic_sub_fetch(&sl_arc_users[arc], 1, __ATOMIC_RELEASE);
 	if (a->changed)
@@ -181,7 +180,7 @@ static int cmd_show_features(struct sl_out *o, int argc, char **argv)
 			char ord[8];
 			snprintf(ord, sizeof(ord), "%u", i);
 			sl_tbl_row(o, a->name, ord, a->feat[i].name,
-				   sl_if_features[f->port][arc] & (1u << i) ? "yes" : "no");
+				   sl_if_features(f->port, (enum sl_arc_id)arc) & (1u << i) ? "yes" : "no");
 		}
 	}
 	sl_tbl_end(o);

@@ -63,7 +63,12 @@ struct sl_arc {
 };
 extern struct sl_arc sl_arcs[SL_NB_ARCS];
 extern uint32_t sl_arc_users[SL_NB_ARCS]; /* interfaces with a feature on the arc */
-extern uint8_t sl_if_features[SL_IF_MAX][SL_NB_ARCS]; /* per interface: bit f = feature f on */
+_Static_assert(SL_NB_ARCS <= SL_IF_FAST_ARCS, "each interface's arcs in its sl_if_fast");
+/* Interface ifx's features on arc `arc`: bit f = feature f on (sl_if_fast's features). */
+static inline uint8_t sl_if_features(uint16_t ifx, enum sl_arc_id arc)
+{
+	return __atomic_load_n(&sl_if_fast[ifx].features[arc], __ATOMIC_RELAXED);
+}
 
 /* From a constructor: feature `name` (node `node`) on an arc; returns its index (its bit). */
 uint8_t sl_feature_register(enum sl_arc_id arc, const char *name, const char *node);
@@ -91,7 +96,7 @@ void sl_feature_clear(uint16_t ifx);
 static inline uint16_t sl_feature_first(enum sl_arc_id arc, uint16_t ifx,
 					const uint16_t *edges, uint16_t none)
 {
-	uint8_t mask = __atomic_load_n(&sl_if_features[ifx][arc], __ATOMIC_RELAXED);
+	uint8_t mask = sl_if_features(ifx, arc);
 	return mask ? edges[__builtin_ctz(mask)] : none;
 }
 
@@ -100,8 +105,7 @@ static inline uint16_t sl_feature_first(enum sl_arc_id arc, uint16_t ifx,
 static inline uint16_t sl_feature_next(enum sl_arc_id arc, uint8_t me, uint16_t ifx,
 				       uint8_t end)
 {
-	uint8_t mask = __atomic_load_n(&sl_if_features[ifx][arc], __ATOMIC_RELAXED) &
-		       (uint8_t)(0xfe << me);
+	uint8_t mask = sl_if_features(ifx, arc) & (uint8_t)(0xfe << me);
 	return sl_arcs[arc].edge[me][mask ? __builtin_ctz(mask) : SL_ARC_MAX_FEATS + end];
 }
 

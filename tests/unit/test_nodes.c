@@ -892,6 +892,37 @@ static void test_acl_input(void)
 	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
 }
 
+/* Each interface's line (sl_if_fast): an ACL's classifier in one of its slots while applied,
+ * its features' bits in it, and the interface type's data zeroed when it goes, so that the
+ * next interface made at its index starts from none. */
+static void test_if_line(void)
+{
+	cli("create packet-generator interface pg9");
+	struct sl_iface *f = sl_iface_by_name("pg9");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	uint16_t x = f->port;
+	const struct sl_if_fast *l = &sl_if_fast[x];
+	CHECK((uintptr_t)l % RTE_CACHE_LINE_SIZE == 0 && !l->slot[0] && !l->slot[1]);
+	cli("set acl-plugin acl permit src 10.10.1.2/32, deny");
+	cli("set acl-plugin interface pg9 output acl 0");
+	int set = (l->slot[0] != NULL) + (l->slot[1] != NULL);
+	CHECK(set == 1 && l->features[SL_ARC_INTERFACE_OUTPUT] != 0);
+	cli("set acl-plugin interface pg9 input acl 0");
+	CHECK(l->slot[0] && l->slot[1] && l->features[SL_ARC_DEVICE_INPUT] != 0);
+	memset(sl_if_fast[x].type, 0xab, SL_IF_TYPE_DATA); /* as a type's module would */
+	cli("delete packet-generator interface pg9");
+	uint8_t zero[SL_IF_TYPE_DATA] = {0};
+	CHECK(!memcmp(l->type, zero, sizeof(zero)) && !l->slot[0] && !l->slot[1]);
+	CHECK(!l->features[SL_ARC_DEVICE_INPUT] && !l->features[SL_ARC_INTERFACE_OUTPUT]);
+	cli("create packet-generator interface pg9"); /* the index just freed, again */
+	f = sl_iface_by_name("pg9");
+	CHECK(f && f->port == x && !memcmp(l->type, zero, sizeof(zero)) && sl_if_fast_check() == 0);
+	cli("delete packet-generator interface pg9");
+	cli("delete acl-plugin acl index 0");
+}
+
 /* ---- the linear matcher against rte_acl: random ACLs of up to 8 rules over a few addresses,
  * protocols, ports and TCP flags, of IPv4, IPv6 or both, and random frames (IPv4 and IPv6;
  * TCP, UDP, ICMP; options, fragments, a VLAN tag, truncation) through acl-input, matched
@@ -1529,6 +1560,7 @@ int main(int argc, char **argv)
 	test_pg_output_free();
 	test_turns();
 	test_acl_input();
+	test_if_line();
 	test_acl_linear_vs_rte_acl();
 	test_acl_runs();
 	test_acl_flow_cache_rests();
