@@ -20,7 +20,9 @@ instead of 4,096), and with hierarchical QoS of 4,096
 route over 4 equal paths (ecmp, ecmp6: in clocks, against routed and routed6), and 48.0.0.0/8's
 256 /16s via 200 neighbours (many-nh: ipN-rewrite's loop for vectors to many adjacencies);
 the routed paths in FIB table 1 (vrf, vrf6: ipN-lookup with several tables).
-RUNS=routed,acl-1,acl-1000,qos-4096 runs only those of the tunnel runs, and nothing else."""
+RUNS=routed,acl-1,acl-1000,qos-4096 runs only those of the tunnel runs, and nothing else.
+BENCH_KEEP=1 keeps the runs' folder (printed at the end: callgrind's output files, to annotate
+per source line with a build that has debug information, SLUICE_BUILD=...)."""
 import json
 import os
 import random
