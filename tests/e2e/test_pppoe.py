@@ -1178,3 +1178,81 @@ def test_pppoe_subscriber_shaped_to_profile(sluiced_factory, tmp_path, sched):
         span = float(w[-1].time) - float(w[0].time)
         rate = sum(len(o) + 24 for o in w[1:]) * 8 / span
         assert abs(rate - want) / want < 0.05, (sid, rate)
+
+
+def test_pppoe_session_churn_under_traffic(sluiced_factory, tmp_path):
+    """A session's data lives in its interface's line, written in place (sl_pppoe_dp): 300
+    sessions made and deleted three times on the same access interface, so that their
+    interface indexes are taken again and again, while a stream flows into one session that
+    stays and another into four of the churned ones. Every frame of the first leaves with its
+    own header (client MAC, access MAC, session id, PPPoE length and PPP protocol), none lost;
+    every frame of the second with the header of the session its address has then, the rest
+    dropped as unroutable while it has none; no other error, no buffer left behind."""
+    from scapy.all import rdpcap, wrpcap
+    from scapy.layers.ppp import PPPoE as PPPoE_
+    cm, sid, acc = "02:00:00:00:c1:01", 0x0101, "02:fe:00:00:00:11"
+    s = sluiced_factory([], [
+        "create packet-generator interface pg0", f"create packet-generator interface pg1 mac-address {acc}",
+        "set interface state pg0 up", "set interface state pg1 up",
+        "set interface ip address pg0 10.10.1.10/24", "ip neighbor pg0 10.10.1.2 02:00:00:00:00:01",
+        "ip route add 48.0.0.0/8 via 10.10.1.2", "set pppoe access pg1",  # (the unreachables' way)
+        f"create pppoe session client-ip 100.64.0.1 session-id {sid} client-mac {cm} access pg1"],
+        extra="cpu { main-core 0 corelist-workers 1 }\n")
+    down = IP(src="48.0.0.9", dst="100.64.0.1", ttl=64) / UDP(sport=2, dport=9) / Raw(b"d" * 18)
+    wrpcap(str(tmp_path / "dn.pcap"), [Ether(dst="02:fe:00:00:00:00", src="02:00:00:00:00:01") / down])
+    bufs0 = s.js("show buffers")["buffers"][0]["in-use"]
+    s.cli(f"pcap trace tx intfc pg1 file {tmp_path}/tx.pcap max 1000000")
+    s.cli(f"packet-generator new {{ name dn rate 20000 interface pg0 worker 0 pcap {tmp_path}/dn.pcap }}")
+    s.cli("packet-generator enable-stream dn")
+    churned = [0, 1, 150, 299]  # sessions whose frames are checked as they come and go
+    wrpcap(str(tmp_path / "ch.pcap"), [Ether(dst="02:fe:00:00:00:00", src="02:00:00:00:00:01") /
+                                       IP(src="48.0.0.9", dst=f"100.64.{1 + i // 250}.{i % 250 + 1}") /
+                                       UDP(sport=2, dport=9) / Raw(b"c" * 18) for i in churned])
+    s.cli(f"packet-generator new {{ name ch rate 20000 interface pg0 worker 0 pcap {tmp_path}/ch.pcap }}")
+    s.cli("packet-generator enable-stream ch")
+    churn = [f"create pppoe session client-ip 100.64.{1 + i // 250}.{i % 250 + 1} session-id {0x1000 + i} "
+             f"client-mac 02:00:00:00:{0xd0 + i // 256:02x}:{i % 256:02x} access pg1" for i in range(300)]
+    (tmp_path / "make.cli").write_text("\n".join(churn) + "\n")
+    (tmp_path / "del.cli").write_text("\n".join(c + " del" for c in churn) + "\n")
+    for _ in range(3):
+        s.cli(f"exec {tmp_path}/make.cli")
+        assert len(s.js("show pppoe sessions")["pppoe-sessions"]) == 301
+        s.cli(f"exec {tmp_path}/del.cli")
+        assert len(s.js("show pppoe sessions")["pppoe-sessions"]) == 1
+    for name in ("dn", "ch"):
+        s.cli(f"packet-generator disable-stream {name}")
+    time.sleep(0.5)  # the last vectors drain
+    sent = {st["name"]: st["sent"] for st in s.js("show packet-generator")["streams"]}
+    assert sent["dn"] > 1000 and sent["ch"] > 1000  # they ran throughout
+    s.cli("pcap trace off")
+    errs = s.errors()
+    for name in ("dn", "ch"):
+        s.cli(f"packet-generator delete {name}")
+    assert s.js("show buffers")["buffers"][0]["in-use"] == bufs0
+    every = rdpcap(str(tmp_path / "tx.pcap"))
+    assert len(every) == s.iface("pg1")["tx-packets"]
+    mine = bytes([100, 64, 0, 1])
+    out = [p for p in every if raw(p)[14 + 8 + 16:14 + 8 + 20] == mine]
+    assert len(out) == sent["dn"]
+    hdr = {bytes([100, 64, 1 + i // 250, i % 250 + 1]): (f"02:00:00:00:{0xd0 + i // 256:02x}:{i % 256:02x}",
+                                                         (0x1000 + i).to_bytes(2, "big")) for i in churned}
+    ch_out = 0
+    for p in every:
+        b = raw(p)
+        if b[38:42] != mine:  # a churned session's: the header of the session its address had
+            ch_out += 1
+            assert (p[Ether].dst, p[Ether].src) == (hdr[b[38:42]][0], acc) and b[16:18] == hdr[b[38:42]][1]
+    assert ch_out > 0  # some went out while their sessions were there
+    # the rest had no route while their sessions were gone, each answered or rate-limited
+    assert set(errs) <= {("ip4-lookup", "no route (ICMP unreachable follows)"),
+                         ("icmp4-error", "destination unreachable sent"),
+                         ("icmp4-error", "ICMP error rate-limited")}, errs
+    assert errs[("ip4-lookup", "no route (ICMP unreachable follows)")] == sent["ch"] - ch_out
+    dn = down.copy()
+    dn.ttl = 63
+    del dn.chksum
+    want_tail = bytes([0x11, 0, sid >> 8, sid & 255]) + (2 + len(down)).to_bytes(2, "big") + b"\x00\x21" + raw(IP(raw(dn)))
+    for p in out:
+        assert (p[Ether].dst, p[Ether].src, p[Ether].type) == (cm, acc, 0x8864) and PPPoE_ in p
+        assert raw(p)[14:] == want_tail
+    assert s.stop() == 0
