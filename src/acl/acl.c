@@ -1736,7 +1736,7 @@ static int cmd_show_if(struct sl_out *o, int argc, char **argv)
 		return sl_out_error(o, "unknown interface '%s'", argv[0]);
 	sl_tbl_begin(o, "acl-interfaces", 6,
 		     (const char *[]){"interface", "direction", "acls", "rules:u", "ipv4", "ipv6"});
-	for (uint32_t x = 0; x < SL_IF_MAX * 2; x++) {
+	for (uint32_t x = 0; x < sl_if_hwm * 2; x++) { /* interfaces ever used */
 		const struct acl_cls *c = if_cls((uint16_t)(x / 2), x % 2);
 		if (!c || (only && only->port != x / 2))
 			continue;
@@ -1789,10 +1789,9 @@ static int hook_out(uint16_t ifx, bool on, char *why, size_t len)
 
 static void acl_fini(void)
 {
-	for (uint32_t i = 0; i < SL_IF_MAX; i++) /* (read, and written only where set) */
+	for (uint32_t i = 0; i < sl_if_hwm; i++) /* every index ever used */
 		for (int d = 0; d < 2; d++)
-			if (sl_if_fast[i].slot[cls_slot[d]])
-				sl_if_fast[i].slot[cls_slot[d]] = NULL;
+			sl_if_fast[i].slot[cls_slot[d]] = NULL;
 	fc_free();
 	while (cls_live) {
 		struct acl_cls *c = cls_live;

@@ -40,10 +40,16 @@ struct sl_pppoe_dp {
 };
 _Static_assert(sizeof(struct sl_pppoe_dp) <= SL_IF_TYPE_DATA, "in the interface's line");
 
-/* Interface ifx's session data (meaningful on a PPPoE session's interface only). */
+/* The session data in interface line f, and interface ifx's (meaningful on a PPPoE
+ * session's interface only). */
+static inline struct sl_pppoe_dp *sl_pppoe_dp_in(const struct sl_if_fast *f)
+{
+	return (struct sl_pppoe_dp *)(uintptr_t)f->type;
+}
+
 static inline struct sl_pppoe_dp *sl_pppoe_dp(uint16_t ifx)
 {
-	return (struct sl_pppoe_dp *)(void *)sl_if_fast[ifx].type;
+	return sl_pppoe_dp_in(&sl_if_fast[ifx]);
 }
 
 /* Session id -> the session's interface (0: none). */

@@ -115,7 +115,7 @@ static inline uint16_t pi_one(struct sl_worker *w, struct rte_mbuf *m, struct pi
 		c->f = c->ifx ? &sl_if_fast[c->ifx] : NULL;
 		c->ctr = &w->ifc[c->ifx];
 	}
-	const struct sl_pppoe_dp *s = c->f ? (const struct sl_pppoe_dp *)(const void *)c->f->type : NULL;
+	const struct sl_pppoe_dp *s = c->f ? sl_pppoe_dp_in(c->f) : NULL;
 	uint64_t mac;
 	memcpy(&mac, src_mac(m), 8); /* the source MAC and the ethertype after it */
 	uint8_t state = s ? __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) : 0;

@@ -276,8 +276,7 @@ void sl_iface_out_features(uint16_t ifx, uint8_t mask, uint8_t old);
  * (no interface-tx hop). */
 static inline rte_edge_t sl_feature_next_out(uint8_t me, uint16_t ifx, rte_edge_t tx0)
 {
-	uint8_t mask = __atomic_load_n(&sl_if_fast[ifx].features[SL_ARC_INTERFACE_OUTPUT],
-				       __ATOMIC_RELAXED) & (uint8_t)(0xfe << me);
+	uint8_t mask = sl_if_features(ifx, SL_ARC_INTERFACE_OUTPUT) & (uint8_t)(0xfe << me);
 	return (rte_edge_t)(tx0 + (mask ? SL_TX_SLOT_FEAT(__builtin_ctz(mask))
 				       : __atomic_load_n(&sl_if_fast[ifx].out_slot, __ATOMIC_RELAXED)));
 }
