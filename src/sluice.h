@@ -29,7 +29,8 @@
  *   m->port          ingress interface (port-rx/pg-input set the port, ethernet-input a
  *                    sub-interface's index, loop-output/bvi-output the interface's own)
  *   m->hash.rss      flow hash: the port's RSS hash when RTE_MBUF_F_RX_RSS_HASH is set;
- *                    nothing overwrites it (ECMP and tunnels' source ports read it)
+ *                    nothing overwrites it (ECMP and tunnels' source ports read it; ECMP
+ *                    only while sl_flow_rss says that some port was set up to give it)
  *   struct sl_meta   over hash.fdir.hi and vlan_tci_outer, written per packet on the path:
  *                    the adjacency and the egress interface
  * Second cache line, DPDK's dynamic field area (rte_pktmbuf_free reads this line anyway):
@@ -80,6 +81,13 @@ static inline struct sl_meta2 *sl_meta2(struct rte_mbuf *m)
 }
 
 extern uint64_t sl_flag_trace, sl_flag_fib, sl_flag_qos; /* ol_flags masks */
+
+/* Some port was set up to give the RSS hash (a port with several receive queues, a pg
+ * interface with rss): set before that port's first packet, never cleared. Until then the
+ * lookups' ECMP computes every packet's flow hash without testing the packet for one (a
+ * driver that gives a hash unasked has its packets hashed as every other port's, each flow
+ * alike); from then on, a packet's RSS hash when it has one. */
+extern bool sl_flow_rss;
 
 /* Why a packet goes to the main lcore (sl_meta2.punt); each reason's handler registers from
  * a constructor (sl_punt_register) and the main lcore calls sl_punt on what it drains. */

@@ -128,6 +128,12 @@ extern const struct sl_lb sl_lb_drop;
 
 /* Protocols whose first 4 bytes are the ports (TCP, UDP, SCTP, UDP-Lite). */
 extern const uint8_t sl_l4_has_ports[256];
+/* The same for an IPv4 header's first 8 bytes: for such a protocol, the mask of what says
+ * that the ports follow (version and IHL, the MF flag and the fragment offset); 0 for any
+ * other, which no header matches. So one test says both: (first 8 bytes & sl_l4_ports4[proto])
+ * == 0x45 for a 20-byte header that is not a fragment of a protocol with ports. */
+#define SL_L4_PORTS4_MASK (0xffull | (uint64_t)RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK) << 48)
+extern const uint64_t sl_l4_ports4[256];
 
 /* The 5-tuple's hash computed: CRC32-C of the addresses (one 8-byte step), the protocol
  * and, for a header of 20 bytes that is not a fragment and whose protocol has ports, the
@@ -141,10 +147,10 @@ static inline uint32_t sl_flow_hash4_sw(const struct rte_ipv4_hdr *ip)
 	memcpy(&first, b, 8);
 	memcpy(&addrs, b + 12, 8); /* src_addr, dst_addr */
 	memcpy(&ports, b + 20, 4);
-	uint64_t h = sl_crc8(addrs, ip->next_proto_id);
-	/* version/IHL 0x45 and neither MF nor an offset: bytes 0 and 6-7 of the header */
-	const uint64_t frag = RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK);
-	if (likely((first & (0xffull | frag << 48)) == 0x45 && sl_l4_has_ports[ip->next_proto_id]))
+	const uint8_t proto = ip->next_proto_id;
+	uint64_t h = sl_crc8(addrs, proto);
+	/* version/IHL 0x45 and neither MF nor an offset (bytes 0 and 6-7), ports in proto */
+	if (likely((first & sl_l4_ports4[proto]) == 0x45))
 		h = sl_crc4(ports, h);
 	return (uint32_t)h;
 }
@@ -218,8 +224,7 @@ static inline uint32_t sl_flow_hash4_cfg(const struct rte_ipv4_hdr *ip, uint16_t
 	uint32_t ports = 0;    /* src_port, dst_port */
 	memcpy(&first, b, 8);
 	memcpy(&addrs, b + 12, 8);
-	const uint64_t frag = RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK);
-	bool has = (first & (0xffull | frag << 48)) == 0x45 && sl_l4_has_ports[ip->next_proto_id];
+	bool has = (first & sl_l4_ports4[ip->next_proto_id]) == 0x45;
 	if (has)
 		memcpy(&ports, b + 20, 4);
 	/* masks of cfg alone: worked out once per run where the hash is inlined in a loop */
@@ -336,7 +341,8 @@ sl_lk_cfg_run(void **objs, const uint64_t *hops, uint16_t *nexts, size_t j, cons
  * paths all lead to one node takes that node with no look at the packet's adjacency;
  * otherwise (paths to different nodes, no route) each packet's own. hops has room for one
  * more (hops[n]): a run's end is marked there, so that its loop tests one thing a packet.
- * hash is the flow hash (the port's RSS hash when it gave one), sw_hash the one computed;
+ * hash is the flow hash (the port's RSS hash when it gave one), sw_hash the one computed
+ * (every packet's while no port is set up for RSS: sl_flow_rss);
  * a load-balance whose table's fields (fh[lb->fib]) are not fh_default takes cfg_hash's
  * (a run of one: cfg_run).
  * A drop is looked up once more (relook(m, ips, i): packet i's destination, from the node's
@@ -354,9 +360,11 @@ sl_lk_paths(struct sl_worker *w, void **objs, const void *ips, uint64_t *hops, u
 	const struct sl_lb *lb = NULL;
 	uint16_t nx = 0;
 	bool each = true;
-	/* ports give the RSS hash to all their packets or to none: the first says which the
-	 * loops expect (the other out of their way) */
-	const bool rss = ((struct rte_mbuf *)objs[i])->ol_flags & RTE_MBUF_F_RX_RSS_HASH;
+	/* no port set up for RSS (sl_flow_rss): every hash computed, no packet tested for the
+	 * port's. Else ports give it to all their packets or to none: the first says which the
+	 * loops expect (the other out of their way). */
+	const bool rss_on = __atomic_load_n(&sl_flow_rss, __ATOMIC_RELAXED);
+	const bool rss = rss_on && ((struct rte_mbuf *)objs[i])->ol_flags & RTE_MBUF_F_RX_RSS_HASH;
 	while (i < n) {
 		uint64_t h = hops[i];
 		if (unlikely(h == SL_ADJ_ID_DROP))
@@ -393,13 +401,19 @@ sl_lk_paths(struct sl_worker *w, void **objs, const void *ips, uint64_t *hops, u
 					sl_meta(m)->adj = bucket[x & (SL_LB_BUCKETS - 1)];
 					nexts[j] = nx;
 				} while (hops[++j] == h);
-			} else {
+			} else if (rss_on) {
 				do {
 					struct rte_mbuf *m = objs[j];
 					uint32_t x = unlikely(m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
 							     ? m->hash.rss
 							     : sw_hash(m);
 					sl_meta(m)->adj = bucket[x & (SL_LB_BUCKETS - 1)];
+					nexts[j] = nx;
+				} while (hops[++j] == h);
+			} else {
+				do {
+					struct rte_mbuf *m = objs[j];
+					sl_meta(m)->adj = bucket[sw_hash(m) & (SL_LB_BUCKETS - 1)];
 					nexts[j] = nx;
 				} while (hops[++j] == h);
 			}
@@ -410,7 +424,8 @@ sl_lk_paths(struct sl_worker *w, void **objs, const void *ips, uint64_t *hops, u
 		uint32_t id = (uint32_t)h;
 		if (lb) {
 			uint16_t cfg = __atomic_load_n(&fh[lb->fib], __ATOMIC_RELAXED);
-			id = lb->adj[(likely(cfg == fh_default) ? hash(m) : cfg_hash(m, cfg)) &
+			id = lb->adj[(likely(cfg == fh_default) ? (rss_on ? hash(m) : sw_hash(m))
+							       : cfg_hash(m, cfg)) &
 				     (SL_LB_BUCKETS - 1)];
 		}
 		sl_meta(m)->adj = id;

@@ -10,6 +10,9 @@ struct sl_lb *sl_lb_tbl[SL_LB_MAX];
 const struct sl_lb sl_lb_drop = {.npaths = 1}; /* SL_ADJ_ID_DROP is 0 */
 const uint8_t sl_l4_has_ports[256] = {[IPPROTO_TCP] = 1, [IPPROTO_UDP] = 1, [IPPROTO_SCTP] = 1,
 				      [IPPROTO_UDPLITE] = 1};
+const uint64_t sl_l4_ports4[256] = {[IPPROTO_TCP] = SL_L4_PORTS4_MASK, [IPPROTO_UDP] = SL_L4_PORTS4_MASK,
+				    [IPPROTO_SCTP] = SL_L4_PORTS4_MASK,
+				    [IPPROTO_UDPLITE] = SL_L4_PORTS4_MASK};
 
 /* ---- set ip flow-hash ---- */
 

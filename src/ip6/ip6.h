@@ -150,7 +150,8 @@ static inline uint32_t sl_flow_hash6_sw(const struct rte_ipv6_hdr *ip)
 	memcpy(&a1, b + 16, 8);
 	memcpy(&a2, b + 24, 8);
 	memcpy(&a3, b + 32, 8);
-	uint64_t h = sl_crc4(first & RTE_BE32(0x000fffff), ip->proto);
+	/* 8 bytes, the upper 4 zero: no zero-extension between the 4-byte step and the next */
+	uint64_t h = sl_crc8(first & RTE_BE32(0x000fffff), ip->proto);
 	h = sl_crc8(a0, h);
 	h = sl_crc8(a1, h);
 	h = sl_crc8(a2, h);
@@ -192,7 +193,7 @@ static inline uint32_t sl_flow_hash6_cfg(const struct rte_ipv6_hdr *ip, uint16_t
 	}
 	if ((cfg & SL_FH_SYMMETRIC) ? dp < sp : (cfg & SL_FH_REVERSE) != 0)
 		RTE_SWAP(sp, dp);
-	uint64_t h = sl_crc4(cfg & SL_FH_FLOWLABEL ? first & RTE_BE32(0x000fffff) : 0,
+	uint64_t h = sl_crc8(cfg & SL_FH_FLOWLABEL ? first & RTE_BE32(0x000fffff) : 0,
 			     cfg & SL_FH_PROTO ? ip->proto : 0);
 	h = sl_crc8(s[0], h);
 	h = sl_crc8(s[1], h);

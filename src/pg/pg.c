@@ -171,6 +171,8 @@ static int cmd_create_pg(struct sl_out *o, int argc, char **argv)
 	if (rc)
 		return sl_out_error(o, "cannot create %s: %s", name, strerror(-rc));
 	f->pg_rss = rss;
+	if (rss)
+		__atomic_store_n(&sl_flow_rss, true, __ATOMIC_RELEASE); /* before its first frame */
 	if (pcap) {
 		struct sl_pcap *p = sl_pg_pcap_open(f->port, pcap);
 		if (!p) {

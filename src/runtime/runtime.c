@@ -42,6 +42,7 @@ int sl_node_init(const struct rte_graph *graph, struct rte_node *node)
 
 
 uint64_t sl_flag_trace, sl_flag_fib, sl_flag_qos;
+bool sl_flow_rss;
 
 int sl_meta_register(void)
 {

@@ -334,7 +334,10 @@ static void test_xconnect_from_port_rx(void)
  * packets are then taken out of those streams and freed (those to error-drop counted under
  * their reason first, as error-drop counts them), and the graph's list of pending
  * streams is put back as it was (empty: the graph was walked until idle). */
-static void node_edges(const char *name, struct rte_mbuf **pk, uint16_t n, const char **to)
+/* Runs node name over pk[0..n-1]: to[i] is the node packet i went to; with adj, adj[i] its
+ * adjacency (sl_meta) as the node left it. The packets are freed. */
+static void node_edges_adj(const char *name, struct rte_mbuf **pk, uint16_t n, const char **to,
+			   uint32_t *adj)
 {
 	struct rte_graph *g = sl_workers[0].graph;
 	struct rte_node *node = rte_graph_node_get_by_name("worker0", name);
@@ -347,6 +350,8 @@ static void node_edges(const char *name, struct rte_mbuf **pk, uint16_t n, const
 		to[i] = "(nowhere)";
 	uint32_t tail = g->tail;
 	CHECK(node->process(g, node, objs, n) == n);
+	for (uint16_t i = 0; adj && i < n; i++)
+		adj[i] = sl_meta(pk[i])->adj;
 	for (rte_edge_t e = 0; e < node->nb_edges; e++) {
 		struct rte_node *nx = node->nodes[e];
 		for (uint16_t k = 0; k < nx->idx; k++)
@@ -361,6 +366,11 @@ static void node_edges(const char *name, struct rte_mbuf **pk, uint16_t n, const
 		nx->idx = 0;
 	}
 	g->tail = tail;
+}
+
+static void node_edges(const char *name, struct rte_mbuf **pk, uint16_t n, const char **to)
+{
+	node_edges_adj(name, pk, n, to, NULL);
 }
 
 /* The IPv4 packet of udp_pkt with its Ethernet header stripped, as ip4-input leaves it. */
@@ -494,6 +504,63 @@ static struct rte_mbuf *ip6_pkt(uint32_t dst, uint8_t nh, uint8_t hlim, const ui
 	}
 	m->port = 0;
 	return m;
+}
+
+/* ECMP's flow hash: while no port is set up to give the RSS hash (sl_flow_rss), every
+ * packet's is computed, an RSS hash it carries or not; once one is, a packet's RSS hash when
+ * it carries one, the computed one when not, in any mix within a vector. */
+static void test_ecmp_hash_source(void)
+{
+	enum { N = 32 };
+	unsigned in_use = rte_mempool_in_use_count(sl_pool);
+	const bool was = sl_flow_rss;
+	cli("ip neighbor port1 10.10.2.3 42:01:0a:0a:02:03");
+	cli("ip neighbor port1 10.10.2.4 42:01:0a:0a:02:04");
+	cli("ip route add 51.0.0.0/8 via 10.10.2.3");
+	cli("ip route add 51.0.0.0/8 via 10.10.2.4");
+	uint32_t id = sl_ip4_fib_lookup(0, 0x33000001);
+	CHECK(id & SL_LB_FLAG);
+	const struct sl_lb *lb = sl_lb_tbl[id & (SL_LB_MAX - 1)];
+	CHECK(lb != NULL);
+	if (!lb)
+		return;
+	uint32_t sw[N], rss[N];
+	unsigned differ = 0;
+	for (unsigned pass = 0; pass < 3; pass++) {
+		/* 0: no port gives the hash; 1: one does; 2: one does, half the packets carry
+		 * none (the first among them, so the vector takes the per-packet test's loop) */
+		sl_flow_rss = pass > 0;
+		struct rte_mbuf *pk[N];
+		const char *to[N];
+		uint32_t adj[N];
+		for (unsigned i = 0; i < N; i++) {
+			pk[i] = ip_pkt(0x33000001, 17, (uint16_t)(1000 + i));
+			sw[i] = lb->adj[sl_flow_hash4_sw(rte_pktmbuf_mtod(pk[i], struct rte_ipv4_hdr *)) &
+					(SL_LB_BUCKETS - 1)];
+			/* buckets 0 and 1 turn about: an RSS hash that picks another path than
+			 * the computed one for some of the flows */
+			pk[i]->hash.rss = 0x5a5a0000u | (i * 7);
+			rss[i] = lb->adj[pk[i]->hash.rss & (SL_LB_BUCKETS - 1)];
+			differ += sw[i] != rss[i];
+			if (pass < 2 || i % 2)
+				pk[i]->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
+		}
+		node_edges_adj("ip4-lookup", pk, N, to, adj);
+		for (unsigned i = 0; i < N; i++) {
+			uint32_t want = pass == 0 || (pass == 2 && !(i % 2)) ? sw[i] : rss[i];
+			if (adj[i] != want || strcmp(to[i], "ip4-rewrite")) {
+				fprintf(stderr, "ecmp pass %u packet %u: adjacency %u to %s, not %u\n",
+					pass, i, adj[i], to[i], want);
+				CHECK(0);
+			}
+		}
+	}
+	CHECK(differ > 0); /* the test tells the two apart */
+	sl_flow_rss = was;
+	cli("ip route del 51.0.0.0/8");
+	cli("ip neighbor del port1 10.10.2.3");
+	cli("ip neighbor del port1 10.10.2.4");
+	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
 }
 
 /* IPv6: ip6-input's checks, ip6-lookup's dispatch by adjacency type (ECMP included),
@@ -1554,6 +1621,7 @@ int main(int argc, char **argv)
 	test_placement_and_shared_tx();
 	test_xconnect_from_port_rx();
 	test_edges();
+	test_ecmp_hash_source();
 	test_ip6_edges();
 	test_feature_arc();
 	test_device_input_and_output_arcs();
