@@ -399,7 +399,6 @@ sl_lk_paths(struct sl_worker *w, void **objs, const void *ips, uint64_t *hops, u
 					if (unlikely(!(m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)))
 						x = sw_hash(m);
 					sl_meta(m)->adj = bucket[x & (SL_LB_BUCKETS - 1)];
-					nexts[j] = nx;
 				} while (hops[++j] == h);
 			} else if (rss_on) {
 				do {
@@ -408,15 +407,16 @@ sl_lk_paths(struct sl_worker *w, void **objs, const void *ips, uint64_t *hops, u
 							     ? m->hash.rss
 							     : sw_hash(m);
 					sl_meta(m)->adj = bucket[x & (SL_LB_BUCKETS - 1)];
-					nexts[j] = nx;
 				} while (hops[++j] == h);
 			} else {
 				do {
 					struct rte_mbuf *m = objs[j];
 					sl_meta(m)->adj = bucket[sw_hash(m) & (SL_LB_BUCKETS - 1)];
-					nexts[j] = nx;
 				} while (hops[++j] == h);
 			}
+			if (likely(cfg == fh_default)) /* the run's edges after it: a loop of wide stores */
+				for (size_t k = i; k < j; k++)
+					nexts[k] = nx;
 			i = (uint16_t)j;
 			continue;
 		}
