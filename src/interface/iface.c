@@ -110,7 +110,8 @@ static int port_start(struct sl_iface *ifc, struct rte_mempool *mp, struct rte_e
 		conf.rx_adv_conf.rss_conf.rss_hf =
 			(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) &
 			info.flow_type_rss_offloads;
-		__atomic_store_n(&sl_flow_rss, true, __ATOMIC_RELEASE); /* before its first packet */
+		if (conf.rx_adv_conf.rss_conf.rss_hf) /* before its first packet */
+			__atomic_store_n(&sl_flow_rss, true, __ATOMIC_RELEASE);
 	}
 	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE;
