@@ -83,10 +83,11 @@ static inline struct sl_meta2 *sl_meta2(struct rte_mbuf *m)
 extern uint64_t sl_flag_trace, sl_flag_fib, sl_flag_qos; /* ol_flags masks */
 
 /* Some port was set up to give the RSS hash (a port with several receive queues whose
- * device hashes some of IP, UDP and TCP; a pg interface with rss): set before that port's first packet, never cleared. Until then the
- * lookups' ECMP computes every packet's flow hash without testing the packet for one (a
- * driver that gives a hash unasked has its packets hashed as every other port's, each flow
- * alike); from then on, a packet's RSS hash when it has one. */
+ * device hashes some of IP, UDP and TCP; a pg interface with rss): set before that port's
+ * first packet, never cleared. Until then the lookups' ECMP computes every packet's flow
+ * hash without testing the packet for one (a driver that gives a hash unasked has its
+ * packets hashed as every other port's, each flow alike); from then on, a packet's RSS hash
+ * when it has one. */
 extern bool sl_flow_rss;
 
 /* Why a packet goes to the main lcore (sl_meta2.punt); each reason's handler registers from
