@@ -291,15 +291,43 @@ static __rte_always_inline uint16_t sl_lk_next(struct sl_worker *w, struct rte_m
  * several paths (SL_LB_FLAG) or of the drop adjacency (0, which sl_lk_paths looks up once
  * more), leaving it and the rest to the lookup's slow pass: returns that packet's index, n when
  * there is none. Both are one test, on a run's first packet only: an id in 1..SL_LB_FLAG-1
- * less one is below SL_LB_FLAG - 1, a 0 less one wraps above it. */
+ * less one is below SL_LB_FLAG - 1, a 0 less one wraps above it.
+ * While every run takes one node, as a routed vector does (its hosts' adjacencies all lead
+ * to ipN-rewrite), no edge is written a packet: *one is that node for the packets before the
+ * index returned, and nexts[] is left alone. The first run to another node (or to none, edge
+ * 0: no route, counted a packet) writes the edges so far and the rest one a packet: *one is
+ * then UINT16_MAX. */
 _Static_assert(SL_ADJ_ID_DROP == 0, "sl_lk_runs stops at 0");
 static __rte_always_inline uint16_t sl_lk_runs(struct sl_worker *w, void **objs, const uint64_t *hops,
 					       uint16_t *nexts, uint16_t n, const uint16_t *type_next,
-					       sl_no_route_fn no_route)
+					       sl_no_route_fn no_route, uint16_t *one)
 {
 	uint32_t last = UINT32_MAX;
-	uint16_t nx = 0;
-	for (uint16_t i = 0; i < n; i++) {
+	uint16_t nx = UINT16_MAX, i = 0;
+	for (; i < n; i++) { /* every run to one node so far (nx; UINT16_MAX before the first) */
+		uint32_t id = (uint32_t)hops[i];
+		if (id != last) {
+			if (unlikely(id - 1 >= SL_LB_FLAG - 1)) {
+				*one = nx;
+				return i;
+			}
+			uint16_t x = type_next[sl_adj_get(id)->type];
+			if (unlikely(x != nx && (nx != UINT16_MAX || x == 0)))
+				break; /* another node, or none */
+			last = id;
+			nx = x;
+		}
+		sl_meta((struct rte_mbuf *)objs[i])->adj = id;
+	}
+	*one = UINT16_MAX;
+	if (likely(i == n)) {
+		*one = nx;
+		return n;
+	}
+	for (uint16_t k = 0; k < i; k++)
+		nexts[k] = nx;
+	last = UINT32_MAX;
+	for (; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
 		uint32_t id = (uint32_t)hops[i];
 		if (id != last) {
@@ -314,6 +342,36 @@ static __rte_always_inline uint16_t sl_lk_runs(struct sl_worker *w, void **objs,
 			no_route(w, m);
 	}
 	return n;
+}
+
+/* ipN-lookup, after sl_lk_runs stopped at packet i < n (its node one for those before) and
+ * sl_lk_paths took the rest (its node u for them): the one node of the whole vector, or
+ * UINT16_MAX with every edge written in nexts. */
+static __rte_always_inline uint16_t sl_lk_join(uint16_t *nexts, uint16_t i, uint16_t n, uint16_t one,
+					       uint16_t u)
+{
+	if (u != UINT16_MAX && (i == 0 || one == u))
+		return u;
+	for (uint16_t k = 0; one != UINT16_MAX && k < i; k++)
+		nexts[k] = one;
+	for (uint16_t k = i; u != UINT16_MAX && k < n; k++)
+		nexts[k] = u;
+	return UINT16_MAX;
+}
+
+/* ipN-lookup's vector out: all to node one (not UINT16_MAX) in one move, or by each packet's
+ * edge in nexts. */
+static __rte_always_inline void sl_lk_enqueue(struct rte_graph *g, struct rte_node *node, void **objs,
+					      const uint16_t *nexts, uint16_t n, uint16_t one)
+{
+	if (likely(one != UINT16_MAX)) {
+		if (likely(objs == node->objs && n == node->idx))
+			rte_node_next_stream_move(g, node, one);
+		else
+			rte_node_enqueue(g, node, one, objs, n);
+	} else {
+		sl_enqueue_nexts(g, node, objs, nexts, n);
+	}
 }
 
 /* A run of one load-balance from packet j to the mark after it (hops[j] on), in a table
@@ -335,6 +393,19 @@ sl_lk_cfg_run(void **objs, const uint64_t *hops, uint16_t *nexts, size_t j, cons
 	return j;
 }
 
+#define SL_LK_NONE (UINT16_MAX - 1) /* sl_lk_paths: no packet's node yet */
+
+/* sl_lk_paths's packets from start to i, all to node *uni while it is not UINT16_MAX (or
+ * SL_LK_NONE: none yet), their edges not written: written now, and *uni UINT16_MAX. */
+static inline void sl_lk_uni_out(uint16_t *nexts, uint16_t start, uint16_t i, uint16_t *uni)
+{
+	if (*uni == UINT16_MAX)
+		return;
+	for (uint16_t k = start; *uni != SL_LK_NONE && k < i; k++)
+		nexts[k] = *uni;
+	*uni = UINT16_MAX;
+}
+
 /* The rest of the vector from packet i on, once a route with several paths is in it: one
  * pass, so that ECMP pays for the flow hash and the bucket, not for a second walk. A
  * load-balance's packet takes the bucket of its flow hash; a run of one load-balance whose
@@ -346,8 +417,10 @@ sl_lk_cfg_run(void **objs, const uint64_t *hops, uint16_t *nexts, size_t j, cons
  * a load-balance whose table's fields (fh[lb->fib]) are not fh_default takes cfg_hash's
  * (a run of one: cfg_run).
  * A drop is looked up once more (relook(m, ips, i): packet i's destination, from the node's
- * array ips, in its table; see sl_ip4_lookup_one). */
-static __rte_always_inline void
+ * array ips, in its table; see sl_ip4_lookup_one).
+ * Returns the node that every packet from i on goes to when they are all runs of
+ * load-balances to one node (nexts[i..n) then not written), else UINT16_MAX (written). */
+static __rte_always_inline uint16_t
 sl_lk_paths(struct sl_worker *w, void **objs, const void *ips, uint64_t *hops, uint16_t *nexts,
 	    uint16_t i, uint16_t n, const uint16_t *type_next,
 	    uint32_t (*hash)(const struct rte_mbuf *), uint32_t (*sw_hash)(const struct rte_mbuf *),
@@ -360,6 +433,10 @@ sl_lk_paths(struct sl_worker *w, void **objs, const void *ips, uint64_t *hops, u
 	const struct sl_lb *lb = NULL;
 	uint16_t nx = 0;
 	bool each = true;
+	/* while every run of one load-balance so far takes one node (uni), their edges are not
+	 * written: the first packet otherwise writes them, and uni becomes UINT16_MAX */
+	const uint16_t start = i;
+	uint16_t uni = SL_LK_NONE;
 	/* no port set up for RSS (sl_flow_rss): every hash computed, no packet tested for the
 	 * port's. Else ports give it to all their packets or to none: the first says which the
 	 * loops expect (the other out of their way). */
@@ -414,12 +491,18 @@ sl_lk_paths(struct sl_worker *w, void **objs, const void *ips, uint64_t *hops, u
 					sl_meta(m)->adj = bucket[sw_hash(m) & (SL_LB_BUCKETS - 1)];
 				} while (hops[++j] == h);
 			}
-			if (likely(cfg == fh_default)) /* the run's edges after it: a loop of wide stores */
-				for (size_t k = i; k < j; k++)
-					nexts[k] = nx;
+			if (likely(uni == nx || uni == SL_LK_NONE)) {
+				uni = nx;
+			} else {
+				sl_lk_uni_out(nexts, start, i, &uni);
+				if (likely(cfg == fh_default)) /* the run's edges: wide stores */
+					for (size_t k = i; k < j; k++)
+						nexts[k] = nx;
+			}
 			i = (uint16_t)j;
 			continue;
 		}
+		sl_lk_uni_out(nexts, start, i, &uni);
 		struct rte_mbuf *m = objs[i];
 		uint32_t id = (uint32_t)h;
 		if (lb) {
@@ -432,6 +515,7 @@ sl_lk_paths(struct sl_worker *w, void **objs, const void *ips, uint64_t *hops, u
 		nexts[i] = unlikely(each) ? sl_lk_next(w, m, id, type_next, no_route) : nx;
 		i++;
 	}
+	return uni;
 }
 
 /* Control plane, pure: the owners (path indexes) of the buckets for n paths of weights w.

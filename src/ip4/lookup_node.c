@@ -93,10 +93,10 @@ static __rte_noinline size_t lk_cfg_run(void **objs, const uint64_t *hops, uint1
 
 /* The vector from packet i on, once a route with several paths or a drop is in it: out of
  * line, so that the ECMP pass (its hash inlined here) leaves lk_process's loop as it was. */
-static __rte_noinline void lk_paths(struct sl_worker *w, void **objs, const uint32_t *ips,
+static __rte_noinline uint16_t lk_paths(struct sl_worker *w, void **objs, const uint32_t *ips,
 				    uint64_t *hops, uint16_t *nexts, uint16_t i, uint16_t n)
 {
-	sl_lk_paths(w, objs, ips, hops, nexts, i, n, type_next, lk_hash, lk_hash_sw, sl_fh4,
+	return sl_lk_paths(w, objs, ips, hops, nexts, i, n, type_next, lk_hash, lk_hash_sw, sl_fh4,
 		    SL_FH_DEFAULT4, lk_hash_cfg, lk_cfg_run, lk_relook, lk_no_route);
 }
 
@@ -119,10 +119,11 @@ static uint16_t lk_process(struct rte_graph *g, struct rte_node *node, void **ob
 		rte_fib_lookup_bulk(f, ips, hops, n);
 	else
 		sl_ip4_lookup_tables(objs, ips, hops, n);
-	uint16_t i = sl_lk_runs(w, objs, hops, nexts, n, type_next, lk_no_route);
+	uint16_t one;
+	uint16_t i = sl_lk_runs(w, objs, hops, nexts, n, type_next, lk_no_route, &one);
 	if (unlikely(i < n)) /* a route with several paths, or a drop */
-		lk_paths(w, objs, ips, hops, nexts, i, n);
-	sl_enqueue_nexts(g, node, objs, nexts, n);
+		one = sl_lk_join(nexts, i, n, one, lk_paths(w, objs, ips, hops, nexts, i, n));
+	sl_lk_enqueue(g, node, objs, nexts, n, one);
 	return n;
 }
 

@@ -437,6 +437,28 @@ static void test_edges(void)
 	check_edges("ip4-lookup", mx, 5,
 		    (const char *const[]){"ip4-rewrite", "ip4-rewrite", "ip4-local", "icmp4-error",
 					  "ip4-rewrite"});
+	/* one node for the whole vector across both passes (no edge written a packet), and
+	 * runs to one node then another on either side of the ECMP pass */
+	struct rte_mbuf *u1[4] = {ip_pkt(0x30000001, 17, 9), ip_pkt(0x33000001, 17, 9),
+				  ip_pkt(0x33000002, 17, 9), ip_pkt(0x30000002, 17, 9)};
+	check_edges("ip4-lookup", u1, 4,
+		    (const char *const[]){"ip4-rewrite", "ip4-rewrite", "ip4-rewrite", "ip4-rewrite"});
+	struct rte_mbuf *u2[4] = {ip_pkt(0x0a0a010a, 17, 9), ip_pkt(0x30000001, 17, 9),
+				  ip_pkt(0x33000001, 17, 9), ip_pkt(0x0a0a010a, 17, 9)};
+	check_edges("ip4-lookup", u2, 4,
+		    (const char *const[]){"ip4-local", "ip4-rewrite", "ip4-rewrite", "ip4-local"});
+	struct rte_mbuf *u3[4] = {ip_pkt(0x30000001, 17, 9), ip_pkt(0x33000001, 17, 9),
+				  ip_pkt(0x0a0a010a, 17, 9), ip_pkt(0x33000002, 17, 9)};
+	check_edges("ip4-lookup", u3, 4,
+		    (const char *const[]){"ip4-rewrite", "ip4-rewrite", "ip4-local", "ip4-rewrite"});
+	struct rte_mbuf *u4[3] = {ip_pkt(0x30000001, 17, 9), ip_pkt(0x30000002, 17, 9),
+				  ip_pkt(0x0a0a010a, 17, 9)};
+	check_edges("ip4-lookup", u4, 3,
+		    (const char *const[]){"ip4-rewrite", "ip4-rewrite", "ip4-local"});
+	struct rte_mbuf *u5[3] = {ip_pkt(0x0a0a010a, 17, 9), ip_pkt(0x33000001, 17, 9),
+				  ip_pkt(0x33000002, 17, 9)};
+	check_edges("ip4-lookup", u5, 3,
+		    (const char *const[]){"ip4-local", "ip4-rewrite", "ip4-rewrite"});
 	/* a drop stops the runs too (sl_lk_runs), looked up once more: no route first, a run of
 	 * them, ECMP after them, each counted once */
 	uint64_t e0 = err_count("ip4-lookup", "no route (ICMP unreachable follows)");
