@@ -286,6 +286,13 @@ static __rte_always_inline uint16_t sl_lk_next(struct sl_worker *w, struct rte_m
 	return nx;
 }
 
+/* The lookups' edges of packets from to to - 1: nx (gcc makes the loop wide stores). */
+static __rte_always_inline void sl_lk_fill(uint16_t *nexts, size_t from, size_t to, uint16_t nx)
+{
+	for (size_t k = from; k < to; k++)
+		nexts[k] = nx;
+}
+
 /* ipN-lookup's pass over the FIB's answers (hops): each packet's adjacency and next node,
  * read once per run of one value, the common case. It stops at the first run of a route with
  * several paths (SL_LB_FLAG) or of the drop adjacency (0, which sl_lk_paths looks up once
@@ -352,6 +359,8 @@ static __rte_always_inline uint16_t sl_lk_join(uint16_t *nexts, uint16_t i, uint
 {
 	if (u != UINT16_MAX && (i == 0 || one == u))
 		return u;
+	/* plain loops, not sl_lk_fill: its wide stores inlined into ip6-lookup's process cost
+	 * its routed loop 2 instructions a packet (registers) */
 	for (uint16_t k = 0; one != UINT16_MAX && k < i; k++)
 		nexts[k] = one;
 	for (uint16_t k = i; u != UINT16_MAX && k < n; k++)
@@ -364,14 +373,10 @@ static __rte_always_inline uint16_t sl_lk_join(uint16_t *nexts, uint16_t i, uint
 static __rte_always_inline void sl_lk_enqueue(struct rte_graph *g, struct rte_node *node, void **objs,
 					      const uint16_t *nexts, uint16_t n, uint16_t one)
 {
-	if (likely(one != UINT16_MAX)) {
-		if (likely(objs == node->objs && n == node->idx))
-			rte_node_next_stream_move(g, node, one);
-		else
-			rte_node_enqueue(g, node, one, objs, n);
-	} else {
+	if (likely(one != UINT16_MAX))
+		sl_enqueue_all(g, node, objs, n, one);
+	else
 		sl_enqueue_nexts(g, node, objs, nexts, n);
-	}
 }
 
 /* A run of one load-balance from packet j to the mark after it (hops[j] on), in a table
@@ -401,8 +406,8 @@ static inline void sl_lk_uni_out(uint16_t *nexts, uint16_t start, uint16_t i, ui
 {
 	if (*uni == UINT16_MAX)
 		return;
-	for (uint16_t k = start; *uni != SL_LK_NONE && k < i; k++)
-		nexts[k] = *uni;
+	if (*uni != SL_LK_NONE)
+		sl_lk_fill(nexts, start, i, *uni);
 	*uni = UINT16_MAX;
 }
 
@@ -495,9 +500,8 @@ sl_lk_paths(struct sl_worker *w, void **objs, const void *ips, uint64_t *hops, u
 				uni = nx;
 			} else {
 				sl_lk_uni_out(nexts, start, i, &uni);
-				if (likely(cfg == fh_default)) /* the run's edges: wide stores */
-					for (size_t k = i; k < j; k++)
-						nexts[k] = nx;
+				if (likely(cfg == fh_default)) /* cfg_run wrote its own */
+					sl_lk_fill(nexts, i, j, nx);
 			}
 			i = (uint16_t)j;
 			continue;

@@ -94,10 +94,10 @@ static __rte_noinline size_t lk_cfg_run(void **objs, const uint64_t *hops, uint1
 /* The vector from packet i on, once a route with several paths or a drop is in it: out of
  * line, so that the ECMP pass (its hash inlined here) leaves lk_process's loop as it was. */
 static __rte_noinline uint16_t lk_paths(struct sl_worker *w, void **objs, const uint32_t *ips,
-				    uint64_t *hops, uint16_t *nexts, uint16_t i, uint16_t n)
+					uint64_t *hops, uint16_t *nexts, uint16_t i, uint16_t n)
 {
 	return sl_lk_paths(w, objs, ips, hops, nexts, i, n, type_next, lk_hash, lk_hash_sw, sl_fh4,
-		    SL_FH_DEFAULT4, lk_hash_cfg, lk_cfg_run, lk_relook, lk_no_route);
+			   SL_FH_DEFAULT4, lk_hash_cfg, lk_cfg_run, lk_relook, lk_no_route);
 }
 
 static __rte_always_inline void lk_dst(const struct rte_mbuf *m, uint16_t i, void *ips)

@@ -80,10 +80,10 @@ static uint32_t lk_relook(struct rte_mbuf *m, const void *ips, uint16_t i)
 /* The vector from packet i on, once a route with several paths or a drop is in it: out of
  * line, so that the ECMP pass (its hash inlined here) leaves lk_process's loop as it was. */
 static __rte_noinline uint16_t lk_paths(struct sl_worker *w, void **objs, uint8_t (*ips)[16],
-				    uint64_t *hops, uint16_t *nexts, uint16_t i, uint16_t n)
+					uint64_t *hops, uint16_t *nexts, uint16_t i, uint16_t n)
 {
 	return sl_lk_paths(w, objs, ips, hops, nexts, i, n, type_next, lk_hash, lk_hash_sw, sl_fh6,
-		    SL_FH_DEFAULT6, lk_hash_cfg, lk_cfg_run, lk_relook, lk_no_route);
+			   SL_FH_DEFAULT6, lk_hash_cfg, lk_cfg_run, lk_relook, lk_no_route);
 }
 
 static __rte_always_inline void lk_dst(const struct rte_mbuf *m, uint16_t i, void *ips)
