@@ -29,11 +29,27 @@ unsigned sl_if_slot_register(const char *owner)
 	return used++;
 }
 
+static void (*watchers[4])(uint16_t ifx);
+static unsigned nb_watchers;
+
+void sl_iface_watch(void (*fn)(uint16_t ifx))
+{
+	RTE_VERIFY(nb_watchers < RTE_DIM(watchers));
+	watchers[nb_watchers++] = fn;
+}
+
+static void fast_changed(uint16_t ifx)
+{
+	for (unsigned i = 0; i < nb_watchers; i++)
+		watchers[i](ifx);
+}
+
 /* Where senders send interface f's packets, in both copies (sl_if_fast). */
 static void tx_slot_set(struct sl_iface *f, uint16_t slot)
 {
 	__atomic_store_n(&f->tx_slot, slot, __ATOMIC_RELEASE);
 	__atomic_store_n(&sl_if_fast[f->port].tx_slot, slot, __ATOMIC_RELEASE);
+	fast_changed(f->port);
 }
 
 const char *const sl_if_type_names[SL_IF_NB_TYPES] = {"port", "sub", "bvi", "loopback", "pg",
@@ -700,6 +716,7 @@ void sl_iface_set_mtu(uint16_t ifx, uint16_t mtu)
 {
 	__atomic_store_n(&sl_ifaces[ifx].mtu, mtu, __ATOMIC_RELEASE);
 	__atomic_store_n(&sl_if_fast[ifx].mtu, mtu, __ATOMIC_RELEASE);
+	fast_changed(ifx);
 }
 
 uint32_t sl_if_fast_check(void)

@@ -244,6 +244,9 @@ struct sl_iface *sl_iface_by_name(const char *name);
  * the reason in why). */
 void sl_iface_set_up(uint16_t ifx, bool up);
 void sl_iface_set_mtu(uint16_t ifx, uint16_t mtu);
+/* From a constructor: fn(ifx) runs on the main lcore after interface ifx's MTU or tx slot
+ * changed in sl_if_fast, for what keeps copies of them (the adjacencies). */
+void sl_iface_watch(void (*fn)(uint16_t ifx));
 int sl_iface_place_rxq(uint16_t ifx, uint16_t q, uint16_t w, char *why, size_t len);
 /* An interface's counters summed over the workers, since it was made or last cleared. */
 struct sl_if_counters sl_iface_counters(uint16_t ifx);

@@ -1,40 +1,31 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* ipN-rewrite's adjacency cache, both families: what a packet's adjacency gives the rewrite
- * (the adjacency, its interface's MTU and tx edge), worked out again only when a packet names
- * another adjacency than the entry holds.
+/* ipN-rewrite's walk over a vector's adjacencies, both families: what a packet's adjacency
+ * gives the rewrite (the adjacency, its MTU and tx slot, which it copies from its interface:
+ * struct sl_adj, and its port).
  *
- * A vector sent to one adjacency (a route's next hop) keeps one entry. A vector spread over
- * a few (ECMP's paths, whose packets alternate at random) takes the entry of the id's low
- * bits, so that each path is worked out once a vector rather than on 3 packets of 4 (a fill
- * is some 10 instructions; the way costs 3: 8-byte entries and the adjacencies apart, both
- * indexed by the addressing's scale). A vector to many (hosts, subscriber sessions) fills on
- * every packet and fetches ahead. Which one is chosen from the vector's first packets. */
+ * A vector sent to one adjacency (a route's next hop) keeps it in registers, read again only
+ * when a packet names another. A vector spread over a few (ECMP's paths, whose packets
+ * alternate at random) or many (hosts, subscriber sessions) reads each packet's own from
+ * the adjacency table, the many fetched ahead: with the MTU and tx slot in the adjacency
+ * that is as cheap as a cache of the few (which cost ECMP 2-4 instructions a packet more, and
+ * the interface's line besides). Which one is chosen from the vector's first packets. */
 #ifndef SL_IP4_ADJC_H
 #define SL_IP4_ADJC_H
 #include "ip4.h"
 #include "../interface/iface.h"
 #include <string.h>
 
-struct sl_adjc {
-	uint32_t id;
-	uint16_t mtu;  /* the output interface's; 0 when the adjacency is not SL_ADJ_FORWARD */
-	uint16_t next; /* its tx edge from the rewrite node (tx0 + its slot) */
-};
-_Static_assert(sizeof(struct sl_adjc) == 8, "entries indexed by the addressing's scale");
-
-#define SL_ADJC_WAYS 8 /* a power of 2 */
-
-/* Entry c and *adj (kept apart: 8-byte entries) for adjacency id. */
-static inline void sl_adjc_fill(struct sl_adjc *c, const struct sl_adj **adj, uint32_t id,
-				rte_edge_t tx0)
+/* Adjacency a's MTU for the rewrite's test (0 when it is not complete: every packet to it
+ * leaves the fast path there, and the rewrite drops it by name) and its tx edge from a
+ * rewrite node whose first interface edge is tx0. Both follow the interface (sl_adj_sync). */
+static __rte_always_inline uint16_t sl_adj_mtu(const struct sl_adj *a)
 {
-	const struct sl_adj *a = sl_adj_get(id);
-	*adj = a;
-	c->id = id;
-	/* an adjacency that is not (or no longer) complete: MTU 0, so that every packet to it
-	 * leaves the fast path by the MTU's test (ip4-rewrite drops it there by name) */
-	c->mtu = a->type == SL_ADJ_FORWARD ? sl_if_fast[a->port].mtu : 0;
-	c->next = sl_iface_tx_edge(tx0, a->port);
+	return __atomic_load_n(&a->mtu, __ATOMIC_RELAXED);
+}
+
+static __rte_always_inline rte_edge_t sl_adj_tx_edge(const struct sl_adj *a, rte_edge_t tx0)
+{
+	return (rte_edge_t)(tx0 + __atomic_load_n(&a->tx_slot, __ATOMIC_RELAXED));
 }
 
 /* Both rewrites' last step: adjacency adj's Ethernet header (its ethertype included) right
@@ -49,12 +40,6 @@ static __rte_always_inline void sl_adjc_prepend_eth(struct rte_mbuf *m, void *ip
 	uint8_t *eth = (uint8_t *)ip - RTE_ETHER_HDR_LEN;
 	memcpy(eth, adj->rewrite, 12);
 	memcpy(eth + 12, adj->rewrite + 12, 2);
-}
-
-static inline void sl_adjc_reset(struct sl_adjc *c, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		c[i].id = UINT32_MAX;
 }
 
 enum sl_adjc_spread { SL_ADJC_ONE, SL_ADJC_FEW, SL_ADJC_MANY };
@@ -79,12 +64,31 @@ static inline enum sl_adjc_spread sl_adjc_spread(void **objs, uint16_t n)
 	return !same ? SL_ADJC_MANY : differ ? SL_ADJC_FEW : SL_ADJC_ONE;
 }
 
-/* ipN-rewrite's work for packet m to adjacency adj, its entry c, its interface port. */
-typedef uint16_t (*sl_adjc_rw_fn)(struct sl_worker *w, struct rte_mbuf *m,
-				  const struct sl_adjc *c, const struct sl_adj *adj, uint16_t port);
+/* ipN-rewrite's work for packet m to adjacency adj, with its MTU, tx edge and port. */
+typedef uint16_t (*sl_adjc_rw_fn)(struct sl_worker *w, struct rte_mbuf *m, uint32_t mtu,
+				  uint16_t next, const struct sl_adj *adj, uint16_t port);
 
-/* A vector to one adjacency, or anything but a few: one entry, the adjacency and its port in
- * registers. */
+/* A vector to one adjacency: it, its MTU, edge and port in registers (one), filled again when
+ * a packet names another. */
+struct sl_adjc {
+	uint32_t id;
+	uint16_t mtu;
+	uint16_t next; /* its tx edge from the rewrite node */
+};
+
+static inline const struct sl_adj *sl_adjc_fill(struct sl_adjc *c, uint32_t id, rte_edge_t tx0)
+{
+	const struct sl_adj *a = sl_adj_get(id);
+	/* id made opaque: else the compiler, knowing the entry's id equal to the packet's when
+	 * the fill is skipped, set it on both paths, and copied a register a packet to carry
+	 * it (1 instruction a packet of the routed path) */
+	__asm__("" : "+r"(id));
+	c->id = id;
+	c->mtu = sl_adj_mtu(a);
+	c->next = sl_adj_tx_edge(a, tx0);
+	return a;
+}
+
 static __rte_always_inline void sl_adjc_rw_one(struct sl_worker *w, void **objs, uint16_t *nexts,
 					       uint16_t n, rte_edge_t tx0, sl_adjc_rw_fn rw)
 {
@@ -94,28 +98,58 @@ static __rte_always_inline void sl_adjc_rw_one(struct sl_worker *w, void **objs,
 	for (uint16_t i = 0; i < n; i++) {
 		uint32_t id = sl_meta(objs[i])->adj;
 		if (unlikely(id != one.id)) {
-			sl_adjc_fill(&one, &adj, id, tx0);
+			adj = sl_adjc_fill(&one, id, tx0);
 			port = adj->port;
 		}
-		nexts[i] = rw(w, objs[i], &one, adj, port);
+		nexts[i] = rw(w, objs[i], one.mtu, one.next, adj, port);
 	}
 }
 
-/* A vector over a few adjacencies (ECMP's paths): SL_ADJC_WAYS entries and adjacencies, both
- * indexed by the id's low bits. */
-static __rte_always_inline void sl_adjc_rw_few(struct sl_worker *w, void **objs, uint16_t *nexts,
-					       uint16_t n, rte_edge_t tx0, sl_adjc_rw_fn rw)
+/* A vector over a few adjacencies (ECMP's paths) or many (ahead: fetch the adjacency's slot
+ * in the table 8 packets ahead, the adjacency 4 ahead): each packet's own. */
+static __rte_always_inline void sl_adjc_rw_each(struct sl_worker *w, void **objs, uint16_t *nexts,
+						uint16_t n, rte_edge_t tx0, sl_adjc_rw_fn rw,
+						bool ahead)
 {
-	struct sl_adjc c[SL_ADJC_WAYS];
-	const struct sl_adj *a[SL_ADJC_WAYS];
-	sl_adjc_reset(c, SL_ADJC_WAYS);
 	for (uint16_t i = 0; i < n; i++) {
-		uint32_t id = sl_meta(objs[i])->adj;
-		uint32_t way = id & (SL_ADJC_WAYS - 1);
-		if (unlikely(id != c[way].id))
-			sl_adjc_fill(&c[way], &a[way], id, tx0);
-		nexts[i] = rw(w, objs[i], &c[way], a[way], a[way]->port);
+		if (ahead && i + 8 < n)
+			rte_prefetch0(&sl_adj_tbl[sl_meta(objs[i + 8])->adj]);
+		if (ahead && i + 4 < n)
+			rte_prefetch0(sl_adj_get(sl_meta(objs[i + 4])->adj));
+		struct rte_mbuf *m = objs[i];
+		const struct sl_adj *a = sl_adj_get(sl_meta(m)->adj);
+		nexts[i] = rw(w, m, sl_adj_mtu(a), sl_adj_tx_edge(a, tx0), a, a->port);
 	}
 }
+
+/* ipN-rewrite's process function `name`: each packet by rw, to tx edges counted from the
+ * global tx0 (read once into a local: the header stores could alias it), by the loop the
+ * vector's first packets choose. The loop over several adjacencies is a function of its own
+ * (name##_each): inlined, it lost a register to what the process function holds across it
+ * (the table's address, read again a packet: 1 instruction a packet of ECMP's). */
+#define SL_ADJC_RW_PROCESS(name, rw, tx0)                                                     \
+	static __rte_noinline void name##_each(struct sl_worker *w, void **objs,             \
+					       uint16_t *nexts, uint16_t n, rte_edge_t t0,   \
+					       bool ahead)                                   \
+	{                                                                                    \
+		if (ahead)                                                                   \
+			sl_adjc_rw_each(w, objs, nexts, n, t0, rw, true);                    \
+		else                                                                         \
+			sl_adjc_rw_each(w, objs, nexts, n, t0, rw, false);                   \
+	}                                                                                    \
+	static uint16_t name(struct rte_graph *g, struct rte_node *node, void **objs,        \
+			     uint16_t n)                                                     \
+	{                                                                                    \
+		struct sl_worker *w = sl_node_worker(node);                                  \
+		uint16_t nexts[n ? n : 1];                                                   \
+		const rte_edge_t t0 = tx0;                                                   \
+		enum sl_adjc_spread spread = sl_adjc_spread(objs, n);                        \
+		if (spread == SL_ADJC_ONE)                                                   \
+			sl_adjc_rw_one(w, objs, nexts, n, t0, rw);                           \
+		else /* a few (ECMP's paths), or many: each fetched ahead */                 \
+			name##_each(w, objs, nexts, n, t0, spread == SL_ADJC_MANY);          \
+		sl_enqueue_nexts(g, node, objs, nexts, n);                                   \
+		return n;                                                                    \
+	}
 
 #endif

@@ -25,12 +25,18 @@ void sl_adj_type_register(enum sl_adj_type t, const char *node_name);
 extern struct sl_dispatch sl_adj_types;
 extern const char *const sl_adj_type_names[SL_ADJ_NB_TYPES];
 
-/* Immutable once published: the control plane replaces the pointer, never the contents. */
+/* Immutable once published: the control plane replaces the pointer, never the contents,
+ * but for the copies of its interface's MTU and tx slot (sl_if_fast), which follow the
+ * interface in place (sl_adj_sync). ipN-rewrite reads them a packet where a vector's
+ * adjacencies differ (ECMP's paths, hosts), rather than the interface's line beside. */
 struct sl_adj {
 	uint8_t rewrite[16];   /* dst MAC, src MAC, ethertype: copied before the IP header */
 	uint8_t type;
 	uint16_t port;
 	uint32_t nh;           /* next hop to resolve (host order) */
+	uint16_t mtu;          /* port's while type is SL_ADJ_FORWARD, else 0: the rewrite's
+				* MTU test then takes its packets off the fast path */
+	uint16_t tx_slot;      /* port's (sl_iface_tx_edge) while SL_ADJ_FORWARD, else 0 */
 } __rte_aligned(32);
 _Static_assert(sizeof(struct sl_adj) == 32, "adjacency is half a cache line");
 
@@ -143,15 +149,16 @@ static inline uint32_t sl_flow_hash4_sw(const struct rte_ipv4_hdr *ip)
 {
 	const uint8_t *b = (const uint8_t *)ip; /* 2-byte aligned after Ethernet: memcpy */
 	uint64_t first, addrs;
-	uint32_t ports;
 	memcpy(&first, b, 8);
 	memcpy(&addrs, b + 12, 8); /* src_addr, dst_addr */
-	memcpy(&ports, b + 20, 4);
 	const uint8_t proto = ip->next_proto_id;
 	uint64_t h = sl_crc8(addrs, proto);
 	/* version/IHL 0x45 and neither MF nor an offset (bytes 0 and 6-7), ports in proto */
-	if (likely((first & sl_l4_ports4[proto]) == 0x45))
+	if (likely((first & sl_l4_ports4[proto]) == 0x45)) {
+		uint32_t ports; /* read here: the CRC step takes it from memory */
+		memcpy(&ports, b + 20, 4);
 		h = sl_crc4(ports, h);
+	}
 	return (uint32_t)h;
 }
 
@@ -538,6 +545,9 @@ struct sl_adj *sl_adj_new(uint8_t type, uint16_t port, uint32_t nh, const uint8_
 int sl_adj_alloc(struct sl_adj *a, uint32_t *id);
 void sl_adj_publish(uint32_t id, struct sl_adj *a);
 void sl_adj_release(uint32_t id);
+/* Tests: 0 when every complete adjacency's mtu and tx_slot are its interface's, else the
+ * first id that is not plus one. */
+uint32_t sl_adj_check(void);
 int sl_lb_alloc(uint32_t *id);
 int sl_lb_publish(uint32_t id, const uint8_t owner[SL_LB_BUCKETS], const uint32_t *path_adj,
 		  uint16_t fib);

@@ -29,7 +29,7 @@ static __rte_noinline __rte_cold uint16_t rw_icmp(struct sl_worker *w, struct rt
 						    const struct rte_ipv4_hdr *ip, uint16_t mtu,
 						    const struct sl_adj *adj)
 {
-	if (adj->type != SL_ADJ_FORWARD) /* its entry's MTU is 0 (sl_adjc_fill) */
+	if (adj->type != SL_ADJ_FORWARD) /* its MTU is 0 (struct sl_adj) */
 		return rw_drop(m, RW_ERR_ADJ);
 	if (ip->time_to_live <= 1) { /* RFC 1812 5.3.1 */
 		w->errors[rw_err + RW_ERR_TTL]++;
@@ -47,77 +47,25 @@ static __rte_noinline __rte_cold uint16_t rw_icmp(struct sl_worker *w, struct rt
 	return RW_NEXT_FRAG;
 }
 
-/* Packet m to adjacency adj, whose entry is c (filled for it) and interface port. */
-static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, const struct sl_adjc *c,
+/* Packet m to adjacency adj, with its MTU, tx edge next and interface port. */
+static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, uint32_t mtu, uint16_t next,
 			      const struct sl_adj *adj, uint16_t port)
 {
 	struct sl_meta *mt = sl_meta(m);
 	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
-	/* an adjacency no longer complete has MTU 0 in its entry: rw_icmp drops its packets */
-	if (unlikely(ip->time_to_live <= 1 || rte_pktmbuf_pkt_len(m) > c->mtu))
-		return rw_icmp(w, m, ip, c->mtu, adj);
+	/* an adjacency no longer complete has MTU 0 (struct sl_adj): rw_icmp drops its packets */
+	if (unlikely(ip->time_to_live <= 1 || rte_pktmbuf_pkt_len(m) > mtu))
+		return rw_icmp(w, m, ip, mtu, adj);
 	if (unlikely(m->data_off < RTE_ETHER_HDR_LEN))
 		return rw_drop(m, RW_ERR_HEADROOM);
 	ip->time_to_live--;
 	ip->hdr_checksum = sl_cksum_ttl_dec(ip->hdr_checksum);
 	sl_adjc_prepend_eth(m, ip, adj);
 	mt->tx_if = port;
-	return c->next;
+	return next;
 }
 
-/* A vector to many adjacencies: the entry, its adjacency and port together, filled for the
- * packet inside its call (the loop's registers go to the fetching ahead). */
-struct rw_many {
-	struct sl_adjc c;
-	const struct sl_adj *adj;
-	uint16_t port;
-};
-
-static inline uint16_t rw_many_one(struct sl_worker *w, struct rte_mbuf *m, struct rw_many *k,
-				   rte_edge_t tx0)
-{
-	uint32_t id = sl_meta(m)->adj;
-	if (unlikely(id != k->c.id)) {
-		sl_adjc_fill(&k->c, &k->adj, id, tx0);
-		k->port = k->adj->port;
-	}
-	return rw_one(w, m, &k->c, k->adj, k->port);
-}
-
-static uint16_t rw_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
-{
-	struct sl_worker *w = sl_node_worker(node);
-	uint16_t nexts[n];
-	const rte_edge_t tx0 = rw_tx0; /* a local: the header stores could alias the global */
-	enum sl_adjc_spread spread = sl_adjc_spread(objs, n);
-	if (spread == SL_ADJC_ONE) {
-		sl_adjc_rw_one(w, objs, nexts, n, tx0, rw_one);
-	} else if (spread == SL_ADJC_FEW) {
-		sl_adjc_rw_few(w, objs, nexts, n, tx0, rw_one);
-	} else {
-		/* many adjacencies: each packet's adjacency slot, adjacency and output
-		 * interface fetched a few packets ahead, in three steps since each gives the
-		 * next's address */
-		struct rw_many k = {.c = {.id = UINT32_MAX}};
-		for (uint16_t i = 0; i < n; i++) {
-			if (i + 8 < n)
-				rte_prefetch0(&sl_adj_tbl[sl_meta(objs[i + 8])->adj]);
-			if (i + 4 < n) {
-				const struct sl_adj *a = sl_adj_get(sl_meta(objs[i + 4])->adj);
-				if (a)
-					rte_prefetch0(a);
-			}
-			if (i + 2 < n) {
-				const struct sl_adj *a = sl_adj_get(sl_meta(objs[i + 2])->adj);
-				if (a)
-					rte_prefetch0(&sl_if_fast[a->port]);
-			}
-			nexts[i] = rw_many_one(w, objs[i], &k, tx0);
-		}
-	}
-	sl_enqueue_nexts(g, node, objs, nexts, n);
-	return n;
-}
+SL_ADJC_RW_PROCESS(rw_process, rw_one, rw_tx0)
 
 static struct rte_node_register rw_node = {
 	.name = "ip4-rewrite",

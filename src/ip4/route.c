@@ -31,6 +31,7 @@ static uint32_t vrf_max_routes = 1 << 16, vrf_tbl8s = 1 << 10;
 static struct rte_hash *rib, *neighs;
 static uint32_t *adj_free;   /* stack of free ids */
 static uint32_t adj_nfree;
+static uint32_t adj_hwm = SL_ADJ_ID_BLACKHOLE + 1; /* one past the highest id ever used */
 static uint32_t *lb_free;    /* stack of free load-balance ids */
 static uint32_t lb_nfree;
 static uint32_t glean_adj[SL_IF_MAX];
@@ -71,6 +72,8 @@ struct sl_adj *sl_adj_new(uint8_t type, uint16_t port, uint32_t nh,
 	a->type = type;
 	a->port = port;
 	a->nh = nh;
+	a->mtu = type == SL_ADJ_FORWARD ? sl_if_fast[port].mtu : 0;
+	a->tx_slot = type == SL_ADJ_FORWARD ? sl_if_fast[port].tx_slot : 0;
 	if (dmac) {
 		memcpy(a->rewrite, dmac, 6);
 		memcpy(a->rewrite + 6, &sl_ifaces[port].mac, 6);
@@ -102,7 +105,37 @@ int sl_adj_alloc(struct sl_adj *a, uint32_t *id)
 		return -ENOSPC;
 	}
 	*id = adj_free[--adj_nfree];
+	if (*id >= adj_hwm)
+		adj_hwm = *id + 1;
 	__atomic_store_n(&sl_adj_tbl[*id], a, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Interface ifx's MTU or tx slot changed: its complete adjacencies' copies follow, in place
+ * (two 2-byte stores; a vector in flight takes the old or the new value of each, as it did
+ * when the rewrite read the interface's). Only SL_ADJ_FORWARD records are touched: each has
+ * one id, while the drop adjacency (never complete) stands in for every free one. */
+static void adj_sync(uint16_t ifx)
+{
+	const uint16_t mtu = sl_if_fast[ifx].mtu, slot = sl_if_fast[ifx].tx_slot;
+	for (uint32_t id = SL_ADJ_ID_BLACKHOLE + 1; id < adj_hwm; id++) {
+		struct sl_adj *a = sl_adj_tbl[id];
+		if (!a || a->type != SL_ADJ_FORWARD || a->port != ifx)
+			continue;
+		__atomic_store_n(&a->mtu, mtu, __ATOMIC_RELAXED);
+		__atomic_store_n(&a->tx_slot, slot, __ATOMIC_RELAXED);
+	}
+}
+
+uint32_t sl_adj_check(void)
+{
+	for (uint32_t id = 0; id < adj_hwm; id++) {
+		const struct sl_adj *a = sl_adj_tbl[id];
+		bool fwd = a && a->type == SL_ADJ_FORWARD;
+		if (a && (a->mtu != (fwd ? sl_if_fast[a->port].mtu : 0) ||
+			  a->tx_slot != (fwd ? sl_if_fast[a->port].tx_slot : 0)))
+			return id + 1;
+	}
 	return 0;
 }
 
@@ -198,6 +231,7 @@ void sl_ip4_fini(void)
 	free(adj_free);
 	adj_free = NULL;
 	adj_nfree = 0;
+	adj_hwm = SL_ADJ_ID_BLACKHOLE + 1;
 	memset(glean_adj, 0, sizeof(glean_adj));
 	for (int t = 0; t < SL_FIB_MAX; t++) {
 		rte_fib_free(sl_fibs[t]);
@@ -1102,6 +1136,7 @@ static int ip4_busy(const struct sl_iface *f, bool commit, char *why, size_t len
 RTE_INIT(ip4_busy_init)
 {
 	sl_iface_busy_register(ip4_busy);
+	sl_iface_watch(adj_sync);
 	sl_punt_register(SL_PUNT_ARP, sl_ip4_punt);
 	sl_punt_register(SL_PUNT_GLEAN, sl_ip4_punt);
 }

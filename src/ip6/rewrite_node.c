@@ -20,30 +20,34 @@ static uint16_t rw_err;
 enum { RW_NEXT_DROP, RW_NEXT_ICMP, RW_NB_STATIC };
 static rte_edge_t rw_tx0;
 
-static inline uint16_t rw_icmp(struct sl_worker *w, struct rte_mbuf *m, uint16_t e, uint16_t icmp,
-			       uint16_t mtu)
+/* The rare outcomes, out of the loop. A packet whose adjacency is no longer complete (its
+ * MTU is 0: struct sl_adj) comes here by one of the tests too, and is dropped by name
+ * whatever else it is. */
+static __rte_noinline __rte_cold uint16_t rw_icmp(struct sl_worker *w, struct rte_mbuf *m,
+						    uint16_t e, uint16_t icmp, uint16_t mtu,
+						    const struct sl_adj *adj)
 {
+	if (adj->type != SL_ADJ_FORWARD) {
+		sl_set_error(m, rw_err + RW_ERR_ADJ);
+		return RW_NEXT_DROP;
+	}
 	w->errors[rw_err + e]++;
 	sl_meta2(m)->icmp = icmp;
 	sl_meta2(m)->mtu = mtu;
 	return RW_NEXT_ICMP;
 }
 
-/* Packet m to adjacency adj, whose entry is c (filled for it) and interface port. */
-static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, const struct sl_adjc *c,
+/* Packet m to adjacency adj, with its MTU, tx edge next and interface port. */
+static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, uint32_t mtu, uint16_t next,
 			      const struct sl_adj *adj, uint16_t port)
 {
 	struct sl_meta *mt = sl_meta(m);
 	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv6_hdr *);
-	if (unlikely(adj->type != SL_ADJ_FORWARD)) {
-		sl_set_error(m, rw_err + RW_ERR_ADJ);
-		return RW_NEXT_DROP;
-	}
 	/* RFC 4291 2.5.6: a link-local source never leaves its link */
 	if (unlikely(ip->src_addr[0] == 0xfe || ip->src_addr[0] == 0)) {
 		if (sl_ip6_is_ll(ip->src_addr))
 			return rw_icmp(w, m, RW_ERR_SCOPE,
-				       SL_ICMP6_UNREACH << 8 | SL_ICMP6_UNREACH_SCOPE, 0);
+				       SL_ICMP6_UNREACH << 8 | SL_ICMP6_UNREACH_SCOPE, 0, adj);
 		if (sl_ip6_is_zero(ip->src_addr)) {
 			sl_set_error(m, rw_err + RW_ERR_UNSPEC);
 			return RW_NEXT_DROP;
@@ -52,10 +56,10 @@ static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, const str
 	/* RFC 8200 3: the hop limit is decremented by one by each node that forwards it, and
 	 * the packet discarded when it reaches zero */
 	if (unlikely(ip->hop_limits <= 1))
-		return rw_icmp(w, m, RW_ERR_HLIM, SL_ICMP6_TIME_EXCEEDED << 8, 0);
+		return rw_icmp(w, m, RW_ERR_HLIM, SL_ICMP6_TIME_EXCEEDED << 8, 0, adj);
 	/* RFC 8200 5 */
-	if (unlikely(rte_pktmbuf_pkt_len(m) > c->mtu))
-		return rw_icmp(w, m, RW_ERR_BIG, SL_ICMP6_TOO_BIG << 8, c->mtu);
+	if (unlikely(rte_pktmbuf_pkt_len(m) > mtu))
+		return rw_icmp(w, m, RW_ERR_BIG, SL_ICMP6_TOO_BIG << 8, (uint16_t)mtu, adj);
 	if (unlikely(m->data_off < RTE_ETHER_HDR_LEN)) {
 		sl_set_error(m, rw_err + RW_ERR_HEADROOM);
 		return RW_NEXT_DROP;
@@ -63,21 +67,10 @@ static inline uint16_t rw_one(struct sl_worker *w, struct rte_mbuf *m, const str
 	ip->hop_limits--;
 	sl_adjc_prepend_eth(m, ip, adj);
 	mt->tx_if = port;
-	return c->next;
+	return next;
 }
 
-static uint16_t rw_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
-{
-	struct sl_worker *w = sl_node_worker(node);
-	uint16_t nexts[n];
-	const rte_edge_t tx0 = rw_tx0;
-	if (sl_adjc_spread(objs, n) == SL_ADJC_FEW) /* ECMP's paths (ip4/adjc.h) */
-		sl_adjc_rw_few(w, objs, nexts, n, tx0, rw_one);
-	else
-		sl_adjc_rw_one(w, objs, nexts, n, tx0, rw_one);
-	sl_enqueue_nexts(g, node, objs, nexts, n);
-	return n;
-}
+SL_ADJC_RW_PROCESS(rw_process, rw_one, rw_tx0)
 
 static struct rte_node_register rw_node = {
 	.name = "ip6-rewrite",

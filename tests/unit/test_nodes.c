@@ -585,6 +585,73 @@ static void test_ecmp_hash_source(void)
 	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
 }
 
+/* ip4-rewrite reads a packet's MTU and tx slot from its adjacency (struct sl_adj), which
+ * copies them from its interface: they follow the interface's MTU and its output features
+ * (the tx slot) at once, in each of the rewrite's three loops: a vector to one adjacency, to
+ * a few (ECMP's 4 paths, turn about) and to many (each packet its own). */
+static void test_rewrite_follows_interface(void)
+{
+	enum { N = 12, K = 8 };
+	unsigned in_use = rte_mempool_in_use_count(sl_pool);
+	char line[160], path[128];
+	uint32_t adj[K];
+	for (unsigned k = 0; k < K; k++) { /* 10.10.2.3-10, each one /32's next hop */
+		snprintf(line, sizeof(line), "ip neighbor port1 10.10.2.%u 42:01:0a:0a:02:%02x", 3 + k,
+			 3 + k);
+		cli(line);
+		snprintf(line, sizeof(line), "ip route add 52.0.0.%u/32 via 10.10.2.%u", k, 3 + k);
+		cli(line);
+		adj[k] = sl_ip4_fib_lookup(0, 0x34000000u + k);
+		CHECK(sl_adj_get(adj[k])->type == SL_ADJ_FORWARD && sl_adj_get(adj[k])->port == 1);
+	}
+	cli("ip neighbor port1 2001:db8:2::77 42:01:0a:0a:02:77"); /* an IPv6 one too */
+	CHECK(sl_adj_check() == 0);
+	snprintf(path, sizeof(path), "/tmp/sl-unit-rwfollow-%d.pcap", (int)getpid());
+	for (unsigned step = 0; step < 4; step++) {
+		/* 0: as it was; 1: MTU 68, under the packets' 100 bytes (no DF: fragmented);
+		 * 2: an output feature on port1 (pcap-tx); 3: neither again */
+		if (step == 1)
+			cli("set interface mtu 68 port1");
+		if (step == 2) {
+			cli("set interface mtu 1500 port1");
+			snprintf(line, sizeof(line), "pcap trace tx intfc port1 file %s", path);
+			cli(line);
+		}
+		if (step == 3)
+			cli("pcap trace off");
+		CHECK(sl_adj_check() == 0 && sl_if_fast_check() == 0);
+		CHECK(sl_adj_get(adj[0])->mtu == (step == 1 ? 68 : 1500));
+		const char *want = step == 1 ? "ip4-frag" : step == 2 ? "pcap-tx" : "port-tx-1";
+		for (unsigned spread = 0; spread < 3; spread++) { /* one, few, many */
+			struct rte_mbuf *pk[N];
+			const char *to[N];
+			for (unsigned i = 0; i < N; i++) {
+				unsigned k = spread == 0 ? 0 : spread == 1 ? i % 4 : i % K;
+				pk[i] = ip_pkt(0x34000000u + k, 17, (uint16_t)(2000 + i));
+				rte_pktmbuf_append(pk[i], 100 - pk[i]->pkt_len);
+				sl_meta(pk[i])->adj = adj[k];
+			}
+			node_edges("ip4-rewrite", pk, N, to);
+			for (unsigned i = 0; i < N; i++)
+				if (strcmp(to[i], want)) {
+					fprintf(stderr, "step %u spread %u packet %u: to %s, not %s\n",
+						step, spread, i, to[i], want);
+					CHECK(0);
+				}
+		}
+	}
+	remove(path);
+	cli("ip neighbor del port1 2001:db8:2::77");
+	for (unsigned k = 0; k < K; k++) {
+		snprintf(line, sizeof(line), "ip route del 52.0.0.%u/32", k);
+		cli(line);
+		snprintf(line, sizeof(line), "ip neighbor del port1 10.10.2.%u", 3 + k);
+		cli(line);
+	}
+	CHECK(sl_adj_check() == 0);
+	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
+}
+
 /* IPv6: ip6-input's checks, ip6-lookup's dispatch by adjacency type (ECMP included),
  * ip6-local's by upper layer. */
 static void test_ip6_edges(void)
@@ -645,6 +712,30 @@ static void test_ip6_edges(void)
 		    (const char *const[]){"ip6-udp-local", "ip6-icmp-input", "error-drop",
 					  "icmp6-error", "icmp6-error", "gre6-input",
 					  "ipip6-input"});
+	/* ip6-rewrite: a packet whose adjacency is no longer complete (its MTU 0) dropped by
+	 * name whatever its hop limit; a complete one's forwarded, or time exceeded at 1 */
+	cli("ip route add 2001:db8:62::/48 via 2001:db8:2::99"); /* no neighbour: incomplete */
+	struct rte_mbuf *lk[2] = {ip6_pkt(0x620001, 17, 64, NULL, 0), ip6_pkt(0x480001, 17, 64, NULL, 0)};
+	const char *lto[2];
+	uint32_t la[2];
+	node_edges_adj("ip6-lookup", lk, 2, lto, la);
+	CHECK(sl_adj_get(la[0])->type != SL_ADJ_FORWARD && sl_adj_get(la[0])->mtu == 0);
+	CHECK(sl_adj_get(la[1])->type == SL_ADJ_FORWARD && sl_adj_get(la[1])->mtu == 1500);
+	uint64_t inc0 = err_count("ip6-rewrite", "adjacency no longer complete");
+	struct rte_mbuf *rw[4] = {ip6_pkt(0x620001, 17, 64, NULL, 0), ip6_pkt(0x620001, 17, 1, NULL, 0),
+				  ip6_pkt(0x480001, 17, 64, NULL, 0), ip6_pkt(0x480001, 17, 1, NULL, 0)};
+	for (int i = 0; i < 4; i++)
+		sl_meta(rw[i])->adj = la[i < 2 ? 0 : 1];
+	check_edges("ip6-rewrite", rw, 4,
+		    (const char *const[]){"error-drop", "error-drop", "port-tx-1", "icmp6-error"});
+	CHECK(err_count("ip6-rewrite", "adjacency no longer complete") == inc0 + 2);
+	cli("ip route del 2001:db8:62::/48");
+	CHECK(!strcmp(lto[0], "ip6-glean"));
+	walk(4); /* the route's neighbour solicitation for 2001:db8:2::99 out of port1 */
+	struct rte_mbuf *nd[8];
+	unsigned nn = drain(1, nd, 8);
+	CHECK(nn == 1 && rte_pktmbuf_mtod(nd[0], const uint8_t *)[54] == 135);
+	rte_pktmbuf_free_bulk(nd, nn);
 	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
 	cli("ip route del 2001:db8:49::/48");
 	cli("ip route del 2001:db8:48::/48");
@@ -1644,6 +1735,7 @@ int main(int argc, char **argv)
 	test_xconnect_from_port_rx();
 	test_edges();
 	test_ecmp_hash_source();
+	test_rewrite_follows_interface();
 	test_ip6_edges();
 	test_feature_arc();
 	test_device_input_and_output_arcs();
