@@ -17,7 +17,8 @@
 
 /* Adjacency a's MTU for the rewrite's test (0 when it is not complete: every packet to it
  * leaves the fast path there, and the rewrite drops it by name) and its tx edge from a
- * rewrite node whose first interface edge is tx0. Both follow the interface (sl_adj_sync). */
+ * rewrite node whose first interface edge is tx0. Both follow the interface (adj_sync in
+ * route.c). */
 static __rte_always_inline uint16_t sl_adj_mtu(const struct sl_adj *a)
 {
 	return __atomic_load_n(&a->mtu, __ATOMIC_RELAXED);

@@ -27,7 +27,7 @@ extern const char *const sl_adj_type_names[SL_ADJ_NB_TYPES];
 
 /* Immutable once published: the control plane replaces the pointer, never the contents,
  * but for the copies of its interface's MTU and tx slot (sl_if_fast), which follow the
- * interface in place (sl_adj_sync). ipN-rewrite reads them a packet where a vector's
+ * interface in place (adj_sync in route.c). ipN-rewrite reads them a packet where a vector's
  * adjacencies differ (ECMP's paths, hosts), rather than the interface's line beside. */
 struct sl_adj {
 	uint8_t rewrite[16];   /* dst MAC, src MAC, ethertype: copied before the IP header */

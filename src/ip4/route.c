@@ -46,6 +46,17 @@ void sl_ip4_neigh_age_set(uint64_t seconds)
 /* Adjacencies, packed (a host's or a session's, made between their other records, would
  * otherwise each lie on its own heap page: ip4-lookup and ip4-rewrite read one a packet). */
 static struct sl_slab adj_mem = SL_SLAB_INIT("adjacencies", sizeof(struct sl_adj));
+/* Complete adjacencies made on each interface and not yet freed: adj_sync walks the table
+ * only for an interface that has some (a PPPoE session's interface, made and set up by the
+ * thousand, has none). */
+static uint32_t adj_fwd_on[SL_IF_MAX];
+
+static void adj_put(struct sl_adj *a)
+{
+	if (a && a->type == SL_ADJ_FORWARD)
+		adj_fwd_on[a->port]--;
+	sl_slab_put(&adj_mem, a);
+}
 
 /* After a grace period: the old record is freed, and the id (unless 0) recycled. */
 static void adj_retired(void *old, uintptr_t id)
@@ -54,7 +65,7 @@ static void adj_retired(void *old, uintptr_t id)
 		__atomic_store_n(&sl_adj_tbl[id], sl_adj_tbl[SL_ADJ_ID_DROP], __ATOMIC_RELEASE);
 		adj_free[adj_nfree++] = (uint32_t)id;
 	}
-	sl_slab_put(&adj_mem, old);
+	adj_put(old);
 }
 
 static void retire(struct sl_adj *old, uint32_t id)
@@ -74,6 +85,7 @@ struct sl_adj *sl_adj_new(uint8_t type, uint16_t port, uint32_t nh,
 	a->nh = nh;
 	a->mtu = type == SL_ADJ_FORWARD ? sl_if_fast[port].mtu : 0;
 	a->tx_slot = type == SL_ADJ_FORWARD ? sl_if_fast[port].tx_slot : 0;
+	adj_fwd_on[port] += type == SL_ADJ_FORWARD;
 	if (dmac) {
 		memcpy(a->rewrite, dmac, 6);
 		memcpy(a->rewrite + 6, &sl_ifaces[port].mac, 6);
@@ -101,7 +113,7 @@ int sl_adj_alloc(struct sl_adj *a, uint32_t *id)
 	if (adj_nfree == 0)
 		sl_rcu_reclaim();
 	if (adj_nfree == 0) {
-		sl_slab_put(&adj_mem, a);
+		adj_put(a);
 		return -ENOSPC;
 	}
 	*id = adj_free[--adj_nfree];
@@ -118,6 +130,8 @@ int sl_adj_alloc(struct sl_adj *a, uint32_t *id)
 static void adj_sync(uint16_t ifx)
 {
 	const uint16_t mtu = sl_if_fast[ifx].mtu, slot = sl_if_fast[ifx].tx_slot;
+	if (adj_fwd_on[ifx] == 0)
+		return;
 	for (uint32_t id = SL_ADJ_ID_BLACKHOLE + 1; id < adj_hwm; id++) {
 		struct sl_adj *a = sl_adj_tbl[id];
 		if (!a || a->type != SL_ADJ_FORWARD || a->port != ifx)
@@ -228,6 +242,7 @@ void sl_ip4_fini(void)
 	free_hash_data(&neighs);
 	memset(sl_adj_tbl, 0, sizeof(sl_adj_tbl));
 	sl_slab_release(&adj_mem);
+	memset(adj_fwd_on, 0, sizeof(adj_fwd_on));
 	free(adj_free);
 	adj_free = NULL;
 	adj_nfree = 0;

@@ -163,8 +163,8 @@ def test_one_path_unresolved(sluiced_factory, tmp_path, fam):
 @pytest.mark.parametrize("fam", [4, 6])
 def test_each_path_its_own_mtu(sluiced_factory, tmp_path, fam):
     """Four paths, port2's MTU 1280 and the others' 1500; 400 flows of two 1,400-byte packets
-    (IPv4 with DF): ipN-rewrite checks each packet against its own path's MTU (it keeps each
-    path's in an entry of its own when a vector's packets alternate over a few), so port2's
+    (IPv4 with DF): ipN-rewrite checks each packet against its own path's MTU (the copy of
+    its interface's that each adjacency carries, set after the neighbours here), so port2's
     flows are refused with too-big errors naming 1280 (ICMP fragmentation needed, ICMPv6
     packet too big, rate-limited) and counted, the other paths' go out whole, in order."""
     nhs = NHS if fam == 4 else NHS6
