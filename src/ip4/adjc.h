@@ -15,20 +15,6 @@
 #include "../interface/iface.h"
 #include <string.h>
 
-/* Adjacency a's MTU for the rewrite's test (0 when it is not complete: every packet to it
- * leaves the fast path there, and the rewrite drops it by name) and its tx edge from a
- * rewrite node whose first interface edge is tx0. Both follow the interface (adj_sync in
- * route.c). */
-static __rte_always_inline uint16_t sl_adj_mtu(const struct sl_adj *a)
-{
-	return __atomic_load_n(&a->mtu, __ATOMIC_RELAXED);
-}
-
-static __rte_always_inline rte_edge_t sl_adj_tx_edge(const struct sl_adj *a, rte_edge_t tx0)
-{
-	return (rte_edge_t)(tx0 + __atomic_load_n(&a->tx_slot, __ATOMIC_RELAXED));
-}
-
 /* Both rewrites' last step: adjacency adj's Ethernet header (its ethertype included) right
  * before the IP header at ip, as rte_pktmbuf_prepend would put it, without its test (the
  * caller checked the headroom). */

@@ -42,6 +42,20 @@ _Static_assert(sizeof(struct sl_adj) == 32, "adjacency is half a cache line");
 
 extern struct sl_adj *sl_adj_tbl[SL_ADJ_MAX];
 
+/* Adjacency a's MTU (0 when it is not complete: a packet to it fails every test against
+ * it, and leaves the fast path there) and its tx edge from a node whose first interface
+ * edge is tx0 (sl_iface_tx_edge's, for a complete one). Both follow the interface
+ * (adj_sync in route.c). */
+static __rte_always_inline uint16_t sl_adj_mtu(const struct sl_adj *a)
+{
+	return __atomic_load_n(&a->mtu, __ATOMIC_RELAXED);
+}
+
+static __rte_always_inline rte_edge_t sl_adj_tx_edge(const struct sl_adj *a, rte_edge_t tx0)
+{
+	return (rte_edge_t)(tx0 + __atomic_load_n(&a->tx_slot, __ATOMIC_RELAXED));
+}
+
 /* FIB tables (VRFs): table index t (an interface's fib, sl_meta2.fib) has the user's table
  * id sl_fib_ids[t]; index 0 is table 0, the default. One rte_fib DIR-24-8 per table. */
 #define SL_FIB_MAX 256
