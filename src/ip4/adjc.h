@@ -93,7 +93,12 @@ static __rte_always_inline void sl_adjc_rw_one(struct sl_worker *w, void **objs,
 }
 
 /* A vector over a few adjacencies (ECMP's paths) or many (ahead: fetch the adjacency's slot
- * in the table 8 packets ahead, the adjacency 4 ahead): each packet's own. */
+ * in the table 8 packets ahead, the adjacency 4 ahead): each packet's own. The many also
+ * fetch each packet's interface line for the nodes after the rewrite (a session's
+ * pppoe-output, the interface-output arc's ACL and QoS), which reach it a vector later:
+ * without it, 20,000 sessions' acl-output went from 14 to 31-33 clocks a packet while
+ * ip4-rewrite saved 10 (a fetch 2 packets ahead, as the rewrite once did for itself, cost
+ * 10 instructions a packet on 200 neighbours; at the packet's own turn, its port at hand, 4.6). */
 static __rte_always_inline void sl_adjc_rw_each(struct sl_worker *w, void **objs, uint16_t *nexts,
 						uint16_t n, rte_edge_t tx0, sl_adjc_rw_fn rw,
 						bool ahead)
@@ -105,6 +110,8 @@ static __rte_always_inline void sl_adjc_rw_each(struct sl_worker *w, void **objs
 			rte_prefetch0(sl_adj_get(sl_meta(objs[i + 4])->adj));
 		struct rte_mbuf *m = objs[i];
 		const struct sl_adj *a = sl_adj_get(sl_meta(m)->adj);
+		if (ahead)
+			rte_prefetch0(&sl_if_fast[a->port]);
 		nexts[i] = rw(w, m, sl_adj_mtu(a), sl_adj_tx_edge(a, tx0), a, a->port);
 	}
 }

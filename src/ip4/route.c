@@ -46,26 +46,54 @@ void sl_ip4_neigh_age_set(uint64_t seconds)
 /* Adjacencies, packed (a host's or a session's, made between their other records, would
  * otherwise each lie on its own heap page: ip4-lookup and ip4-rewrite read one a packet). */
 static struct sl_slab adj_mem = SL_SLAB_INIT("adjacencies", sizeof(struct sl_adj));
-/* Complete adjacencies made on each interface and not yet freed: adj_sync walks the table
- * only for an interface that has some (a PPPoE session's interface, made and set up by the
- * thousand, has none). */
-static uint32_t adj_fwd_on[SL_IF_MAX];
+/* Each interface's complete adjacencies, by id: a list through adj_if_next/adj_if_prev from
+ * adj_if_head[interface], an id on it exactly while its table entry is SL_ADJ_FORWARD on
+ * that interface (adj_set keeps it so). adj_sync walks it: an interface's MTU or tx slot
+ * changes as each PPPoE session is set up (its output features), and a walk of the whole
+ * table each time made 20,000 sessions' set-up 0.4 s slower. */
+#define ADJ_NONE UINT32_MAX
+static uint32_t *adj_if_next, *adj_if_prev;
+static uint32_t adj_if_head[SL_IF_MAX];
 
-static void adj_put(struct sl_adj *a)
+static bool adj_listed(const struct sl_adj *a)
 {
-	if (a && a->type == SL_ADJ_FORWARD)
-		adj_fwd_on[a->port]--;
-	sl_slab_put(&adj_mem, a);
+	return a && a->type == SL_ADJ_FORWARD;
+}
+
+/* Table entry id becomes a (the control plane's only way to change one). */
+static void adj_set(uint32_t id, struct sl_adj *a)
+{
+	const struct sl_adj *old = sl_adj_tbl[id];
+	const bool was = adj_listed(old), is = adj_listed(a);
+	const bool moved = was && is && old->port != a->port;
+	if (was && (!is || moved)) {
+		uint32_t p = adj_if_prev[id], n = adj_if_next[id];
+		if (p != ADJ_NONE)
+			adj_if_next[p] = n;
+		else
+			adj_if_head[old->port] = n;
+		if (n != ADJ_NONE)
+			adj_if_prev[n] = p;
+	}
+	if (is && (!was || moved)) {
+		uint32_t h = adj_if_head[a->port];
+		adj_if_prev[id] = ADJ_NONE;
+		adj_if_next[id] = h;
+		if (h != ADJ_NONE)
+			adj_if_prev[h] = id;
+		adj_if_head[a->port] = id;
+	}
+	__atomic_store_n(&sl_adj_tbl[id], a, __ATOMIC_RELEASE);
 }
 
 /* After a grace period: the old record is freed, and the id (unless 0) recycled. */
 static void adj_retired(void *old, uintptr_t id)
 {
 	if (id) {
-		__atomic_store_n(&sl_adj_tbl[id], sl_adj_tbl[SL_ADJ_ID_DROP], __ATOMIC_RELEASE);
+		adj_set((uint32_t)id, sl_adj_tbl[SL_ADJ_ID_DROP]);
 		adj_free[adj_nfree++] = (uint32_t)id;
 	}
-	adj_put(old);
+	sl_slab_put(&adj_mem, old);
 }
 
 static void retire(struct sl_adj *old, uint32_t id)
@@ -85,7 +113,6 @@ struct sl_adj *sl_adj_new(uint8_t type, uint16_t port, uint32_t nh,
 	a->nh = nh;
 	a->mtu = type == SL_ADJ_FORWARD ? sl_if_fast[port].mtu : 0;
 	a->tx_slot = type == SL_ADJ_FORWARD ? sl_if_fast[port].tx_slot : 0;
-	adj_fwd_on[port] += type == SL_ADJ_FORWARD;
 	if (dmac) {
 		memcpy(a->rewrite, dmac, 6);
 		memcpy(a->rewrite + 6, &sl_ifaces[port].mac, 6);
@@ -104,7 +131,7 @@ static struct sl_adj *adj_new(uint8_t type, uint16_t port, uint32_t nh, const ui
 void sl_adj_publish(uint32_t id, struct sl_adj *a)
 {
 	struct sl_adj *old = sl_adj_tbl[id];
-	__atomic_store_n(&sl_adj_tbl[id], a, __ATOMIC_RELEASE);
+	adj_set(id, a);
 	retire(old, 0);
 }
 
@@ -113,13 +140,13 @@ int sl_adj_alloc(struct sl_adj *a, uint32_t *id)
 	if (adj_nfree == 0)
 		sl_rcu_reclaim();
 	if (adj_nfree == 0) {
-		adj_put(a);
+		sl_slab_put(&adj_mem, a);
 		return -ENOSPC;
 	}
 	*id = adj_free[--adj_nfree];
 	if (*id >= adj_hwm)
 		adj_hwm = *id + 1;
-	__atomic_store_n(&sl_adj_tbl[*id], a, __ATOMIC_RELEASE);
+	adj_set(*id, a);
 	return 0;
 }
 
@@ -130,12 +157,9 @@ int sl_adj_alloc(struct sl_adj *a, uint32_t *id)
 static void adj_sync(uint16_t ifx)
 {
 	const uint16_t mtu = sl_if_fast[ifx].mtu, slot = sl_if_fast[ifx].tx_slot;
-	if (adj_fwd_on[ifx] == 0)
-		return;
-	for (uint32_t id = SL_ADJ_ID_BLACKHOLE + 1; id < adj_hwm; id++) {
+	for (uint32_t id = adj_if_next ? adj_if_head[ifx] : ADJ_NONE; id != ADJ_NONE;
+	     id = adj_if_next[id]) {
 		struct sl_adj *a = sl_adj_tbl[id];
-		if (!a || a->type != SL_ADJ_FORWARD || a->port != ifx)
-			continue;
 		__atomic_store_n(&a->mtu, mtu, __ATOMIC_RELAXED);
 		__atomic_store_n(&a->tx_slot, slot, __ATOMIC_RELAXED);
 	}
@@ -143,14 +167,23 @@ static void adj_sync(uint16_t ifx)
 
 uint32_t sl_adj_check(void)
 {
+	uint32_t fwds = 0, listed = 0;
 	for (uint32_t id = 0; id < adj_hwm; id++) {
 		const struct sl_adj *a = sl_adj_tbl[id];
-		bool fwd = a && a->type == SL_ADJ_FORWARD;
+		bool fwd = adj_listed(a);
+		fwds += fwd;
 		if (a && (a->mtu != (fwd ? sl_if_fast[a->port].mtu : 0) ||
 			  a->tx_slot != (fwd ? sl_if_fast[a->port].tx_slot : 0)))
 			return id + 1;
 	}
-	return 0;
+	/* each interface's list: its complete adjacencies, all of them */
+	for (uint32_t ifx = 0; adj_if_next && ifx < SL_IF_MAX; ifx++)
+		for (uint32_t id = adj_if_head[ifx]; id != ADJ_NONE; id = adj_if_next[id]) {
+			const struct sl_adj *a = sl_adj_tbl[id];
+			if (!adj_listed(a) || a->port != ifx || ++listed > fwds)
+				return id + 1;
+		}
+	return listed == fwds ? 0 : UINT32_MAX;
 }
 
 /* The id must no longer be in the FIB; it is recycled after a grace period. */
@@ -190,8 +223,11 @@ int sl_ip4_init(uint32_t max_routes, uint32_t tbl8s)
 	if (!(neighs = rte_hash_create(&hp)))
 		return -rte_errno;
 	adj_free = malloc(sizeof(uint32_t) * SL_ADJ_MAX);
-	if (!adj_free)
+	adj_if_next = malloc(sizeof(uint32_t) * SL_ADJ_MAX);
+	adj_if_prev = malloc(sizeof(uint32_t) * SL_ADJ_MAX);
+	if (!adj_free || !adj_if_next || !adj_if_prev)
 		return -ENOMEM;
+	memset(adj_if_head, 0xff, sizeof(adj_if_head)); /* ADJ_NONE */
 	for (uint32_t i = SL_ADJ_MAX - 1; i > SL_ADJ_ID_BLACKHOLE; i--)
 		adj_free[adj_nfree++] = i;
 	lb_free = malloc(sizeof(uint32_t) * SL_LB_MAX);
@@ -242,7 +278,9 @@ void sl_ip4_fini(void)
 	free_hash_data(&neighs);
 	memset(sl_adj_tbl, 0, sizeof(sl_adj_tbl));
 	sl_slab_release(&adj_mem);
-	memset(adj_fwd_on, 0, sizeof(adj_fwd_on));
+	free(adj_if_next);
+	free(adj_if_prev);
+	adj_if_next = adj_if_prev = NULL;
 	free(adj_free);
 	adj_free = NULL;
 	adj_nfree = 0;

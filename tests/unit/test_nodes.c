@@ -641,6 +641,30 @@ static void test_rewrite_follows_interface(void)
 		}
 	}
 	remove(path);
+	/* neighbours gone and made again, some on the other interface: each interface's list
+	 * of complete adjacencies (what an MTU change walks) follows, through the grace
+	 * periods that free the old records */
+	for (unsigned r = 0; r < 3; r++) {
+		for (unsigned k = r % 2; k < K; k += 2) {
+			snprintf(line, sizeof(line), "ip neighbor del port1 10.10.2.%u", 3 + k);
+			cli(line);
+			snprintf(line, sizeof(line), "ip neighbor port%u 10.10.%u.%u 42:01:0a:0a:02:%02x",
+				 k % 2, k % 2 ? 2 : 1, 3 + k, 3 + k);
+			cli(line);
+			if (k % 2 == 0) { /* port0's: back to port1 for the routes' sake */
+				snprintf(line, sizeof(line), "ip neighbor del port0 10.10.1.%u", 3 + k);
+				cli(line);
+				snprintf(line, sizeof(line),
+					 "ip neighbor port1 10.10.2.%u 42:01:0a:0a:02:%02x", 3 + k, 3 + k);
+				cli(line);
+			}
+		}
+		sl_rcu_sync();
+		sl_rcu_reclaim();
+		cli(r % 2 ? "set interface mtu 1500 port1" : "set interface mtu 1400 port1");
+		CHECK(sl_adj_check() == 0);
+	}
+	cli("set interface mtu 1500 port1");
 	cli("ip neighbor del port1 2001:db8:2::77");
 	for (unsigned k = 0; k < K; k++) {
 		snprintf(line, sizeof(line), "ip route del 52.0.0.%u/32", k);
