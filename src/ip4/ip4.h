@@ -357,8 +357,7 @@ static __rte_always_inline uint16_t sl_lk_runs(struct sl_worker *w, void **objs,
 		*one = nx;
 		return n;
 	}
-	for (uint16_t k = 0; k < i; k++)
-		nexts[k] = nx;
+	sl_lk_fill(nexts, 0, i, nx);
 	last = UINT32_MAX;
 	for (; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
