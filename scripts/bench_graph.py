@@ -17,7 +17,8 @@ input policer that every packet conforms to, with an input ACL of one rule and o
 acl6-1 and acl6-1000 against it; ACL_FLOW_CACHE=off without the ACL flow cache, FLOWS=N destinations
 instead of 4,096), and with hierarchical QoS of 4,096
 (QOS_PIPES) pipes on pg1's output (rte_sched, and the same pipes on the timing wheel); the
-route over 4 equal paths (ecmp, ecmp6: in clocks, against routed and routed6), and 48.0.0.0/8's
+route over 4 equal paths (ecmp, ecmp6: in clocks, against routed and routed6; with flow-hash
+fields set: ecmp-symmetric, ecmp6-symmetric, ecmp6-flowlabel), and 48.0.0.0/8's
 256 /16s via 200 neighbours (many-nh: ipN-rewrite's loop for vectors to many adjacencies);
 the routed paths in FIB table 1 (vrf, vrf6: ipN-lookup with several tables).
 RUNS=routed,acl-1,acl-1000,qos-4096 runs only those of the tunnel runs, and nothing else.
@@ -541,6 +542,9 @@ VX_RUNS = (("routed", SETUP, None), ("vxlan-encap", VX_ENCAP_SETUP, None),
            ("ecmp-symmetric", ECMP_SETUP + "set ip flow-hash table 0 src dst sport dport proto symmetric\n", None),
            ("ecmp6-symmetric", ECMP_SETUP6 + "set ip6 flow-hash table 0 src dst sport dport proto flowlabel symmetric\n",
             ip6_wrap),
+           # IPv6's default and the flow label (RFC 6438), which the default leaves out as VPP's
+           ("ecmp6-flowlabel", ECMP_SETUP6 + "set ip6 flow-hash table 0 src dst sport dport proto flowlabel\n",
+            ip6_wrap),
            ("many-nh", MANY_NH_SETUP, None), ("vrf", VRF_SETUP, None), ("vrf6", VRF6_SETUP, ip6_wrap),
            (f"qos-{QOS_PIPES}", QOS_SETUP, None),
            (f"qos-{QOS_PIPES}-wheel", QOS_SETUP.replace("pipe-from ip-dst",
@@ -808,6 +812,8 @@ def vx_added(v, unit, gen=None):
             print(f"     IPv6 over 4 equal paths (ECMP), against one {w['ecmp6'] - w['routed6']:+.1f}")
         if "ecmp6-symmetric" in w and "routed6" in w:
             print(f"     the same with set ip6 flow-hash ... symmetric {w['ecmp6-symmetric'] - w['routed6']:+.1f}")
+        if "ecmp6-flowlabel" in w and "routed6" in w:
+            print(f"     the same with set ip6 flow-hash ... flowlabel {w['ecmp6-flowlabel'] - w['routed6']:+.1f}")
         if "routed" not in w:  # RUNS without the IPv4 routed path: nothing else to compare
             continue
         r = w["routed"]

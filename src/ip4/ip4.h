@@ -194,8 +194,8 @@ static inline uint32_t sl_flow_hash4(const struct rte_mbuf *m, const struct rte_
  * or ordered so that both directions hash alike (symmetric), and IPv6's flow label. Each
  * family's table index t has its fields in sl_fh4[t] or sl_fh6[t], with SL_FH_SEEDED while a
  * router id is set (sl_fh_seed, mixed into every hash, so that routers in a row do not all
- * split the same flows the same way). A table at its family's default (4: the 5-tuple; 6:
- * the 5-tuple and the flow label) takes the lookups' own hash: the port's RSS hash when it
+ * split the same flows the same way). A table at its default (both families: the 5-tuple, as
+ * VPP's; IPv6's flow label only when asked for) takes the lookups' own hash: the port's RSS hash when it
  * gave one, else sl_flow_hashN_sw, which sl_flow_hashN_cfg equals at the default. */
 enum {
 	SL_FH_SRC = 1,
@@ -209,7 +209,7 @@ enum {
 	SL_FH_SEEDED = 256,
 };
 #define SL_FH_DEFAULT4 (SL_FH_SRC | SL_FH_DST | SL_FH_SPORT | SL_FH_DPORT | SL_FH_PROTO)
-#define SL_FH_DEFAULT6 (SL_FH_DEFAULT4 | SL_FH_FLOWLABEL)
+#define SL_FH_DEFAULT6 SL_FH_DEFAULT4 /* VPP's default: the 5-tuple, no flow label */
 extern uint16_t sl_fh4[SL_FIB_MAX], sl_fh6[SL_FIB_MAX];
 extern uint32_t sl_fh_seed;
 /* Names of the bits from SL_FH_SRC up to SL_FH_FLOWLABEL, in order. */

@@ -137,34 +137,88 @@ static inline enum sl_ip6_walk_err sl_ip6_walk(const uint8_t *p, uint32_t len,
 	return SL_IP6W_OK;
 }
 
-/* The flow hash of an IPv6 packet computed: CRC32-C of the addresses, the flow label (RFC
- * 6438), the next header and, when that is a transport with ports right after the 40-byte
- * header, the ports. */
-static inline uint32_t sl_flow_hash6_sw(const struct rte_ipv6_hdr *ip)
+/* The flow hash of an IPv6 packet computed: CRC32-C of the next header, the addresses and,
+ * when the next header is a transport with ports (sl_l4_has_ports), the ports right after
+ * the 40-byte header: the 5-tuple, as VPP's default (and Linux's L4 policy) takes it. With fl
+ * (set ip6 flow-hash ... flowlabel at the default's fields), the flow label after the next
+ * header. As IPv4's, a truncated transport header hashes the bytes after it, inside the
+ * mbuf's data room. In C here; sl_flow_hash6_fields is the same on x86 in fewer
+ * instructions (test_lb compares them). */
+static __rte_always_inline uint32_t sl_flow_hash6_c(const struct rte_ipv6_hdr *ip, bool fl)
 {
 	const uint8_t *b = (const uint8_t *)ip;
-	uint64_t a0, a1, a2, a3; /* each in a register: an array would go through the stack */
+	uint64_t h = ip->proto;
 	uint32_t first, ports;
+	uint64_t a0, a1, a2, a3; /* each in a register: an array would go through the stack */
 	memcpy(&first, b, 4);
 	memcpy(&a0, b + 8, 8);
 	memcpy(&a1, b + 16, 8);
 	memcpy(&a2, b + 24, 8);
 	memcpy(&a3, b + 32, 8);
-	/* 8 bytes, the upper 4 zero: no zero-extension between the 4-byte step and the next */
-	uint64_t h = sl_crc8(first & RTE_BE32(0x000fffff), ip->proto);
+	const bool has = sl_l4_has_ports[h];
+	if (fl) /* 8 bytes, the upper 4 zero: no zero-extension before the next step */
+		h = sl_crc8(first & RTE_BE32(0x000fffff), h);
 	h = sl_crc8(a0, h);
 	h = sl_crc8(a1, h);
 	h = sl_crc8(a2, h);
 	h = sl_crc8(a3, h);
-	if (sl_l4_has_ports[ip->proto]) {
+	if (has) {
 		memcpy(&ports, b + 40, 4);
 		h = sl_crc4(ports, h);
 	}
 	return (uint32_t)h;
 }
 
+/* sl_flow_hash6_c's value; on x86 one block of assembly. */
+static __rte_always_inline uint32_t sl_flow_hash6_fields(const struct rte_ipv6_hdr *ip, bool fl)
+{
+#if defined(RTE_ARCH_X86) && defined(__SSE4_2__)
+	const uint8_t *b = (const uint8_t *)ip;
+	uint64_t h = ip->proto;
+	/* In one block, the table's test before the first step: in C gcc copies the next
+	 * header to another register for the test (1 instruction a packet); as a mask (an and
+	 * with a table of 0 and all ones) it needs none, but ip6-lookup's ECMP took 0.6 clocks
+	 * more a packet in 6 runs of 6, the hash then waiting on the table's load. */
+#define SL_FH6_STEPS                                                                              \
+	"crc32q 8(%[b]), %[h]\n\t"                                                              \
+	"crc32q 16(%[b]), %[h]\n\t"                                                             \
+	"crc32q 24(%[b]), %[h]\n\t"                                                             \
+	"crc32q 32(%[b]), %[h]\n\t"                                                             \
+	"je 1f\n\t"                                                                             \
+	"crc32l 40(%[b]), %k[h]\n"                                                               \
+	"1:"
+	if (fl) {
+		uint32_t first;
+		memcpy(&first, b, 4);
+		/* 8 bytes, the upper 4 zero: no zero-extension before the next step */
+		const uint64_t label = first & RTE_BE32(0x000fffff);
+		asm("cmpb $0, (%[has], %[h])\n\t"
+		    "crc32q %[l], %[h]\n\t" SL_FH6_STEPS
+		    : [h] "+r"(h)
+		    : [has] "r"(sl_l4_has_ports), [b] "r"(b), [l] "r"(label),
+		      "m"(*(const uint8_t(*)[44])b)
+		    : "cc");
+	} else {
+		asm("cmpb $0, (%[has], %[h])\n\t" SL_FH6_STEPS
+		    : [h] "+r"(h)
+		    : [has] "r"(sl_l4_has_ports), [b] "r"(b), "m"(*(const uint8_t(*)[44])b)
+		    : "cc");
+	}
+#undef SL_FH6_STEPS
+	return (uint32_t)h;
+#else
+	return sl_flow_hash6_c(ip, fl);
+#endif
+}
+
+static inline uint32_t sl_flow_hash6_sw(const struct rte_ipv6_hdr *ip)
+{
+	return sl_flow_hash6_fields(ip, false);
+}
+
 /* As sl_flow_hash6_sw (the same value for SL_FH_DEFAULT6 and no seed), with the fields of
- * cfg (sl_fh6[t], set ip6 flow-hash) only, as sl_flow_hash4_cfg. */
+ * cfg (sl_fh6[t], set ip6 flow-hash) only, as sl_flow_hash4_cfg; the flow label, when cfg
+ * has it, one step more after the next header. */
 static inline uint32_t sl_flow_hash6_cfg(const struct rte_ipv6_hdr *ip, uint16_t cfg)
 {
 	const uint8_t *b = (const uint8_t *)ip;
@@ -173,7 +227,7 @@ static inline uint32_t sl_flow_hash6_cfg(const struct rte_ipv6_hdr *ip, uint16_t
 	memcpy(&first, b, 4);
 	memcpy(s, b + 8, 16);
 	memcpy(d, b + 24, 16);
-	bool has = sl_l4_has_ports[ip->proto];
+	const bool has = sl_l4_has_ports[ip->proto];
 	if (has)
 		memcpy(&ports, b + 40, 4);
 	uint16_t sp = (uint16_t)ports, dp = (uint16_t)(ports >> 16);
@@ -193,8 +247,9 @@ static inline uint32_t sl_flow_hash6_cfg(const struct rte_ipv6_hdr *ip, uint16_t
 	}
 	if ((cfg & SL_FH_SYMMETRIC) ? dp < sp : (cfg & SL_FH_REVERSE) != 0)
 		RTE_SWAP(sp, dp);
-	uint64_t h = sl_crc8(cfg & SL_FH_FLOWLABEL ? first & RTE_BE32(0x000fffff) : 0,
-			     cfg & SL_FH_PROTO ? ip->proto : 0);
+	uint64_t h = cfg & SL_FH_PROTO ? ip->proto : 0;
+	if (cfg & SL_FH_FLOWLABEL)
+		h = sl_crc8(first & RTE_BE32(0x000fffff), h);
 	h = sl_crc8(s[0], h);
 	h = sl_crc8(s[1], h);
 	h = sl_crc8(d[0], h);

@@ -59,9 +59,18 @@ static uint32_t lk_hash_cfg(const struct rte_mbuf *m, uint16_t cfg)
 	return sl_flow_hash6_cfg(rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *), cfg);
 }
 
+static uint32_t lk_hash_fl(const struct rte_mbuf *m, uint16_t cfg __rte_unused)
+{
+	return sl_flow_hash6_fields(rte_pktmbuf_mtod(m, const struct rte_ipv6_hdr *), true);
+}
+
+/* The default's fields and the flow label (RFC 6438) have a loop of their own: the generic
+ * one tests each field a packet (+52.8 instructions against +9.5 at the default). */
 static __rte_noinline size_t lk_cfg_run(void **objs, const uint64_t *hops, uint16_t *nexts,
 					size_t j, const uint32_t *bucket, uint16_t nx, uint16_t cfg)
 {
+	if (cfg == (SL_FH_DEFAULT6 | SL_FH_FLOWLABEL))
+		return sl_lk_cfg_run(objs, hops, nexts, j, bucket, nx, cfg, lk_hash_fl);
 	return sl_lk_cfg_run(objs, hops, nexts, j, bucket, nx, cfg, lk_hash_cfg);
 }
 

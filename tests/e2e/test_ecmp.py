@@ -429,8 +429,26 @@ def test_flow_hash_source_only(sluiced_factory, tmp_path, fam):
                       also=lambda s: tables.update(s.js("show ip table")["tables"][0]))
     assert all(n > 0 for n in spread(where)), spread(where)  # every path has some sources
     assert tables["flow-hash" if fam == 4 else "flow-hash6"] == "src"
-    assert tables["flow-hash6" if fam == 4 else "flow-hash"] == (
-        "src dst sport dport proto flowlabel" if fam == 4 else "src dst sport dport proto")
+    assert tables["flow-hash6" if fam == 4 else "flow-hash"] == "src dst sport dport proto"
+
+
+def test_flow_hash6_label(sluiced_factory, tmp_path):
+    """IPv6's flow label: not in the default hash (VPP's 5-tuple), so one 5-tuple whose
+    label changes from packet to packet stays one flow on one path, in order; with
+    `flowlabel` set, labels alone (one 5-tuple) spread over the 4 paths, each label one
+    flow on one path, and show ip table says so."""
+    a, b = "2001:db8:16::1", "2001:db8:48::1"
+    pkts = [fh_pkt(a, b, 1024, 5000, 0, k, 6, label=k + 1) for k in range(200)]
+    where, counts, _ = run(sluiced_factory, sub(tmp_path, "plain"), four_paths(6), fam=6,
+                           pkts=pkts, flows=1)
+    assert sorted(counts.values()) == [0, 0, 0, 200], counts
+    pkts = [fh_pkt(a, b, 1024, 5000, i, 0, 6, label=i + 1) for i in range(FLOWS)]
+    tables = {}
+    where, _, _ = run(sluiced_factory, sub(tmp_path, "label"),
+                      four_paths(6, ["set ip6 flow-hash table 0 src dst sport dport proto flowlabel"]),
+                      fam=6, pkts=pkts, also=lambda s: tables.update(s.js("show ip table")["tables"][0]))
+    assert all(abs(n - FLOWS / 4) <= 0.15 * FLOWS / 4 for n in spread(where)), spread(where)
+    assert tables["flow-hash6"] == "src dst sport dport proto flowlabel"
 
 
 @pytest.mark.parametrize("fam", [4, 6])

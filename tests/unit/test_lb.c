@@ -126,8 +126,8 @@ static struct rte_ipv6_hdr *hdr6(uint8_t *frame, uint8_t proto, uint32_t flow, u
 	return ip;
 }
 
-/* IPv6: addresses, flow label, next header, and the ports only when a transport with ports
- * follows the 40-byte header */
+/* IPv6: addresses, next header, and the ports only when a transport with ports follows the
+ * 40-byte header; the flow label not by default (VPP's), with flowlabel set */
 static void test_flow_hash6(void)
 {
 	uint8_t f[96];
@@ -137,7 +137,9 @@ static void test_flow_hash6(void)
 	CHECK(udp1 == sl_flow_hash6(&m, hdr6(f, IPPROTO_UDP, 0, 1000)));
 	CHECK(udp1 != sl_flow_hash6(&m, hdr6(f, IPPROTO_UDP, 0, 1001)));
 	CHECK(udp1 != sl_flow_hash6(&m, hdr6(f, IPPROTO_TCP, 0, 1000)));
-	CHECK(udp1 != sl_flow_hash6(&m, hdr6(f, IPPROTO_UDP, 7, 1000))); /* the flow label */
+	CHECK(udp1 == sl_flow_hash6(&m, hdr6(f, IPPROTO_UDP, 7, 1000))); /* the flow label */
+	CHECK(sl_flow_hash6_cfg(hdr6(f, IPPROTO_UDP, 0, 1000), SL_FH_DEFAULT6 | SL_FH_FLOWLABEL) !=
+	      sl_flow_hash6_cfg(hdr6(f, IPPROTO_UDP, 7, 1000), SL_FH_DEFAULT6 | SL_FH_FLOWLABEL));
 	struct rte_ipv6_hdr *ip = hdr6(f, IPPROTO_UDP, 0, 1000);
 	ip->vtc_flow |= rte_cpu_to_be_32(0xb8u << 20); /* the traffic class is not hashed */
 	CHECK(udp1 == sl_flow_hash6(&m, ip));
@@ -253,16 +255,22 @@ static void test_flow_hash_cfg(void)
 		CHECK(sl_flow_hash6_cfg(ip6, SL_FH_DEFAULT6) == sl_flow_hash6_sw(ip6));
 		fwd = sl_flow_hash6_cfg(ip6, SL_FH_DEFAULT6);
 		sym = sl_flow_hash6_cfg(ip6, SL_FH_DEFAULT6 | SL_FH_SYMMETRIC);
-		uint32_t nofl = sl_flow_hash6_cfg(ip6, SL_FH_DEFAULT4);
+		uint32_t fl = sl_flow_hash6_cfg(ip6, SL_FH_DEFAULT6 | SL_FH_FLOWLABEL);
+		CHECK(sl_flow_hash6_fields(ip6, true) == fl); /* ip6-lookup's loop for it */
+		/* x86's assembly against the C */
+		CHECK(sl_flow_hash6_fields(ip6, false) == sl_flow_hash6_c(ip6, false));
+		CHECK(sl_flow_hash6_fields(ip6, true) == sl_flow_hash6_c(ip6, true));
 		memcpy(g, f, sizeof(g));
 		turn(g, true);
 		struct rte_ipv6_hdr *back6 = (struct rte_ipv6_hdr *)(g + 14);
 		CHECK(sl_flow_hash6_cfg(back6, SL_FH_DEFAULT6 | SL_FH_REVERSE) == fwd);
 		CHECK(sl_flow_hash6_cfg(back6, SL_FH_DEFAULT6 | SL_FH_SYMMETRIC) == sym);
-		/* without flowlabel, another label is the same flow */
+		CHECK(sl_flow_hash6_cfg(back6, SL_FH_DEFAULT6 | SL_FH_FLOWLABEL | SL_FH_REVERSE) == fl);
+		/* by default another label is the same flow; with flowlabel, another */
 		ip6->vtc_flow ^= rte_cpu_to_be_32(0x12345);
-		CHECK(sl_flow_hash6_cfg(ip6, SL_FH_DEFAULT4) == nofl);
-		CHECK(sl_flow_hash6_cfg(ip6, SL_FH_DEFAULT6) != fwd);
+		CHECK(sl_flow_hash6_cfg(ip6, SL_FH_DEFAULT6) == fwd);
+		CHECK(sl_flow_hash6_sw(ip6) == fwd);
+		CHECK(sl_flow_hash6_cfg(ip6, SL_FH_DEFAULT6 | SL_FH_FLOWLABEL) != fl);
 	}
 	/* symmetric where the directions differ: the plain hash tells them apart */
 	struct rte_ipv4_hdr *ip = hdr(f, IPPROTO_UDP, 0, 1000);
@@ -303,7 +311,7 @@ static void test_flow_hash_cfg(void)
 	sl_fh_seed_set(0);
 	CHECK(sl_fh4[3] == SL_FH_DEFAULT4 && sl_fh6[0] == SL_FH_DEFAULT6);
 	char buf[96];
-	sl_fh_format(buf, sizeof(buf), SL_FH_DEFAULT6 | SL_FH_SYMMETRIC);
+	sl_fh_format(buf, sizeof(buf), SL_FH_DEFAULT6 | SL_FH_SYMMETRIC | SL_FH_FLOWLABEL);
 	CHECK(!strcmp(buf, "src dst sport dport proto symmetric flowlabel"));
 }
 
