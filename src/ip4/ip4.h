@@ -195,8 +195,9 @@ static inline uint32_t sl_flow_hash4(const struct rte_mbuf *m, const struct rte_
  * family's table index t has its fields in sl_fh4[t] or sl_fh6[t], with SL_FH_SEEDED while a
  * router id is set (sl_fh_seed, mixed into every hash, so that routers in a row do not all
  * split the same flows the same way). A table at its default (both families: the 5-tuple, as
- * VPP's; IPv6's flow label only when asked for) takes the lookups' own hash: the port's RSS hash when it
- * gave one, else sl_flow_hashN_sw, which sl_flow_hashN_cfg equals at the default. */
+ * VPP's; IPv6's flow label only when asked for) takes the lookups' own hash: the port's RSS
+ * hash when it gave one, else sl_flow_hashN_sw, which sl_flow_hashN_cfg equals at the
+ * default. */
 enum {
 	SL_FH_SRC = 1,
 	SL_FH_DST = 2,
