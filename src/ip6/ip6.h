@@ -188,6 +188,9 @@ static __rte_always_inline uint32_t sl_flow_hash6_fields(const struct rte_ipv6_h
 	"je 1f\n\t"                                                                             \
 	"crc32l 40(%[b]), %k[h]\n"                                                               \
 	"1:"
+	/* two statements, not one with the label as an input: the label's step comes after the
+	 * table's test, which indexes by h, and an input unused without fl would still be
+	 * computed */
 	if (fl) {
 		uint32_t first;
 		memcpy(&first, b, 4);
