@@ -1187,7 +1187,9 @@ def test_pppoe_session_churn_under_traffic(sluiced_factory, tmp_path):
     stays and another into four of the churned ones. Every frame of the first leaves with its
     own header (client MAC, access MAC, session id, PPPoE length and PPP protocol), none lost;
     every frame of the second with the header of the session its address has then, the rest
-    dropped as unroutable while it has none; no other error, no buffer left behind."""
+    dropped as unroutable while it has none, or, routed in the moment its session ended (route
+    gone, then the session's state, with no grace period between), at pppoe-output as session
+    down; no other error, no buffer left behind."""
     from scapy.all import rdpcap, wrpcap
     from scapy.layers.ppp import PPPoE as PPPoE_
     cm, sid, acc = "02:00:00:00:c1:01", 0x0101, "02:fe:00:00:00:11"
@@ -1243,11 +1245,17 @@ def test_pppoe_session_churn_under_traffic(sluiced_factory, tmp_path):
             ch_out += 1
             assert (p[Ether].dst, p[Ether].src) == (hdr[b[38:42]][0], acc) and b[16:18] == hdr[b[38:42]][1]
     assert ch_out > 0  # some went out while their sessions were there
-    # the rest had no route while their sessions were gone, each answered or rate-limited
+    # the rest had no route while their sessions were gone, each answered or rate-limited; a
+    # frame looked up just before its session ended meets it ended at pppoe-output (seen once
+    # in CI, under ASan: 1 of some 8,000)
+    down_err = ("pppoe-output", "session down, or not up for the protocol (IPCP, IPv6CP)")
     assert set(errs) <= {("ip4-lookup", "no route (ICMP unreachable follows)"),
                          ("icmp4-error", "destination unreachable sent"),
-                         ("icmp4-error", "ICMP error rate-limited")}, errs
-    assert errs[("ip4-lookup", "no route (ICMP unreachable follows)")] == sent["ch"] - ch_out
+                         ("icmp4-error", "ICMP error rate-limited"), down_err}, errs
+    # at most the one vector in flight at each of the 12 endings of the 4 sessions with traffic
+    assert errs.get(down_err, 0) <= 12 * 256
+    assert errs[("ip4-lookup", "no route (ICMP unreachable follows)")] + errs.get(down_err, 0) == \
+        sent["ch"] - ch_out
     dn = down.copy()
     dn.ttl = 63
     del dn.chksum
