@@ -510,17 +510,23 @@ static inline void cls_classify(const struct acl_cls *c, int f, const uint8_t **
  * classifier reads it) and the classifier's generation -> the result rte_acl gave. A result
  * depends on nothing else, so a hit is the classifier's answer; a classifier built anew has
  * a new generation and starts cold, and a vector is still classified by one classifier. Sets
- * of two ways: a miss goes to rte_acl with the vector's other misses, then takes the first
- * way (the first moves to the second). Traffic of more flows than it holds would pay the
- * lookup for nothing: a window of FC_WINDOW lookups that found under a quarter turns the
- * family's cache off for the next 15 windows' packets, then it is tried again (a rest that
- * follows a rest is twice as long, up to 255 windows: then 0.4% of the packets pay the lookup
- * for nothing, and a change of traffic is seen within a million); a classifier newer than
- * any it has seen starts a new window, not judged (it starts cold), and ends a rest.
- * Allocated by the main lcore for every worker when it first builds a classifier that uses
- * rte_acl. */
-#define FC4_SETS 8192 /* x 2 ways x 32 bytes: 512 KB */
-#define FC6_SETS 4096 /* x 2 ways x 64 bytes: 512 KB */
+ * of two ways, IPv4's one cache line: a miss goes to rte_acl with the vector's other misses,
+ * then takes the first way (the first moves to the second). 2 MB a family, so 4 MB a worker
+ * and direction: 65,536 IPv4 flows and 32,768 IPv6 ones (at 512 KB a family, 16,384 IPv4
+ * flows found 41% and cost a 1,000-rule ACL +54 to +84 clocks a packet, against 91% and +24
+ * to +40 at this size; four ways in two lines found more and cost more: docs/lab-notes.md,
+ * session 33). Traffic of more flows than it holds pays the lookup for more than it saves: a
+ * window of FC_WINDOW lookups that found under three quarters turns the family's cache off
+ * for the next 15 windows' packets, then it is tried again (a rest that follows a rest is
+ * twice as long, up to 255 windows: then 0.4% of the packets pay the lookup for nothing, and
+ * a change of traffic is seen within a million). A classifier newer than any it has seen
+ * starts cold and ends a rest: its first lookups, as many as the family's cache holds, are
+ * not judged, since until then traffic of fewer flows than it holds still misses each flow
+ * it has not seen. Allocated by the main lcore for every worker when it first builds a
+ * classifier that uses rte_acl. */
+#define FC_WAYS 2
+#define FC4_SETS 32768 /* x 2 ways x 32 bytes: 2 MB */
+#define FC6_SETS 16384 /* x 2 ways x 64 bytes: 2 MB */
 #define FC_WINDOW 4096
 #define FC_REST_MAX 4 /* rests of 15, 31, 63, 127, then 255 windows' packets */
 
@@ -546,13 +552,13 @@ struct fc_stat { /* written by its worker only */
 	uint64_t lookups, hits, bypassed;
 	uint64_t newest;  /* the newest classifier's generation it has seen */
 	uint32_t win_look, win_hit, skip;
-	bool cold;        /* this window began with a classifier new to it: not judged */
+	uint32_t warm;    /* lookups left before windows are judged (a classifier new to it) */
 	uint8_t rests;    /* rests in a row, each twice the one before (to FC_REST_MAX) */
 };
 
 struct acl_fc {
-	struct fc_ent4 set4[FC4_SETS][2];
-	struct fc_ent6 set6[FC6_SETS][2];
+	struct fc_ent4 set4[FC4_SETS][FC_WAYS];
+	struct fc_ent6 set6[FC6_SETS][FC_WAYS];
 	struct fc_stat st[2]; /* IPv4, IPv6 */
 };
 
@@ -632,35 +638,36 @@ static __rte_always_inline bool fc_find(const void *set, int f, const uint64_t *
 		const struct fc_ent4 *e = set;
 		if (likely(fc_match4(&e[0], a, pp, gen)))
 			return *r = e[0].res, true;
-		if (fc_match4(&e[1], a, pp, gen))
-			return *r = e[1].res, true;
+		for (int w = 1; w < FC_WAYS; w++)
+			if (fc_match4(&e[w], a, pp, gen))
+				return *r = e[w].res, true;
 		return false;
 	}
 	const struct fc_ent6 *e = set;
 	if (likely(fc_match6(&e[0], a, pp, gen)))
 		return *r = e[0].res, true;
-	if (fc_match6(&e[1], a, pp, gen))
-		return *r = e[1].res, true;
+	for (int w = 1; w < FC_WAYS; w++)
+		if (fc_match6(&e[w], a, pp, gen))
+			return *r = e[w].res, true;
 	return false;
 }
 
-/* The key's result r into set's first way, the first moving to the second; not when the
- * first is it already (a flow's second miss in one vector). */
+/* The key's result r into set's first way, each way moving one on (the last out); not when
+ * the set holds it already (a flow's second miss in one vector). */
 static __rte_always_inline void fc_insert(void *set, int f, const uint64_t *a, uint64_t pp,
 					  uint64_t gen, uint32_t r)
 {
+	uint32_t had;
+	if (fc_find(set, f, a, pp, gen, &had))
+		return;
 	if (!f) {
 		struct fc_ent4 *e = set;
-		if (!fc_match4(&e[0], a, pp, gen)) {
-			e[1] = e[0];
-			e[0] = (struct fc_ent4){{a[0]}, pp, gen, r, 0};
-		}
+		memmove(&e[1], &e[0], (FC_WAYS - 1) * sizeof(e[0]));
+		e[0] = (struct fc_ent4){{a[0]}, pp, gen, r, 0};
 	} else {
 		struct fc_ent6 *e = set;
-		if (!fc_match6(&e[0], a, pp, gen)) {
-			e[1] = e[0];
-			e[0] = (struct fc_ent6){{a[0], a[1], a[2], a[3]}, pp, gen, r, {0}};
-		}
+		memmove(&e[1], &e[0], (FC_WAYS - 1) * sizeof(e[0]));
+		e[0] = (struct fc_ent6){{a[0], a[1], a[2], a[3]}, pp, gen, r, {0}};
 	}
 }
 
@@ -674,7 +681,7 @@ static __rte_always_inline void fc_classify(struct acl_fc *fc, const struct acl_
 		 * says nothing of the traffic; a new window that is not judged, and no rest */
 		st->newest = c->gen;
 		st->win_look = st->win_hit = st->skip = st->rests = 0;
-		st->cold = true;
+		st->warm = FC_WAYS * (f ? FC6_SETS : FC4_SETS);
 	}
 	if (st->skip) {
 		st->skip = st->skip > cnt ? st->skip - cnt : 0;
@@ -693,7 +700,7 @@ static __rte_always_inline void fc_classify(struct acl_fc *fc, const struct acl_
 	for (uint32_t j = 0; j < cnt; j++) {
 		uint64_t h = fc_key(data[j], f, fl, ka[j], &kp[j]);
 		set[j] = f ? (void *)fc->set6[h & (FC6_SETS - 1)] : (void *)fc->set4[h & (FC4_SETS - 1)];
-		rte_prefetch0(set[j]);
+		rte_prefetch0(set[j]); /* IPv4's set, IPv6's first way */
 	}
 	for (uint32_t j = 0; j < cnt; j++) {
 		uint32_t r;
@@ -715,16 +722,16 @@ static __rte_always_inline void fc_classify(struct acl_fc *fc, const struct acl_
 	st->hits += cnt - nm;
 	st->win_look += cnt;
 	st->win_hit += cnt - nm;
+	st->warm = st->warm > cnt ? st->warm - cnt : 0;
 	if (st->win_look >= FC_WINDOW) {
-		bool poor = st->win_hit * 4 < st->win_look;
-		if (poor && !st->cold) {
+		bool poor = st->win_hit * 4 < st->win_look * 3;
+		if (poor && !st->warm) {
 			st->skip = FC_WINDOW * ((16u << st->rests) - 1);
 			st->rests += st->rests < FC_REST_MAX;
 		} else if (!poor) {
 			st->rests = 0;
 		}
 		st->win_look = st->win_hit = 0;
-		st->cold = false;
 	}
 }
 

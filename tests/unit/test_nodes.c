@@ -1399,10 +1399,11 @@ static void test_acl_runs(void)
 	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
 }
 
-/* ---- the ACL flow cache rests on traffic of more flows than it holds: 10,240 frames of
- * distinct 5-tuples, each looked up once, never found: the first window of 4,096 lookups (of a
- * new classifier) is not judged, the second makes it stop looking (rte_acl alone) and say so,
- * while every frame still gets rte_acl's answer;
+/* ---- the ACL flow cache rests on traffic of more flows than it holds: 70,400 frames of
+ * distinct 5-tuples, each looked up once, never found: a new classifier's first 65,536
+ * lookups (as many as IPv4's cache holds) are not judged but the window that ends with them
+ * is, and makes it stop looking (rte_acl alone) and say so, while every frame still gets
+ * rte_acl's answer;
  * the ACL replaced, it looks again (a vector of one flow: 64 misses, then 64 hits); off, it
  * is off ---- */
 static void test_acl_flow_cache_rests(void)
@@ -1415,7 +1416,8 @@ static void test_acl_flow_cache_rests(void)
 	uint64_t v0[3], v1[3];
 	CHECK(!strcmp(fc_counts("ipv4", v0), "on"));
 	uint32_t passed = 0;
-	for (int r = 0; r < 160; r++) {
+	enum { VECS = 1100, WARM = 65536 };
+	for (int r = 0; r < VECS; r++) {
 		struct rte_mbuf *pk[64];
 		const char *to[64];
 		for (int i = 0; i < 64; i++) {
@@ -1427,11 +1429,11 @@ static void test_acl_flow_cache_rests(void)
 		for (int i = 0; i < 64; i++)
 			passed += !strcmp(to[i], i % 2 ? "ethernet-input" : "error-drop");
 	}
-	CHECK(passed == 160 * 64); /* odd ones permitted, even ones denied, all along */
+	CHECK(passed == VECS * 64); /* odd ones permitted, even ones denied, all along */
 	CHECK(!strcmp(fc_counts("ipv4", v1), "resting"));
 	uint64_t looked = v1[0] - v0[0], bypassed = v1[2] - v0[2];
-	CHECK(v1[1] == v0[1] && looked + bypassed == 160 * 64);
-	CHECK(looked == 2 * 4096 && bypassed == 160 * 64 - 2 * 4096);
+	CHECK(v1[1] == v0[1] && looked + bypassed == VECS * 64);
+	CHECK(looked == WARM && bypassed == VECS * 64 - WARM);
 	/* the ACL replaced: a new classifier, which starts cold, ends the rest */
 	cli("set acl-plugin acl index 0 permit proto 17 dport 9, deny proto 6, deny");
 	struct rte_mbuf *pk[64];
