@@ -175,15 +175,22 @@ union acl_key {
 		uint8_t tcp[6];    /* TCP's bytes 4-9 */
 		uint8_t flags[4];  /* TCP's bytes 10-13 */
 	} v4;
-	struct {
-		uint8_t proto, pad[3];
+	/* IPv6: laid out as the IPv6 header from its next header byte on, for the same reason
+	 * (read in place when TCP, UDP or SCTP follows the header itself) */
+	struct __rte_packed {
+		uint8_t proto, hlim;
 		uint8_t src[16], dst[16];
 		uint8_t ports[4];
-		uint8_t flags[4];
+		uint8_t tcp[6];    /* TCP's bytes 4-9 */
+		uint8_t flags[4];  /* TCP's bytes 10-13 */
 	} v6;
 };
 _Static_assert(offsetof(union acl_key, v4.ports) == 20 - 9, "the IPv4 header's layout");
 _Static_assert(offsetof(union acl_key, v4.flags) + 3 == 20 + 13 - 9, "TCP's flags byte");
+_Static_assert(offsetof(union acl_key, v6.src) == 8 - 6 && offsetof(union acl_key, v6.ports) == 40 - 6,
+	       "the IPv6 header's layout");
+_Static_assert(offsetof(union acl_key, v6.flags) + 3 == 40 + 13 - 6 && sizeof(union acl_key) == 48,
+	       "TCP's flags byte, the key's last");
 
 /* rte_acl's fields. rte_acl reads its input 4 bytes at a time, but for the first field (one
  * byte): proto alone, then the addresses, the ports together, and the TCP flags as a 32-bit
@@ -264,15 +271,24 @@ static inline uint8_t key_bit(bool fl)
 {
 	return fl ? KEY_IN_PLACE_FL : KEY_IN_PLACE;
 }
+/* The frame's length from which an IPv6 key is read in place without the TCP flags: up to
+ * the ports' end, and with the linear match's 16-byte load of them 8 bytes past (14 + 6 +
+ * 42: a UDP header's 8 bytes); lin_match, the other architectures', reads the whole key. */
+#ifdef SL_ACL_LIN4
+#define KEY6_IN_PLACE_LEN (14 + 6 + 42)
+#else
+#define KEY6_IN_PLACE_LEN (14 + 6 + 48)
+#endif
 
 /* Frame m's classifier input in *d: 4 or 6 by its IP version, or 0 when it passes
  * unclassified (not IP, or neighbour discovery). An option-less, untagged first fragment of
  * TCP, UDP or SCTP (of TCP only when the classifier reads the flags: in_place is
- * key_in_place's bit for the classifier, key_bit) is read in place; the others get their key
- * built in k (what the frame is too short to hold left 0). With hdr6 (a linear match), the
- * same IPv6 header with no extension header is read in place too: 7. */
-static inline int acl_key(const struct rte_mbuf *m, union acl_key *k, uint8_t in_place,
-			  bool hdr6, const uint8_t **d)
+ * key_in_place's bit for the classifier, key_bit), and an untagged IPv6 header that they
+ * follow, are read in place (from the protocol, or the next header, on: union acl_key's
+ * layouts); the others get their key built in k (what the frame is too short to hold left
+ * 0). */
+static inline int acl_key(const struct rte_mbuf *m, union acl_key *k,
+			  uint8_t in_place, const uint8_t **d)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = m->data_len, off = 12;
@@ -289,19 +305,15 @@ static inline int acl_key(const struct rte_mbuf *m, union acl_key *k, uint8_t in
 			return 4;
 		}
 	}
-#ifdef SL_ACL_LIN4
-	/* for the linear match only (hdr6): an untagged IPv6 header of TCP, UDP or SCTP with no
-	 * extension header, whole up to the ports (lin6_match_hdr's loads) and the TCP flags
-	 * when read, is read in place: 7 */
-	if (hdr6 && type == RTE_ETHER_TYPE_IPV6 &&
-	    len >= (in_place == KEY_IN_PLACE_FL ? 14 + 40 + 14 : 14 + 48) &&
+	/* an untagged IPv6 header followed by TCP, UDP or SCTP, whole up to what is read of it
+	 * (rte_acl and the flow cache: the ports; lin6_match: 8 bytes past them; the TCP flags
+	 * when the classifier reads them) */
+	if (type == RTE_ETHER_TYPE_IPV6 &&
+	    len >= (in_place == KEY_IN_PLACE_FL ? 14 + 6 + 48 : KEY6_IN_PLACE_LEN) &&
 	    key_in_place[p[14 + 6]] & in_place) {
-		*d = p + 14;
-		return 7;
+		*d = p + 14 + 6;
+		return 6;
 	}
-#else
-	(void)hdr6;
-#endif
 	*d = (const uint8_t *)k;
 	memset(k, 0, sizeof(*k));
 	for (int tags = 0; (type == RTE_ETHER_TYPE_VLAN || type == RTE_ETHER_TYPE_QINQ) &&
@@ -428,12 +440,9 @@ static inline uint32_t lin4_match(const struct acl_lin4 *r, uint32_t n, const ui
 	return 0;
 }
 
-/* lin_match for IPv6, the key at d (union acl_key's v6, always built by acl_key): its
- * source, its destination, and its protocol, ports and flags (bytes 36-43, read from 28 so
- * as not to read past the key) in three registers; a rule in 14 instructions. */
-_Static_assert(KOFF(v6.flags) == KOFF(v6.ports) + 4 &&
-	       KOFF(v6.flags) + 4 == KOFF(v6) + sizeof(((union acl_key *)0)->v6),
-	       "lin6_match's third load ends with the key's flags");
+/* lin_match for IPv6, the key at d (union acl_key's v6, as the header from its next header
+ * byte): its source, its destination, and its protocol, ports and flags in three registers;
+ * a rule in 14 instructions. */
 static inline uint32_t lin6_rules(const struct acl_lin6 *r, uint32_t n, __m128i s, __m128i t,
 				  __m128i k)
 {
@@ -451,41 +460,30 @@ static inline uint32_t lin6_rules(const struct acl_lin6 *r, uint32_t n, __m128i 
  * vector, the ports in host order in 8-11, the flags in 13 */
 #define LIN6_SHUF _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, 9, 8, 11, 10, -1, 15, -1, -1)
 
-static inline uint32_t lin6_match(const struct acl_lin6 *r, uint32_t n, const uint8_t *d)
+/* The key at d as the IPv6 header from its next header byte on (built, or in place): its
+ * addresses at 2 and 18, the ports at 34 (read from 26, with 8 bytes past them), the TCP
+ * flags at 47, read when fl. */
+static inline uint32_t lin6_match(const struct acl_lin6 *r, uint32_t n, const uint8_t *d,
+				  bool fl)
 {
 	__m128i k = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(d + KOFF(v6.ports) - 8)),
 				     LIN6_SHUF);
-	return lin6_rules(r, n, _mm_loadu_si128((const __m128i *)(d + KOFF(v6.src))),
-			  _mm_loadu_si128((const __m128i *)(d + KOFF(v6.dst))),
-			  _mm_insert_epi8(k, d[KOFF(v6.proto)], 12));
-}
-
-/* The same for the IPv6 header at ip (acl_key's 7): its addresses at 8 and 24, its next
- * header at 6, the ports at 40 (read from 32), the TCP flags at 53, read when fl. */
-static inline uint32_t lin6_match_hdr(const struct acl_lin6 *r, uint32_t n, const uint8_t *ip,
-				      bool fl)
-{
-	__m128i k = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(ip + 32)), LIN6_SHUF);
-	k = _mm_insert_epi8(k, ip[6], 12);
+	k = _mm_insert_epi8(k, d[KOFF(v6.proto)], 12);
 	if (fl)
-		k = _mm_insert_epi8(k, ip[40 + 13], 13);
-	return lin6_rules(r, n, _mm_loadu_si128((const __m128i *)(ip + 8)),
-			  _mm_loadu_si128((const __m128i *)(ip + 24)), k);
+		k = _mm_insert_epi8(k, d[KOFF(v6.flags) + 3], 13);
+	return lin6_rules(r, n, _mm_loadu_si128((const __m128i *)(d + KOFF(v6.src))),
+			  _mm_loadu_si128((const __m128i *)(d + KOFF(v6.dst))), k);
 }
 #endif
 
-/* Classifier c's linear rules of family f (c->lin[f] is set) for the key at d; hdr: d is
- * an IPv6 header (acl_key's 7). */
-static inline uint32_t cls_lin(const struct acl_cls *c, int f, const uint8_t *d, bool hdr)
+/* Classifier c's linear rules of family f (c->lin[f] is set) for the key at d. */
+static inline uint32_t cls_lin(const struct acl_cls *c, int f, const uint8_t *d)
 {
 #ifdef SL_ACL_LIN4
 	if (!f)
 		return lin4_match(c->lin4, c->nlin[0], d, c->fl);
-	if (hdr)
-		return lin6_match_hdr(c->lin6, c->nlin[1], d, c->fl);
-	return lin6_match(c->lin6, c->nlin[1], d);
+	return lin6_match(c->lin6, c->nlin[1], d, c->fl);
 #endif
-	(void)hdr;
 	return lin_match(c->lin[f], c->nlin[f], d, f);
 }
 
@@ -496,7 +494,7 @@ static inline void cls_classify(const struct acl_cls *c, int f, const uint8_t **
 {
 	if (c->lin[f]) {
 		for (uint32_t j = 0; j < cnt; j++)
-			res[j] = cls_lin(c, f, data[j], false);
+			res[j] = cls_lin(c, f, data[j]);
 	} else if (c->ctx[f]) {
 		rte_acl_classify(c->ctx[f], data, res, cnt, 1);
 	} else {
@@ -811,7 +809,6 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 		const uint8_t in_place = c ? key_bit(c->fl) : 0;
 		if (c && !c->ctx[0] && !c->ctx[1]) {
 			/* linear: each packet matched as read, the run found on the way */
-			const bool hdr6 = c->lin[1] != NULL;
 			for (uint16_t i = s; i < n; i++) {
 				uint16_t y = acl_ifx(objs[i], dir);
 				if (y != x && (if_cls(y, dir) != c ||
@@ -820,16 +817,16 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 				x = y;
 				e = i + 1;
 				const uint8_t *d;
-				int k = acl_key(objs[i], &keys[i], in_place, hdr6, &d);
+				int k = acl_key(objs[i], &keys[i], in_place, &d);
 				nexts[i] = next;
 				uint32_t r = 0;
 				if (likely(k == 4)) {
 					if (c->lin[0])
-						r = cls_lin(c, 0, d, false);
+						r = cls_lin(c, 0, d);
 				} else if (!k) {
 					continue;
 				} else if (c->lin[1]) {
-					r = cls_lin(c, 1, d, k == 7);
+					r = cls_lin(c, 1, d);
 				}
 				acl_verdict(&v, r, objs[i], &nexts[i]);
 			}
@@ -848,7 +845,7 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 		for (uint16_t i = s; i < e; i++) {
 			nexts[i] = next;
 			const uint8_t *d;
-			int f = c ? acl_key(objs[i], &keys[i], in_place, false, &d) : 0;
+			int f = c ? acl_key(objs[i], &keys[i], in_place, &d) : 0;
 			if (!f)
 				continue;
 			f = f == 6;
