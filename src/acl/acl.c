@@ -187,8 +187,8 @@ union acl_key {
 };
 _Static_assert(offsetof(union acl_key, v4.ports) == 20 - 9, "the IPv4 header's layout");
 _Static_assert(offsetof(union acl_key, v4.flags) + 3 == 20 + 13 - 9, "TCP's flags byte");
-_Static_assert(offsetof(union acl_key, v6.src) == 8 - 6 && offsetof(union acl_key, v6.ports) == 40 - 6,
-	       "the IPv6 header's layout");
+_Static_assert(offsetof(union acl_key, v6.src) == 8 - 6 &&
+	       offsetof(union acl_key, v6.ports) == 40 - 6, "the IPv6 header's layout");
 _Static_assert(offsetof(union acl_key, v6.flags) + 3 == 40 + 13 - 6 && sizeof(union acl_key) == 48,
 	       "TCP's flags byte, the key's last");
 
