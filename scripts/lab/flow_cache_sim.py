@@ -28,6 +28,8 @@ def hit_rate(flows, sets, ways, passes=6):
 
 
 if __name__ == "__main__":
-    configs = ((8192, 2), (32768, 2), (16384, 4)) if len(sys.argv) < 3 else ((int(sys.argv[1]), int(sys.argv[2])),)
+    # SETS WAYS on the command line, else the three of session 33
+    configs = (((int(sys.argv[1]), int(sys.argv[2])),) if len(sys.argv) >= 3
+               else ((8192, 2), (32768, 2), (16384, 4)))
     for flows in (4096, 8192, 16384, 32768, 65536):
         print(flows, " ".join(f"{s}x{w}: {hit_rate(flows, s, w):.3f}" for s, w in configs))

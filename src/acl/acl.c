@@ -676,7 +676,8 @@ static __rte_always_inline void fc_classify(struct acl_fc *fc, const struct acl_
 	struct fc_stat *st = &fc->st[f];
 	if (unlikely(c->gen > st->newest)) {
 		/* a classifier built since (an ACL replaced): its first lookups all miss, which
-		 * says nothing of the traffic; a new window that is not judged, and no rest */
+		 * says nothing of the traffic; no rest, and no window judged until it has made as
+		 * many lookups as the cache holds */
 		st->newest = c->gen;
 		st->win_look = st->win_hit = st->skip = st->rests = 0;
 		st->warm = FC_WAYS * (f ? FC6_SETS : FC4_SETS);
