@@ -293,7 +293,14 @@ def test_deleting_a_path_under_traffic(sluiced_factory, tmp_path, fam):
         s.mld_settled(*(f"port{p}" for p in range(1, 5)))
     rx = s.iface("port0")["rx-packets"]
     tx = {p: s.iface(f"port{p}")["tx-packets"] - s.mld_sent(f"port{p}") for p in range(1, 5)}
-    assert s.js("show errors")["errors"] == []
+    errs = s.errors()
+    if fam == 6:
+        # an MLD report of port0's, queued by the main lcore's timer just before port0 went
+        # down, is dropped at port-tx as sent to a down interface (seen once in CI); port0
+        # is the only interface down and no data packet goes to it
+        down = errs.pop(("port-tx", "interface down"), 0)
+        assert down <= s.mld_sent("port0"), (down, s.mld_sent("port0"))
+    assert errs == {}
     assert rx == sum(tx.values()), (rx, tx)  # nothing lost, in flight or not
     assert s.stop() == 0
     seen = {}  # flow -> the ports it left by
