@@ -509,11 +509,13 @@ static inline void cls_classify(const struct acl_cls *c, int f, const uint8_t **
  * depends on nothing else, so a hit is the classifier's answer; a classifier built anew has
  * a new generation and starts cold, and a vector is still classified by one classifier. Sets
  * of two ways, IPv4's one cache line: a miss goes to rte_acl with the vector's other misses,
- * then takes the first way (the first moves to the second). 2 MB a family, so 4 MB a worker
- * and direction: 65,536 IPv4 flows and 32,768 IPv6 ones (at 512 KB a family, 16,384 IPv4
- * flows found 41% and cost a 1,000-rule ACL +54 to +84 clocks a packet, against 91% and +24
- * to +40 at this size; four ways in two lines found more and cost more: docs/lab-notes.md,
- * session 33). Traffic of more flows than it holds pays the lookup for more than it saves: a
+ * then takes the first way (the first moves to the second). 2 MB for IPv4 and 4 MB for
+ * IPv6 (a set of two lines), so 6 MB a worker and direction: 65,536 IPv4 flows and 65,536
+ * IPv6 ones (at 512 KB a family, 16,384 IPv4 flows found 41% and cost a 1,000-rule ACL +54 to
+ * +84 clocks a packet, against 91% and +24 to +40 at 2 MB; four ways in two lines found more
+ * and cost more: docs/lab-notes.md, session 33; IPv6 at 2 MB found 97.3% of 4,096 flows and
+ * cost +39, at 4 MB 99.2% and +15 to +22, session 34). The key is compared where rte_acl
+ * reads it (the packet's bytes, or the key acl_key built), not copied. Traffic of more flows than it holds pays the lookup for more than it saves: a
  * window of FC_WINDOW lookups that found under three quarters turns the family's cache off
  * for the next 15 windows' packets, then it is tried again (a rest that follows a rest is
  * twice as long, up to 255 windows: then 0.4% of the packets pay the lookup for nothing, and
@@ -524,7 +526,7 @@ static inline void cls_classify(const struct acl_cls *c, int f, const uint8_t **
  * classifier that uses rte_acl. */
 #define FC_WAYS 2
 #define FC4_SETS 32768 /* x 2 ways x 32 bytes: 2 MB */
-#define FC6_SETS 16384 /* x 2 ways x 64 bytes: 2 MB */
+#define FC6_SETS 32768 /* x 2 ways x 64 bytes: 4 MB */
 #define FC_WINDOW 4096
 #define FC_REST_MAX 4 /* rests of 15, 31, 63, 127, then 255 windows' packets */
 
@@ -590,82 +592,102 @@ static void fc_free(void)
 		}
 }
 
-/* The key of the classifier input at d of family f (0 IPv4: the packet's bytes from the
- * protocol on, or an acl_key, the same layout; 1 IPv6: an acl_key); fl: the classifier
- * reads the TCP flags. Returns its hash. */
-static __rte_always_inline uint64_t fc_key(const uint8_t *d, int f, bool fl, uint64_t *a,
-					   uint64_t *pp)
+/* The cache's key is read where rte_acl reads it (d: the packet's bytes from the protocol or
+ * next header on, or an acl_key, the same layout): the addresses as they lie there, and pp,
+ * the ports, protocol << 32 and, when fl (the classifier reads the TCP flags), the flags
+ * byte << 40. Returns pp; *h the key's hash. */
+static __rte_always_inline uint64_t fc_key(const uint8_t *d, int f, bool fl, uint64_t *h)
 {
 	uint32_t ports;
-	uint64_t h = 0;
+	uint64_t a, x = 0;
 	if (!f) {
-		memcpy(a, d + KOFF(v4.src), 8);
+		memcpy(&a, d + KOFF(v4.src), 8);
 		memcpy(&ports, d + KOFF(v4.ports), 4);
-		*pp = ports | (uint64_t)d[KOFF(v4.proto)] << 32 |
-		      (fl ? (uint64_t)d[KOFF(v4.flags) + 3] << 40 : 0);
-		h = sl_crc8(a[0], h);
+		x = sl_crc8(a, x);
 	} else {
-		memcpy(a, d + KOFF(v6.src), 32);
 		memcpy(&ports, d + KOFF(v6.ports), 4);
-		*pp = ports | (uint64_t)d[KOFF(v6.proto)] << 32 |
-		      (fl ? (uint64_t)d[KOFF(v6.flags) + 3] << 40 : 0);
-		for (int k = 0; k < 4; k++)
-			h = sl_crc8(a[k], h);
+		for (int k = 0; k < 4; k++) {
+			memcpy(&a, d + KOFF(v6.src) + 8 * k, 8);
+			x = sl_crc8(a, x);
+		}
 	}
-	return sl_crc8(*pp, h);
+	/* the protocol byte is d[0] in both layouts, the flags byte at the same place after
+	 * the ports */
+	uint64_t pp = ports | (uint64_t)d[0] << 32 |
+		      (fl ? (uint64_t)d[(f ? KOFF(v6.flags) : KOFF(v4.flags)) + 3] << 40 : 0);
+	*h = sl_crc8(pp, x);
+	return pp;
 }
 
-static inline bool fc_match4(const struct fc_ent4 *e, const uint64_t *a, uint64_t pp,
+static inline bool fc_match4(const struct fc_ent4 *e, const uint8_t *d, uint64_t pp,
 			     uint64_t gen)
 {
-	return !((e->a[0] ^ a[0]) | (e->pp ^ pp) | (e->gen ^ gen));
+	uint64_t a;
+	memcpy(&a, d + KOFF(v4.src), 8);
+	return !((e->a[0] ^ a) | (e->pp ^ pp) | (e->gen ^ gen));
 }
 
-static inline bool fc_match6(const struct fc_ent6 *e, const uint64_t *a, uint64_t pp,
+/* The IPv6 addresses compared 16 bytes at a time where SSE4.1 is (every x86 build) */
+static inline bool fc_match6(const struct fc_ent6 *e, const uint8_t *d, uint64_t pp,
 			     uint64_t gen)
 {
-	return !((e->a[0] ^ a[0]) | (e->a[1] ^ a[1]) | (e->a[2] ^ a[2]) | (e->a[3] ^ a[3]) |
+	const uint8_t *a = d + KOFF(v6.src);
+#ifdef SL_ACL_LIN4
+	__m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)a),
+				  _mm_load_si128((const __m128i *)&e->a[0]));
+	__m128i y = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(a + 16)),
+				  _mm_load_si128((const __m128i *)&e->a[2]));
+	x = _mm_or_si128(x, y);
+	return _mm_testz_si128(x, x) && !((e->pp ^ pp) | (e->gen ^ gen));
+#else
+	uint64_t k[4];
+	memcpy(k, a, 32);
+	return !((e->a[0] ^ k[0]) | (e->a[1] ^ k[1]) | (e->a[2] ^ k[2]) | (e->a[3] ^ k[3]) |
 		 (e->pp ^ pp) | (e->gen ^ gen));
+#endif
 }
 
-/* The result that set (of family f) holds for the key, in *r: whether it holds one. */
-static __rte_always_inline bool fc_find(const void *set, int f, const uint64_t *a, uint64_t pp,
+/* The result that set (of family f) holds for the key at d (pp), in *r: whether it holds
+ * one. */
+static __rte_always_inline bool fc_find(const void *set, int f, const uint8_t *d, uint64_t pp,
 					uint64_t gen, uint32_t *r)
 {
 	if (!f) {
 		const struct fc_ent4 *e = set;
-		if (likely(fc_match4(&e[0], a, pp, gen)))
+		if (likely(fc_match4(&e[0], d, pp, gen)))
 			return *r = e[0].res, true;
 		for (int w = 1; w < FC_WAYS; w++)
-			if (fc_match4(&e[w], a, pp, gen))
+			if (fc_match4(&e[w], d, pp, gen))
 				return *r = e[w].res, true;
 		return false;
 	}
 	const struct fc_ent6 *e = set;
-	if (likely(fc_match6(&e[0], a, pp, gen)))
+	if (likely(fc_match6(&e[0], d, pp, gen)))
 		return *r = e[0].res, true;
 	for (int w = 1; w < FC_WAYS; w++)
-		if (fc_match6(&e[w], a, pp, gen))
+		if (fc_match6(&e[w], d, pp, gen))
 			return *r = e[w].res, true;
 	return false;
 }
 
 /* The key's result r into set's first way, each way moving one on (the last out); not when
  * the set holds it already (a flow's second miss in one vector). */
-static __rte_always_inline void fc_insert(void *set, int f, const uint64_t *a, uint64_t pp,
+static __rte_always_inline void fc_insert(void *set, int f, const uint8_t *d, uint64_t pp,
 					  uint64_t gen, uint32_t r)
 {
 	uint32_t had;
-	if (fc_find(set, f, a, pp, gen, &had))
+	if (fc_find(set, f, d, pp, gen, &had))
 		return;
 	if (!f) {
 		struct fc_ent4 *e = set;
 		memmove(&e[1], &e[0], (FC_WAYS - 1) * sizeof(e[0]));
-		e[0] = (struct fc_ent4){{a[0]}, pp, gen, r, 0};
+		e[0] = (struct fc_ent4){.pp = pp, .gen = gen, .res = r};
+		memcpy(e[0].a, d + KOFF(v4.src), 8);
 	} else {
 		struct fc_ent6 *e = set;
 		memmove(&e[1], &e[0], (FC_WAYS - 1) * sizeof(e[0]));
-		e[0] = (struct fc_ent6){{a[0], a[1], a[2], a[3]}, pp, gen, r, {0}};
+		e[0] = (struct fc_ent6){.pp = pp, .gen = gen, .res = r};
+		memcpy(e[0].a, d + KOFF(v6.src), 32);
 	}
 }
 
@@ -688,8 +710,7 @@ static __rte_always_inline void fc_classify(struct acl_fc *fc, const struct acl_
 		rte_acl_classify(c->ctx[f], data, res, cnt, 1);
 		return;
 	}
-	const int nw = f ? 4 : 1;
-	uint64_t ka[cnt][nw], kp[cnt];
+	uint64_t kp[cnt];
 	void *set[cnt]; /* each input's set */
 	uint16_t at[cnt];
 	const uint8_t *md[cnt];
@@ -697,13 +718,14 @@ static __rte_always_inline void fc_classify(struct acl_fc *fc, const struct acl_
 	const uint64_t gen = c->gen;
 	const bool fl = c->fl;
 	for (uint32_t j = 0; j < cnt; j++) {
-		uint64_t h = fc_key(data[j], f, fl, ka[j], &kp[j]);
+		uint64_t h;
+		kp[j] = fc_key(data[j], f, fl, &h);
 		set[j] = f ? (void *)fc->set6[h & (FC6_SETS - 1)] : (void *)fc->set4[h & (FC4_SETS - 1)];
 		rte_prefetch0(set[j]); /* IPv4's set, IPv6's first way */
 	}
 	for (uint32_t j = 0; j < cnt; j++) {
 		uint32_t r;
-		if (likely(fc_find(set[j], f, ka[j], kp[j], gen, &r))) {
+		if (likely(fc_find(set[j], f, data[j], kp[j], gen, &r))) {
 			res[j] = r;
 			continue;
 		}
@@ -714,7 +736,7 @@ static __rte_always_inline void fc_classify(struct acl_fc *fc, const struct acl_
 		rte_acl_classify(c->ctx[f], md, mres, nm, 1);
 		for (uint32_t m = 0; m < nm; m++) {
 			res[at[m]] = mres[m];
-			fc_insert(set[at[m]], f, ka[at[m]], kp[at[m]], gen, mres[m]);
+			fc_insert(set[at[m]], f, md[m], kp[at[m]], gen, mres[m]);
 		}
 	}
 	st->lookups += cnt;
