@@ -85,12 +85,14 @@ drop:
 }
 
 /* The vector's walk; with arc (an interface has a feature on the ip4-unicast arc) each packet
- * for ip4-lookup takes its interface's first feature instead, read as it goes: a second pass
- * over the vector (one interface or several) cost 20 instructions a packet. */
+ * for ip4-lookup takes its interface's first feature instead, read as it goes, once a run of
+ * one interface: a second pass over the vector (one interface or several) cost 20
+ * instructions a packet, the read for every packet 10. */
 static __rte_always_inline uint16_t in_vector(struct rte_graph *g, struct rte_node *node,
 					      void **objs, uint16_t n, bool arc)
 {
 	uint16_t nexts[n];
+	struct sl_feature_memo fm = {.ifx = UINT32_MAX};
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
 		/* fast path: a 20-byte header, right checksum, total length equal to the frame,
@@ -116,7 +118,8 @@ static __rte_always_inline uint16_t in_vector(struct rte_graph *g, struct rte_no
 		else
 			nx = in_one(m);
 		if (arc && nx == IN_NEXT_LOOKUP)
-			nx = sl_feature_first(SL_ARC_IP4_UNICAST, m->port, in_arc, IN_NEXT_LOOKUP);
+			nx = sl_feature_first_memo(&fm, SL_ARC_IP4_UNICAST, m->port, in_arc,
+						   IN_NEXT_LOOKUP);
 		nexts[i] = nx;
 	}
 	sl_enqueue_nexts(g, node, objs, nexts, n);

@@ -121,6 +121,7 @@ static __rte_always_inline uint16_t in_vector(struct rte_graph *g, struct rte_no
 {
 	struct sl_worker *w = sl_node_worker(node);
 	uint16_t nexts[n];
+	struct sl_feature_memo fm = {.ifx = UINT32_MAX};
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
 		/* fast path: version 6, payload length equal to the frame's, a unicast source and
@@ -136,7 +137,8 @@ static __rte_always_inline uint16_t in_vector(struct rte_graph *g, struct rte_no
 		else
 			nx = in_one(w, m);
 		if (arc && nx == IN_NEXT_LOOKUP)
-			nx = sl_feature_first(SL_ARC_IP6_UNICAST, m->port, in_arc, IN_NEXT_LOOKUP);
+			nx = sl_feature_first_memo(&fm, SL_ARC_IP6_UNICAST, m->port, in_arc,
+						   IN_NEXT_LOOKUP);
 		nexts[i] = nx;
 	}
 	sl_enqueue_nexts(g, node, objs, nexts, n);

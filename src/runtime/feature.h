@@ -100,6 +100,24 @@ static inline uint16_t sl_feature_first(enum sl_arc_id arc, uint16_t ifx,
 	return mask ? edges[__builtin_ctz(mask)] : none;
 }
 
+/* sl_feature_first for a vector's packets in turn, the last interface's answer kept (runs of
+ * one interface are the rule): an arc's state read once a run, as consistent as once a packet
+ * (its writers publish each change whole). Starts as {.ifx = UINT32_MAX}. */
+struct sl_feature_memo {
+	uint32_t ifx;
+	uint16_t next;
+};
+
+static inline uint16_t sl_feature_first_memo(struct sl_feature_memo *c, enum sl_arc_id arc,
+					     uint16_t ifx, const uint16_t *edges, uint16_t none)
+{
+	if (unlikely(ifx != c->ifx)) {
+		c->ifx = ifx;
+		c->next = sl_feature_first(arc, ifx, edges, none);
+	}
+	return c->next;
+}
+
 /* Feature `me`'s edge for a packet of interface ifx: the next feature on, or the arc's end
  * number `end` (0 but on device-input, where it is the interface's mode). */
 static inline uint16_t sl_feature_next(enum sl_arc_id arc, uint8_t me, uint16_t ifx,
