@@ -510,8 +510,9 @@ static inline void cls_classify(const struct acl_cls *c, int f, const uint8_t **
  * a new generation and starts cold, and a vector is still classified by one classifier. Sets
  * of two ways, IPv4's one cache line: a miss goes to rte_acl with the vector's other misses,
  * then takes the first way (the first moves to the second). 8 MB for IPv4 and 4 MB for
- * IPv6 (a set of two lines), so 12 MB a worker and direction: 262,144 IPv4 entries and 65,536
- * IPv6 ones. A replay of flows in one order misses every flow of a set that more flows than
+ * IPv6 (a set of two lines) a worker and direction, a family's allocated once one of its
+ * classifiers uses rte_acl: 262,144 IPv4 entries and 65,536 IPv6 ones (IPv6 at 8 MB held
+ * 32,768 flows too, but 32 MB a worker did not fit the unit tests' 512 MB beside two FIBs). A replay of flows in one order misses every flow of a set that more flows than
  * ways share, so a cache holds about 90% of as many flows as a quarter of its entries, and
  * lookups that miss the L2 (more than some 16,384 flows' lines) still cost less than rte_acl:
  * at 512 KB a family, 16,384 IPv4 flows found 41% and cost a 1,000-rule ACL +54 to +84 clocks
@@ -560,39 +561,52 @@ struct fc_stat { /* written by its worker only */
 	uint8_t rests;    /* rests in a row, each twice the one before (to FC_REST_MAX) */
 };
 
-struct acl_fc {
-	struct fc_ent4 set4[FC4_SETS][FC_WAYS];
-	struct fc_ent6 set6[FC6_SETS][FC_WAYS];
-	struct fc_stat st[2]; /* IPv4, IPv6 */
+/* A worker's cache of one direction and family: its sets, then its counters (the sets at the
+ * allocation's start: a set's address is one add from the hash, fc_classify) */
+struct acl_fc4 {
+	struct fc_ent4 set[FC4_SETS][FC_WAYS];
+	struct fc_stat st;
+};
+struct acl_fc6 {
+	struct fc_ent6 set[FC6_SETS][FC_WAYS];
+	struct fc_stat st;
 };
 
+/* The counters of family f's cache fc */
+static inline struct fc_stat *fc_stat_of(void *fc, int f)
+{
+	return f ? &((struct acl_fc6 *)fc)->st : &((struct acl_fc4 *)fc)->st;
+}
+
 static bool fc_on = true;                         /* set acl-plugin flow-cache on|off */
-static struct acl_fc *fc_of[SL_MAX_WORKERS][2];   /* by worker id and direction */
+/* by worker id, direction and family: struct acl_fc4 (IPv4) or acl_fc6 (IPv6) */
+static void *fc_of[SL_MAX_WORKERS][2][2];
 static uint64_t cls_gens;                         /* the last generation given */
 
-/* Every worker's caches, once (main lcore): without them a worker uses rte_acl alone. */
-static void fc_alloc(void)
+/* Every worker's caches of family f (0 IPv4, 1 IPv6), once (main lcore): a family's only once
+ * a classifier of it uses rte_acl; without them a worker uses rte_acl alone. */
+static void fc_alloc(int f)
 {
+	size_t sz = f ? sizeof(struct acl_fc6) : sizeof(struct acl_fc4);
 	for (uint16_t w = 0; w < sl_nb_workers && w < SL_MAX_WORKERS; w++)
 		for (int dir = 0; dir < 2; dir++) {
-			if (fc_of[w][dir])
+			if (fc_of[w][dir][f])
 				continue;
-			struct acl_fc *fc = rte_zmalloc_socket(
-				"sl_acl_fc", sizeof(*fc), RTE_CACHE_LINE_SIZE,
-				(int)rte_lcore_to_socket_id(sl_workers[w].lcore));
+			void *fc = rte_zmalloc_socket("sl_acl_fc", sz, RTE_CACHE_LINE_SIZE,
+						      (int)rte_lcore_to_socket_id(sl_workers[w].lcore));
 			if (!fc) /* tried again at the next classifier built */
-				fprintf(stderr, "sluiced: no memory for worker %u's ACL flow cache "
-					"(%zu bytes): rte_acl alone\n", w, sizeof(*fc));
-			__atomic_store_n(&fc_of[w][dir], fc, __ATOMIC_RELEASE);
+				fprintf(stderr, "sluiced: no memory for worker %u's IPv%d ACL flow "
+					"cache (%zu bytes): rte_acl alone\n", w, f ? 6 : 4, sz);
+			__atomic_store_n(&fc_of[w][dir][f], fc, __ATOMIC_RELEASE);
 		}
 }
 
 static void fc_free(void)
 {
 	for (unsigned w = 0; w < SL_MAX_WORKERS; w++)
-		for (int dir = 0; dir < 2; dir++) {
-			rte_free(fc_of[w][dir]);
-			fc_of[w][dir] = NULL;
+		for (int x = 0; x < 4; x++) {
+			rte_free(fc_of[w][x / 2][x % 2]);
+			fc_of[w][x / 2][x % 2] = NULL;
 		}
 }
 
@@ -696,10 +710,10 @@ static __rte_always_inline void fc_insert(void *set, int f, const uint8_t *d, ui
 }
 
 /* rte_acl's results for cnt inputs of family f of classifier c, through the cache fc. */
-static __rte_always_inline void fc_classify(struct acl_fc *fc, const struct acl_cls *c, int f,
+static __rte_always_inline void fc_classify(void *fc, const struct acl_cls *c, int f,
 					    const uint8_t **data, uint32_t *res, uint32_t cnt)
 {
-	struct fc_stat *st = &fc->st[f];
+	struct fc_stat *st = fc_stat_of(fc, f);
 	if (unlikely(c->gen > st->newest)) {
 		/* a classifier built since (an ACL replaced): its first lookups all miss, which
 		 * says nothing of the traffic; no rest, and no window judged until it has made as
@@ -724,7 +738,8 @@ static __rte_always_inline void fc_classify(struct acl_fc *fc, const struct acl_
 	for (uint32_t j = 0; j < cnt; j++) {
 		uint64_t h;
 		kp[j] = fc_key(data[j], f, fl, &h);
-		set[j] = f ? (void *)fc->set6[h & (FC6_SETS - 1)] : (void *)fc->set4[h & (FC4_SETS - 1)];
+		set[j] = f ? (void *)((struct acl_fc6 *)fc)->set[h & (FC6_SETS - 1)]
+			   : (void *)((struct acl_fc4 *)fc)->set[h & (FC4_SETS - 1)];
 		rte_prefetch0(set[j]); /* IPv4's set, IPv6's first way */
 	}
 	for (uint32_t j = 0; j < cnt; j++) {
@@ -819,8 +834,10 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 				  uint16_t n, int dir)
 {
 	unsigned wid = sl_node_worker(node)->id;
-	struct acl_fc *fc = wid < SL_MAX_WORKERS
-				    ? __atomic_load_n(&fc_of[wid][dir], __ATOMIC_ACQUIRE) : NULL;
+	void *fc[2] = {NULL, NULL};
+	if (wid < SL_MAX_WORKERS)
+		for (int f = 0; f < 2; f++)
+			fc[f] = __atomic_load_n(&fc_of[wid][dir][f], __ATOMIC_ACQUIRE);
 	uint16_t nexts[n ? n : 1], err = dir ? ao_err : ai_err;
 	union acl_key keys[n ? n : 1];
 	const uint8_t *data[2][n ? n : 1];
@@ -882,11 +899,11 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 		for (int f = 0; f < 2; f++) {
 			if (!cnt[f])
 				continue;
-			if (c->ctx[f] && fc && __atomic_load_n(&fc_on, __ATOMIC_RELAXED)) {
+			if (c->ctx[f] && fc[f] && __atomic_load_n(&fc_on, __ATOMIC_RELAXED)) {
 				if (!f)
-					fc_classify(fc, c, 0, data[0], res[0], cnt[0]);
+					fc_classify(fc[0], c, 0, data[0], res[0], cnt[0]);
 				else
-					fc_classify(fc, c, 1, data[1], res[1], cnt[1]);
+					fc_classify(fc[1], c, 1, data[1], res[1], cnt[1]);
 			} else {
 				cls_classify(c, f, data[f], res[f], cnt[f]);
 			}
@@ -1171,8 +1188,9 @@ static struct acl_cls *cls_build(struct sl_out *o, const uint16_t *list, uint8_t
 		goto fail;
 	if (n6 && !(c->ctx[1] = ctx_build(r6, n6, 6, nf6, why, sizeof(why))))
 		goto fail;
-	if (c->ctx[0] || c->ctx[1])
-		fc_alloc(); /* before the classifier is published */
+	for (int f = 0; f < 2; f++) /* before the classifier is published */
+		if (c->ctx[f])
+			fc_alloc(f);
 	free(r4);
 	free(r6);
 	return c;
@@ -1574,10 +1592,10 @@ static int cmd_show_fc(struct sl_out *o, int argc, char **argv)
 				      "hits:u", "bypassed:u"});
 	for (unsigned w = 0; w < SL_MAX_WORKERS; w++)
 		for (int x = 0; x < 4; x++) {
-			const struct acl_fc *fc = fc_of[w][x / 2];
+			void *fc = fc_of[w][x / 2][x % 2];
 			if (!fc)
 				continue;
-			const struct fc_stat *st = &fc->st[x % 2];
+			const struct fc_stat *st = fc_stat_of(fc, x % 2);
 			char v[4][24];
 			snprintf(v[0], sizeof(v[0]), "%u", w);
 			snprintf(v[1], sizeof(v[1]), "%" PRIu64, st->lookups);
