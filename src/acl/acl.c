@@ -510,25 +510,26 @@ static inline void cls_classify(const struct acl_cls *c, int f, const uint8_t **
  * a new generation and starts cold, and a vector is still classified by one classifier. Sets
  * of two ways, IPv4's one cache line: a miss goes to rte_acl with the vector's other misses,
  * then takes the first way (the first moves to the second). 8 MB for IPv4 and 4 MB for
- * IPv6 (a set of two lines) a worker and direction, a family's allocated once one of its
- * classifiers uses rte_acl: 262,144 IPv4 entries and 65,536 IPv6 ones (IPv6 at 8 MB held
- * 32,768 flows too, but 32 MB a worker did not fit the unit tests' 512 MB beside two FIBs). A replay of flows in one order misses every flow of a set that more flows than
- * ways share, so a cache holds about 90% of as many flows as a quarter of its entries, and
- * lookups that miss the L2 (more than some 16,384 flows' lines) still cost less than rte_acl:
- * at 512 KB a family, 16,384 IPv4 flows found 41% and cost a 1,000-rule ACL +54 to +84 clocks
- * a packet; at 2 MB 91% and +24 to +40, and 32,768 flows rested (rte_acl alone); at 8 MB
- * 32,768 flows found 97% and cost +24, 65,536 91% and +39; four ways in two lines found more
- * and cost more; IPv6 at 2 MB found 97.3% of 4,096 flows and cost +39, at 4 MB 99.2% and +15
- * to +22 (docs/lab-notes.md, sessions 33 and 34). The key is compared where rte_acl reads it
- * (the packet's bytes, or the key acl_key built), not copied. Traffic of more flows than it holds pays the lookup for more than it saves: a
+ * IPv6 (a set of two lines) a worker and direction: 262,144 IPv4 entries and 65,536 IPv6
+ * ones (IPv6 at 8 MB held 32,768 flows too, but 32 MB a worker did not fit the unit tests'
+ * 512 MB beside two FIBs). A replay of flows in one order misses every flow of a set that
+ * more flows than ways share, so a cache holds about 90% of as many flows as a quarter of its
+ * entries, and lookups that miss the L2 (more than some 16,384 flows' lines) still cost less
+ * than rte_acl: at 512 KB a family, 16,384 IPv4 flows found 41% and cost a 1,000-rule ACL +54
+ * to +84 clocks a packet; at 2 MB 91% and +24 to +40, and 32,768 flows rested (rte_acl
+ * alone); at 8 MB 32,768 flows found 97% and cost +24, 65,536 91% and +39; four ways in two
+ * lines found more and cost more; IPv6 at 2 MB found 97.3% of 4,096 flows and cost +39, at
+ * 4 MB 99.2% and +15 to +22 (docs/lab-notes.md, sessions 33 and 34). The key is compared
+ * where rte_acl reads it (the packet's bytes, or the key acl_key built), not copied. Traffic
+ * of more flows than it holds pays the lookup for more than it saves: a
  * window of FC_WINDOW lookups that found under three quarters turns the family's cache off
  * for the next 15 windows' packets, then it is tried again (a rest that follows a rest is
  * twice as long, up to 255 windows: then 0.4% of the packets pay the lookup for nothing, and
  * a change of traffic is seen within a million). A classifier newer than any it has seen
  * starts cold and ends a rest: its first lookups, as many as the family's cache holds, are
  * not judged, since until then traffic of fewer flows than it holds still misses each flow
- * it has not seen. Allocated by the main lcore for every worker when it first builds a
- * classifier that uses rte_acl. */
+ * it has not seen. A family's allocated by the main lcore for every worker when it first
+ * builds a classifier of that family that uses rte_acl. */
 #define FC_WAYS 2
 #define FC4_SETS 131072 /* x 2 ways x 32 bytes: 8 MB */
 #define FC6_SETS 32768 /* x 2 ways x 64 bytes: 4 MB */
