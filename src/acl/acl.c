@@ -617,26 +617,22 @@ static void fc_free(void)
  * byte << 40. Returns pp; *h the key's hash. */
 static __rte_always_inline uint64_t fc_key(const uint8_t *d, int f, bool fl, uint64_t *h)
 {
+	/* the protocol byte is d[0] in both layouts, the flags byte 13 past the ports */
+	const uint32_t src = f ? KOFF(v6.src) : KOFF(v4.src);
+	const uint32_t ports_at = f ? KOFF(v6.ports) : KOFF(v4.ports);
 	uint32_t ports;
 	uint64_t a, x = 0;
-	if (!f) {
-		memcpy(&a, d + KOFF(v4.src), 8);
-		memcpy(&ports, d + KOFF(v4.ports), 4);
+	for (int k = 0; k < (f ? 4 : 1); k++) {
+		memcpy(&a, d + src + 8 * k, 8);
 		x = sl_crc8(a, x);
-	} else {
-		memcpy(&ports, d + KOFF(v6.ports), 4);
-		for (int k = 0; k < 4; k++) {
-			memcpy(&a, d + KOFF(v6.src) + 8 * k, 8);
-			x = sl_crc8(a, x);
-		}
 	}
-	/* the protocol byte is d[0] in both layouts, the flags byte at the same place after
-	 * the ports */
-	uint64_t pp = ports | (uint64_t)d[0] << 32 |
-		      (fl ? (uint64_t)d[(f ? KOFF(v6.flags) : KOFF(v4.flags)) + 3] << 40 : 0);
+	memcpy(&ports, d + ports_at, 4);
+	uint64_t pp = ports | (uint64_t)d[0] << 32 | (fl ? (uint64_t)d[ports_at + 13] << 40 : 0);
 	*h = sl_crc8(pp, x);
 	return pp;
 }
+_Static_assert(KOFF(v4.flags) + 3 == KOFF(v4.ports) + 13 &&
+	       KOFF(v6.flags) + 3 == KOFF(v6.ports) + 13, "fc_key: the TCP flags byte");
 
 static inline bool fc_match4(const struct fc_ent4 *e, const uint8_t *d, uint64_t pp,
 			     uint64_t gen)
