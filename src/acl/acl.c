@@ -503,36 +503,34 @@ static inline void cls_classify(const struct acl_cls *c, int f, const uint8_t **
 }
 
 /* ---- the flow cache ----
- * A worker's exact-match cache in front of rte_acl, per direction and family (OVS-DPDK's
- * EMC): the bytes rte_acl reads (protocol, addresses, ports; the TCP flags byte where the
- * classifier reads it) and the classifier's generation -> the result rte_acl gave. A result
- * depends on nothing else, so a hit is the classifier's answer; a classifier built anew has
- * a new generation and starts cold, and a vector is still classified by one classifier. Sets
- * of two ways, IPv4's one cache line: a miss goes to rte_acl with the vector's other misses,
- * then takes the first way (the first moves to the second). 8 MB for IPv4 and 4 MB for
- * IPv6 (a set of two lines) a worker and direction: 262,144 IPv4 entries and 65,536 IPv6
- * ones (IPv6 at 8 MB held 32,768 flows too, but 32 MB a worker did not fit the unit tests'
- * 512 MB beside two FIBs). A replay of flows in one order misses every flow of a set that
- * more flows than ways share, so a cache holds about 90% of as many flows as a quarter of its
- * entries, and lookups that miss the L2 (more than some 16,384 flows' lines) still cost less
- * than rte_acl: at 512 KB a family, 16,384 IPv4 flows found 41% and cost a 1,000-rule ACL +54
- * to +84 clocks a packet; at 2 MB 91% and +24 to +40, and 32,768 flows rested (rte_acl
- * alone); at 8 MB 32,768 flows found 97% and cost +24, 65,536 91% and +39; four ways in two
- * lines found more and cost more; IPv6 at 2 MB found 97.3% of 4,096 flows and cost +39, at
- * 4 MB 99.2% and +15 to +22 (docs/lab-notes.md, sessions 33 and 34). The key is compared
- * where rte_acl reads it (the packet's bytes, or the key acl_key built), not copied. Traffic
- * of more flows than it holds pays the lookup for more than it saves: a
- * window of FC_WINDOW lookups that found under three quarters turns the family's cache off
- * for the next 15 windows' packets, then it is tried again (a rest that follows a rest is
- * twice as long, up to 255 windows: then 0.4% of the packets pay the lookup for nothing, and
- * a change of traffic is seen within a million). A classifier newer than any it has seen
- * starts cold and ends a rest: its first lookups, as many as the family's cache holds, are
- * not judged, since until then traffic of fewer flows than it holds still misses each flow
- * it has not seen. A family's allocated by the main lcore for every worker when it first
- * builds a classifier of that family that uses rte_acl. */
+ * A worker's exact-match cache in front of rte_acl, per direction and family (OVS-DPDK's EMC): the
+ * bytes rte_acl reads (protocol, addresses, ports; the TCP flags byte where the classifier reads
+ * it) and the classifier's generation -> the result rte_acl gave. A result depends on nothing
+ * else, so a hit is the classifier's answer; a classifier built anew has a new generation and
+ * starts cold, and a vector is still classified by one classifier. Sets of two ways, IPv4's one
+ * cache line: a miss goes to rte_acl with the vector's other misses, then takes the first way (the
+ * first moves to the second). 8 MB a family (IPv6: a set of two lines) a worker and direction:
+ * 262,144 IPv4 entries and 131,072 IPv6 ones. A replay of flows in one order misses every flow of
+ * a set that more flows than ways share, so a cache holds about 90% of as many flows as a quarter
+ * of its entries, and lookups that miss the L2 (more than some 16,384 flows' lines) still cost
+ * less than rte_acl: at 512 KB a family, 16,384 IPv4 flows found 41% and cost a 1,000-rule ACL +54
+ * to +84 clocks a packet; at 2 MB 91% and +24 to +40, and 32,768 flows rested (rte_acl alone); at
+ * 8 MB 32,768 flows found 97% and cost +24, 65,536 91% and +39; four ways in two lines found more
+ * and cost more; IPv6 at 2 MB found 97.3% of 4,096 flows and cost +39, at 4 MB 99.2% and +15 to
+ * +22, and 16,384 flows 90.9% and +36 to +63, at 8 MB 97.4% and +13 to +31 (docs/lab-notes.md,
+ * sessions 33 to 35). The key is compared where rte_acl reads it (the packet's bytes, or the key
+ * acl_key built), not copied. Traffic of more flows than it holds pays the lookup for more than it
+ * saves: a window of FC_WINDOW lookups that found under three quarters turns the family's cache
+ * off for the next 15 windows' packets, then it is tried again (a rest that follows a rest is
+ * twice as long, up to 255 windows: then 0.4% of the packets pay the lookup for nothing, and a
+ * change of traffic is seen within a million). A classifier newer than any it has seen starts cold
+ * and ends a rest: its first lookups, as many as the family's cache holds, are not judged, since
+ * until then traffic of fewer flows than it holds still misses each flow it has not seen. A
+ * direction's and family's cache is allocated by the main lcore for every worker when a classifier
+ * of that family that uses rte_acl is first applied in that direction. */
 #define FC_WAYS 2
 #define FC4_SETS 131072 /* x 2 ways x 32 bytes: 8 MB */
-#define FC6_SETS 32768 /* x 2 ways x 64 bytes: 4 MB */
+#define FC6_SETS 65536  /* x 2 ways x 64 bytes: 8 MB */
 #define FC_WINDOW 4096
 #define FC_REST_MAX 4 /* rests of 15, 31, 63, 127, then 255 windows' packets */
 
@@ -584,22 +582,23 @@ static bool fc_on = true;                         /* set acl-plugin flow-cache o
 static void *fc_of[SL_MAX_WORKERS][2][2];
 static uint64_t cls_gens;                         /* the last generation given */
 
-/* Every worker's caches of family f (0 IPv4, 1 IPv6), once (main lcore): a family's only once
- * a classifier of it uses rte_acl; without them a worker uses rte_acl alone. */
-static void fc_alloc(int f)
+/* Every worker's cache of direction dir and family f (0 IPv4, 1 IPv6), once (main lcore): only
+ * once a classifier of that family that uses rte_acl is applied in that direction; without it
+ * a worker uses rte_acl alone. */
+static void fc_alloc(int dir, int f)
 {
 	size_t sz = f ? sizeof(struct acl_fc6) : sizeof(struct acl_fc4);
-	for (uint16_t w = 0; w < sl_nb_workers && w < SL_MAX_WORKERS; w++)
-		for (int dir = 0; dir < 2; dir++) {
-			if (fc_of[w][dir][f])
-				continue;
-			void *fc = rte_zmalloc_socket("sl_acl_fc", sz, RTE_CACHE_LINE_SIZE,
-						      (int)rte_lcore_to_socket_id(sl_workers[w].lcore));
-			if (!fc) /* tried again at the next classifier built */
-				fprintf(stderr, "sluiced: no memory for worker %u's IPv%d ACL flow "
-					"cache (%zu bytes): rte_acl alone\n", w, f ? 6 : 4, sz);
-			__atomic_store_n(&fc_of[w][dir][f], fc, __ATOMIC_RELEASE);
-		}
+	for (uint16_t w = 0; w < sl_nb_workers && w < SL_MAX_WORKERS; w++) {
+		if (fc_of[w][dir][f])
+			continue;
+		void *fc = rte_zmalloc_socket("sl_acl_fc", sz, RTE_CACHE_LINE_SIZE,
+					      (int)rte_lcore_to_socket_id(sl_workers[w].lcore));
+		if (!fc) /* tried again at the next classifier applied */
+			fprintf(stderr, "sluiced: no memory for worker %u's IPv%d %s ACL flow cache "
+				"(%zu bytes): rte_acl alone\n", w, f ? 6 : 4, dir ? "output" : "input",
+				sz);
+		__atomic_store_n(&fc_of[w][dir][f], fc, __ATOMIC_RELEASE);
+	}
 }
 
 static void fc_free(void)
@@ -1185,9 +1184,6 @@ static struct acl_cls *cls_build(struct sl_out *o, const uint16_t *list, uint8_t
 		goto fail;
 	if (n6 && !(c->ctx[1] = ctx_build(r6, n6, 6, nf6, why, sizeof(why))))
 		goto fail;
-	for (int f = 0; f < 2; f++) /* before the classifier is published */
-		if (c->ctx[f])
-			fc_alloc(f);
 	free(r4);
 	free(r6);
 	return c;
@@ -1233,6 +1229,9 @@ static void cls_publish(uint16_t ifx, int dir, struct acl_cls *c)
 	struct acl_cls *old = if_cls(ifx, dir);
 	if (c)
 		c->refs++;
+	for (int f = 0; c && f < 2; f++)
+		if (c->ctx[f])
+			fc_alloc(dir, f);
 	__atomic_store_n(&sl_if_fast[ifx].slot[cls_slot[dir]], c, __ATOMIC_RELEASE);
 	cls_put(old);
 }

@@ -1291,11 +1291,15 @@ static void test_acl_linear_vs_rte_acl(void)
 	uint32_t differ = 0, dropped = 0, passed = 0;
 	uint64_t none[3];
 	CHECK(!strcmp(fc_counts("ipv4", none), "")); /* no cache before rte_acl is used */
-	/* a family's caches once one of its classifiers uses rte_acl: IPv4's alone here */
+	/* a direction's and family's caches once one of its classifiers that uses rte_acl is
+	 * applied there: IPv4's input cache alone here */
 	cli("set acl-plugin linear-max 0");
 	cli("set acl-plugin acl index 0 permit src 10.0.0.0/8 proto 17, deny src 10.0.0.0/8");
 	cli("set acl-plugin interface port0 input acl 0");
 	CHECK(!strcmp(fc_counts("ipv4", none), "on") && !strcmp(fc_counts("ipv6", none), ""));
+	char *fcs = cli_json("show acl-plugin flow-cache");
+	CHECK(strstr(fcs, "\"direction\": \"input\"") && !strstr(fcs, "\"direction\": \"output\""));
+	free(fcs);
 	cli("set acl-plugin interface port0 input acl 0 del");
 	cli("set acl-plugin linear-max 8");
 	for (int t = 0; t < 150; t++) {
