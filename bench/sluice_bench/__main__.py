@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -199,6 +200,19 @@ def stats(v):
     return {"median": statistics.median(v), "min": min(v), "max": max(v)} if v else None
 
 
+@contextlib.contextmanager
+def run_folder():
+    """The folder of a run's DUTs and generators (their sockets and logs): removed after a run
+    that ends, kept and named on stderr after one that fails."""
+    run = Path(tempfile.mkdtemp(prefix="sluice-bench-"))
+    try:
+        yield run
+    except BaseException:
+        print(f"sluice-bench: the DUTs' and generators' logs are kept in {run}", file=sys.stderr)
+        raise
+    shutil.rmtree(run, ignore_errors=True)
+
+
 def dut_trial(topo, d, sub, size):
     """The RestartingTrial of DUT d (run folder sub) at a frame size: its generator as the
     topology's gen with the DUT's own gen settings over it; gen.drain_ms is sluice-gen's
@@ -223,74 +237,76 @@ def run_topology(topo, out, log=print, repeat=1):
     results.md and the plots into out; returns the Markdown table's lines."""
     sr = topo.get("search", {})
     out.mkdir(parents=True, exist_ok=True)
-    run = Path(tempfile.mkdtemp(prefix="sluice-bench-"))
-    duts = duts_of(topo)
-    multi = len(duts) > 1
-    fractions = sr.get("latency_at", [0.1, 0.5, 0.9])
-    per_size = []
-    for size in sr.get("sizes", [64]):
-        fb = IMIX_BYTES if size == "imix" else int(size)
-        top = max_rate(sr, fb)
-        with contextlib.ExitStack() as stack:
-            trials = {}
-            for name, d in duts:
-                t = stack.enter_context(dut_trial(topo, d, run / f"size-{size}" / name, size))
-                trials[name] = Pausing(t) if multi else t
-                if multi:
-                    trials[name].pause()  # only the DUT on trial runs
-            runs = {name: [] for name, _ in duts}
-            for rep in range(repeat):
-                r = {name: {"size": size} for name, _ in duts}
-                for kind, loss in (("ndr", 0.0), ("pdr", sr.get("pdr_loss", 0.005))):
-                    log(f"{topo['name']}: {kind.upper()} at {size}"
-                        + (f", {' / '.join(trials)} trial by trial" if multi else "")
-                        + (f", repeat {rep + 1} of {repeat}" if repeat > 1 else ""))
-                    mk = lambda: search_steps(  # noqa: E731
-                        max_pps=top, loss_ratio=loss,
-                        min_pps=sr.get("min_mpps", 0.1) * 1e6, precision=sr.get("precision", 0.02),
-                        short_s=sr.get("short_s", 1), final_s=sr.get("final_s", 5))
-                    expected = expected_trials(top, sr.get("min_mpps", 0.1) * 1e6,
-                                               sr.get("precision", 0.02))
-                    count = {}
+    with run_folder() as run:
+        duts = duts_of(topo)
+        multi = len(duts) > 1
+        fractions = sr.get("latency_at", [0.1, 0.5, 0.9])
+        per_size = []
+        for size in sr.get("sizes", [64]):
+            fb = IMIX_BYTES if size == "imix" else int(size)
+            top = max_rate(sr, fb)
+            with contextlib.ExitStack() as stack:
+                trials = {}
+                for name, d in duts:
+                    t = stack.enter_context(dut_trial(topo, d, run / f"size-{size}" / name, size))
+                    trials[name] = Pausing(t) if multi else t
+                    if multi:
+                        trials[name].pause()  # only the DUT on trial runs
+                runs = {name: [] for name, _ in duts}
+                for rep in range(repeat):
+                    r = {name: {"size": size} for name, _ in duts}
+                    for kind, loss in (("ndr", 0.0), ("pdr", sr.get("pdr_loss", 0.005))):
+                        log(f"{topo['name']}: {kind.upper()} at {size}"
+                            + (f", {' / '.join(trials)} trial by trial" if multi else "")
+                            + (f", repeat {rep + 1} of {repeat}" if repeat > 1 else ""))
+                        mk = lambda: search_steps(  # noqa: E731
+                            max_pps=top, loss_ratio=loss,
+                            min_pps=sr.get("min_mpps", 0.1) * 1e6, precision=sr.get("precision", 0.02),
+                            short_s=sr.get("short_s", 1), final_s=sr.get("final_s", 5))
+                        expected = expected_trials(top, sr.get("min_mpps", 0.1) * 1e6,
+                                                   sr.get("precision", 0.02))
+                        count = {}
 
-                    def note(name, rate, secs, t, loss=loss, count=count, expected=expected):
-                        count[name] = count.get(name, 0) + 1
-                        line = progress_line(count[name], expected, rate, secs, t, loss)
-                        log(f"  {name + ': ' if multi else ''}{line}")
-                    res = interleave(trials, mk, note)
-                    for name, s in res.items():
-                        log(f"  {name + ': ' if multi else ''}[{'#' * 20}] {kind.upper()} "
-                            f"{s.rate_pps / 1e6:.4f} Mpps after {len(s.trials)} trials")
-                        r[name][kind] = {"mpps": s.rate_pps / 1e6, "gbps": s.rate_pps * (fb + 20) * 8 / 1e9,
-                                         "trials": len(s.trials), "trial_log": trial_log(s.trials)}
-                for name in trials:
-                    r[name]["latency"] = []
-                for f in fractions:
-                    for name, tr in trials.items():  # interleaved too
-                        rate = int(r[name]["ndr"]["mpps"] * 1e6 * f)
-                        if rate < 1000:
-                            continue
-                        t = on_turn(tr, rate, sr.get("final_s", 5))
-                        r[name]["latency"].append({"fraction": f, "mpps": t.rx_pps / 1e6,
-                                                   "latency_us": t.latency_us, "loss_ratio": t.loss_ratio,
-                                                   "refused": t.refused, "gen_busy_pct": t.gen_busy_pct})
-                for name, tr in trials.items():
-                    r[name]["dut_restarts"] = (tr.trial if multi else tr).restarts
-                    runs[name].append(r[name])
-            per_size.append((size, runs))
-    if "duts" not in topo and repeat == 1:
-        res = {"name": topo["name"], "topology": topo, "sizes": [runs[duts[0][0]][0] for _, runs in per_size]}
+                        def note(name, rate, secs, t, loss=loss, count=count, expected=expected):
+                            count[name] = count.get(name, 0) + 1
+                            line = progress_line(count[name], expected, rate, secs, t, loss)
+                            log(f"  {name + ': ' if multi else ''}{line}")
+                        res = interleave(trials, mk, note)
+                        for name, s in res.items():
+                            log(f"  {name + ': ' if multi else ''}[{'#' * 20}] {kind.upper()} "
+                                f"{s.rate_pps / 1e6:.4f} Mpps after {len(s.trials)} trials")
+                            r[name][kind] = {"mpps": s.rate_pps / 1e6,
+                                             "gbps": s.rate_pps * (fb + 20) * 8 / 1e9,
+                                             "trials": len(s.trials), "trial_log": trial_log(s.trials)}
+                    for name in trials:
+                        r[name]["latency"] = []
+                    for f in fractions:
+                        for name, tr in trials.items():  # interleaved too
+                            rate = int(r[name]["ndr"]["mpps"] * 1e6 * f)
+                            if rate < 1000:
+                                continue
+                            t = on_turn(tr, rate, sr.get("final_s", 5))
+                            r[name]["latency"].append({"fraction": f, "mpps": t.rx_pps / 1e6,
+                                                       "latency_us": t.latency_us, "loss_ratio": t.loss_ratio,
+                                                       "refused": t.refused, "gen_busy_pct": t.gen_busy_pct})
+                    for name, tr in trials.items():
+                        r[name]["dut_restarts"] = (tr.trial if multi else tr).restarts
+                        runs[name].append(r[name])
+                per_size.append((size, runs))
+        if "duts" not in topo and repeat == 1:
+            res = {"name": topo["name"], "topology": topo,
+                   "sizes": [runs[duts[0][0]][0] for _, runs in per_size]}
+            (out / "results.json").write_text(json.dumps(res, indent=2))
+            lines = single_table(res, fractions)
+            (out / "results.md").write_text("\n".join(lines) + "\n")
+            plots(res, out)
+            return lines
+        res = compare_results(topo, duts, per_size, repeat, fractions)
         (out / "results.json").write_text(json.dumps(res, indent=2))
-        lines = single_table(res, fractions)
+        lines = compare_table(res, fractions)
         (out / "results.md").write_text("\n".join(lines) + "\n")
-        plots(res, out)
+        compare_plots(res, out)
         return lines
-    res = compare_results(topo, duts, per_size, repeat, fractions)
-    (out / "results.json").write_text(json.dumps(res, indent=2))
-    lines = compare_table(res, fractions)
-    (out / "results.md").write_text("\n".join(lines) + "\n")
-    compare_plots(res, out)
-    return lines
 
 
 def single_table(res, fractions):
@@ -441,53 +457,54 @@ def run_fixed(topo, out, at_mpps, trials, seconds=0.5, overload_mpps=0.0, log=pr
     sr = topo.get("search", {})
     size = sr.get("sizes", [64])[0]
     out.mkdir(parents=True, exist_ok=True)
-    run = Path(tempfile.mkdtemp(prefix="sluice-bench-"))
-    duts = duts_of(topo)
-    logs = {n: [] for n, _ in duts}
-    with contextlib.ExitStack() as stack:
-        tr = {}
-        for name, d in duts:
-            t = stack.enter_context(dut_trial(topo, d, run / name, size))
-            tr[name] = Pausing(t)
-            tr[name].pause()
-        for k in range(trials):
-            for name, p in tr.items():
-                p.resume()
-                try:
-                    if overload_mpps:
-                        p.trial.gen.run(overload_mpps * 1e6, 0.5)
-                    t = p(at_mpps * 1e6, seconds)
-                finally:
-                    p.pause()
-                logs[name].append({"loss_ratio": t.loss_ratio, "refused": t.refused,
-                                   "rx_mpps": t.rx_pps / 1e6, "gen_busy_pct": t.gen_busy_pct,
-                                   "p99_us": (t.latency_us or {}).get("p99")})
-                log(f"  {name}: trial {k + 1}/{trials} at {at_mpps} Mpps"
-                    f"{f' after {overload_mpps} Mpps' if overload_mpps else ''}: loss {t.loss_ratio:.5f}, "
-                    f"{t.refused} refused, generator {t.gen_busy_pct:.0f}% busy")
-    res = {"name": topo["name"], "size": size, "at_mpps": at_mpps, "seconds": seconds,
-           "overload_mpps": overload_mpps, "duts": {}}
-    for name, lg in logs.items():
-        losses = [x["loss_ratio"] for x in lg]
-        res["duts"][name] = {"trials": lg, "lossy": sum(x > 0 for x in losses),
-                             "mean_loss": statistics.mean(losses), "worst_loss": max(losses),
-                             "refused": sum(x["refused"] for x in lg),
-                             "below_half": sum(x["rx_mpps"] < at_mpps / 2 for x in lg)}
-        p99 = [x["p99_us"] for x in lg if x["p99_us"] is not None]
-        res["duts"][name]["p99_us"] = {"median": statistics.median(p99) if p99 else None,
-                                       "worst": max(p99) if p99 else None}
-    (out / "fixed.json").write_text(json.dumps(res, indent=2))
-    lines = [f"# {topo['name']}: {trials} trials of {seconds} s at {at_mpps} Mpps, {size} B, DUTs in turn"
-             + (f", each after 0.5 s at {overload_mpps} Mpps" if overload_mpps else ""), "",
-             "| DUT | trials with loss | mean loss % | worst loss % | refused by the generator's TX ring "
-             "| trials under half the load | p99 us, median of trials | p99 us, worst trial |",
-             "|---|---|---|---|---|---|---|---|"]
-    for name, d in res["duts"].items():
-        lines.append(f"| {name} | {d['lossy']} of {trials} | {d['mean_loss'] * 100:.4f} | "
-                     f"{d['worst_loss'] * 100:.3f} | {d['refused']} | {d['below_half']} | "
-                     f"{d['p99_us']['median']} | {d['p99_us']['worst']} |")
-    (out / "fixed.md").write_text("\n".join(lines) + "\n")
-    return lines
+    with run_folder() as run:
+        duts = duts_of(topo)
+        logs = {n: [] for n, _ in duts}
+        with contextlib.ExitStack() as stack:
+            tr = {}
+            for name, d in duts:
+                t = stack.enter_context(dut_trial(topo, d, run / name, size))
+                tr[name] = Pausing(t)
+                tr[name].pause()
+            for k in range(trials):
+                for name, p in tr.items():
+                    p.resume()
+                    try:
+                        if overload_mpps:
+                            p.trial.gen.run(overload_mpps * 1e6, 0.5)
+                        t = p(at_mpps * 1e6, seconds)
+                    finally:
+                        p.pause()
+                    logs[name].append({"loss_ratio": t.loss_ratio, "refused": t.refused,
+                                       "rx_mpps": t.rx_pps / 1e6, "gen_busy_pct": t.gen_busy_pct,
+                                       "p99_us": (t.latency_us or {}).get("p99")})
+                    log(f"  {name}: trial {k + 1}/{trials} at {at_mpps} Mpps"
+                        f"{f' after {overload_mpps} Mpps' if overload_mpps else ''}: "
+                        f"loss {t.loss_ratio:.5f}, "
+                        f"{t.refused} refused, generator {t.gen_busy_pct:.0f}% busy")
+        res = {"name": topo["name"], "size": size, "at_mpps": at_mpps, "seconds": seconds,
+               "overload_mpps": overload_mpps, "duts": {}}
+        for name, lg in logs.items():
+            losses = [x["loss_ratio"] for x in lg]
+            res["duts"][name] = {"trials": lg, "lossy": sum(x > 0 for x in losses),
+                                 "mean_loss": statistics.mean(losses), "worst_loss": max(losses),
+                                 "refused": sum(x["refused"] for x in lg),
+                                 "below_half": sum(x["rx_mpps"] < at_mpps / 2 for x in lg)}
+            p99 = [x["p99_us"] for x in lg if x["p99_us"] is not None]
+            res["duts"][name]["p99_us"] = {"median": statistics.median(p99) if p99 else None,
+                                           "worst": max(p99) if p99 else None}
+        (out / "fixed.json").write_text(json.dumps(res, indent=2))
+        lines = [f"# {topo['name']}: {trials} trials of {seconds} s at {at_mpps} Mpps, {size} B, DUTs in turn"
+                 + (f", each after 0.5 s at {overload_mpps} Mpps" if overload_mpps else ""), "",
+                 "| DUT | trials with loss | mean loss % | worst loss % | refused by the generator's TX ring "
+                 "| trials under half the load | p99 us, median of trials | p99 us, worst trial |",
+                 "|---|---|---|---|---|---|---|---|"]
+        for name, d in res["duts"].items():
+            lines.append(f"| {name} | {d['lossy']} of {trials} | {d['mean_loss'] * 100:.4f} | "
+                         f"{d['worst_loss'] * 100:.3f} | {d['refused']} | {d['below_half']} | "
+                         f"{d['p99_us']['median']} | {d['p99_us']['worst']} |")
+        (out / "fixed.md").write_text("\n".join(lines) + "\n")
+        return lines
 
 
 def main():

@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """sluice-bench end to end on the seed topology, with tiny trials: the searches run against
 sluiced over memif and every output is written."""
+import glob
 import json
 import os
+import re
+import shutil
 import subprocess
 
 import pytest
@@ -37,8 +40,11 @@ def test_harness_writes_results(tmp_path):
     topo["search"] = {"sizes": [64, "imix"], "max_mpps": 0.5, "min_mpps": 0.05, "precision": 0.25,
                       "short_s": 0.2, "final_s": 0.4, "latency_at": [0.5]}
     topo["gen"]["drain_ms"] = DRAIN_MS
+    folders = set(glob.glob("/tmp/sluice-bench-*"))
     r = bench(topo, tmp_path, "out")
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    # the run's folder (the DUT's and the generator's sockets and logs) is gone after a run that ends
+    assert set(glob.glob("/tmp/sluice-bench-*")) <= folders
     res = json.loads((tmp_path / "out/results.json").read_text())
     assert [s["size"] for s in res["sizes"]] == [64, "imix"]
     for s in res["sizes"]:
@@ -96,6 +102,10 @@ def test_harness_over_vhost_user(tmp_path):
     topo["dut"]["cli"] = ["ip route add nonsense"]
     r = bench(topo, tmp_path, "bad", timeout=120)
     assert r.returncode != 0 and "sluiced refused 'ip route add nonsense'" in r.stderr
+    # and keeps its folder, named, with the DUT's log
+    kept = re.search(r"logs are kept in (\S+)", r.stderr)
+    assert kept and glob.glob(kept.group(1) + "/size-64/*/sluiced.log")
+    shutil.rmtree(kept.group(1))
 
 
 @release_only
