@@ -22,14 +22,13 @@ import os
 import signal
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "scripts"))
-from sluice_bench.__main__ import SluicedDut  # noqa: E402
+from sluice_bench.__main__ import SluicedDut, run_folder  # noqa: E402
 from sluice_bench.gen import GenSession  # noqa: E402
 from sluice_run import Daemon  # noqa: E402
 
@@ -177,25 +176,26 @@ def main():
     a = ap.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    run = Path(tempfile.mkdtemp(prefix="seed-000-"))
-    say = lambda m: print(m, flush=True)  # noqa: E731
-    # SIGINT and SIGTERM keep the records, also when started in the background (a shell
-    # without job control starts it with SIGINT ignored, and Python then leaves it so)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
-    lines = []
-    if not a.skip_first and not a.resume:
-        first, lines = first_topology(run, a.first_rate, a.first_seconds, say)
-        (out / "first.json").write_text(json.dumps(first, indent=2))
-    elif (out / "seed-000.md").exists() and a.resume:
-        lines = (out / "seed-000.md").read_text().split("## The soak")[0].splitlines()
-    done, interrupted = soak(run, out, a.rate, a.duration, a.interval, a.resume, say, a.ip6)
-    draw(done, out, a.rate, a.ip6)
-    text = ["# Seed 000", ""] + [l for l in lines if l != "# Seed 000"] + summary(done, interrupted, a.rate, a.duration, a.ip6)
-    (out / "seed-000.md").write_text("\n".join(text) + "\n")
-    print("\n".join(text))
-    print(f"\n{out}/seed-000.md, soak.png, intervals.jsonl")
-    return 130 if interrupted else 0
+    with run_folder("seed-000-") as run:
+        say = lambda m: print(m, flush=True)  # noqa: E731
+        # SIGINT and SIGTERM keep the records, also when started in the background (a shell
+        # without job control starts it with SIGINT ignored, and Python then leaves it so)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
+        lines = []
+        if not a.skip_first and not a.resume:
+            first, lines = first_topology(run, a.first_rate, a.first_seconds, say)
+            (out / "first.json").write_text(json.dumps(first, indent=2))
+        elif (out / "seed-000.md").exists() and a.resume:
+            lines = (out / "seed-000.md").read_text().split("## The soak")[0].splitlines()
+        done, interrupted = soak(run, out, a.rate, a.duration, a.interval, a.resume, say, a.ip6)
+        draw(done, out, a.rate, a.ip6)
+        text = (["# Seed 000", ""] + [l for l in lines if l != "# Seed 000"]
+                + summary(done, interrupted, a.rate, a.duration, a.ip6))
+        (out / "seed-000.md").write_text("\n".join(text) + "\n")
+        print("\n".join(text))
+        print(f"\n{out}/seed-000.md, soak.png, intervals.jsonl")
+        return 130 if interrupted else 0
 
 
 if __name__ == "__main__":

@@ -201,10 +201,10 @@ def stats(v):
 
 
 @contextlib.contextmanager
-def run_folder():
+def run_folder(prefix="sluice-bench-"):
     """The folder of a run's DUTs and generators (their sockets and logs): removed after a run
     that ends, kept and named on stderr after one that fails."""
-    run = Path(tempfile.mkdtemp(prefix="sluice-bench-"))
+    run = Path(tempfile.mkdtemp(prefix=prefix))
     try:
         yield run
     except BaseException:

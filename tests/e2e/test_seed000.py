@@ -2,6 +2,7 @@
 """make seed-000's script with tiny durations: the first topology's two counts, the soak's
 interval records written as they come, an interrupted soak keeping them, and --resume
 going on from them to the duration asked for."""
+import glob
 import json
 import signal
 import subprocess
@@ -21,6 +22,7 @@ def records(out):
 @release_only
 def test_seed000_first_topology_and_soak_resume(tmp_path):
     out = tmp_path / "out"
+    folders = set(glob.glob("/tmp/seed-000-*"))
     # an interrupted soak keeps what it measured
     p = subprocess.Popen(SCRIPT + ["--first-rate", "20000", "--first-seconds", "0.5", "--rate", "20000",
                                    "--duration", "30", "--interval", "0.5", "--out", str(out)],
@@ -53,6 +55,8 @@ def test_seed000_first_topology_and_soak_resume(tmp_path):
     md = (out / "seed-000.md").read_text()
     assert "| sluice-gen |" in md and "(interrupted)" not in md and f"{len(after)} intervals" in md
     assert (out / "soak.png").stat().st_size > 1000
+    # the runs' folders (sockets and logs) are gone, the interrupted run's too
+    assert set(glob.glob("/tmp/seed-000-*")) <= folders
 
 
 @release_only
