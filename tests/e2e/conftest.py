@@ -111,22 +111,23 @@ class Sluiced:
         # DPDK 22.11's af_packet port joins a fanout group numbered (pid ^ ifindex) & 0xffff and
         # fails (EINVAL) when another process's socket, on another interface, holds that number
         # (the release and sanitizer runs start sluiced at once): then once more, another pid
-        for attempt in range(2):
-            if self._launch(retry_fanout=attempt == 0):
-                return self
-        raise RuntimeError("sluiced exited twice: " + (self.tmp / "stdout.txt").read_text())
+        if not self._launch(retry_fanout=True):
+            self._launch(retry_fanout=False)
+        return self
 
     def _launch(self, retry_fanout):
         """Starts sluiced and waits for its CLI: True; False when it exited because af_packet
         could not join its fanout group and retry_fanout; else raises."""
+        log = self.tmp / "sluiced.log"
+        at = log.stat().st_size if log.exists() else 0  # sluiced appends to its log
         self.out = open(self.tmp / "stdout.txt", "w")
         self.proc = subprocess.Popen([str(SLUICED), str(self.conf)], stdout=self.out,
                                      stderr=subprocess.STDOUT)
         deadline = time.time() + 30
         while time.time() < deadline:
             if self.proc.poll() is not None:
-                log = self.tmp / "sluiced.log"
-                if retry_fanout and log.exists() and "could not set PACKET_FANOUT" in log.read_text():
+                if retry_fanout and log.exists() and \
+                        b"could not set PACKET_FANOUT" in log.read_bytes()[at:]:
                     self.out.close()
                     return False
                 raise RuntimeError("sluiced exited: " + (self.tmp / "stdout.txt").read_text())
