@@ -290,6 +290,8 @@ static inline uint8_t key_bit(bool fl)
 static inline int acl_key(const struct rte_mbuf *m, union acl_key *k,
 			  uint8_t in_place, const uint8_t **d)
 {
+	/* the bytes an IPv6 frame read in place must hold (constant over a vector) */
+	const uint32_t min6 = in_place == KEY_IN_PLACE_FL ? 14 + 6 + 48 : KEY6_IN_PLACE_LEN;
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = m->data_len, off = 12;
 	if (unlikely(len < 14))
@@ -309,7 +311,7 @@ static inline int acl_key(const struct rte_mbuf *m, union acl_key *k,
 	 * (rte_acl and the flow cache: the ports; lin6_match: 8 bytes past them; the TCP flags
 	 * when the classifier reads them) */
 	if (type == RTE_ETHER_TYPE_IPV6 &&
-	    len >= (in_place == KEY_IN_PLACE_FL ? 14 + 6 + 48 : KEY6_IN_PLACE_LEN) &&
+	    len >= min6 &&
 	    key_in_place[p[14 + 6]] & in_place) {
 		*d = p + 14 + 6;
 		return 6;
@@ -836,9 +838,9 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 			fc[f] = __atomic_load_n(&fc_of[wid][dir][f], __ATOMIC_ACQUIRE);
 	uint16_t nexts[n ? n : 1], err = dir ? ao_err : ai_err;
 	union acl_key keys[n ? n : 1];
-	const uint8_t *data[2][n ? n : 1];
-	uint32_t res[2][n ? n : 1];
-	uint16_t at[2][n ? n : 1];
+	const uint8_t *data4[n ? n : 1], *data6[n ? n : 1];
+	uint32_t res4[n ? n : 1], res6[n ? n : 1];
+	uint16_t at4[n ? n : 1], at6[n ? n : 1];
 	for (uint16_t s = 0; s < n;) {
 		/* a run of packets with one classifier and one next node (one interface's, or
 		 * those of interfaces that share their ACLs and features): one call per family */
@@ -881,31 +883,36 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 				break;
 			x = y;
 		}
-		uint16_t cnt[2] = {0, 0};
-		for (uint16_t i = s; i < e; i++) {
+		uint32_t cnt4 = 0, cnt6 = 0;
+		for (unsigned i = s; i < e; i++) {
 			nexts[i] = next;
 			const uint8_t *d;
 			int f = c ? acl_key(objs[i], &keys[i], in_place, &d) : 0;
-			if (!f)
-				continue;
-			f = f == 6;
-			data[f][cnt[f]] = d;
-			at[f][cnt[f]++] = i;
+			if (f == 4) {
+				data4[cnt4] = d;
+				at4[cnt4++] = (uint16_t)i;
+			} else if (f) {
+				data6[cnt6] = d;
+				at6[cnt6++] = (uint16_t)i;
+			}
 		}
 		for (int f = 0; f < 2; f++) {
-			if (!cnt[f])
+			const uint8_t **data = f ? data6 : data4;
+			uint32_t *res = f ? res6 : res4, cnt = f ? cnt6 : cnt4;
+			const uint16_t *at = f ? at6 : at4;
+			if (!cnt)
 				continue;
 			if (c->ctx[f] && fc[f] && __atomic_load_n(&fc_on, __ATOMIC_RELAXED)) {
 				if (!f)
-					fc_classify(fc[0], c, 0, data[0], res[0], cnt[0]);
+					fc_classify(fc[0], c, 0, data, res, cnt);
 				else
-					fc_classify(fc[1], c, 1, data[1], res[1], cnt[1]);
+					fc_classify(fc[1], c, 1, data, res, cnt);
 			} else {
-				cls_classify(c, f, data[f], res[f], cnt[f]);
+				cls_classify(c, f, data, res, cnt);
 			}
-			for (uint16_t j = 0; j < cnt[f]; j++) {
-				uint16_t i = at[f][j];
-				acl_verdict(&v, res[f][j], objs[i], &nexts[i]);
+			for (unsigned j = 0; j < cnt; j++) {
+				unsigned i = at[j];
+				acl_verdict(&v, res[j], objs[i], &nexts[i]);
 			}
 			acl_verdicts_end(&v);
 		}
