@@ -184,7 +184,8 @@ int sl_iface_init(const struct sl_config *c, struct rte_mempool *mp, uint16_t nb
 			*comma = 0;
 		uint16_t port;
 		if (rte_eth_dev_get_port_by_name(dname, &port)) {
-			fprintf(stderr, "sluiced: device '%s' has no port (driver missing?)\n", dname);
+			fprintf(stderr, "sluiced: device '%s' has no port: its driver is missing or "
+				"could not open it (the EAL's log says why)\n", dname);
 			return -ENODEV;
 		}
 		if (port >= SL_MAX_PORTS)
