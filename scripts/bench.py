@@ -63,12 +63,16 @@ def cpu_name():
     return platform.processor()
 
 
-def runtime_cost(d):
-    """Busy clocks per packet over the whole path (port-rx to port-tx) and per node."""
+def runtime_cost(d, own=()):
+    """Busy clocks per packet over the whole path (port-rx to port-tx), per node, and the
+    clocks of the nodes named in own per packet received (a node that sees only some of the
+    packets, qos-sched, weighs by its share)."""
     rt = d.js("show runtime")
     nodes = {r["node"]: r["clocks/packet"] for r in rt["runtime"] if r["vectors"]}
     total = rt["workers"][0]["busy-clocks/packet"]
-    return total, nodes
+    rx = rt["workers"][0]["rx-packets"]
+    mine = sum(r["clocks"] for r in rt["runtime"] if r["node"] in own) / rx if rx else 0.0
+    return total, nodes, mine
 
 
 def bench_sluiced_memif(tmp):
@@ -80,7 +84,7 @@ def bench_sluiced_memif(tmp):
     trials = sluiced_mode_trial(d, MEMIF_CONF.format(d=d), [0] * TRIALS + [FIXED_RATE] * TRIALS)
     res = {}
     for key, part in (("max", trials[:TRIALS]), ("fixed", trials[TRIALS:])):
-        rates, costs = [g["rx_mpps"] for g, _, _ in part], [c for _, c, _ in part]
+        rates, costs = [t[0]["rx_mpps"] for t in part], [t[1] for t in part]
         res[key] = {"rx_mpps": statistics.median(rates), "trials": rates,
                     "busy_clocks_per_packet": statistics.median(costs), "cost_trials": costs,
                     "nodes_last_trial": part[-1][2]}
@@ -315,16 +319,16 @@ MODES = [
 MODES_FIXED_RATE = int(float(os.environ.get("BENCH_MODES_FIXED_RATE", "1e6")))
 
 
-def sluiced_mode_trial(d, conf, rates, stream=None):
+def sluiced_mode_trial(d, conf, rates, stream=None, own=()):
     """One start of sluiced in a mode: a trial at each rate (0: as fast as the generator can),
-    each with the worker's busy clocks per packet from show runtime."""
+    each with the worker's busy clocks per packet from show runtime, its nodes', and the
+    clocks per packet of the nodes named in own (runtime_cost)."""
     out = []
     with Daemon(conf, d) as s:
         for rate in rates:
             s.cli("clear runtime")
             g = run_gen(f"{d}/memif.sock", SECONDS, rate=rate, stream=stream)
-            cost, nodes = runtime_cost(s)
-            out.append((g, cost, nodes))
+            out.append((g, *runtime_cost(s, own)))
     return out
 
 
@@ -436,11 +440,18 @@ def features_topology():
     return [runs[n] for n in order], stream_for(64, topo["gen"])
 
 
+# the nodes each feature adds to the path (show runtime's clocks/packet, summed)
+FEATURE_NODES = {"policer": ("policer-input",), "acl-1000": ("acl-input",),
+                 "qos-4096-wheel": ("qos-output", "qos-sched")}
+
+
 def bench_features(tmp):
     """Each feature's sluiced in turn, TRIALS rounds (a start each), a trial as fast as the
     generator can: the rate and the worker's busy clocks per packet (show runtime; full
-    vectors, where a trial at a low load would measure the per-vector overhead), each
-    feature's median and its ratio to routing's."""
+    vectors, where a trial at a low load would measure the per-vector overhead), and the
+    clocks/packet of the feature's own nodes (FEATURE_NODES). Each feature's medians, its
+    ratio to routing's, and the median of its rounds' differences to routing's round (the
+    two ran one after the other: a slow period of the host falls on both)."""
     from memif_dut import cli_for
     features, stream = features_topology()
     got = {f: [] for f in features}
@@ -449,24 +460,43 @@ def bench_features(tmp):
             d = tmp / f"feature-{f}-{k}"
             d.mkdir()
             (d / "setup.cli").write_text(cli_for(f))
-            (g, cost, _), = sluiced_mode_trial(d, MEMIF_CONF.format(d=d), [0], stream)
-            got[f].append((g["rx_mpps"], cost))
-            print(f"  {f} round {k + 1}: {g['rx_mpps']:.3f} Mpps, {cost:.1f} busy clocks/packet", flush=True)
-    return {f: {"rx_mpps": statistics.median(m for m, _ in t), "trials": [m for m, _ in t],
-                "busy_clocks_per_packet": statistics.median(c for _, c in t), "cost_trials": [c for _, c in t]}
-            for f, t in got.items()}
+            (g, cost, _, own), = sluiced_mode_trial(d, MEMIF_CONF.format(d=d), [0], stream,
+                                                     FEATURE_NODES.get(f, ()))
+            got[f].append((g["rx_mpps"], cost, own))
+            print(f"  {f} round {k + 1}: {g['rx_mpps']:.3f} Mpps, {cost:.1f} busy clocks/packet"
+                  + (f", its nodes {own:.1f}" if f in FEATURE_NODES else ""), flush=True)
+    base = got[features[0]]
+    res = {}
+    for f, t in got.items():
+        res[f] = {"rx_mpps": statistics.median(m for m, _, _ in t), "trials": [m for m, _, _ in t],
+                  "busy_clocks_per_packet": statistics.median(c for _, c, _ in t),
+                  "cost_trials": [c for _, c, _ in t]}
+        if f != features[0]:
+            diffs = [c - b[1] for (_, c, _), b in zip(t, base)]
+            res[f]["added_paired"] = statistics.median(diffs)
+            res[f]["added_trials"] = diffs
+        if f in FEATURE_NODES:
+            res[f]["nodes"] = list(FEATURE_NODES[f])
+            res[f]["node_clocks"] = statistics.median(o for _, _, o in t)
+            res[f]["node_trials"] = [o for _, _, o in t]
+    return res
 
 
 def features_table(res):
     r = res[features_topology()[0][0]]  # the baseline
     lines = ["| memif, 64 B, 4,096 flows, one forwarding core, as fast as the generator can | Mpps "
-             "(median; trials) | rate / routing's | busy clocks/packet (median; trials) | added to routing |",
-             "|---|---|---|---|---|"]
+             "(median; trials) | rate / routing's | busy clocks/packet (median; trials) | added to "
+             "routing: medians' difference | added: median of the rounds' differences | the "
+             "feature's nodes, clocks/packet (median; trials) |",
+             "|---|---|---|---|---|---|---|"]
     for f, x in res.items():
         c = x["busy_clocks_per_packet"]
+        paired = f"{x['added_paired']:+.1f}" if "added_paired" in x else "-"
+        own = (f"{' + '.join(x['nodes'])}: {x['node_clocks']:.1f} ("
+               + ", ".join(f"{t:.1f}" for t in x["node_trials"]) + ")") if "nodes" in x else "-"
         lines.append(f"| {f} | {x['rx_mpps']:.2f} (" + ", ".join(f"{t:.2f}" for t in x["trials"])
                      + f") | {x['rx_mpps'] / r['rx_mpps']:.2f} | {c:.1f} (" + ", ".join(f"{t:.1f}" for t in x["cost_trials"])
-                     + f") | {c - r['busy_clocks_per_packet']:+.1f} |")
+                     + f") | {c - r['busy_clocks_per_packet']:+.1f} | {paired} | {own} |")
     return "\n".join(lines)
 
 
@@ -519,7 +549,7 @@ ip4 {{ max-routes 2097152 tbl8s 1024 }}
             time.sleep(SECONDS)
             b = s.js("show interface port1")["interfaces"][0]["tx-packets"]
             rates.append((b - a) / SECONDS / 1e6)
-            c, nodes = runtime_cost(s)
+            c, nodes, _ = runtime_cost(s)
             costs.append(c)
         res.update({"fwd_mpps": statistics.median(rates), "trials": rates,
                     "busy_clocks_per_packet": statistics.median(costs), "nodes_last_trial": nodes})
