@@ -157,11 +157,17 @@ drop:
  * starts the next run (the outer table then the tunnel's key's: a run of a tunnel whose inner
  * table is another takes the fast way too). */
 #define VXI_OFF (sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_udp_hdr) + 8)
+/* The outer header's bytes 12-43, four words as they lie in memory, each compared under its
+ * mask: the addresses (12-19, all of them); the UDP destination port (20-27: ports, length,
+ * checksum); the VXLAN header's I flag and VNI (28-35); a routed tunnel's inner destination
+ * MAC, its own (36-43; vxi_run.mac_mask) */
+#define VXI_PORT_MASK rte_cpu_to_be_64(0x0000ffff00000000ull)
+#define VXI_VX_MASK rte_cpu_to_be_64(0x08000000ffffff00ull)
+#define VXI_MAC_MASK rte_cpu_to_be_64(0xffffffffffff0000ull)
 struct vxi_run {
-	uint64_t addrs;              /* the outer source and destination, as in the header */
-	uint32_t vni;                /* the VXLAN header's second word, its reserved byte 0 */
-	uint16_t port;               /* the UDP destination port (network order); 0: no run
-				      * (no packet to port 0 comes here) */
+	uint64_t want[4];            /* the four words, masked; no run: all 0, a UDP
+				      * destination port 0, which no packet here has */
+	uint64_t mac_mask;           /* routed: VXI_MAC_MASK; else 0 (any inner destination) */
 	uint16_t rx;                 /* the receiving interface (the run's packets have no
 				      * table of their own: their outer table is its) */
 	uint16_t ifx;
@@ -197,30 +203,32 @@ static struct vxi_run vxi_run_learn(const struct vxi_cache *c, uint16_t rx, cons
 	struct vxi_run r = {.ifx = UINT16_MAX};
 	if (next == VXI_NEXT_DROP || p[0] != 0x45 || rx == UINT16_MAX)
 		return r;
-	memcpy(&r.addrs, p + offsetof(struct rte_ipv4_hdr, src_addr), 8);
-	memcpy(&r.vni, p + VXI_OFF - 4, 4);
-	r.vni &= RTE_BE32(0xffffff00);
-	memcpy(&r.port, p + sizeof(struct rte_ipv4_hdr) + 2, 2);
 	r.rx = rx;
 	r.next = vxi_run_mode(c, &r.mac);
 	r.ifx = c->ifx;
+	memcpy(r.want, p + 12, sizeof(r.want));
+	r.want[1] &= VXI_PORT_MASK;
+	r.want[2] &= VXI_VX_MASK;
+	r.want[3] = 0;
+	if (r.next == VXI_NEXT_IP4) { /* routed: to the tunnel's own MAC (else ethernet-input) */
+		memcpy(&r.want[3], &r.mac, 6);
+		r.mac_mask = VXI_MAC_MASK;
+	}
 	return r;
 }
 
 /* Both families' fast way, once m (its outer header at p) is known to be of a run of tunnel
- * ifx (edge next, MAC mac): its outer headers (off bytes) taken off, the edge; UINT16_MAX
- * (m untouched) for a routed tunnel's frame that is not IP to its MAC. */
-static __rte_always_inline uint16_t vxi_run_deliver(struct rte_mbuf *m, const uint8_t *p,
-						    unsigned off, uint16_t next,
-						    const struct rte_ether_addr *mac, uint16_t ifx)
+ * ifx (edge next) and, when routed, to its MAC: its outer headers (off bytes) taken off, the
+ * edge; UINT16_MAX (m untouched) for a routed tunnel's frame that is not IP. */
+static __rte_always_inline uint16_t vxi_run_strip(struct rte_mbuf *m, const uint8_t *p,
+						  unsigned off, uint16_t next, uint16_t ifx)
 {
-	const struct rte_ether_hdr *eh = (const struct rte_ether_hdr *)(p + off);
-	if (next == VXI_NEXT_IP4) { /* routed: IPv4 or IPv6 to the tunnel's MAC */
-		if (!rte_is_same_ether_addr(&eh->dst_addr, mac))
-			return UINT16_MAX;
-		if (eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6))
+	if (next == VXI_NEXT_IP4) { /* routed: IPv4 or IPv6 */
+		uint16_t type;
+		memcpy(&type, p + off + 12, 2);
+		if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6))
 			next = VXI_NEXT_IP6;
-		else if (eh->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4))
+		else if (type != RTE_BE16(RTE_ETHER_TYPE_IPV4))
 			return UINT16_MAX;
 		off += RTE_ETHER_HDR_LEN;
 	}
@@ -235,17 +243,17 @@ static __rte_always_inline uint16_t vxi_run_deliver(struct rte_mbuf *m, const ui
 static __rte_always_inline uint16_t vxi_fast(const struct vxi_run *r, struct rte_mbuf *m,
 					     const uint8_t *p)
 {
-	uint64_t addrs;
-	uint32_t vni;
-	uint16_t port;
-	memcpy(&addrs, p + offsetof(struct rte_ipv4_hdr, src_addr), 8);
-	memcpy(&vni, p + VXI_OFF - 4, 4);
-	memcpy(&port, p + sizeof(struct rte_ipv4_hdr) + 2, 2);
-	if (p[0] != 0x45 || m->data_len < VXI_OFF + RTE_ETHER_HDR_LEN || !(p[VXI_OFF - 8] & 0x08) ||
-	    addrs != r->addrs || (vni & RTE_BE32(0xffffff00)) != r->vni || port != r->port ||
-	    m->port != r->rx || (m->ol_flags & sl_flag_fib))
+	uint64_t a, u, v, e; /* within the buffer: the length is tested with them */
+	memcpy(&a, p + 12, 8);
+	memcpy(&u, p + 20, 8);
+	memcpy(&v, p + 28, 8);
+	memcpy(&e, p + 36, 8);
+	if (((a ^ r->want[0]) | ((u & VXI_PORT_MASK) ^ r->want[1]) |
+	     ((v & VXI_VX_MASK) ^ r->want[2]) | ((e & r->mac_mask) ^ r->want[3])) ||
+	    p[0] != 0x45 || m->data_len < VXI_OFF + RTE_ETHER_HDR_LEN || m->port != r->rx ||
+	    (m->ol_flags & sl_flag_fib))
 		return UINT16_MAX;
-	return vxi_run_deliver(m, p, VXI_OFF, r->next, &r->mac, r->ifx);
+	return vxi_run_strip(m, p, VXI_OFF, r->next, r->ifx);
 }
 
 /* vxlan4-input's or vxlan6-input's process function `name`: each packet by the run r (of
@@ -259,7 +267,7 @@ static __rte_always_inline uint16_t vxi_fast(const struct vxi_run *r, struct rte
 		uint16_t nexts[n];                                                          \
 		struct vxi_cache c = {.key = {.fib = UINT16_MAX}, .key6 = {.fib = UINT16_MAX}, \
 				      .ifx = UINT16_MAX, .port = RTE_BE16(SL_VXLAN_PORT)};  \
-		run_t r = {.ifx = UINT16_MAX};                                              \
+		run_t r = {.ifx = UINT16_MAX}; /* no run: it wants UDP port 0 */            \
 		uint32_t pkts = 0, bytes = 0;                                               \
 		for (uint16_t i = 0; i < n; i++) {                                          \
 			struct rte_mbuf *m = objs[i];                                       \
@@ -333,7 +341,10 @@ static __rte_always_inline uint16_t vxi6_fast(const struct vxi6_run *r, struct r
 	    (vni & RTE_BE32(0xffffff00)) != r->vni || port != r->port || m->port != r->rx ||
 	    (m->ol_flags & sl_flag_fib))
 		return UINT16_MAX;
-	return vxi_run_deliver(m, p, VXI6_OFF, r->next, &r->mac, r->ifx);
+	if (r->next == VXI_NEXT_IP4 && /* routed: to the tunnel's MAC */
+	    !rte_is_same_ether_addr((const struct rte_ether_addr *)(p + VXI6_OFF), &r->mac))
+		return UINT16_MAX;
+	return vxi_run_strip(m, p, VXI6_OFF, r->next, r->ifx);
 }
 
 VXI_RUN_PROCESS(vxi6_process, struct vxi6_run, vxi6_fast, vxi6_one, vxi6_run_learn, VXI6_OFF)

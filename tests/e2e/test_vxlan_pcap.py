@@ -52,16 +52,20 @@ def test_vxlan_routed_exact(sluiced_factory, tmp_path):
     # 8 flows, two packets each, routed into the tunnel
     in0 = [Ether(dst=MAC0, src=PEER0) / IP(src="10.10.1.2", dst="49.0.0.9", ttl=64, id=i) /
            UDP(sport=1000 + i % 8, dport=53) / Raw(b"q" * 30) for i in range(16)]
-    # from the remote VTEP: routed out of port0; then the malformed and the unknown
+    # from the remote VTEP: routed out of port0; between them, each right after a packet of
+    # the tunnel (vxlan4-input's run of it), the malformed and the unknown
     back = Ether(dst=TUN_MAC, src=FAR) / IP(src="49.0.0.9", dst="10.10.1.2", ttl=64) / \
         UDP(sport=53, dport=1000) / Raw(b"a" * 30)
-    in1 = [vx(back) for _ in range(5)] + [
-        vx(back, vni=78),                       # no tunnel has VNI 78
-        vx(back, src="10.10.2.3"),              # nor this remote
-        vx(back, flags=0x00),                   # no I flag
-        vx(Raw(b"\x00" * 6)),                   # no whole inner Ethernet header
-        vx(Ether(dst="02:00:00:00:00:55", src=FAR) / IP(dst="10.10.1.2")),  # not to our MAC
-    ]
+    in1 = [vx(back), vx(back),
+           vx(back, flags=0x00),                   # no I flag
+           vx(back),
+           vx(Raw(b"\x00" * 6)),                   # no whole inner Ethernet header
+           vx(back),
+           vx(Ether(dst="02:00:00:00:00:55", src=FAR) / IP(dst="10.10.1.2")),  # not to our MAC
+           vx(back),
+           vx(back, vni=78),                       # no tunnel has VNI 78
+           vx(back, src="10.10.2.3"),              # nor this remote
+           ]
     errs, ifs, out0, out1 = run(sluiced_factory, tmp_path, in0, in1, [
         "set interface ip address vxlan_tunnel0 172.16.0.1/30",
         f"ip neighbor vxlan_tunnel0 172.16.0.2 {FAR}",
