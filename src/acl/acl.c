@@ -507,42 +507,50 @@ static inline void cls_classify(const struct acl_cls *c, int f, const uint8_t **
 /* ---- the flow cache ----
  * A worker's exact-match cache in front of rte_acl, per direction and family (OVS-DPDK's EMC): the
  * bytes rte_acl reads (protocol, addresses, ports; the TCP flags byte where the classifier reads
- * it) and the classifier's generation -> the result rte_acl gave. A result depends on nothing
- * else, so a hit is the classifier's answer; a classifier built anew has a new generation and
- * starts cold, and a vector is still classified by one classifier. Sets of two ways, IPv4's one
- * cache line: a miss goes to rte_acl with the vector's other misses, then takes the first way (the
- * first moves to the second). 8 MB a family (IPv6: a set of two lines) a worker and direction:
- * 262,144 IPv4 entries and 131,072 IPv6 ones. A replay of flows in one order misses every flow of
- * a set that more flows than ways share, so a cache holds about 90% of as many flows as a quarter
- * of its entries, and lookups that miss the L2 (more than some 16,384 flows' lines) still cost
- * less than rte_acl: at 512 KB a family, 16,384 IPv4 flows found 41% and cost a 1,000-rule ACL +54
- * to +84 clocks a packet; at 2 MB 91% and +24 to +40, and 32,768 flows rested (rte_acl alone); at
- * 8 MB 32,768 flows found 97% and cost +24, 65,536 91% and +39; four ways in two lines found more
- * and cost more; IPv6 at 2 MB found 97.3% of 4,096 flows and cost +39, at 4 MB 99.2% and +15 to
- * +22, and 16,384 flows 90.9% and +36 to +63, at 8 MB 97.4% and +13 to +31 (docs/lab-notes.md,
- * sessions 33 to 35). The key is compared where rte_acl reads it (the packet's bytes, or the key
- * acl_key built), not copied. Traffic of more flows than it holds pays the lookup for more than it
- * saves: a window of FC_WINDOW lookups that found under three quarters turns the family's cache
- * off for the next 15 windows' packets, then it is tried again (a rest that follows a rest is
- * twice as long, up to 255 windows: then 0.4% of the packets pay the lookup for nothing, and a
- * change of traffic is seen within a million). A classifier newer than any it has seen starts cold
- * and ends a rest: its first lookups, as many as the family's cache holds, are not judged, since
- * until then traffic of fewer flows than it holds still misses each flow it has not seen. A
- * direction's and family's cache is allocated by the main lcore for every worker when a classifier
- * of that family that uses rte_acl is first applied in that direction. */
-#define FC_WAYS 2
-#define FC4_SETS 131072 /* x 2 ways x 32 bytes: 8 MB */
+ * it) and the classifier's generation -> the result rte_acl gave. A result depends on nothing else,
+ * so a hit is the classifier's answer; a classifier built anew has a new generation and starts
+ * cold, and a vector is still classified by one classifier. Sets of three ways for IPv4 (one cache
+ * line, one generation for the three) and two for IPv6 (two lines): a miss goes to rte_acl with the
+ * vector's other misses, then takes the first way (the others move one on, the last out). 8 MB a
+ * family a worker and direction: 393,216 IPv4 entries and 131,072 IPv6 ones. A replay of flows in
+ * one order misses every flow of a set that more flows than ways share, so a two-way cache holds
+ * about 90% of as many flows as a quarter of its entries, a three-way one 98.6% of as many as a
+ * sixth, and lookups that miss the L2 (more than some 16,384 flows' lines) still cost less than
+ * rte_acl: at 512 KB a family, 16,384 IPv4 flows found 41% and cost a 1,000-rule ACL +54 to +84
+ * clocks a packet; at 2 MB 91% and +24 to +40, and 32,768 flows rested (rte_acl alone); at 8 MB
+ * 32,768 flows found 97% and cost +24, 65,536 91% and +39; four ways in two lines found more and
+ * cost more; three in one line 99.4% and 98.0%, 65,536 flows +28 (session 36); IPv6 at 2 MB found
+ * 97.3% of 4,096 flows and cost +39, at 4 MB 99.2% and +15 to +22, and 16,384 flows 90.9% and +36
+ * to +63, at 8 MB 97.4% and +13 to +31 (docs/lab-notes.md, sessions 33 to 35). The key is compared
+ * where rte_acl reads it (the packet's bytes, or the key acl_key built), not copied. Traffic of
+ * more flows than it holds pays the lookup for more than it saves: a window of FC_WINDOW lookups
+ * that found under three quarters turns the family's cache off for the next 15 windows' packets,
+ * then it is tried again (a rest that follows a rest is twice as long, up to 255 windows: then 0.4%
+ * of the packets pay the lookup for nothing, and a change of traffic is seen within a million). A
+ * classifier newer than any it has seen starts cold and ends a rest: its first lookups, as many as
+ * the family's cache holds, are not judged, since until then traffic of fewer flows than it holds
+ * still misses each flow it has not seen. A direction's and family's cache is allocated by the main
+ * lcore for every worker when a classifier of that family that uses rte_acl is first applied in
+ * that direction. */
+#define FC4_WAYS 3
+#define FC6_WAYS 2
+#define FC4_SETS 131072 /* x 64 bytes (3 ways): 8 MB */
 #define FC6_SETS 65536  /* x 2 ways x 64 bytes: 8 MB */
 #define FC_WINDOW 4096
 #define FC_REST_MAX 4 /* rests of 15, 31, 63, 127, then 255 windows' packets */
 
-struct fc_ent4 {
-	uint64_t a[1];   /* source and destination, as in the packet */
-	uint64_t pp;     /* ports, protocol << 32, TCP flags << 40 */
-	uint64_t gen;    /* the classifier's (acl_cls.gen); 0: empty */
-	uint32_t res;
-	uint32_t pad;
+/* An IPv4 set: one line, one generation for its three ways (the ways of an older one are
+ * empty), a result of 16 bits a way (rte_acl's 65,535th rule and later ones are not cached) */
+struct fc_set4 {
+	uint64_t gen;    /* the classifier's (acl_cls.gen) whose results its ways hold; 0: none */
+	uint16_t res[FC4_WAYS];
+	uint16_t pad;
+	struct {
+		uint64_t a;      /* source and destination, as in the packet */
+		uint64_t pp;     /* ports, protocol << 32, TCP flags << 40; FC4_EMPTY: none */
+	} way[FC4_WAYS];
 };
+#define FC4_EMPTY UINT64_MAX /* no key's pp: its top 16 bits are 0 */
 
 struct fc_ent6 {
 	uint64_t a[4];
@@ -551,7 +559,7 @@ struct fc_ent6 {
 	uint32_t res;
 	uint32_t pad[3];
 };
-_Static_assert(sizeof(struct fc_ent4) * 2 == RTE_CACHE_LINE_SIZE &&
+_Static_assert(sizeof(struct fc_set4) == RTE_CACHE_LINE_SIZE &&
 	       sizeof(struct fc_ent6) == RTE_CACHE_LINE_SIZE, "entries in whole cache lines");
 
 struct fc_stat { /* written by its worker only */
@@ -565,11 +573,11 @@ struct fc_stat { /* written by its worker only */
 /* A worker's cache of one direction and family: its sets, then its counters (the sets at the
  * allocation's start: a set's address is one add from the hash, fc_classify) */
 struct acl_fc4 {
-	struct fc_ent4 set[FC4_SETS][FC_WAYS];
+	struct fc_set4 set[FC4_SETS];
 	struct fc_stat st;
 };
 struct acl_fc6 {
-	struct fc_ent6 set[FC6_SETS][FC_WAYS];
+	struct fc_ent6 set[FC6_SETS][FC6_WAYS];
 	struct fc_stat st;
 };
 
@@ -635,14 +643,6 @@ static __rte_always_inline uint64_t fc_key(const uint8_t *d, int f, bool fl, uin
 _Static_assert(KOFF(v4.flags) + 3 == KOFF(v4.ports) + 13 &&
 	       KOFF(v6.flags) + 3 == KOFF(v6.ports) + 13, "fc_key: the TCP flags byte");
 
-static inline bool fc_match4(const struct fc_ent4 *e, const uint8_t *d, uint64_t pp,
-			     uint64_t gen)
-{
-	uint64_t a;
-	memcpy(&a, d + KOFF(v4.src), 8);
-	return !((e->a[0] ^ a) | (e->pp ^ pp) | (e->gen ^ gen));
-}
-
 /* The IPv6 addresses compared 16 bytes at a time where SSE4.1 is (every x86 build) */
 static inline bool fc_match6(const struct fc_ent6 *e, const uint8_t *d, uint64_t pp,
 			     uint64_t gen)
@@ -669,25 +669,28 @@ static __rte_always_inline bool fc_find(const void *set, int f, const uint8_t *d
 					uint64_t gen, uint32_t *r)
 {
 	if (!f) {
-		const struct fc_ent4 *e = set;
-		if (likely(fc_match4(&e[0], d, pp, gen)))
-			return *r = e[0].res, true;
-		for (int w = 1; w < FC_WAYS; w++)
-			if (fc_match4(&e[w], d, pp, gen))
-				return *r = e[w].res, true;
+		const struct fc_set4 *e = set;
+		uint64_t a;
+		memcpy(&a, d + KOFF(v4.src), 8);
+		if (unlikely(e->gen != gen))
+			return false;
+		for (int w = 0; w < FC4_WAYS; w++)
+			if (!((e->way[w].a ^ a) | (e->way[w].pp ^ pp)))
+				return *r = e->res[w], true;
 		return false;
 	}
 	const struct fc_ent6 *e = set;
 	if (likely(fc_match6(&e[0], d, pp, gen)))
 		return *r = e[0].res, true;
-	for (int w = 1; w < FC_WAYS; w++)
+	for (int w = 1; w < FC6_WAYS; w++)
 		if (fc_match6(&e[w], d, pp, gen))
 			return *r = e[w].res, true;
 	return false;
 }
 
 /* The key's result r into set's first way, each way moving one on (the last out); not when
- * the set holds it already (a flow's second miss in one vector). */
+ * the set holds it already (a flow's second miss in one vector). An IPv4 set of an older
+ * classifier is emptied first. */
 static __rte_always_inline void fc_insert(void *set, int f, const uint8_t *d, uint64_t pp,
 					  uint64_t gen, uint32_t r)
 {
@@ -695,13 +698,23 @@ static __rte_always_inline void fc_insert(void *set, int f, const uint8_t *d, ui
 	if (fc_find(set, f, d, pp, gen, &had))
 		return;
 	if (!f) {
-		struct fc_ent4 *e = set;
-		memmove(&e[1], &e[0], (FC_WAYS - 1) * sizeof(e[0]));
-		e[0] = (struct fc_ent4){.pp = pp, .gen = gen, .res = r};
-		memcpy(e[0].a, d + KOFF(v4.src), 8);
+		struct fc_set4 *e = set;
+		if (r >= UINT16_MAX) /* beyond 16 bits: rte_acl each time */
+			return;
+		if (e->gen != gen) {
+			e->gen = gen;
+			for (int w = 1; w < FC4_WAYS; w++)
+				e->way[w].pp = FC4_EMPTY;
+		} else {
+			memmove(&e->way[1], &e->way[0], (FC4_WAYS - 1) * sizeof(e->way[0]));
+			memmove(&e->res[1], &e->res[0], (FC4_WAYS - 1) * sizeof(e->res[0]));
+		}
+		memcpy(&e->way[0].a, d + KOFF(v4.src), 8);
+		e->way[0].pp = pp;
+		e->res[0] = (uint16_t)r;
 	} else {
 		struct fc_ent6 *e = set;
-		memmove(&e[1], &e[0], (FC_WAYS - 1) * sizeof(e[0]));
+		memmove(&e[1], &e[0], (FC6_WAYS - 1) * sizeof(e[0]));
 		e[0] = (struct fc_ent6){.pp = pp, .gen = gen, .res = r};
 		memcpy(e[0].a, d + KOFF(v6.src), 32);
 	}
@@ -718,7 +731,7 @@ static __rte_always_inline void fc_classify(void *fc, const struct acl_cls *c, i
 		 * many lookups as the cache holds */
 		st->newest = c->gen;
 		st->win_look = st->win_hit = st->skip = st->rests = 0;
-		st->warm = FC_WAYS * (f ? FC6_SETS : FC4_SETS);
+		st->warm = f ? FC6_WAYS * FC6_SETS : FC4_WAYS * FC4_SETS;
 	}
 	if (st->skip) {
 		st->skip = st->skip > cnt ? st->skip - cnt : 0;
@@ -737,7 +750,7 @@ static __rte_always_inline void fc_classify(void *fc, const struct acl_cls *c, i
 		uint64_t h;
 		kp[j] = fc_key(data[j], f, fl, &h);
 		set[j] = f ? (void *)((struct acl_fc6 *)fc)->set[h & (FC6_SETS - 1)]
-			   : (void *)((struct acl_fc4 *)fc)->set[h & (FC4_SETS - 1)];
+			   : (void *)&((struct acl_fc4 *)fc)->set[h & (FC4_SETS - 1)];
 		rte_prefetch0(set[j]); /* IPv4's set, IPv6's first way */
 	}
 	for (uint32_t j = 0; j < cnt; j++) {

@@ -1410,8 +1410,8 @@ static void test_acl_runs(void)
 	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
 }
 
-/* ---- the ACL flow cache rests on traffic of more flows than it holds: 268,800 frames of
- * distinct 5-tuples, each looked up once, never found: a new classifier's first 262,144
+/* ---- the ACL flow cache rests on traffic of more flows than it holds: 396,800 frames of
+ * distinct 5-tuples, each looked up once, never found: a new classifier's first 393,216
  * lookups (as many as IPv4's cache holds) are not judged but the window that ends with them
  * is, and makes it stop looking (rte_acl alone) and say so, while every frame still gets
  * rte_acl's answer;
@@ -1427,7 +1427,7 @@ static void test_acl_flow_cache_rests(void)
 	uint64_t v0[3], v1[3];
 	CHECK(!strcmp(fc_counts("ipv4", v0), "on"));
 	uint32_t passed = 0;
-	enum { VECS = 4200, WARM = 262144 };
+	enum { VECS = 6200, WARM = 393216 };
 	for (int r = 0; r < VECS; r++) {
 		struct rte_mbuf *pk[64];
 		const char *to[64];
