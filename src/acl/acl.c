@@ -695,12 +695,11 @@ static __rte_always_inline void fc_insert(void *set, int f, const uint8_t *d, ui
 					  uint64_t gen, uint32_t r)
 {
 	uint32_t had;
-	if (fc_find(set, f, d, pp, gen, &had))
+	if ((!f && r >= UINT16_MAX) /* an IPv4 result beyond 16 bits: rte_acl each time */ ||
+	    fc_find(set, f, d, pp, gen, &had))
 		return;
 	if (!f) {
 		struct fc_set4 *e = set;
-		if (r >= UINT16_MAX) /* beyond 16 bits: rte_acl each time */
-			return;
 		if (e->gen != gen) {
 			e->gen = gen;
 			for (int w = 1; w < FC4_WAYS; w++)
