@@ -172,7 +172,6 @@ struct vxi_run {
 				      * table of their own: their outer table is its) */
 	uint16_t ifx;
 	uint16_t next;               /* the mode's edge; VXI_NEXT_IP4 when routed */
-	struct rte_ether_addr mac;   /* a routed tunnel's MAC */
 };
 
 /* A run's packets and bytes (counted by the loop, in registers) added to its tunnel */
@@ -203,15 +202,16 @@ static struct vxi_run vxi_run_learn(const struct vxi_cache *c, uint16_t rx, cons
 	struct vxi_run r = {.ifx = UINT16_MAX};
 	if (next == VXI_NEXT_DROP || p[0] != 0x45 || rx == UINT16_MAX)
 		return r;
+	struct rte_ether_addr mac;
 	r.rx = rx;
-	r.next = vxi_run_mode(c, &r.mac);
+	r.next = vxi_run_mode(c, &mac);
 	r.ifx = c->ifx;
 	memcpy(r.want, p + 12, sizeof(r.want));
 	r.want[1] &= VXI_PORT_MASK;
 	r.want[2] &= VXI_VX_MASK;
 	r.want[3] = 0;
 	if (r.next == VXI_NEXT_IP4) { /* routed: to the tunnel's own MAC (else ethernet-input) */
-		memcpy(&r.want[3], &r.mac, 6);
+		memcpy(&r.want[3], &mac, 6);
 		r.mac_mask = VXI_MAC_MASK;
 	}
 	return r;
