@@ -22,6 +22,10 @@ fields set: ecmp-symmetric, ecmp6-symmetric, ecmp6-flowlabel), and 48.0.0.0/8's
 256 /16s via 200 neighbours (many-nh: ipN-rewrite's loop for vectors to many adjacencies);
 the routed paths in FIB table 1 (vrf, vrf6: ipN-lookup with several tables).
 RUNS=routed,acl-1,acl-1000,qos-4096 runs only those of the tunnel runs, and nothing else.
+PAIRED=N (with RUNS): each of its feature runs (policer, acl-N, acl6-N, qos-N, qos-N-wheel) in
+one daemon, the feature taken off and put back between trials, N pairs of trials in ABBA order:
+the cost as the median of the pairs' differences, the rate as the median of their ratios (a
+pair's two trials fall in the same period of this host's speed), and the feature's own nodes.
 BENCH_KEEP=1 keeps the runs' folder (printed at the end: callgrind's output files, to annotate
 per source line with a build that has debug information, SLUICE_BUILD=...)."""
 import json
@@ -366,19 +370,21 @@ def routing(fam):
     return ("ethernet-input", f"ip{fam}-input", f"ip{fam}-lookup", f"ip{fam}-rewrite")
 
 
+def one_trial(s):
+    """One run of the stream s0 (PACKETS packets): clocks/packet per node."""
+    s.cli("clear runtime")
+    s.cli("packet-generator enable-stream s0")
+    wait_sent(s, PACKETS)
+    rt = s.js("show runtime")
+    # nodes that saw the stream (not those of a stray neighbour discovery or router
+    # advertisement: one packet's thousands of clocks would count as the path's)
+    return {r["node"]: r["clocks/packet"] for r in rt["runtime"] if r["vectors"] * 100 >= PACKETS}
+
+
 def stream_trials(s, fam=4):
     """TRIALS runs of the stream s0: each node's clocks/packet, median over the trials, and
     the sums per trial (this machine has fast and slow periods: the spread shows them)."""
-    trials = []
-    for _ in range(TRIALS):
-        s.cli("clear runtime")
-        s.cli("packet-generator enable-stream s0")
-        wait_sent(s, PACKETS)
-        rt = s.js("show runtime")
-        # nodes that saw the stream (not those of a stray neighbour discovery or router
-        # advertisement: one packet's thousands of clocks would count as the path's)
-        trials.append({r["node"]: r["clocks/packet"] for r in rt["runtime"]
-                       if r["vectors"] * 100 >= PACKETS})
+    trials = [one_trial(s) for _ in range(TRIALS)]
     nodes = {k: statistics.median(t.get(k, 0) for t in trials) for k in trials[0]}
     sums = {"whole path": [sum(t.values()) for t in trials],
             "routing nodes": [sum(t.get(k, 0) for k in routing(fam)) for t in trials],
@@ -842,19 +848,25 @@ def vx_added(v, unit, gen=None):
                   f"without (the ratio inverted) {r / w[t]:.3f}")
 
 
+def stream_run_dir(tmp, name, setup, wrap):
+    """A run's folder: the stream's pcap (FLOWS destinations, wrapped), its setup and the
+    daemon's configuration (one worker), which it returns with the folder."""
+    d = tmp / name
+    d.mkdir()
+    write_pcap(d / "in.pcap", destinations(1), wrap)
+    (d / "setup.cli").write_text(setup + stream(PACKETS, d / "in.pcap"))
+    return d, f"""unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
+cpu {{ main-core 0 corelist-workers 1 }}
+dpdk {{ socket-mem 1024 {DPDK_EXTRA}}}
+"""
+
+
 def vxlan_clocks(tmp):
     """Clocks/packet per node and of the whole path per trial: routed, encapsulated and
     decapsulated, one daemon after the other."""
     out = {}
     for tag, setup, wrap in VX_RUNS:
-        d = tmp / f"vx-{tag}"
-        d.mkdir()
-        write_pcap(d / "in.pcap", destinations(1), wrap)
-        (d / "setup.cli").write_text(setup + stream(PACKETS, d / "in.pcap"))
-        conf = f"""unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log }}
-cpu {{ main-core 0 corelist-workers 1 }}
-dpdk {{ socket-mem 1024 {DPDK_EXTRA}}}
-"""
+        d, conf = stream_run_dir(tmp, f"vx-{tag}", setup, wrap)
         with Daemon(conf, d) as s:
             nodes, sums = stream_trials(s)
             tx = s.js("show interface pg1")["interfaces"][0]["tx-packets"]
@@ -868,6 +880,70 @@ dpdk {{ socket-mem 1024 {DPDK_EXTRA}}}
                   f"{r['hits']} found, {r['bypassed']} classified by rte_acl alone while it rested")
         out[tag] = (nodes, sums["whole path"], tx)
     return out
+
+
+# PAIRED=N: each feature run of RUNS measured against routing in one daemon, the feature taken
+# off and put back between trials (the commands below), N pairs in ABBA order (off-on, on-off,
+# ...), so that each pair's two trials fall in the same period of this host's speed; the
+# cost as the median of the pairs' differences and the rate as the median of their ratios
+QOS_LINE = QOS_SETUP.splitlines()[-1]
+FEATURE_TOGGLES = {
+    "policer": ("policer input name p pg0 unapply", "policer input name p pg0"),
+    "acl": ("set acl-plugin interface pg0 input acl 0 del", "set acl-plugin interface pg0 input acl 0"),
+    f"qos-{QOS_PIPES}": ("set interface qos pg1 disable", QOS_LINE),
+    f"qos-{QOS_PIPES}-wheel": ("set interface qos pg1 disable", QOS_LINE + " scheduler wheel"),
+}
+PAIRED = int(os.environ.get("PAIRED", "0"))
+
+
+def toggles(tag):
+    return FEATURE_TOGGLES.get("acl" if tag.startswith(("acl-", "acl6-")) else tag)
+
+
+def paired_clocks(tmp):
+    """Per feature run with a toggle: (pairs of (off, on) whole-path sums without pg-input,
+    the feature's own nodes' clocks per pair, the nodes' medians with it on)."""
+    out = {}
+    for tag, setup, wrap in VX_RUNS:
+        if not toggles(tag):
+            continue
+        off, on = toggles(tag)
+        d, conf = stream_run_dir(tmp, f"pair-{tag}", setup, wrap)
+        pairs, own, with_on = [], [], []
+        with Daemon(conf, d) as s:
+            base_nodes, now = None, "on"
+            for i in range(PAIRED):
+                got = {}
+                for state in (("off", "on") if i % 2 == 0 else ("on", "off")):
+                    if state != now:  # (the set-up leaves it on)
+                        s.cli(off if state == "off" else on)
+                        now = state
+                    got[state] = one_trial(s)
+                if base_nodes is None:
+                    base_nodes = set(got["off"])
+                alone = {k: sum(v for n, v in t.items() if n != "pg-input") for k, t in got.items()}
+                pairs.append((alone["off"], alone["on"]))
+                own.append(sum(v for n, v in got["on"].items() if n not in base_nodes))
+                with_on.append(got["on"])
+            errs = s.js("show errors")["errors"]
+        if errs:
+            print(f"   {tag} errors: {errs}")
+        nodes = {k: statistics.median(t.get(k, 0) for t in with_on) for k in with_on[0]}
+        out[tag] = (pairs, own, nodes)
+    return out
+
+
+def print_paired(res):
+    for tag, (pairs, own, nodes) in res.items():
+        diffs = [b - a for a, b in pairs]
+        ratios = [a / b for a, b in pairs]
+        print(f"   {tag}: {len(pairs)} pairs, the nodes alone (pg-input left out), off -> on: " +
+              ", ".join(f"{a:.1f} -> {b:.1f}" for a, b in pairs))
+        print(f"     the feature's own nodes per pair: " + ", ".join(f"{x:.1f}" for x in own) +
+              f"; median {statistics.median(own):.1f}")
+        print(f"     cost (the pairs' differences, median) {statistics.median(diffs):+.1f}; "
+              f"rate with it / without (the pairs' ratios inverted, median) "
+              f"{statistics.median(ratios):.3f}; each: " + ", ".join(f"{x:.3f}" for x in ratios))
 
 
 def callgrind_pair(tmp, fam, setup, ecmp_setup, tag=""):
@@ -916,12 +992,16 @@ def main():
                 for k, v in nodes.items():
                     print(f"   {k:16s} {v:8.1f}")
                 print(f"   whole path: {sum(nodes.values()):.1f}; pg1 sent {tx}")
-        if TUNNELS and PACKETS and VX_RUNS:
+        if TUNNELS and PACKETS and VX_RUNS and not PAIRED:
             print(f"== tunnels, {PACKETS} packets (64-byte inner frames), {TRIALS} trials "
                   "(clocks/packet, median): " + " | ".join(t for t, _, _ in VX_RUNS), flush=True)
             vx = vxlan_clocks(tmp)
             med = print_runs(vx)
             vx_added(med, "clocks/packet", {t: vx[t][0].get("pg-input", 0) for t in vx})
+        if PAIRED and PACKETS and VX_RUNS:
+            print(f"== features paired with routing in one daemon, {PACKETS} packets (64-byte "
+                  f"frames) a trial, {PAIRED} pairs (clocks/packet)", flush=True)
+            print_paired(paired_clocks(tmp))
         if BNG and PACKETS:
             print(f"== BNG: {PACKETS} packets of 64 bytes, one to each of {BNG_SESSIONS} addresses "
                   f"in turn, {TRIALS} trials (clocks/packet, median)", flush=True)

@@ -280,3 +280,24 @@ def test_features_topology_duts_apply_their_feature(tmp_path):
             if p.poll() is None:
                 os.killpg(p.pid, signal.SIGTERM)
             p.wait(timeout=60)
+
+
+@release_only
+def test_bench_graph_pairs_features_with_routing(tmp_path):
+    """make bench-graph's PAIRED mode: each feature taken off and put back in one daemon
+    between trials. Its own nodes (those that the off trial lacks) take clocks in every on
+    trial, so the off command did take it off and the on command put it back; every pair's
+    two trials carried the stream."""
+    env = dict(os.environ, PAIRED="2", RUNS="routed,policer,acl-1,qos-4096-wheel", PACKETS="20000",
+               CG_PACKETS="0", SLUICE_BUILD=str(BUILD))
+    r = subprocess.run([str(ROOT / ".venv/bin/python"), str(ROOT / "scripts/bench_graph.py")],
+                       env=env, capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert r.returncode == 0, r.stdout + r.stderr
+    for tag in ("policer", "acl-1", "qos-4096-wheel"):
+        m = re.search(rf"^   {tag}: 2 pairs, .*: (\S+) -> (\S+), (\S+) -> (\S+)$", r.stdout, re.M)
+        assert m, r.stdout
+        assert all(float(x) > 0 for x in m.groups())
+        own = re.search(rf"^   {tag}: .*\n     the feature's own nodes per pair: (\S+), (\S+);",
+                        r.stdout, re.M)
+        assert own and all(float(x.rstrip(",;")) > 0 for x in own.groups()), r.stdout
+    assert "errors" not in r.stdout, r.stdout
