@@ -509,10 +509,11 @@ static inline void cls_classify(const struct acl_cls *c, int f, const uint8_t **
  * bytes rte_acl reads (protocol, addresses, ports; the TCP flags byte where the classifier reads
  * it) and the classifier's generation -> the result rte_acl gave. A result depends on nothing else,
  * so a hit is the classifier's answer; a classifier built anew has a new generation and starts
- * cold, and a vector is still classified by one classifier. Sets of three ways for IPv4 (one cache
- * line, one generation for the three) and two for IPv6 (two lines): a miss goes to rte_acl with the
- * vector's other misses, then takes the first way (the others move one on, the last out). 8 MB a
- * family a worker and direction: 393,216 IPv4 entries and 131,072 IPv6 ones. A replay of flows in
+ * cold, and a vector is still classified by one classifier. Sets of three ways, one generation for
+ * the three: IPv4's one cache line, IPv6's two (each way's result in its key's spare bits): a
+ * miss goes to rte_acl with the vector's other misses, then takes the first way (the others move
+ * one on, the last out). 8 MB a family a worker and direction: 393,216 IPv4 entries and 196,608
+ * IPv6 ones. A replay of flows in
  * one order misses every flow of a set that more flows than ways share, so a two-way cache holds
  * about 90% of as many flows as a quarter of its entries, a three-way one 98.6% of as many as a
  * sixth, and lookups that miss the L2 (more than some 16,384 flows' lines) still cost less than
@@ -521,7 +522,8 @@ static inline void cls_classify(const struct acl_cls *c, int f, const uint8_t **
  * 32,768 flows found 97% and cost +24, 65,536 91% and +39; four ways in two lines found more and
  * cost more; three in one line 99.4% and 98.0%, 65,536 flows +28 (session 36); IPv6 at 2 MB found
  * 97.3% of 4,096 flows and cost +39, at 4 MB 99.2% and +15 to +22, and 16,384 flows 90.9% and +36
- * to +63, at 8 MB 97.4% and +13 to +31 (docs/lab-notes.md, sessions 33 to 35). The key is compared
+ * to +63, at 8 MB 97.4% and +13 to +31, and in three ways 99.6%, 32,768 flows 98.4% where two
+ * found 91.0% (docs/lab-notes.md, sessions 33 to 37). The key is compared
  * where rte_acl reads it (the packet's bytes, or the key acl_key built), not copied. Traffic of
  * more flows than it holds pays the lookup for more than it saves: a window of FC_WINDOW lookups
  * that found under three quarters turns the family's cache off for the next 15 windows' packets,
@@ -533,9 +535,9 @@ static inline void cls_classify(const struct acl_cls *c, int f, const uint8_t **
  * lcore for every worker when a classifier of that family that uses rte_acl is first applied in
  * that direction. */
 #define FC4_WAYS 3
-#define FC6_WAYS 2
+#define FC6_WAYS 3
 #define FC4_SETS 131072 /* x 64 bytes (3 ways): 8 MB */
-#define FC6_SETS 65536  /* x 2 ways x 64 bytes: 8 MB */
+#define FC6_SETS 65536  /* x 128 bytes (3 ways): 8 MB */
 #define FC_WINDOW 4096
 #define FC_REST_MAX 4 /* rests of 15, 31, 63, 127, then 255 windows' packets */
 
@@ -552,15 +554,21 @@ struct fc_set4 {
 };
 #define FC4_EMPTY UINT64_MAX /* no key's pp: its top 16 bits are 0 */
 
-struct fc_ent6 {
-	uint64_t a[4];
-	uint64_t pp;
-	uint64_t gen;
-	uint32_t res;
-	uint32_t pad[3];
+/* An IPv6 set: two lines, one generation for its three ways (as IPv4's), each way's result in
+ * the top 16 bits of its pp (a key's pp has 48); FC6_NONE there: an emptied way. The ways lie
+ * at 8, 48 and 88 bytes: a hit in the first reads the first line alone. */
+struct fc_way6 {
+	uint64_t a[4];   /* source and destination, as in the packet */
+	uint64_t pp;     /* the key's pp | its result << 48 */
 };
+struct fc_set6 {
+	uint64_t gen;
+	struct fc_way6 way[FC6_WAYS];
+};
+#define FC6_NONE UINT16_MAX
+#define FC_PP_BITS 48 /* a key's pp: ports, protocol, flags */
 _Static_assert(sizeof(struct fc_set4) == RTE_CACHE_LINE_SIZE &&
-	       sizeof(struct fc_ent6) == RTE_CACHE_LINE_SIZE, "entries in whole cache lines");
+	       sizeof(struct fc_set6) == 2 * RTE_CACHE_LINE_SIZE, "sets in whole cache lines");
 
 struct fc_stat { /* written by its worker only */
 	uint64_t lookups, hits, bypassed;
@@ -577,7 +585,7 @@ struct acl_fc4 {
 	struct fc_stat st;
 };
 struct acl_fc6 {
-	struct fc_ent6 set[FC6_SETS][FC6_WAYS];
+	struct fc_set6 set[FC6_SETS];
 	struct fc_stat st;
 };
 
@@ -643,23 +651,23 @@ static __rte_always_inline uint64_t fc_key(const uint8_t *d, int f, bool fl, uin
 _Static_assert(KOFF(v4.flags) + 3 == KOFF(v4.ports) + 13 &&
 	       KOFF(v6.flags) + 3 == KOFF(v6.ports) + 13, "fc_key: the TCP flags byte");
 
-/* The IPv6 addresses compared 16 bytes at a time where SSE4.1 is (every x86 build) */
-static inline bool fc_match6(const struct fc_ent6 *e, const uint8_t *d, uint64_t pp,
-			     uint64_t gen)
+/* Whether way e holds the key at d (pp): the IPv6 addresses compared 16 bytes at a time where
+ * SSE4.1 is (every x86 build), and pp's 48 bits. */
+static inline bool fc_match6(const struct fc_way6 *e, const uint8_t *d, uint64_t pp)
 {
 	const uint8_t *a = d + KOFF(v6.src);
 #ifdef SL_ACL_LIN4
 	__m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)a),
-				  _mm_load_si128((const __m128i *)&e->a[0]));
+				  _mm_loadu_si128((const __m128i *)&e->a[0]));
 	__m128i y = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(a + 16)),
-				  _mm_load_si128((const __m128i *)&e->a[2]));
+				  _mm_loadu_si128((const __m128i *)&e->a[2]));
 	x = _mm_or_si128(x, y);
-	return _mm_testz_si128(x, x) && !((e->pp ^ pp) | (e->gen ^ gen));
+	return _mm_testz_si128(x, x) && !((e->pp ^ pp) << (64 - FC_PP_BITS));
 #else
 	uint64_t k[4];
 	memcpy(k, a, 32);
 	return !((e->a[0] ^ k[0]) | (e->a[1] ^ k[1]) | (e->a[2] ^ k[2]) | (e->a[3] ^ k[3]) |
-		 (e->pp ^ pp) | (e->gen ^ gen));
+		 ((e->pp ^ pp) << (64 - FC_PP_BITS)));
 #endif
 }
 
@@ -679,12 +687,15 @@ static __rte_always_inline bool fc_find(const void *set, int f, const uint8_t *d
 				return *r = e->res[w], true;
 		return false;
 	}
-	const struct fc_ent6 *e = set;
-	if (likely(fc_match6(&e[0], d, pp, gen)))
-		return *r = e[0].res, true;
-	for (int w = 1; w < FC6_WAYS; w++)
-		if (fc_match6(&e[w], d, pp, gen))
-			return *r = e[w].res, true;
+	const struct fc_set6 *e = set;
+	if (unlikely(e->gen != gen))
+		return false;
+	for (int w = 0; w < FC6_WAYS; w++)
+		if (fc_match6(&e->way[w], d, pp)) {
+			/* an emptied way's old key matches nothing: it follows the ways in use */
+			uint32_t x = (uint32_t)(e->way[w].pp >> FC_PP_BITS);
+			return x != FC6_NONE && (*r = x, true);
+		}
 	return false;
 }
 
@@ -695,7 +706,7 @@ static __rte_always_inline void fc_insert(void *set, int f, const uint8_t *d, ui
 					  uint64_t gen, uint32_t r)
 {
 	uint32_t had;
-	if ((!f && r >= UINT16_MAX) /* an IPv4 result beyond 16 bits: rte_acl each time */ ||
+	if (r >= UINT16_MAX /* a result beyond 16 bits: rte_acl each time */ ||
 	    fc_find(set, f, d, pp, gen, &had))
 		return;
 	if (!f) {
@@ -712,10 +723,16 @@ static __rte_always_inline void fc_insert(void *set, int f, const uint8_t *d, ui
 		e->way[0].pp = pp;
 		e->res[0] = (uint16_t)r;
 	} else {
-		struct fc_ent6 *e = set;
-		memmove(&e[1], &e[0], (FC6_WAYS - 1) * sizeof(e[0]));
-		e[0] = (struct fc_ent6){.pp = pp, .gen = gen, .res = r};
-		memcpy(e[0].a, d + KOFF(v6.src), 32);
+		struct fc_set6 *e = set;
+		if (e->gen != gen) {
+			e->gen = gen;
+			for (int w = 1; w < FC6_WAYS; w++)
+				e->way[w].pp = (uint64_t)FC6_NONE << FC_PP_BITS;
+		} else {
+			memmove(&e->way[1], &e->way[0], (FC6_WAYS - 1) * sizeof(e->way[0]));
+		}
+		memcpy(e->way[0].a, d + KOFF(v6.src), 32);
+		e->way[0].pp = pp | (uint64_t)r << FC_PP_BITS;
 	}
 }
 
@@ -748,9 +765,9 @@ static __rte_always_inline void fc_classify(void *fc, const struct acl_cls *c, i
 	for (uint32_t j = 0; j < cnt; j++) {
 		uint64_t h;
 		kp[j] = fc_key(data[j], f, fl, &h);
-		set[j] = f ? (void *)((struct acl_fc6 *)fc)->set[h & (FC6_SETS - 1)]
+		set[j] = f ? (void *)&((struct acl_fc6 *)fc)->set[h & (FC6_SETS - 1)]
 			   : (void *)&((struct acl_fc4 *)fc)->set[h & (FC4_SETS - 1)];
-		rte_prefetch0(set[j]); /* IPv4's set, IPv6's first way */
+		rte_prefetch0(set[j]); /* IPv4's set, IPv6's first line (its first way) */
 	}
 	for (uint32_t j = 0; j < cnt; j++) {
 		uint32_t r;

@@ -162,14 +162,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    env_cli("policer add name fz type 1r3c cir 8 cb 1000 eb 500 exceed-action "
 		    "mark-and-transmit AF11 violate-action mark-and-transmit 46", false) ||
 	    env_cli("policer input name fz port0", false) ||
-	    /* port0's input: 9 IPv4 rules, so rte_acl with the flow cache in front (port1's
-	     * output: linear) */
+	    /* port0's input: 9 IPv4 rules and 9 IPv6 ones, so rte_acl with the flow cache in
+	     * front for each family (port1's output: linear) */
 	    env_cli("set acl-plugin acl deny src 10.99.0.0/16 proto 17, deny dst 48.99.0.0/16 "
 		    "proto 6 tcpflags 2 mask 2, deny src 10.98.0.0/16, deny src 10.97.0.0/16 sport "
 		    "1-9, deny proto 17 dport 7, deny proto 6 tcpflags 3 mask 3, "
 		    "deny src ::/0 proto 58 sport 1, permit src 10.0.0.0/8 dst 48.0.0.0/8 sport "
 		    "1-1000, permit", false) ||
-	    env_cli("set acl-plugin acl deny dst 2001:db8:48:1::/64, permit", false) ||
+	    env_cli("set acl-plugin acl deny dst 2001:db8:48:1::/64, deny src 2001:db8:99::/48 "
+		    "proto 17, deny dst 2001:db8:48:2::/64 proto 6 tcpflags 2 mask 2, deny src "
+		    "2001:db8:98::/48 sport 1-9, permit", false) ||
 	    env_cli("set acl-plugin interface port0 input acl 0", false) ||
 	    env_cli("set acl-plugin interface port0 input acl 1", false) ||
 	    env_cli("set acl-plugin interface port1 output acl 1", false) ||

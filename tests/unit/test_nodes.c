@@ -1470,6 +1470,86 @@ static void test_acl_flow_cache_rests(void)
 	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
 }
 
+/* A UDP frame of family f (4 or 6) of flow i: its destination address and source port from i,
+ * scattered (an odd multiplier: distinct flows for distinct i) so that the cache's sets get
+ * them at random, not one each. */
+static struct rte_mbuf *flow_frame(int f, uint32_t i)
+{
+	i *= 2654435761u;
+	if (f == 4) {
+		struct rte_mbuf *m = udp_pkt(0x30000000u + (i & 0xffff), 64, 1);
+		rte_pktmbuf_mtod_offset(m, struct rte_udp_hdr *, 34)->src_port =
+			rte_cpu_to_be_16((uint16_t)(1024 + (i >> 16)));
+		return m;
+	}
+	struct rte_mbuf *m;
+	uint8_t *p = zero_frame(&m, 14 + 40 + 8 + 10);
+	p[12] = 0x86, p[13] = 0xdd;
+	uint8_t *ip = p + 14;
+	ip[0] = 0x60, ip[5] = 18, ip[6] = 17, ip[7] = 64;
+	static const uint8_t a[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 2};
+	memcpy(ip + 8, a, 16);
+	memcpy(ip + 24, a, 16);
+	ip[36] = (uint8_t)(i >> 24), ip[37] = (uint8_t)(i >> 16), ip[38] = (uint8_t)(i >> 8);
+	ip[39] = (uint8_t)i;
+	ip[40] = 4, ip[42] = 0, ip[43] = 9; /* ports 1024 -> 9 */
+	m->port = 0;
+	return m;
+}
+
+/* acl-input's verdicts for flows 0..n-1 of family f (n-1..0 when rev), 64 a vector: how many
+ * went to `want`. */
+static uint32_t acl_flows(int f, uint32_t n, bool rev, const char *want)
+{
+	uint32_t got = 0;
+	for (uint32_t r = 0; r < n; r += 64) {
+		struct rte_mbuf *pk[64];
+		const char *to[64];
+		uint16_t k = (uint16_t)RTE_MIN(64u, n - r);
+		for (uint16_t i = 0; i < k; i++)
+			pk[i] = flow_frame(f, rev ? n - 1 - (r + i) : r + i);
+		node_edges("acl-input", pk, k, to);
+		for (uint16_t i = 0; i < k; i++)
+			got += !strcmp(to[i], want);
+	}
+	return got;
+}
+
+/* ---- the flow cache's sets hold one classifier's results: as many flows as a family's cache
+ * has sets (so that most sets hold two or three of them) classified by ACL A, which permits
+ * them by its rule 0; A replaced by B, whose rule 0 denies TCP and rule 1 permits them. A set
+ * whose ways kept A's keys past B's first insert would answer "rule 0" (B: deny) for them when
+ * they come in the other order: every frame must pass, and none be denied. Then the same flows again, in the first order: the
+ * cache, in sets of three ways, finds over 94% of them (97.5% of IPv4's, 97.3% of IPv6's; IPv6
+ * in two ways found 89.0%). ---- */
+static void test_acl_flow_cache_generations(void)
+{
+	unsigned in_use = rte_mempool_in_use_count(sl_pool);
+	walk(4);
+	cli("set acl-plugin linear-max 0");
+	for (int f = 4; f <= 6; f += 2) {
+		const uint32_t n = f == 4 ? 131072 : 65536; /* FC4_SETS, FC6_SETS */
+		const char *fam = f == 4 ? "ipv4" : "ipv6";
+		cli("set acl-plugin acl index 0 permit proto 17");
+		cli("set acl-plugin interface port0 input acl 0");
+		CHECK(acl_flows(f, n, false, "ethernet-input") == n);
+		cli("set acl-plugin acl index 0 deny proto 6, permit proto 17");
+		uint64_t d0 = err_count("acl-input", "acl deny"), v0[3], v1[3];
+		/* the other way round: a set's first flow now is one A's first way holds */
+		CHECK(acl_flows(f, n, true, "ethernet-input") == n);
+		CHECK(err_count("acl-input", "acl deny") == d0);
+		CHECK(!strcmp(fc_counts(fam, v0), "on"));
+		CHECK(acl_flows(f, n, false, "ethernet-input") == n);
+		CHECK(!strcmp(fc_counts(fam, v1), "on"));
+		CHECK(v1[0] - v0[0] == n && (v1[1] - v0[1]) * 100 > (uint64_t)n * 94);
+		cli("set acl-plugin interface port0 input acl 0 del");
+		cli("delete acl-plugin acl index 0");
+	}
+	cli("set acl-plugin linear-max 8");
+	walk(4);
+	CHECK(rte_mempool_in_use_count(sl_pool) == in_use);
+}
+
 /* qos-output's classification: the queue id, traffic class and colour it writes must be what
  * rte_sched_port_pkt_write writes on a port of the same shape; frames from another worker
  * reach the owner's scheduler through its ring; tail drops and a scheduler turned off with
@@ -1783,6 +1863,7 @@ int main(int argc, char **argv)
 	test_acl_linear_vs_rte_acl();
 	test_acl_runs();
 	test_acl_flow_cache_rests();
+	test_acl_flow_cache_generations();
 	test_qos_output();
 	test_rcu_retire();
 	test_tables_in_one_vector();
