@@ -902,14 +902,14 @@ def toggles(tag):
 
 def paired_clocks(tmp):
     """Per feature run with a toggle: (pairs of (off, on) whole-path sums without pg-input,
-    the feature's own nodes' clocks per pair, the nodes' medians with it on)."""
+    the feature's own nodes' clocks per pair)."""
     out = {}
     for tag, setup, wrap in VX_RUNS:
         if not toggles(tag):
             continue
         off, on = toggles(tag)
         d, conf = stream_run_dir(tmp, f"pair-{tag}", setup, wrap)
-        pairs, own, with_on = [], [], []
+        pairs, own = [], []
         with Daemon(conf, d) as s:
             base_nodes, now = None, "on"
             for i in range(PAIRED):
@@ -924,22 +924,20 @@ def paired_clocks(tmp):
                 alone = {k: sum(v for n, v in t.items() if n != "pg-input") for k, t in got.items()}
                 pairs.append((alone["off"], alone["on"]))
                 own.append(sum(v for n, v in got["on"].items() if n not in base_nodes))
-                with_on.append(got["on"])
             errs = s.js("show errors")["errors"]
         if errs:
             print(f"   {tag} errors: {errs}")
-        nodes = {k: statistics.median(t.get(k, 0) for t in with_on) for k in with_on[0]}
-        out[tag] = (pairs, own, nodes)
+        out[tag] = (pairs, own)
     return out
 
 
 def print_paired(res):
-    for tag, (pairs, own, nodes) in res.items():
+    for tag, (pairs, own) in res.items():
         diffs = [b - a for a, b in pairs]
         ratios = [a / b for a, b in pairs]
         print(f"   {tag}: {len(pairs)} pairs, the nodes alone (pg-input left out), off -> on: " +
               ", ".join(f"{a:.1f} -> {b:.1f}" for a, b in pairs))
-        print(f"     the feature's own nodes per pair: " + ", ".join(f"{x:.1f}" for x in own) +
+        print("     the feature's own nodes per pair: " + ", ".join(f"{x:.1f}" for x in own) +
               f"; median {statistics.median(own):.1f}")
         print(f"     cost (the pairs' differences, median) {statistics.median(diffs):+.1f}; "
               f"rate with it / without (the pairs' ratios inverted, median) "

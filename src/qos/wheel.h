@@ -141,6 +141,24 @@ static inline void sl_wheel_pipe_charge(struct sl_wheel_pipe *pp, uint32_t len, 
 	pp->bytes += len;
 }
 
+/* A frame of len bytes (wire: with its overhead) out of pipe pp at once if the pipe is open
+ * (none waiting, no limits, its bucket allowing one by now): the bucket made idle at most by
+ * now and charged, the frame counted (sl_wheel_idle and sl_wheel_pipe_charge, the pipe's
+ * next time read once); whether it was. */
+static inline bool sl_wheel_pipe_pass_open(struct sl_wheel_pipe *pp, uint32_t len, uint64_t wire,
+					   uint64_t now)
+{
+	uint64_t nx = pp->next;
+	if (pp->gate || nx > now)
+		return false;
+	if (nx + pp->burst_tsc < now)
+		nx = now - pp->burst_tsc;
+	pp->next = nx + (wire * pp->tpb16 >> 16);
+	pp->pkts++;
+	pp->bytes += len;
+	return true;
+}
+
 /* A frame of len bytes (its overhead added) out of pipe pp, of traffic class tc: charged to
  * its bucket and its class's, counted. */
 static inline void sl_wheel_pipe_sent(const struct sl_wheel *w, struct sl_wheel_pipe *pp,
