@@ -88,7 +88,6 @@ struct hqos {
 		double bytes_per_tsc, credits, credit_max;
 		uint64_t last;
 		uint32_t avg_len, overhead;
-		uint32_t max_frame; /* the longest frame the interface sends, its overhead added */
 		uint64_t queued; /* in rte_sched now */
 		uint64_t pkts, bytes;
 	} o __rte_cache_aligned;
@@ -535,8 +534,10 @@ static __rte_noinline uint16_t wheel_in(struct rte_graph *g, struct rte_node *no
 	bool port_open = wh->rhead == wh->rtail;
 	int64_t credits = port_open ? (int64_t)h->o.credits : 0;
 	rte_edge_t next = sl_feature_next_out(feat, ifx, qo_tx0);
-	if (fast && !prefetch && h->subports == 1 &&
-	    credits >= (int64_t)n * h->o.max_frame) { /* the usual case: wheel_lean */
+	/* the usual case: wheel_lean, while the port's bucket holds n of the interface's longest
+	 * frames (its MTU now, Ethernet and two VLAN tags, the overhead) */
+	if (fast && !prefetch && !h->sp_mask &&
+	    credits >= (int64_t)n * (sl_if_fast[ifx].mtu + 26 + h->o.overhead)) {
 		struct rte_mbuf **to = (struct rte_mbuf **)rte_node_next_stream_get(g, node, next, n);
 		uint64_t pbytes;
 		uint16_t passed = wheel_lean(w, h, &k, b, n, now, to, took, &pbytes);
@@ -1330,7 +1331,6 @@ static int cmd_set_if_qos(struct sl_out *o, int argc, char **argv)
 	 * (with 1 ms, a loaded 2-vCPU machine kept a port shaped to 8 Mbit/s at 7.2-7.3) */
 	h->o.credit_max = RTE_MAX((double)rate / 800, 2.0 * (f->mtu + 18 + overhead));
 	h->o.credits = h->o.credit_max;
-	h->o.max_frame = f->mtu + 18 + 8 + overhead; /* Ethernet, two VLAN tags */
 	h->o.last = rte_rdtsc();
 	h->o.avg_len = 64 + overhead;
 	h->mb.stats_pipe = UINT32_MAX;
