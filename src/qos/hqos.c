@@ -534,44 +534,40 @@ static __rte_noinline uint16_t wheel_in(struct rte_graph *g, struct rte_node *no
 	bool port_open = wh->rhead == wh->rtail;
 	int64_t credits = port_open ? (int64_t)h->o.credits : 0;
 	rte_edge_t next = sl_feature_next_out(feat, ifx, qo_tx0);
+	struct rte_mbuf **__restrict to =
+		(struct rte_mbuf **)rte_node_next_stream_get(g, node, next, n);
+	struct rte_mbuf **const to0 = to;
+	uint64_t pbytes;
 	/* the usual case: wheel_lean, while the port's bucket holds n of the interface's longest
 	 * frames (its MTU now, Ethernet and two VLAN tags, the overhead) */
 	if (fast && !prefetch && !h->sp_mask &&
 	    credits >= (int64_t)n * (sl_if_fast[ifx].mtu + 26 + h->o.overhead)) {
-		struct rte_mbuf **to = (struct rte_mbuf **)rte_node_next_stream_get(g, node, next, n);
-		uint64_t pbytes;
-		uint16_t passed = wheel_lean(w, h, &k, b, n, now, to, took, &pbytes);
-		rte_node_next_stream_put(g, node, next, passed);
-		port_sent(h, passed, pbytes);
-		return (uint16_t)(passed + qos_drain(g, node, h, now, RTE_GRAPH_BURST_SIZE, false));
-	}
-	for (uint16_t i = 0; !fast && i < n; i++) { /* classify vlan-prio, or pipe-from vlan */
-		if (unlikely(sl_meta(b[i])->tx_if != ifx)) {
-			n = i;
-			break;
+		to += wheel_lean(w, h, &k, b, n, now, to, took, &pbytes);
+	} else {
+		for (uint16_t i = 0; !fast && i < n; i++) { /* classify vlan-prio, or pipe-from vlan */
+			if (unlikely(sl_meta(b[i])->tx_if != ifx)) {
+				n = i;
+				break;
+			}
+			PQ[i] = wq_classify(h, b[i]);
 		}
-		PQ[i] = wq_classify(h, b[i]);
-	}
-	for (uint16_t i = 0; fast && i < n; i++) {
-		if (unlikely(sl_meta(b[i])->tx_if != ifx)) {
-			n = i;
-			break;
+		for (uint16_t i = 0; fast && i < n; i++) {
+			if (unlikely(sl_meta(b[i])->tx_if != ifx)) {
+				n = i;
+				break;
+			}
+			uint32_t q, p = wq_fast(h, &k, b[i], &q);
+			PQ[i] = q << WQ_SHIFT | p;
 		}
-		uint32_t q, p = wq_fast(h, &k, b[i], &q);
-		PQ[i] = q << WQ_SHIFT | p;
+		/* pipes beyond the L2 cache: each one's state fetched 8 frames ahead (fetched in the
+		 * classifying loop instead, 20,000 pipes cost qos-output 4 to 6 clocks more) */
+		if (prefetch)
+			to = wheel_pass_all(w, h, b, PQ, n, now, to, credits, &pbytes, true);
+		else
+			to = wheel_pass_all(w, h, b, PQ, n, now, to, credits, &pbytes, false);
+		*took = n;
 	}
-	struct rte_mbuf **__restrict to =
-		(struct rte_mbuf **)rte_node_next_stream_get(g, node, next, n);
-	uint64_t pbytes;
-	struct rte_mbuf **const to0 = to;
-	/* pipes beyond the L2 cache: each one's state fetched 8 frames ahead (fetched in the
-	 * classifying loop instead, 20,000 pipes cost qos-output 4 to 6 clocks more) */
-	if (prefetch)
-		to = wheel_pass_all(w, h, b, PQ, n, now, to, credits, &pbytes, true);
-	else
-		to = wheel_pass_all(w, h, b, PQ, n, now, to, credits, &pbytes, false);
 	uint32_t passed = (uint32_t)(to - to0);
-	*took = n;
 	rte_node_next_stream_put(g, node, next, (uint16_t)passed);
 	port_sent(h, passed, pbytes);
 	return (uint16_t)(passed + qos_drain(g, node, h, now, RTE_GRAPH_BURST_SIZE, false));
