@@ -198,7 +198,8 @@ def test_qos_tc_rate(sluiced_factory, tmp_path, sched):
 def test_qos_classes_ip6(sluiced_factory, tmp_path, sched):
     """Classification as each scheduler sees it, nothing shaped: IPv6 frames by their DSCP
     (EF mapped to TC0) and their destination's low bits (pipe-from ip-dst): each pipe and
-    class counts exactly the frames port1 sent of it (sluiced's own IPv6 frames included)."""
+    class counts exactly the frames port1 sent of it (sluiced's own IPv6 frames included), and
+    each class its frames' bytes."""
     from ipaddress import IPv6Address
     from scapy.all import IPv6, rdpcap
     frames = [Ether(dst=MAC0, src=PEER0) / IPv6(src="2001:db8:1::2", dst="2001:db8:48::1", tc=46 << 2)
@@ -232,6 +233,10 @@ def test_qos_classes_ip6(sluiced_factory, tmp_path, sched):
     ef = [o for o in out if IPv6 in o and o[IPv6].tc == 46 << 2]
     assert len(ef) == 50 and len([o for o in out if UDP in o]) == 100
     assert (tcs[0]["sent-packets"], tcs[12]["sent-packets"]) == (50, len(out) - 50), tcs
+    # each class's frames and bytes in (the wheel counts the usual class's apart from the rest)
+    assert (tcs[0]["packets"], tcs[0]["bytes"]) == (50, sum(len(o) for o in ef)), tcs
+    assert (tcs[12]["packets"], tcs[12]["bytes"]) == (len(out) - 50, sum(len(o) for o in out) -
+                                                      tcs[0]["bytes"]), tcs
     want = [0] * 4
     for o in out:  # IPv6 all (sluiced's own frames too): the destination's low 2 bits
         want[int(IPv6Address(o[IPv6].dst)) & 3 if IPv6 in o else 0] += 1
