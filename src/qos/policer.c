@@ -128,39 +128,17 @@ static inline enum rte_color pre_colour(const struct policer *p, const struct rt
 	return RTE_COLOR_GREEN;
 }
 
-/* m's colour by policer p (w: the worker's buckets, refilled for this vector), its counters
- * and action: the edge to take (next unless it drops; the error set then). */
-static inline uint16_t police(const struct policer *p, struct pol_worker *w, struct rte_mbuf *m,
-			      uint16_t next, uint16_t err)
-{
-	uint32_t len = p->pps ? 1 : m->pkt_len;
-	enum rte_color c = likely(!p->aware) ? sl_meter_colour(p->type, &w->m, len)
-			   : sl_meter_colour_aware(p->type, &w->m, len, pre_colour(p, m));
-	w->pkts[c]++;
-	w->bytes[c] += m->pkt_len;
-	uint8_t act = p->act[c];
-	if (likely(act == ACT_TRANSMIT))
-		return next;
-	if (act == ACT_DROP) {
-		sl_set_error(m, err + (c == RTE_COLOR_GREEN ? PO_ERR_CONFORM
-				       : c == RTE_COLOR_YELLOW ? PO_ERR_EXCEED : PO_ERR_VIOLATE));
-		return PN_NEXT_DROP;
-	}
-	if (m->data_len >= RTE_ETHER_HDR_LEN + 20) {
-		uint8_t *fr = rte_pktmbuf_mtod(m, uint8_t *);
-		uint16_t type;
-		memcpy(&type, fr + 12, 2);
-		mark(fr + RTE_ETHER_HDR_LEN, type, p->dscp[c]);
-	}
-	return next;
-}
-
-/* What a run of packets of one interface shares: its policer and the worker's buckets
- * (refilled once per vector: its packets share one TSC reading) and the next feature. */
+/* What a run of packets of one interface shares: its policer, the worker's buckets
+ * (refilled once per vector: its packets share one TSC reading) and the next feature; while
+ * the run lasts, the buckets and the green packets' counters in the run's own values (kept in
+ * registers: in memory, each packet's debit and count would wait for the packet before's,
+ * sl_meter_tok), written back as it ends (run_end). */
 struct run {
 	uint16_t ifx, next;
 	const struct policer *p;
 	struct pol_worker *w;
+	struct sl_meter_tok t;
+	uint64_t green, green_bytes;
 };
 
 static inline void run_start(struct run *r, uint16_t ifx, int dir, unsigned wid, uint64_t now)
@@ -177,6 +155,50 @@ static inline void run_start(struct run *r, uint16_t ifx, int dir, unsigned wid,
 		r->w->refilled = now;
 		sl_meter_refill(r->p->type, &r->p->prof, &r->w->m, now);
 	}
+	r->t = sl_meter_tok_get(r->p->type, &r->w->m);
+	r->green = r->green_bytes = 0;
+}
+
+static inline void run_end(struct run *r)
+{
+	if (!r->p)
+		return;
+	sl_meter_tok_put(r->p->type, &r->w->m, r->t);
+	r->w->pkts[RTE_COLOR_GREEN] += r->green;
+	r->w->bytes[RTE_COLOR_GREEN] += r->green_bytes;
+}
+
+/* m's colour by the run's policer, its counters and action: the edge to take (the run's next
+ * unless it drops; the error set then). */
+static inline uint16_t police(struct run *r, struct rte_mbuf *m, uint16_t err)
+{
+	const struct policer *p = r->p;
+	uint32_t len = p->pps ? 1 : m->pkt_len;
+	enum rte_color c = likely(!p->aware)
+				   ? sl_meter_tok_colour(p->type, &r->t, len, RTE_COLOR_GREEN)
+				   : sl_meter_tok_colour(p->type, &r->t, len, pre_colour(p, m));
+	if (likely(c == RTE_COLOR_GREEN)) {
+		r->green++;
+		r->green_bytes += m->pkt_len;
+	} else {
+		r->w->pkts[c]++;
+		r->w->bytes[c] += m->pkt_len;
+	}
+	uint8_t act = p->act[c];
+	if (likely(act == ACT_TRANSMIT))
+		return r->next;
+	if (act == ACT_DROP) {
+		sl_set_error(m, err + (c == RTE_COLOR_GREEN ? PO_ERR_CONFORM
+				       : c == RTE_COLOR_YELLOW ? PO_ERR_EXCEED : PO_ERR_VIOLATE));
+		return PN_NEXT_DROP;
+	}
+	if (m->data_len >= RTE_ETHER_HDR_LEN + 20) {
+		uint8_t *fr = rte_pktmbuf_mtod(m, uint8_t *);
+		uint16_t type;
+		memcpy(&type, fr + 12, 2);
+		mark(fr + RTE_ETHER_HDR_LEN, type, p->dscp[c]);
+	}
+	return r->next;
 }
 
 static inline uint16_t pol_vector(struct rte_graph *g, struct rte_node *node, void **objs,
@@ -189,10 +211,13 @@ static inline uint16_t pol_vector(struct rte_graph *g, struct rte_node *node, vo
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
 		uint16_t ifx = dir ? sl_meta(m)->tx_if : m->port;
-		if (unlikely(ifx != r.ifx)) /* runs of one interface are the rule */
+		if (unlikely(ifx != r.ifx)) { /* runs of one interface are the rule */
+			run_end(&r);
 			run_start(&r, ifx, dir, wid, now);
-		nexts[i] = r.p ? police(r.p, r.w, m, r.next, err) : r.next;
+		}
+		nexts[i] = r.p ? police(&r, m, err) : r.next;
 	}
+	run_end(&r);
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
 }

@@ -64,6 +64,35 @@ def test_policer_colours_input(sluiced_factory, tmp_path, kind):
         assert IP(raw(fixed)).chksum == ip.chksum  # the checksum follows the mark
 
 
+# 600 frames: more than two vectors of 256, with each bucket's last frame in another vector
+# than its first (conform 0-299, exceed 300-399, violate 400-599)
+CASES_LONG = {
+    "1r3c": "type 1r3c cir 8 cb 30000 eb 10000",
+    "2r3c-2698": "type 2r3c-2698 cir 8 cb 30000 eir 16 eb 40000",
+    "2r3c-4115": "type 2r3c-4115 cir 8 cb 30000 eir 8 eb 10000",
+}
+
+
+@pytest.mark.parametrize("kind", list(CASES_LONG))
+def test_policer_buckets_across_vectors(sluiced_factory, tmp_path, kind):
+    """The buckets a vector leaves are the next one's: policer-input keeps them in registers
+    while a vector's run lasts and writes them back at its end."""
+    n = 600
+    fr = [Ether(dst=MAC0, src=PEER0) / IP(src="10.10.1.2", dst="48.0.0.1") /
+          UDP(sport=i, dport=9) / Raw(b"p" * 58) for i in range(n)]
+    s = sluiced_factory(pcap_ports(tmp_path, fr, []), ROUTER + [
+        f"policer add name p1 {CASES_LONG[kind]} exceed-action transmit violate-action drop",
+        "policer input name p1 port0"])
+    s.wait_rx("port0", n)
+    pol = s.js("show policer")["policers"][0]
+    vectors = {r["node"]: r["vectors"] for r in s.js("show runtime")["runtime"]}
+    assert s.stop() == 0
+    assert vectors["policer-input"] >= 3, vectors  # it crossed vectors
+    assert (pol["conform-packets"], pol["exceed-packets"], pol["violate-packets"]) == (300, 100, 200), pol
+    assert (pol["conform-bytes"], pol["exceed-bytes"], pol["violate-bytes"]) == (30000, 10000, 20000)
+    assert [o[UDP].sport for o in pcap_outs(tmp_path, 2)[1]] == list(range(400))
+
+
 G, Y, R = "green", "yellow", "red"
 
 
