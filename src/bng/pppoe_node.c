@@ -46,20 +46,33 @@ static inline uint16_t pi_sid(void *obj)
 	return (uint16_t)(h[2] << 8 | h[3]);
 }
 
-/* The session of the vector's last packet: runs of one session are the rule. */
+/* The session of the vector's last packet: runs of one session are the rule. With runs
+ * (a vector of one session, mostly), the run's packets and bytes are counted in the cache's
+ * own values (registers) and added to the session's counters as the run ends (pi_flush): in
+ * the counters, each packet's add would wait for the one before's store. */
 struct pi_cache {
 	uint16_t sid, ifx;
 	const struct sl_if_fast *f;     /* its interface's line (NULL: no session) */
 	struct sl_if_counters *ctr;     /* and counters */
+	uint64_t pkts, bytes;           /* with runs: the run's, not yet in ctr */
 };
+
+static inline void pi_flush(struct pi_cache *c)
+{
+	if (c->pkts) {
+		c->ctr->rx_pkts += c->pkts;
+		c->ctr->rx_bytes += c->bytes;
+		c->pkts = c->bytes = 0;
+	}
+}
 
 /* IPv4, or IPv6 when v6 (a constant at each call, so each path is its own), of c's session
  * (its state, interface c->ifx; len bytes of PPPoE payload): stripped of PPPoE and PPP for
  * ip4-input or ip6-input as received on c->ifx; or, when it has device-input features, the MACs moved 8
  * bytes on and the protocol's ethertype written over PPP's: an Ethernet frame for the first
  * feature, whose arc ends in the session's mode. Dropped while its NCP is not open. */
-static __rte_always_inline uint16_t pi_ip(struct rte_mbuf *m, const struct pi_cache *c,
-					  uint8_t state, uint16_t len, bool v6)
+static __rte_always_inline uint16_t pi_ip(struct rte_mbuf *m, struct pi_cache *c,
+					  uint8_t state, uint16_t len, bool v6, bool runs)
 {
 	const struct sl_if_fast *f = c->f;
 	if (unlikely(!(state & (v6 ? SL_PPPOE_IP6 : SL_PPPOE_IP4)) || !f->up)) {
@@ -69,8 +82,13 @@ static __rte_always_inline uint16_t pi_ip(struct rte_mbuf *m, const struct pi_ca
 	if (unlikely(m->pkt_len != (uint32_t)SL_PPPOE_HDR + len)) /* padding after PPPoE's length */
 		rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - SL_PPPOE_HDR - len));
 	m->port = c->ifx;
-	c->ctr->rx_pkts++;
-	c->ctr->rx_bytes += len - 2u;
+	if (runs) {
+		c->pkts++;
+		c->bytes += len - 2u;
+	} else {
+		c->ctr->rx_pkts++;
+		c->ctr->rx_bytes += len - 2u;
+	}
 	uint8_t feats = __atomic_load_n(&f->features[SL_ARC_DEVICE_INPUT], __ATOMIC_RELAXED);
 	if (likely(!feats)) { /* the 8 bytes of PPPoE and PPP off (all in this segment) */
 		m->data_off += SL_PPPOE_HDR + 2;
@@ -87,7 +105,8 @@ static __rte_always_inline uint16_t pi_ip(struct rte_mbuf *m, const struct pi_ca
 	return pi_arc[__builtin_ctz(feats)];
 }
 
-static inline uint16_t pi_one(struct sl_worker *w, struct rte_mbuf *m, struct pi_cache *c)
+static __rte_always_inline uint16_t pi_one(struct sl_worker *w, struct rte_mbuf *m,
+					   struct pi_cache *c, bool runs)
 {
 	uint16_t e;
 	const uint8_t *h = rte_pktmbuf_mtod(m, const uint8_t *);
@@ -110,6 +129,8 @@ static inline uint16_t pi_one(struct sl_worker *w, struct rte_mbuf *m, struct pi
 	}
 	uint16_t sid = (uint16_t)(h[2] << 8 | h[3]);
 	if (unlikely(sid != c->sid || !c->f)) {
+		if (runs)
+			pi_flush(c);
 		c->sid = sid;
 		c->ifx = __atomic_load_n(&sl_pppoe_sid_if[sid], __ATOMIC_ACQUIRE);
 		c->f = c->ifx ? &sl_if_fast[c->ifx] : NULL;
@@ -126,9 +147,9 @@ static inline uint16_t pi_one(struct sl_worker *w, struct rte_mbuf *m, struct pi
 	}
 	uint16_t proto = (uint16_t)(h[6] << 8 | h[7]);
 	if (likely(proto == SL_PPP_IP4))
-		return pi_ip(m, c, state, len, false);
+		return pi_ip(m, c, state, len, false, runs);
 	if (proto == SL_PPP_IP6)
-		return pi_ip(m, c, state, len, true);
+		return pi_ip(m, c, state, len, true, runs);
 	/* LCP, authentication, NCPs and anything else (answered with a protocol reject), each
 	 * class within its rate */
 	unsigned cl = proto == SL_PPP_LCP				? SL_PPPOE_CL_LCP
@@ -159,7 +180,7 @@ static __rte_noinline void pi_many(struct sl_worker *w, void **objs, uint16_t n,
 			rte_prefetch0(&sl_if_fast[x]);
 			rte_prefetch0(&w->ifc[x]);
 		}
-		nexts[i] = pi_one(w, objs[i], &c);
+		nexts[i] = pi_one(w, objs[i], &c, false);
 	}
 }
 
@@ -169,11 +190,13 @@ static uint16_t pppoe_in_process(struct rte_graph *g, struct rte_node *node, voi
 	struct sl_worker *w = sl_node_worker(node);
 	struct pi_cache c = {.sid = 0, .f = NULL};
 	uint16_t nexts[n ? n : 1];
-	if (n > 8 && pi_sid(objs[0]) != pi_sid(objs[n - 1]))
+	if (n > 8 && pi_sid(objs[0]) != pi_sid(objs[n - 1])) {
 		pi_many(w, objs, n, nexts);
-	else
+	} else {
 		for (uint16_t i = 0; i < n; i++)
-			nexts[i] = pi_one(w, objs[i], &c);
+			nexts[i] = pi_one(w, objs[i], &c, true);
+		pi_flush(&c);
+	}
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
 }
@@ -230,17 +253,31 @@ static uint16_t po_err;
 enum { PO_NEXT_DROP, PO_NB_STATIC };
 static rte_edge_t po_tx0;
 
-/* The session of the vector's last packet, and the edge to its access interface. */
+/* The session of the vector's last packet, and the edge to its access interface; with runs,
+ * the run's packets and bytes not yet in its counters (as pi_cache's). */
 struct po_cache {
 	uint16_t ifx, next;
 	const struct sl_pppoe_dp *s;
 	struct sl_if_counters *ctr;
+	uint64_t pkts, bytes;
 };
 
-static inline uint16_t po_one(struct sl_worker *w, struct rte_mbuf *m, struct po_cache *c)
+static inline void po_flush(struct po_cache *c)
+{
+	if (c->pkts) {
+		c->ctr->tx_pkts += c->pkts;
+		c->ctr->tx_bytes += c->bytes;
+		c->pkts = c->bytes = 0;
+	}
+}
+
+static __rte_always_inline uint16_t po_one(struct sl_worker *w, struct rte_mbuf *m,
+					   struct po_cache *c, bool runs)
 {
 	uint16_t ifx = sl_meta(m)->tx_if, e;
 	if (unlikely(ifx != c->ifx)) {
+		if (runs)
+			po_flush(c);
 		c->ifx = ifx;
 		c->s = sl_pppoe_dp(ifx);
 		if (!(__atomic_load_n(&c->s->state, __ATOMIC_ACQUIRE) & SL_PPPOE_LIVE) ||
@@ -263,8 +300,13 @@ static inline uint16_t po_one(struct sl_worker *w, struct rte_mbuf *m, struct po
 		goto drop;
 	}
 	uint16_t ip_len = (uint16_t)(m->pkt_len - RTE_ETHER_HDR_LEN);
-	c->ctr->tx_pkts++;
-	c->ctr->tx_bytes += ip_len;
+	if (runs) {
+		c->pkts++;
+		c->bytes += ip_len;
+	} else {
+		c->ctr->tx_pkts++;
+		c->ctr->tx_bytes += ip_len;
+	}
 	uint8_t *h = (uint8_t *)rte_pktmbuf_prepend(m, SL_PPPOE_HDR + 2);
 	if (unlikely(!h)) {
 		e = PO_ERR_HEADROOM;
@@ -302,11 +344,12 @@ static uint16_t pppoe_out_process(struct rte_graph *g, struct rte_node *node, vo
 				rte_prefetch0(&sl_if_fast[x]);
 				rte_prefetch0(&w->ifc[x]);
 			}
-			nexts[i] = po_one(w, objs[i], &c);
+			nexts[i] = po_one(w, objs[i], &c, false);
 		}
 	} else {
 		for (uint16_t i = 0; i < n; i++)
-			nexts[i] = po_one(w, objs[i], &c);
+			nexts[i] = po_one(w, objs[i], &c, true);
+		po_flush(&c);
 	}
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;

@@ -817,6 +817,40 @@ def test_pppoe_static_session_exact(sluiced_factory, tmp_path):
     assert errs[("pppoe-input", "no such PPPoE session (id, interface, client MAC)")] == 1
 
 
+def test_pppoe_session_counters_in_runs(sluiced_factory, tmp_path):
+    """pppoe-input and pppoe-output count a vector of one session's frames in registers and
+    add them to its counters as the run ends: a vector that starts and ends with session 1 and
+    has session 2 in its middle (the one-session loop, its runs switching twice) counts each
+    session's frames and bytes exactly, both ways."""
+    from conftest import MAC0, MAC1, NH1, pcap_ports
+    router = (Path(__file__).parents[1] / "common/router.cli").read_text().splitlines()
+    macs = {1: "02:00:00:00:c1:01", 2: "02:00:00:00:c1:02"}
+    addr = {1: "100.64.5.5", 2: "100.64.5.6"}
+    order = [1, 2, 2, 2, 1]
+
+    def up(sid):
+        ip = IP(src=addr[sid], dst="48.0.0.1") / UDP(sport=sid, dport=9) / Raw(b"u" * (10 * sid))
+        return Ether(dst=MAC0, src=macs[sid]) / PPPoE(sessionid=sid) / Raw(b"\x00\x21" + raw(ip))
+
+    def down(sid):
+        return Ether(dst=MAC1, src=NH1) / IP(src="48.0.0.9", dst=addr[sid]) / UDP(sport=2, dport=9) / Raw(b"d" * (10 * sid))
+
+    s = sluiced_factory(pcap_ports(tmp_path, [up(i) for i in order], [down(i) for i in order]),
+                        router + ["set pppoe access port0"] +
+                        [f"create pppoe session client-ip {addr[i]} session-id {i} client-mac {macs[i]}"
+                         for i in (1, 2)])
+    s.wait_rx("port0", len(order))
+    s.wait_rx("port1", len(order))
+    got = {i: s.iface(f"pppoe{i}") for i in (1, 2)}
+    errs = s.errors()
+    assert s.stop() == 0
+    assert not errs, errs
+    for i in (1, 2):
+        n, ip_len = order.count(i), 20 + 8 + 10 * i
+        c = got[i]
+        assert (c["rx-packets"], c["rx-bytes"], c["tx-packets"], c["tx-bytes"]) == (n, n * ip_len, n, n * ip_len), (i, c)
+
+
 def run_emulator(s, tmp_path, args, rc=0, peer="port1", during=None):
     """sluice-gen's subscriber emulator on sluiced s's memif ports (tmp_path/m0.sock access,
     m1.sock peer: sluiced's interface peer) with args: its JSON report, taken with sluiced
