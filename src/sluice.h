@@ -174,6 +174,22 @@ struct sl_if_counters {
 	uint64_t punts;
 } __rte_cache_aligned;
 
+/* A run of one interface's packets counted by a node in its own values (registers) and added
+ * to the interface's counters c (received, or sent when tx) as the run ends: added to the
+ * counters packet by packet, each add would wait for the one before's store. */
+struct sl_if_run {
+	uint64_t pkts, bytes;
+};
+
+static inline void sl_if_run_flush(struct sl_if_counters *c, struct sl_if_run *r, bool tx)
+{
+	if (r->pkts) {
+		*(tx ? &c->tx_pkts : &c->rx_pkts) += r->pkts;
+		*(tx ? &c->tx_bytes : &c->rx_bytes) += r->bytes;
+		r->pkts = r->bytes = 0;
+	}
+}
+
 /* Source nodes, which time their own busy calls (sl_source_busy). */
 enum sl_source { SL_SRC_PORT_RX, SL_SRC_PG, SL_SRC_NOISY_FIFO, SL_SRC_QOS, SL_NB_SOURCES };
 #define SL_SOURCE_NAMES "port-rx", "pg-input", "noisy-fifo", "qos-sched"

@@ -46,29 +46,14 @@ static inline uint16_t pi_sid(void *obj)
 	return (uint16_t)(h[2] << 8 | h[3]);
 }
 
-/* A run of one session's packets counted in the nodes' per-vector caches (registers) and
- * added to the session's counters ctr (rx or tx) as the run ends: in the counters, each
- * packet's add would wait for the one before's store. */
-struct run_count {
-	uint64_t pkts, bytes;
-};
-
-static inline void run_flush(struct sl_if_counters *ctr, struct run_count *r, bool tx)
-{
-	if (r->pkts) {
-		*(tx ? &ctr->tx_pkts : &ctr->rx_pkts) += r->pkts;
-		*(tx ? &ctr->tx_bytes : &ctr->rx_bytes) += r->bytes;
-		r->pkts = r->bytes = 0;
-	}
-}
-
 /* The session of the vector's last packet: runs of one session are the rule. With runs
- * (a vector of one session, mostly), its packets and bytes are counted in run (run_flush). */
+ * (a vector of one session, mostly), its packets and bytes are counted in run
+ * (sl_if_run_flush). */
 struct pi_cache {
 	uint16_t sid, ifx;
 	const struct sl_if_fast *f;     /* its interface's line (NULL: no session) */
 	struct sl_if_counters *ctr;     /* and counters */
-	struct run_count run;           /* with runs: the run's, not yet in ctr */
+	struct sl_if_run run;           /* with runs: the run's, not yet in ctr */
 };
 
 /* IPv4, or IPv6 when v6 (a constant at each call, so each path is its own), of c's session
@@ -135,7 +120,7 @@ static __rte_always_inline uint16_t pi_one(struct sl_worker *w, struct rte_mbuf 
 	uint16_t sid = (uint16_t)(h[2] << 8 | h[3]);
 	if (unlikely(sid != c->sid || !c->f)) {
 		if (runs)
-			run_flush(c->ctr, &c->run, false);
+			sl_if_run_flush(c->ctr, &c->run, false);
 		c->sid = sid;
 		c->ifx = __atomic_load_n(&sl_pppoe_sid_if[sid], __ATOMIC_ACQUIRE);
 		c->f = c->ifx ? &sl_if_fast[c->ifx] : NULL;
@@ -200,7 +185,7 @@ static uint16_t pppoe_in_process(struct rte_graph *g, struct rte_node *node, voi
 	} else {
 		for (uint16_t i = 0; i < n; i++)
 			nexts[i] = pi_one(w, objs[i], &c, true);
-		run_flush(c.ctr, &c.run, false);
+		sl_if_run_flush(c.ctr, &c.run, false);
 	}
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
@@ -259,12 +244,12 @@ enum { PO_NEXT_DROP, PO_NB_STATIC };
 static rte_edge_t po_tx0;
 
 /* The session of the vector's last packet, and the edge to its access interface; with runs,
- * the run's packets and bytes not yet in its counters (run_flush). */
+ * the run's packets and bytes not yet in its counters (sl_if_run_flush). */
 struct po_cache {
 	uint16_t ifx, next;
 	const struct sl_pppoe_dp *s;
 	struct sl_if_counters *ctr;
-	struct run_count run;
+	struct sl_if_run run;
 };
 
 static __rte_always_inline uint16_t po_one(struct sl_worker *w, struct rte_mbuf *m,
@@ -273,7 +258,7 @@ static __rte_always_inline uint16_t po_one(struct sl_worker *w, struct rte_mbuf 
 	uint16_t ifx = sl_meta(m)->tx_if, e;
 	if (unlikely(ifx != c->ifx)) {
 		if (runs)
-			run_flush(c->ctr, &c->run, true);
+			sl_if_run_flush(c->ctr, &c->run, true);
 		c->ifx = ifx;
 		c->s = sl_pppoe_dp(ifx);
 		if (!(__atomic_load_n(&c->s->state, __ATOMIC_ACQUIRE) & SL_PPPOE_LIVE) ||
@@ -345,7 +330,7 @@ static uint16_t pppoe_out_process(struct rte_graph *g, struct rte_node *node, vo
 	} else {
 		for (uint16_t i = 0; i < n; i++)
 			nexts[i] = po_one(w, objs[i], &c, true);
-		run_flush(c.ctr, &c.run, true);
+		sl_if_run_flush(c.ctr, &c.run, true);
 	}
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;

@@ -110,6 +110,14 @@ static inline uint64_t mac48(const void *p)
 	return v & RTE_LEN2MASK(48, uint64_t);
 }
 
+/* Interface f's MAC as mac48 gives a frame's. */
+static inline uint64_t iface_mac48(const struct sl_iface *f)
+{
+	uint8_t b[8] = {0};
+	memcpy(b, &f->mac, 6);
+	return mac48(b);
+}
+
 /* The fast path's sub-interface for single-tagged (802.1Q) IPv4 and IPv6: the last tag's,
  * looked up once per run of one parent and VLAN id instead of per frame (rte_hash: some 300
  * instructions a frame with the rest of the slow path), and its run of frames counted in
@@ -119,16 +127,13 @@ struct vlan_run {
 	uint16_t sub;       /* its sub-interface, routed, up, with no device-input feature;
 			     * UINT16_MAX: none such (the slow path) */
 	uint64_t mac;       /* the sub-interface's MAC (mac48) */
-	uint64_t pkts, bytes;
+	struct sl_if_run run;
 };
 
 static inline void vlan_run_flush(struct sl_worker *w, struct vlan_run *v)
 {
-	if (v->pkts) {
-		w->ifc[v->sub].rx_pkts += v->pkts;
-		w->ifc[v->sub].rx_bytes += v->bytes;
-		v->pkts = v->bytes = 0;
-	}
+	if (v->sub != UINT16_MAX)
+		sl_if_run_flush(&w->ifc[v->sub], &v->run, false);
 }
 
 static __rte_noinline void vlan_run_learn(struct sl_worker *w, struct vlan_run *v, uint16_t port,
@@ -145,9 +150,7 @@ static __rte_noinline void vlan_run_learn(struct sl_worker *w, struct vlan_run *
 		v->sub = UINT16_MAX;
 		return;
 	}
-	uint8_t b[8] = {0};
-	memcpy(b, &f->mac, 6);
-	v->mac = mac48(b);
+	v->mac = iface_mac48(f);
 }
 
 /* A vector whose first frame is tagged (a VLAN trunk's): each single-tagged IPv4 or IPv6
@@ -181,8 +184,8 @@ static __rte_noinline void eth_vlan_vector(struct sl_worker *w, void **objs, uin
 				m->data_len -= RTE_ETHER_HDR_LEN + 4;
 				m->pkt_len -= RTE_ETHER_HDR_LEN + 4;
 				m->port = v.sub;
-				v.pkts++;
-				v.bytes += m->pkt_len + RTE_ETHER_HDR_LEN;
+				v.run.pkts++;
+				v.run.bytes += m->pkt_len + RTE_ETHER_HDR_LEN;
 				nexts[i] = nx;
 				continue;
 			}
@@ -217,9 +220,7 @@ static uint16_t eth_process(struct rte_graph *g, struct rte_node *node, void **o
 			/* fast path: unicast to us, IPv4 or IPv6; the rest (and every error) in
 			 * eth_one, which reads the table */
 			if (m->port != last_port) {
-				uint8_t b[8] = {0};
-				memcpy(b, &sl_ifaces[m->port].mac, 6);
-				mac = mac48(b);
+				mac = iface_mac48(&sl_ifaces[m->port]);
 				last_port = m->port;
 			}
 			const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
