@@ -87,7 +87,8 @@ struct hqos {
 	struct {
 		double bytes_per_tsc, credits, credit_max;
 		uint64_t last;
-		uint32_t avg_len, overhead;
+		uint32_t last_frames, overhead; /* the last frames sent on, and their bytes: */
+		uint64_t last_bytes;            /* their mean length is qos_drain's guess */
 		uint64_t queued; /* in rte_sched now */
 		uint64_t pkts, bytes;
 	} o __rte_cache_aligned;
@@ -264,7 +265,8 @@ static inline void port_sent(struct hqos *h, uint64_t frames, uint64_t bytes)
 		return;
 	bytes += frames * h->o.overhead;
 	h->o.credits -= (double)bytes;
-	h->o.avg_len = (uint32_t)(bytes / frames);
+	h->o.last_frames = (uint32_t)frames; /* no division here: qos_drain's, when frames wait */
+	h->o.last_bytes = bytes;
 	h->o.pkts += frames;
 	h->o.bytes += bytes;
 }
@@ -311,7 +313,7 @@ static inline uint16_t qos_drain(struct rte_graph *g, struct rte_node *node, str
 	h->o.last = now;
 	if (!h->o.queued || h->o.credits <= 0)
 		return 0;
-	double can = 1 + h->o.credits / h->o.avg_len;
+	double can = 1 + h->o.credits * h->o.last_frames / (double)h->o.last_bytes;
 	uint16_t want = can < room ? (uint16_t)can : room;
 	if (want > h->o.queued)
 		want = (uint16_t)h->o.queued;
@@ -472,16 +474,17 @@ static __rte_always_inline uint32_t wq_fast(const struct hqos *h, const struct w
  * within the L2 (not fetched ahead), the port open with credit for n of its longest frames
  * (so no test of it per frame). Each frame of h's interface (the first of another ends it:
  * *took) classified and passed at once to `to` when its pipe is open and unlimited, else to
- * wheel_slow; the passed frames and bytes counted in two registers for the queue of DSCP 0
- * (the usual frame's) and per queue in a table of the loop's for the others, added to the
- * subport's counters once. The loop keeps few values live (no run of one key, no port
- * credit, the pipe and queue not packed in a word): 71.2 -> 51.8 instructions a frame
- * (make bench-graph's callgrind, 1,024 pipes), the same clocks on an Intel host whose
- * qos-output took 13-15 clocks either way; the registers, 3 instructions more (54.9), because
- * the table's two adds per frame are each a chain through memory when every frame has one
- * queue (a store forwarded to the next frame's load, some 5 clocks on Intel cores): the rate
- * with 4,096 pipes 0.656 and 0.675 -> 0.683 and 0.707 (BENCHMARKS.md). Returns the frames
- * passed, their bytes in *pbytes_out. */
+ * wheel_slow; the passed frames of the queue of DSCP 0 (the usual frame's) counted as all
+ * passed less the others, which a table of the loop's counts (its rows set at a queue's first
+ * frame, so a vector of one queue writes none), added to the subport's counters once. The loop
+ * keeps few values live (no run of one key, no port credit, the pipe and queue not packed in
+ * a word): 71.2 -> 51.8 instructions a frame (make bench-graph's callgrind, 1,024 pipes), the
+ * same clocks on an Intel host whose qos-output took 13-15 clocks either way; DSCP 0's queue
+ * out of the table, because the table's two adds per frame are each a chain through memory
+ * when every frame has one queue (a store forwarded to the next frame's load, some 5 clocks
+ * on Intel cores): the rate with 4,096 pipes 0.656 and 0.675 -> 0.683 and 0.707 (BENCHMARKS.md);
+ * DSCP 0's counted as the rest, the table's rows set when first used, the frames walked with
+ * one index register (session 39): 54.9 -> 52.3 instructions. Returns the frames passed, their bytes in *pbytes_out. */
 static __rte_noinline uint16_t wheel_lean(struct sl_worker *w, struct hqos *h,
 					  const struct wq_consts *kp, struct rte_mbuf **b,
 					  uint16_t n, uint64_t now, struct rte_mbuf **__restrict to,
@@ -491,39 +494,44 @@ static __rte_noinline uint16_t wheel_lean(struct sl_worker *w, struct hqos *h,
 	struct sl_wheel_pipe *__restrict pipes = h->wheel->pipes;
 	const uint64_t ovh = h->o.overhead;
 	const uint16_t ifx = h->ifx;
-	uint64_t qn[QOS_QUEUES] = {0}, qb[QOS_QUEUES] = {0};
-	struct rte_mbuf **const to0 = to, **mp = b, **const end = b + n;
+	uint64_t qn[QOS_QUEUES], qb[QOS_QUEUES]; /* the other queues': where bit q of seen is set */
+	uint32_t seen = 0;
+	struct rte_mbuf **const to0 = to, **const end = b + n;
 	const uint32_t q0 = k.tmap[0]; /* DSCP 0's queue: the usual frame's */
-	uint64_t n0 = 0, b0 = 0;      /* its frames and bytes */
-	for (; mp != end; mp++) {
-		struct rte_mbuf *m = *mp;
+	uint64_t bytes = 0;            /* of every frame passed */
+	intptr_t i = -(intptr_t)n;     /* end[i]: the frame; one register for both */
+	for (; i; i++) {
+		struct rte_mbuf *m = end[i];
 		if (unlikely(sl_meta(m)->tx_if != ifx))
 			break;
-		uint32_t q, p = wq_fast(h, &k, m, &q), len = m->pkt_len;
-		struct sl_wheel_pipe *pp = &pipes[p];
+		uint32_t q, len = m->pkt_len;
+		struct sl_wheel_pipe *pp = &pipes[wq_fast(h, &k, m, &q)];
 		if (likely(sl_wheel_pipe_pass_open(pp, len, len + ovh, now))) {
 			/* passed at once */
-		} else if (!wheel_slow(w, h, m, p, q, true, now)) {
+		} else if (!wheel_slow(w, h, m, (uint32_t)(pp - pipes), q, true, now)) {
 			continue;
 		}
-		if (likely(q == q0)) {
-			n0++;
-			b0 += len;
-		} else {
+		bytes += len;
+		if (unlikely(q != q0)) {
+			if (!(seen >> q & 1)) {
+				seen |= 1u << q;
+				qn[q] = qb[q] = 0;
+			}
 			qn[q]++;
 			qb[q] += len;
 		}
 		*to++ = m;
 	}
-	qn[q0] += n0;
-	qb[q0] += b0;
-	*took = (uint16_t)(mp - b);
-	uint64_t bytes = 0;
-	for (uint32_t q = 0; q < QOS_QUEUES; q++)
-		if (qn[q]) {
-			wheel_passed(h, q << WQ_SHIFT, qn[q], qb[q]);
-			bytes += qb[q];
-		}
+	*took = (uint16_t)(n + i);
+	uint64_t n0 = (uint64_t)(to - to0), b0 = bytes;
+	for (; seen; seen &= seen - 1) {
+		uint32_t q = (uint32_t)__builtin_ctz(seen);
+		wheel_passed(h, q << WQ_SHIFT, qn[q], qb[q]);
+		n0 -= qn[q];
+		b0 -= qb[q];
+	}
+	if (n0)
+		wheel_passed(h, q0 << WQ_SHIFT, n0, b0);
 	*pbytes_out = bytes;
 	return (uint16_t)(to - to0);
 }
@@ -632,18 +640,25 @@ static inline void qos_put(struct rte_graph *g, struct rte_node *node, struct sl
 }
 
 /* One owned interface: a request from the main lcore, the other workers' frames, then what
- * the port's rate allows out, up to room frames. */
+ * the port's rate allows out, up to room frames. *now: the TSC, read here at the first
+ * interface that has frames (0 until then): with none queued or handed over, nothing is
+ * read (the port's bucket is refilled when frames come). */
 static uint16_t sched_one(struct rte_graph *g, struct rte_node *node, struct sl_worker *w,
-			  struct hqos *h, uint64_t now, uint16_t room)
+			  struct hqos *h, uint64_t *now, uint16_t room)
 {
 	if (unlikely(__atomic_load_n(&h->mb.seq, __ATOMIC_ACQUIRE) != h->mb.done))
 		mailbox_run(h);
-	if (unlikely(!rte_ring_empty(h->handoff))) {
+	bool handed = !rte_ring_empty(h->handoff);
+	if (likely(!handed && !h->o.queued))
+		return 0;
+	if (!*now)
+		*now = rte_rdtsc();
+	if (unlikely(handed)) {
 		struct rte_mbuf *in[RTE_GRAPH_BURST_SIZE];
 		unsigned k = rte_ring_sc_dequeue_burst(h->handoff, (void **)in, RTE_DIM(in), NULL);
-		return qos_in(g, node, w, h, in, (uint16_t)k, now);
+		return qos_in(g, node, w, h, in, (uint16_t)k, *now);
 	}
-	return qos_drain(g, node, h, now, room, true);
+	return qos_drain(g, node, h, *now, room, true);
 }
 
 static uint16_t qs_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t nb)
@@ -654,12 +669,12 @@ static uint16_t qs_process(struct rte_graph *g, struct rte_node *node, void **ob
 	uint32_t n = __atomic_load_n(&nb_owned[w->id], __ATOMIC_ACQUIRE);
 	if (likely(!n))
 		return 0;
-	uint64_t now = rte_rdtsc();
+	uint64_t now = 0;
 	uint16_t total = 0;
 	for (uint32_t i = 0; i < n && total < RTE_GRAPH_BURST_SIZE; i++) {
 		struct hqos *h = __atomic_load_n(&owned[w->id][i], __ATOMIC_ACQUIRE);
 		if (h)
-			total = (uint16_t)(total + sched_one(g, node, w, h, now,
+			total = (uint16_t)(total + sched_one(g, node, w, h, &now,
 							     RTE_GRAPH_BURST_SIZE - total));
 	}
 	sl_source_busy(w, SL_SRC_QOS, total, now);
@@ -1341,7 +1356,8 @@ static int cmd_set_if_qos(struct sl_out *o, int argc, char **argv)
 	h->o.credit_max = RTE_MAX((double)rate / 800, 2.0 * (f->mtu + 18 + overhead));
 	h->o.credits = h->o.credit_max;
 	h->o.last = rte_rdtsc();
-	h->o.avg_len = 64 + overhead;
+	h->o.last_frames = 1;
+	h->o.last_bytes = 64 + overhead;
 	h->mb.stats_pipe = UINT32_MAX;
 	for (int i = 0; i < QOS_PROFILES; i++)
 		h->prof_id[i] = -1;
