@@ -280,6 +280,44 @@ static inline uint8_t key_bit(bool fl)
 #define KEY6_IN_PLACE_LEN (14 + 6 + 48)
 #endif
 
+/* The bytes an IPv6 frame read in place must hold (in_place: key_bit's) */
+static inline uint32_t key6_min(uint8_t in_place)
+{
+	return in_place == KEY_IN_PLACE_FL ? 14 + 6 + 48 : KEY6_IN_PLACE_LEN;
+}
+
+/* Whether the frame at p (len bytes, its ethertype type; at least 14 bytes) is an untagged,
+ * option-less first fragment of IPv4 whose key acl_key reads in place (in_place: key_bit's),
+ * then in *d. */
+static __rte_always_inline bool key4_in_place(const uint8_t *p, uint32_t len, uint16_t type,
+					      uint8_t in_place, const uint8_t **d)
+{
+	if (type != RTE_ETHER_TYPE_IPV4 || len < 14 + 34)
+		return false;
+	const uint8_t *ip = p + 14;
+	uint64_t first; /* version and IHL 0x45 (byte 0), fragment offset 0 (6-7) */
+	memcpy(&first, ip, 8);
+	if ((first & RTE_BE64(0xff00000000001fffull)) != RTE_BE64(0x45ull << 56) ||
+	    !(key_in_place[ip[9]] & in_place))
+		return false;
+	*d = ip + 9;
+	return true;
+}
+
+/* Whether the frame at p (len bytes, its ethertype type; at least 14 bytes) is an untagged IPv6
+ * header followed by TCP, UDP or SCTP (min6: key6_min's),
+ * whole up to what is read of it (rte_acl and the flow cache: the ports; lin6_match: 8 bytes
+ * past them; the TCP flags when the classifier reads them), its key read in place (in_place:
+ * key_bit's), then in *d. */
+static __rte_always_inline bool key6_in_place(const uint8_t *p, uint32_t len, uint16_t type,
+					      uint8_t in_place, uint32_t min6, const uint8_t **d)
+{
+	if (type != RTE_ETHER_TYPE_IPV6 || len < min6 || !(key_in_place[p[14 + 6]] & in_place))
+		return false;
+	*d = p + 14 + 6;
+	return true;
+}
+
 /* Frame m's classifier input in *d: 4 or 6 by its IP version, or 0 when it passes
  * unclassified (not IP, or neighbour discovery). An option-less, untagged first fragment of
  * TCP, UDP or SCTP (of TCP only when the classifier reads the flags: in_place is
@@ -287,35 +325,20 @@ static inline uint8_t key_bit(bool fl)
  * follow, are read in place (from the protocol, or the next header, on: union acl_key's
  * layouts); the others get their key built in k (what the frame is too short to hold left
  * 0). */
-static inline int acl_key(const struct rte_mbuf *m, union acl_key *k,
+static __rte_always_inline int acl_key(const struct rte_mbuf *m, union acl_key *k,
 			  uint8_t in_place, const uint8_t **d)
 {
 	/* the bytes an IPv6 frame read in place must hold (constant over a vector) */
-	const uint32_t min6 = in_place == KEY_IN_PLACE_FL ? 14 + 6 + 48 : KEY6_IN_PLACE_LEN;
+	const uint32_t min6 = key6_min(in_place);
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = m->data_len, off = 12;
 	if (unlikely(len < 14))
 		return 0;
 	uint16_t type = (uint16_t)(p[12] << 8 | p[13]);
-	if (likely(type == RTE_ETHER_TYPE_IPV4 && len >= 14 + 34)) {
-		const uint8_t *ip = p + 14;
-		uint64_t first; /* version and IHL 0x45 (byte 0), fragment offset 0 (6-7) */
-		memcpy(&first, ip, 8);
-		if (likely((first & RTE_BE64(0xff00000000001fffull)) == RTE_BE64(0x45ull << 56) &&
-			   key_in_place[ip[9]] & in_place)) {
-			*d = ip + 9;
-			return 4;
-		}
-	}
-	/* an untagged IPv6 header followed by TCP, UDP or SCTP, whole up to what is read of it
-	 * (rte_acl and the flow cache: the ports; lin6_match: 8 bytes past them; the TCP flags
-	 * when the classifier reads them) */
-	if (type == RTE_ETHER_TYPE_IPV6 &&
-	    len >= min6 &&
-	    key_in_place[p[14 + 6]] & in_place) {
-		*d = p + 14 + 6;
+	if (likely(key4_in_place(p, len, type, in_place, d)))
+		return 4;
+	if (key6_in_place(p, len, type, in_place, min6, d))
 		return 6;
-	}
 	*d = (const uint8_t *)k;
 	memset(k, 0, sizeof(*k));
 	for (int tags = 0; (type == RTE_ETHER_TYPE_VLAN || type == RTE_ETHER_TYPE_QINQ) &&
@@ -736,39 +759,41 @@ static __rte_always_inline void fc_insert(void *set, int f, const uint8_t *d, ui
 	}
 }
 
-/* rte_acl's results for cnt inputs of family f of classifier c, through the cache fc. */
-static __rte_always_inline void fc_classify(void *fc, const struct acl_cls *c, int f,
-					    const uint8_t **data, uint32_t *res, uint32_t cnt)
+/* Family f's cache statistics st told of classifier c: one built since it last looked (an ACL
+ * replaced) makes its first lookups all miss, which says nothing of the traffic: no rest,
+ * and no window judged until it has made as many lookups as the cache holds. */
+static inline void fc_newest(struct fc_stat *st, const struct acl_cls *c, int f)
 {
-	struct fc_stat *st = fc_stat_of(fc, f);
 	if (unlikely(c->gen > st->newest)) {
-		/* a classifier built since (an ACL replaced): its first lookups all miss, which
-		 * says nothing of the traffic; no rest, and no window judged until it has made as
-		 * many lookups as the cache holds */
 		st->newest = c->gen;
 		st->win_look = st->win_hit = st->skip = st->rests = 0;
 		st->warm = f ? FC6_WAYS * FC6_SETS : FC4_WAYS * FC4_SETS;
 	}
-	if (st->skip) {
-		st->skip = st->skip > cnt ? st->skip - cnt : 0;
-		st->bypassed += cnt;
-		rte_acl_classify(c->ctx[f], data, res, cnt, 1);
-		return;
-	}
-	uint64_t kp[cnt];
-	void *set[cnt]; /* each input's set */
+}
+
+/* The cache's key of the input at d (its pp in *kp) and the set of fc it falls in, fetched. */
+static __rte_always_inline void *fc_set_of(void *fc, int f, const uint8_t *d, bool fl, uint64_t *kp)
+{
+	uint64_t h;
+	*kp = fc_key(d, f, fl, &h);
+	void *set = f ? (void *)&((struct acl_fc6 *)fc)->set[h & (FC6_SETS - 1)]
+		      : (void *)&((struct acl_fc4 *)fc)->set[h & (FC4_SETS - 1)];
+	rte_prefetch0(set); /* IPv4's set, IPv6's first line (its first way) */
+	return set;
+}
+
+/* rte_acl's results for cnt inputs of family f of classifier c through the cache fc (not
+ * resting), input j's key's pp in kp[j] and its set in set[j] (fc_set_of's): what the sets
+ * miss classified by rte_acl and put in; the lookups counted, the windows judged. */
+static __rte_always_inline void fc_lookup(void *fc, const struct acl_cls *c, int f,
+					  const uint8_t **data, uint32_t *res, uint32_t cnt,
+					  const uint64_t *kp, void *const *set)
+{
+	struct fc_stat *st = fc_stat_of(fc, f);
 	uint16_t at[cnt];
 	const uint8_t *md[cnt];
 	uint32_t mres[cnt], nm = 0;
 	const uint64_t gen = c->gen;
-	const bool fl = c->fl;
-	for (uint32_t j = 0; j < cnt; j++) {
-		uint64_t h;
-		kp[j] = fc_key(data[j], f, fl, &h);
-		set[j] = f ? (void *)&((struct acl_fc6 *)fc)->set[h & (FC6_SETS - 1)]
-			   : (void *)&((struct acl_fc4 *)fc)->set[h & (FC4_SETS - 1)];
-		rte_prefetch0(set[j]); /* IPv4's set, IPv6's first line (its first way) */
-	}
 	for (uint32_t j = 0; j < cnt; j++) {
 		uint32_t r;
 		if (likely(fc_find(set[j], f, data[j], kp[j], gen, &r))) {
@@ -800,6 +825,26 @@ static __rte_always_inline void fc_classify(void *fc, const struct acl_cls *c, i
 		}
 		st->win_look = st->win_hit = 0;
 	}
+}
+
+/* rte_acl's results for cnt inputs of family f of classifier c, through the cache fc. */
+static __rte_always_inline void fc_classify(void *fc, const struct acl_cls *c, int f,
+					    const uint8_t **data, uint32_t *res, uint32_t cnt)
+{
+	struct fc_stat *st = fc_stat_of(fc, f);
+	fc_newest(st, c, f);
+	if (st->skip) {
+		st->skip = st->skip > cnt ? st->skip - cnt : 0;
+		st->bypassed += cnt;
+		rte_acl_classify(c->ctx[f], data, res, cnt, 1);
+		return;
+	}
+	uint64_t kp[cnt];
+	void *set[cnt]; /* each input's set */
+	const bool fl = c->fl;
+	for (uint32_t j = 0; j < cnt; j++)
+		set[j] = fc_set_of(fc, f, data[j], fl, &kp[j]);
+	fc_lookup(fc, c, f, data, res, cnt, kp, set);
 }
 
 /* What the results of classifier c do to a vector's frames, one after the other: a hit
@@ -857,7 +902,64 @@ static inline uint16_t acl_next(uint16_t ifx, int dir)
 		   : sl_feature_next(SL_ARC_DEVICE_INPUT, feat_in, ifx, sl_ifaces[ifx].mode);
 }
 
-static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, void **objs,
+/* acl_vector's usual run: the frames of interface ifx from objs' first on (up to n), while
+ * each is of family f (0 IPv4, 1 IPv6) with its key read in place (key4_in_place,
+ * key6_in_place), classified by c (of rte_acl) through the worker's cache fc (not resting),
+ * in two loops: the keys read and their sets fetched, then looked up; their nexts next, or
+ * the drop edge (v's verdicts). Returns the frames it took (0 when the first is not such a
+ * frame: acl_vector's general loop takes it). The run found, the keys read and the sets
+ * fetched in one loop, without the general loop's list of each family's frames: the IPv4
+ * ACL of 1,000 rules 111.7 -> 87.4 instructions a frame (make bench-graph's callgrind).
+ * f and fl (c->fl): constants. */
+static __rte_always_inline uint16_t acl_fast(void **objs, uint16_t n, uint16_t ifx, int dir,
+					     const struct acl_cls *c, void *fc,
+					     struct acl_verdicts *v, uint16_t *nexts,
+					     uint16_t next, const int f, const bool fl)
+{
+	const uint8_t in_place = key_bit(fl);
+	const uint32_t min6 = key6_min(in_place);
+	uint64_t kp[n];
+	void *set[n];
+	const uint8_t *data[n];
+	uint32_t res[n], j = 0;
+	for (; j < n; j++) {
+		const struct rte_mbuf *m = objs[j];
+		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint32_t len = m->data_len;
+		if (acl_ifx((struct rte_mbuf *)m, dir) != ifx || len < 14)
+			break;
+		uint16_t type = (uint16_t)(p[12] << 8 | p[13]);
+		if (!(f ? key6_in_place(p, len, type, in_place, min6, &data[j])
+			: key4_in_place(p, len, type, in_place, &data[j])))
+			break;
+		set[j] = fc_set_of(fc, f, data[j], fl, &kp[j]);
+	}
+	if (!j)
+		return 0;
+	fc_newest(fc_stat_of(fc, f), c, f);
+	fc_lookup(fc, c, f, data, res, j, kp, set);
+	for (uint32_t i = 0; i < j; i++) {
+		nexts[i] = next;
+		acl_verdict(v, res[i], objs[i], &nexts[i]);
+	}
+	return (uint16_t)j;
+}
+
+/* acl_fast of family f when c has rte_acl's context for it and the worker's cache fc is on and
+ * not resting; 0 otherwise. */
+static __rte_always_inline uint16_t acl_fast_of(void **objs, uint16_t n, uint16_t ifx, int dir,
+						const struct acl_cls *c, void *fc,
+						struct acl_verdicts *v, uint16_t *nexts,
+						uint16_t next, const int f)
+{
+	if (!c->ctx[f] || !fc || fc_stat_of(fc, f)->skip ||
+	    !__atomic_load_n(&fc_on, __ATOMIC_RELAXED))
+		return 0;
+	return c->fl ? acl_fast(objs, n, ifx, dir, c, fc, v, nexts, next, f, true)
+		     : acl_fast(objs, n, ifx, dir, c, fc, v, nexts, next, f, false);
+}
+
+static __rte_always_inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, void **objs,
 				  uint16_t n, int dir)
 {
 	unsigned wid = sl_node_worker(node)->id;
@@ -904,6 +1006,19 @@ static inline uint16_t acl_vector(struct rte_graph *g, struct rte_node *node, vo
 			acl_verdicts_end(&v);
 			s = e;
 			continue;
+		}
+		/* IPv4, then IPv6, through the cache: the usual run, first */
+		if (c) {
+			uint16_t k = acl_fast_of(objs + s, n - s, ifx, dir, c, fc[0], &v, nexts + s,
+						 next, 0);
+			if (!k)
+				k = acl_fast_of(objs + s, n - s, ifx, dir, c, fc[1], &v, nexts + s,
+						next, 1);
+			if (k) {
+				acl_verdicts_end(&v);
+				s += k;
+				continue;
+			}
 		}
 		for (; e < n; e++) {
 			uint16_t y = acl_ifx(objs[e], dir);
