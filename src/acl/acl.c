@@ -972,6 +972,7 @@ static __rte_always_inline uint16_t acl_vector(struct rte_graph *g, struct rte_n
 	const uint8_t *data4[n ? n : 1], *data6[n ? n : 1];
 	uint32_t res4[n ? n : 1], res6[n ? n : 1];
 	uint16_t at4[n ? n : 1], at6[n ? n : 1];
+	bool fast = true;
 	for (uint16_t s = 0; s < n;) {
 		/* a run of packets with one classifier and one next node (one interface's, or
 		 * those of interfaces that share their ACLs and features): one call per family */
@@ -1007,8 +1008,10 @@ static __rte_always_inline uint16_t acl_vector(struct rte_graph *g, struct rte_n
 			s = e;
 			continue;
 		}
-		/* IPv4, then IPv6, through the cache: the usual run, first */
-		if (c) {
+		/* IPv4, then IPv6, through the cache: the usual run, first (not again in a vector
+		 * once a run has ended at another interface's frame: interfaces that share the
+		 * classifier and next node, a run of the general loop) */
+		if (c && fast) {
 			uint16_t k = acl_fast_of(objs + s, n - s, ifx, dir, c, fc[0], &v, nexts + s,
 						 next, 0);
 			if (!k)
@@ -1017,6 +1020,7 @@ static __rte_always_inline uint16_t acl_vector(struct rte_graph *g, struct rte_n
 			if (k) {
 				acl_verdicts_end(&v);
 				s += k;
+				fast = s == n || acl_ifx(objs[s], dir) == ifx;
 				continue;
 			}
 		}

@@ -1378,8 +1378,14 @@ static void test_acl_runs(void)
 	cli("set acl-plugin acl index 1 permit proto 17 dport 7");
 	cli("set acl-plugin interface port0 input acl 0");
 	cli("set acl-plugin interface port1 input acl 1");
-	for (int mode = 0; mode < 2; mode++) {
+	/* linear; rte_acl and the flow cache; then port1 with port0's ACL: one classifier for
+	 * both, a run across them (acl-input's usual loop ends at port1's first frame) */
+	for (int mode = 0; mode < 3; mode++) {
 		cli(mode ? "set acl-plugin linear-max 0" : "set acl-plugin linear-max 8");
+		if (mode == 2) {
+			cli("set acl-plugin interface port1 input acl 1 del");
+			cli("set acl-plugin interface port1 input acl 0");
+		}
 		struct rte_mbuf *pk[64];
 		const char *want[64];
 		uint64_t deny = 0, miss = 0;
@@ -1389,6 +1395,8 @@ static void test_acl_runs(void)
 			pk[i]->port = port;
 			rte_pktmbuf_mtod_offset(pk[i], struct rte_udp_hdr *, 34)->dst_port =
 				rte_cpu_to_be_16(dport);
+			if (mode == 2)
+				port = 0; /* port1's frames as port0's */
 			bool pass = port ? dport == 7 : dport != 7;
 			want[i] = pass ? "ethernet-input" : "error-drop";
 			deny += !port && dport == 7;
@@ -1399,11 +1407,11 @@ static void test_acl_runs(void)
 		check_edges("acl-input", pk, 64, want);
 		CHECK(err_count("acl-input", "acl deny") - d0 == deny);
 		CHECK(err_count("acl-input", "acl no rule matched (default deny)") - m0 == miss);
-		CHECK(deny > 5 && miss > 5);
+		CHECK(deny > 5 && (mode == 2 ? miss == 0 : miss > 5));
 	}
 	cli("set acl-plugin linear-max 8");
 	cli("set acl-plugin interface port0 input acl 0 del");
-	cli("set acl-plugin interface port1 input acl 1 del");
+	cli("set acl-plugin interface port1 input acl 0 del");
 	cli("delete acl-plugin acl index 0");
 	cli("delete acl-plugin acl index 1");
 	walk(4);
