@@ -301,6 +301,14 @@ static __attribute__((noinline)) uint16_t qs_polled(struct rte_graph *g, struct 
 	return qs_dequeue(g, node, h, want, qs_tx0);
 }
 
+/* h's port bucket refilled to now (at most full) */
+static inline void port_refill(struct hqos *h, uint64_t now)
+{
+	double c = h->o.credits + (double)(now - h->o.last) * h->o.bytes_per_tsc;
+	h->o.credits = c < h->o.credit_max ? c : h->o.credit_max;
+	h->o.last = now;
+}
+
 /* h's port bucket refilled to now, then what it allows out of rte_sched, up to room frames
  * and no more than it holds: asked for more, rte_sched_port_dequeue goes on stepping its
  * grinders until all are idle (with one pipe busy, seven idle grinders scan the bitmap per
@@ -308,9 +316,7 @@ static __attribute__((noinline)) uint16_t qs_polled(struct rte_graph *g, struct 
 static inline uint16_t qos_drain(struct rte_graph *g, struct rte_node *node, struct hqos *h,
 				 uint64_t now, uint16_t room, bool polled)
 {
-	double c = h->o.credits + (double)(now - h->o.last) * h->o.bytes_per_tsc;
-	h->o.credits = c < h->o.credit_max ? c : h->o.credit_max;
-	h->o.last = now;
+	port_refill(h, now);
 	if (!h->o.queued || h->o.credits <= 0)
 		return 0;
 	double can = 1 + h->o.credits * h->o.last_frames / (double)h->o.last_bytes;
@@ -482,9 +488,10 @@ static __rte_always_inline uint32_t wq_fast(const struct hqos *h, const struct w
  * same clocks on an Intel host whose qos-output took 13-15 clocks either way; DSCP 0's queue
  * out of the table, because the table's two adds per frame are each a chain through memory
  * when every frame has one queue (a store forwarded to the next frame's load, some 5 clocks
- * on Intel cores): the rate with 4,096 pipes 0.656 and 0.675 -> 0.683 and 0.707 (BENCHMARKS.md);
- * DSCP 0's counted as the rest, the table's rows set when first used, the frames walked with
- * one index register (session 39): 54.9 -> 52.3 instructions. Returns the frames passed, their bytes in *pbytes_out. */
+ * on Intel cores): the rate with 4,096 pipes 0.656 and 0.675 -> 0.683 and 0.707
+ * (BENCHMARKS.md); DSCP 0's counted as the rest, the table's rows set when first used, the
+ * frames walked with one index register (session 39): 54.9 -> 52.3 instructions. Returns the
+ * frames passed, their bytes in *pbytes_out. */
 static __rte_noinline uint16_t wheel_lean(struct sl_worker *w, struct hqos *h,
 					  const struct wq_consts *kp, struct rte_mbuf **b,
 					  uint16_t n, uint64_t now, struct rte_mbuf **__restrict to,
@@ -553,6 +560,9 @@ static __rte_noinline uint16_t wheel_in(struct rte_graph *g, struct rte_node *no
 	const uint16_t ifx = h->ifx;
 	const bool prefetch = h->prefetch;
 	bool port_open = wh->rhead == wh->rtail;
+	/* refilled here: qos-sched refills it only while frames wait (an idle port's bucket,
+	 * left short by its last burst, would queue a vector that it has room for now) */
+	port_refill(h, now);
 	int64_t credits = port_open ? (int64_t)h->o.credits : 0;
 	rte_edge_t next = sl_feature_next_out(feat, ifx, qo_tx0);
 	struct rte_mbuf **__restrict to =

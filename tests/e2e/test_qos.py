@@ -299,6 +299,41 @@ def test_qos_vectors_into_one_queue(sluiced_factory, tmp_path):
 
 
 
+@release_only
+def test_qos_wheel_idle_port_refilled(sluiced_factory, tmp_path):
+    """A vector into a wheel port idle since a burst emptied its bucket: the bucket is refilled
+    before the vector is judged (qos-sched refills it only while frames wait), so the 256
+    frames, which the full bucket (10 ms at 3 Gbit/s, 469 KB) holds, pass at once: none waits
+    in the pipe's queue (with the bucket as the burst left it, all did) and none is lost."""
+    wrpcap(str(tmp_path / "stream.pcap"), [frame()])
+    s = sluiced_factory(pcap_ports(tmp_path, [], []), ROUTER + [
+        "qos profile fast rate 3g", "set interface qos port1 rate 3g profile fast scheduler wheel",
+        f"packet-generator new {{ name s limit 20000 interface port0 worker 0 "
+        f"pcap {tmp_path}/stream.pcap }}"])
+    stream_sent(s, 20000, 30)  # as fast as pg goes: past 3 Gbit/s, the queue overflows
+    full = ("qos-output", "qos queue full (tail drop)")
+    before = s.errors()
+    waited = s.js("show qos port1 subport 0 pipe 0")["qos-queues"][12]["packets"]
+    if not before.get(full):
+        assert s.stop() == 0
+        pytest.skip("pg did not fill the port's queue on this machine")
+    time.sleep(0.5)  # idle: qos-sched has nothing queued
+    s.cli(f"packet-generator new {{ name t limit 256 interface port0 worker 0 "
+          f"pcap {tmp_path}/stream.pcap }}")
+    s.cli("packet-generator enable-stream t")
+    deadline = time.time() + 10
+    while s.js("show packet-generator")["streams"][1]["sent"] < 256 and time.time() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    after = s.errors()
+    sent = s.js("show qos port1")["qos-tcs"][12]["sent-packets"]
+    waited_after = s.js("show qos port1 subport 0 pipe 0")["qos-queues"][12]["packets"]
+    assert s.stop() == 0
+    assert after == before, (before, after)
+    assert waited_after == waited > 0, (waited, waited_after)
+    assert sent == 20000 - before[full] + 256, (sent, before)
+
+
 def test_qos_red_wheel(sluiced_factory, tmp_path):
     """RED on the wheel (rte_red): a pipe of 4 Mbit/s on a 10 Mbit/s port offered 8, its
     profile's best effort with red-min 8, red-max 32 (frames of average queue), drop
