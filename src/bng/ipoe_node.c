@@ -21,7 +21,6 @@ enum { II_ERRORS(SL_ERR_ENUM) II_NB_ERR };
 static const char *const ii_reasons[] = {II_ERRORS(SL_ERR_STR)};
 static uint16_t ii_err;
 static uint8_t ii_feat;
-static uint16_t ii_arc[SL_ARC_MAX_FEATS]; /* the session interface's device-input features */
 
 enum { II_NEXT_DROP, II_NEXT_ETH, II_NEXT_PUNT, II_NEXT_FEAT, II_NB_NEXT };
 
@@ -69,33 +68,13 @@ drop:
 
 SL_NODE_EACH(ipoe_in_process, ii_one)
 
-/* ipoe-features: a session's frame (m->port its interface) to its first device-input
- * feature, as ethernet-input would send a port's (ipoe-input is itself a feature of the arc,
- * so it cannot start it). */
-static inline uint16_t if_one(struct sl_worker *w, struct rte_mbuf *m)
-{
-	(void)w;
-	return sl_feature_first(SL_ARC_DEVICE_INPUT, m->port, ii_arc, 0);
-}
-
-SL_NODE_EACH(ipoe_feat_process, if_one)
-
-static struct rte_node_register if_node = {
-	.name = "ipoe-features",
-	.process = ipoe_feat_process,
-	.init = sl_node_init,
-	.nb_edges = 1,
-	.next_nodes = {"ethernet-input"},
-};
-SL_NODE_REGISTER(if_node)
-
 static struct rte_node_register ii_node = {
 	.name = "ipoe-input",
 	.process = ipoe_in_process,
 	.init = sl_node_init,
 	.nb_edges = II_NB_NEXT,
 	.next_nodes = {[II_NEXT_DROP] = "error-drop", [II_NEXT_ETH] = "ethernet-input",
-		       [II_NEXT_PUNT] = "punt", [II_NEXT_FEAT] = "ipoe-features"},
+		       [II_NEXT_PUNT] = "punt", [II_NEXT_FEAT] = "device-input-features"},
 };
 SL_NODE_REGISTER(ii_node)
 
@@ -178,7 +157,6 @@ RTE_INIT(ipoe_nodes_init)
 	sl_udp_port_register(67, "dhcp-relay-input");
 	ii_feat = sl_feature_register(SL_ARC_DEVICE_INPUT, "ipoe-input", "ipoe-input");
 	sl_feature_hook(SL_ARC_DEVICE_INPUT, ii_feat, sl_ipoe_hook);
-	sl_feature_start(SL_ARC_DEVICE_INPUT, "ipoe-features", ii_arc);
 	sl_iface_output_register(SL_IF_IPOE, "ipoe-output");
 	sl_iface_tx_user("ipoe-output", &io_tx0);
 }

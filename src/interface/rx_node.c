@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* port-rx: polls the worker's (port, queue) pairs into one vector; also sends frames the
- * main lcore injected (ARP) out through this worker's TX queues. */
+ * main lcore injected (ARP) out through this worker's TX queues. device-input-features: a
+ * logical interface's received frames into its device-input features. */
 #include "iface.h"
 #include "../runtime/feature.h"
 #include <rte_cycles.h>
@@ -82,7 +83,31 @@ static struct rte_node_register rx_node = {
 };
 SL_NODE_REGISTER(rx_node)
 
+/* device-input-features: a frame received on a logical interface (m->port: an IPoE
+ * session's, a tunnel's decapsulated) to that interface's first device-input feature, as port-rx sends a port's
+ * (its mode when the features went in the meantime). Its senders come here only while the
+ * interface has a feature on the arc, so an interface without pays one load of its mask. */
+static uint16_t dif_arc[SL_ARC_MAX_FEATS];
+
+static inline uint16_t dif_one(struct sl_worker *w, struct rte_mbuf *m)
+{
+	(void)w;
+	return sl_feature_first(SL_ARC_DEVICE_INPUT, m->port, dif_arc, sl_ifaces[m->port].mode);
+}
+
+SL_NODE_EACH(dif_process, dif_one)
+
+static struct rte_node_register dif_node = {
+	.name = "device-input-features",
+	.process = dif_process,
+	.init = sl_node_init,
+	.nb_edges = SL_NB_MODES,
+	.next_nodes = {SL_MODE_NODES},
+};
+SL_NODE_REGISTER(dif_node)
+
 RTE_INIT(rx_arc_init)
 {
 	sl_feature_start(SL_ARC_DEVICE_INPUT, "port-rx", rx_arc);
+	sl_feature_start(SL_ARC_DEVICE_INPUT, "device-input-features", dif_arc);
 }

@@ -4,11 +4,14 @@
  * gre4-encap, ipip4-encap, gre6-encap and ipip6-encap are their types' output nodes. */
 #include "gre.h"
 #include "../runtime/cksum.h"
+#include "../runtime/feature.h"
 
 /* the inner packet's next node when it is IP on an L3 tunnel, or a frame on a teb one (its
- * mode's node, ethernet-input when routed) */
-#define TUN_NEXT_NODES "ip4-input", "ip6-input", SL_MODE_NODES
-enum { TUN_NEXT_DROP, TUN_NEXT_IP4, TUN_NEXT_IP6, TUN_NEXT_MODES, TUN_NB_NEXT = TUN_NEXT_MODES + SL_NB_MODES };
+ * mode's node, ethernet-input when routed); device-input-features when the tunnel has
+ * features on that arc (tun_rx) */
+#define TUN_NEXT_NODES "ip4-input", "ip6-input", "device-input-features", SL_MODE_NODES
+enum { TUN_NEXT_DROP, TUN_NEXT_IP4, TUN_NEXT_IP6, TUN_NEXT_FEAT, TUN_NEXT_MODES,
+       TUN_NB_NEXT = TUN_NEXT_MODES + SL_NB_MODES };
 /* gre4-input's one more: MPLS (RFC 4023), popped by its label from any sender, as MPLS over
  * UDP */
 #define GI_NEXT_MPLS TUN_NB_NEXT
@@ -71,14 +74,30 @@ static inline uint16_t tun_lookup(struct tun_cache *c, struct rte_mbuf *m, bool 
 		return n;                                                                   \
 	}
 
-/* m, its outer headers (off bytes) stripped, received on tunnel ifx. */
-static inline void tun_rx(struct sl_worker *w, struct rte_mbuf *m, uint16_t ifx, uint16_t off)
+/* m, its outer headers (off bytes) stripped, received on tunnel ifx; returns its edge: next,
+ * or while the tunnel has device-input features (an input ACL, a policer), the first of them
+ * through device-input-features, which read a frame: an L3 tunnel's IP packet (next
+ * TUN_NEXT_IP4 or TUN_NEXT_IP6) gets an Ethernet header to and from the tunnel's MAC, in the
+ * room of its outer headers (20 bytes at least), and the arc's end, the tunnel's mode
+ * (ethernet-input), takes it off again. */
+static inline uint16_t tun_rx(struct sl_worker *w, struct rte_mbuf *m, uint16_t ifx,
+			      uint16_t off, uint16_t next)
 {
 	rte_pktmbuf_adj(m, off);
 	m->port = ifx;
 	m->ol_flags &= ~sl_flag_fib;
 	w->ifc[ifx].rx_pkts++;
 	w->ifc[ifx].rx_bytes += m->pkt_len;
+	if (likely(!sl_if_features(ifx, SL_ARC_DEVICE_INPUT)))
+		return next;
+	if (next == TUN_NEXT_IP4 || next == TUN_NEXT_IP6) {
+		struct rte_ether_hdr *e =
+			(struct rte_ether_hdr *)rte_pktmbuf_prepend(m, RTE_ETHER_HDR_LEN);
+		e->dst_addr = e->src_addr = sl_ifaces[ifx].mac;
+		e->ether_type = next == TUN_NEXT_IP4 ? RTE_BE16(RTE_ETHER_TYPE_IPV4)
+						     : RTE_BE16(RTE_ETHER_TYPE_IPV6);
+	}
+	return TUN_NEXT_FEAT;
 }
 
 /* ---- gre4-input ---- */
@@ -153,13 +172,13 @@ static __rte_always_inline uint16_t gi_one(struct sl_worker *w, struct rte_mbuf 
 	bool teb = !f->p2p;
 	if (teb && type == RTE_BE16(SL_ETHER_TYPE_TEB) &&
 	    m->data_len >= hl + off + RTE_ETHER_HDR_LEN) {
-		tun_rx(w, m, ifx, (uint16_t)(hl + off));
-		return (uint16_t)(TUN_NEXT_MODES + __atomic_load_n(&f->mode, __ATOMIC_ACQUIRE));
+		return tun_rx(w, m, ifx, (uint16_t)(hl + off),
+			      (uint16_t)(TUN_NEXT_MODES + __atomic_load_n(&f->mode, __ATOMIC_ACQUIRE)));
 	}
 	if (!teb && (type == RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
 		     type == RTE_BE16(RTE_ETHER_TYPE_IPV6))) {
-		tun_rx(w, m, ifx, (uint16_t)(hl + off));
-		return type == RTE_BE16(RTE_ETHER_TYPE_IPV4) ? TUN_NEXT_IP4 : TUN_NEXT_IP6;
+		return tun_rx(w, m, ifx, (uint16_t)(hl + off),
+			      type == RTE_BE16(RTE_ETHER_TYPE_IPV4) ? TUN_NEXT_IP4 : TUN_NEXT_IP6);
 	}
 	e = GI_ERR_PROTO;
 drop:
@@ -213,8 +232,8 @@ static __rte_always_inline uint16_t ii_one(struct sl_worker *w, struct rte_mbuf 
 		e = II_ERR_DOWN;
 		goto drop;
 	}
-	tun_rx(w, m, ifx, (uint16_t)hl); /* ipN-input checks what is inside */
-	return proto == IPPROTO_IPIP ? TUN_NEXT_IP4 : TUN_NEXT_IP6;
+	/* ipN-input checks what is inside */
+	return tun_rx(w, m, ifx, (uint16_t)hl, proto == IPPROTO_IPIP ? TUN_NEXT_IP4 : TUN_NEXT_IP6);
 drop:
 	sl_set_error(m, (v6 ? ii6_err : ii_err) + e);
 	return TUN_NEXT_DROP;

@@ -25,9 +25,11 @@ static const char *const vxi_reasons[] = {VXI_ERRORS(SL_ERR_STR)};
 static uint16_t vxi_err, vxi6_err;
 
 /* edges: drop, then the tunnel interface's mode (ethernet-input when routed, l2-io ...
- * l2-bridge), then ip4-input and ip6-input for a routed tunnel's unicast IP */
+ * l2-bridge), then ip4-input and ip6-input for a routed tunnel's unicast IP, and
+ * device-input-features for every frame of a tunnel with features on the device-input arc
+ * (an input ACL, a policer) */
 enum { VXI_NEXT_DROP, VXI_NEXT_MODES, VXI_NEXT_IP4 = VXI_NEXT_MODES + SL_NB_MODES, VXI_NEXT_IP6,
-       VXI_NB_NEXT };
+       VXI_NEXT_FEAT, VXI_NB_NEXT };
 
 struct vxi_cache {
 	struct sl_tun_key key;
@@ -71,6 +73,8 @@ static __rte_always_inline uint16_t vxi_deliver(struct sl_worker *w, struct rte_
 	m->ol_flags &= ~sl_flag_fib;
 	w->ifc[c->ifx].rx_pkts++;
 	w->ifc[c->ifx].rx_bytes += m->pkt_len;
+	if (unlikely(sl_if_features(c->ifx, SL_ARC_DEVICE_INPUT)))
+		return VXI_NEXT_FEAT;
 	uint8_t mode = __atomic_load_n(&f->mode, __ATOMIC_ACQUIRE);
 	/* a routed tunnel's IP to its own MAC skips ethernet-input (what it would do) */
 	if (mode == SL_MODE_L3 && rte_is_same_ether_addr(&eh->dst_addr, &f->mac)) {
@@ -184,12 +188,16 @@ static inline void vxi_run_count(struct sl_worker *w, uint16_t ifx, uint32_t *pk
 	}
 }
 
-/* A run's edge for tunnel c->ifx (VXI_NEXT_IP4 when routed, with its MAC in *mac) */
+/* A run's edge for tunnel c->ifx, as vxi_deliver's (VXI_NEXT_IP4 when routed, with its MAC
+ * in *mac; VXI_NEXT_FEAT while it has device-input features, the arc read once a run as
+ * ethernet-input reads it) */
 static inline uint16_t vxi_run_mode(const struct vxi_cache *c, struct rte_ether_addr *mac)
 {
 	const struct sl_iface *f = &sl_ifaces[c->ifx];
 	uint8_t mode = __atomic_load_n(&f->mode, __ATOMIC_ACQUIRE);
 	*mac = f->mac;
+	if (sl_if_features(c->ifx, SL_ARC_DEVICE_INPUT))
+		return VXI_NEXT_FEAT;
 	return mode == SL_MODE_L3 ? VXI_NEXT_IP4 : (uint16_t)(VXI_NEXT_MODES + mode);
 }
 
@@ -351,7 +359,7 @@ VXI_RUN_PROCESS(vxi6_process, struct vxi6_run, vxi6_fast, vxi6_one, vxi6_run_lea
 
 #define VXI_NEXT_NODES                                                                      \
 	{[VXI_NEXT_DROP] = "error-drop", SL_MODE_NODES, [VXI_NEXT_IP4] = "ip4-input",        \
-	 [VXI_NEXT_IP6] = "ip6-input"}
+	 [VXI_NEXT_IP6] = "ip6-input", [VXI_NEXT_FEAT] = "device-input-features"}
 
 static struct rte_node_register vxi_node = {
 	.name = "vxlan4-input",

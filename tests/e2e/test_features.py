@@ -94,7 +94,7 @@ def test_device_input_and_output_arcs(sluiced_factory, tmp_path):
     s = sluiced_factory([], lines)
     arcs = {(a["arc"], a["feature"]): a for a in s.js("show graph")["arcs"]}
     assert set(arcs[("device-input", "noisy")]["start"].split(",")) == {"port-rx", "pg-input", "ethernet-input", "pppoe-input",
-                                                                        "ipoe-features"}
+                                                                        "device-input-features"}
     assert arcs[("device-input", "noisy")]["end"].startswith("ethernet-input,l2-io")
     assert arcs[("interface-output", "pcap-tx")]["start"] == "interface-output-features"
     assert arcs[("interface-output", "pcap-tx")]["end"] == "interface-tx"

@@ -255,3 +255,45 @@ def test_gre_ipip_cli(sluiced_factory, tmp_path):
               "create ipip tunnel src 10.0.0.1 dst 10.0.0.2 del"):
         s.cli(c)
     assert s.js("show gre tunnel")["tunnels"] == [] and s.js("show ipip tunnel")["tunnels"] == []
+
+
+def test_gre_ipip_input_features(sluiced_factory, tmp_path):
+    """An L3 tunnel's own input features (the device-input arc: here an input ACL on gre0 and
+    on ipip0) see its inner packets as frames to the tunnel's MAC: the permitted ones routed
+    exactly as without the ACL, the others (an IPv6 packet among them, which no rule names)
+    denied and counted; each tunnel's counters all it received."""
+    cli = ["create gre tunnel src 10.10.2.10 dst 10.10.2.1",
+           "create ipip tunnel src 10.10.2.10 dst 10.10.2.1",
+           "set interface state gre0 up", "set interface state ipip0 up",
+           "set interface ip address gre0 172.16.0.1/30", "set interface ip address ipip0 172.16.2.1/30",
+           "set interface ip address port0 2001:db8:1::10/64",
+           "ip neighbor port0 10.10.1.3 02:00:00:00:00:33",
+           "set acl-plugin acl permit src 0.0.0.0/0 dst 10.10.1.3/32",
+           "set acl-plugin interface gre0 input acl 0", "set acl-plugin interface ipip0 input acl 0"]
+    w = Ether(dst=MAC1, src=NH1)
+    o = IP(src="10.10.2.1", dst="10.10.2.10")
+
+    def back(d, i):
+        return IP(src="50.0.0.1", dst=d, ttl=64, id=i) / UDP(sport=6, dport=5) / Raw(b"r" * (20 + i))
+    b6 = IPv6(src="2400::1", dst="2001:db8:1::2", hlim=64) / UDP(sport=6, dport=5) / Raw(b"s" * 20)
+    dsts = ["10.10.1.3", "10.10.1.2", "10.10.1.3", "10.10.1.3", "10.10.1.2"]
+    in1 = [w / o / GRE() / back(d, i) for i, d in enumerate(dsts)] + [w / o / GRE(proto=0x86dd) / b6] + \
+        [w / o / IP(raw(back(d, 10 + i))) for i, d in enumerate(dsts)]
+    s = sluiced_factory(pcap_ports(tmp_path, [], in1), ROUTER + cli)
+    s.wait_rx("port1", len(in1))
+    errs = s.errors()
+    rx = {n: s.iface(n)["rx-packets"] for n in ("gre0", "ipip0")}
+    assert s.stop() == 0
+    out0, out1 = pcap_outs(tmp_path, 2)
+    assert errs == {("acl-input", "acl no rule matched (default deny)"): 5}
+    assert rx == {"gre0": 6, "ipip0": 5}
+    assert out1 == []
+    permitted = [back(d, i) for i, d in enumerate(dsts) if d == "10.10.1.3"] + \
+        [back(d, 10 + i) for i, d in enumerate(dsts) if d == "10.10.1.3"]
+    assert sorted(x[IP].id for x in out0) == [p.id for p in permitted]
+    for x in out0:
+        assert x[Ether].dst == "02:00:00:00:00:33" and x[Ether].src == MAC0
+        exp = next(p for p in permitted if p.id == x[IP].id).copy()
+        exp.ttl = 63
+        del exp.chksum
+        assert raw(x[IP]) == raw(IP(raw(exp)))

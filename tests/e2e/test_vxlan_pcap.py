@@ -5,6 +5,7 @@ into routing and bridging, each malformed or unknown packet dropped under its na
 CLI's refusals. test_vxlan_netns has the kernel as the remote VTEP."""
 from pathlib import Path
 
+import pytest
 from scapy.all import ICMP, IP, UDP, Dot1Q, Ether, IPOption_NOP, IPv6, Raw, wrpcap, raw
 from scapy.layers.vxlan import VXLAN
 
@@ -471,3 +472,44 @@ def test_vxlan_bypass(sluiced_factory, tmp_path):
         assert raw(p[IP]) == raw(IP(raw(exp)))
     unreach = [p for p in rdpcap(str(tmp_path / "pg0.pcap")) if ICMP in p]
     assert [(p[ICMP].type, p[ICMP].code, p[IP].dst) for p in unreach] == [(3, 3, "10.10.1.2")] * 2
+
+
+@pytest.mark.parametrize("bypass", [False, True], ids=["local", "bypass"])
+def test_vxlan_input_features(sluiced_factory, tmp_path, bypass):
+    """A tunnel's own input features (the device-input arc: here an input ACL) see what it
+    receives, decapsulated, as a port's would, by ip4-udp-local's way and the bypass's (runs of
+    one tunnel included): the permitted packets routed exactly, the rest denied and counted,
+    the tunnel's counters all of them."""
+    def back(d, i):
+        return Ether(dst=TUN_MAC, src=FAR) / IP(src="49.0.0.9", dst=d, ttl=64, id=i) / \
+            UDP(sport=53, dport=1000 + i) / Raw(b"a" * (20 + i))
+    b6 = Ether(dst=TUN_MAC, src=FAR) / IPv6(src="2001:db8::9", dst="2001:db8:1::2") / \
+        UDP(sport=53, dport=53) / Raw(b"six")
+    dsts = ["10.10.1.3", "10.10.1.2", "10.10.1.3", "10.10.1.3", "10.10.1.2", "10.10.1.3"]
+    in1 = [vx(back(d, i)) for i, d in enumerate(dsts)] + [vx(b6)]
+    s = sluiced_factory(pcap_ports(tmp_path, [], in1), ROUTER + TUNNEL + [
+        "set interface ip address vxlan_tunnel0 172.16.0.1/30",
+        "set interface ip address port0 2001:db8:1::10/64",
+        "ip neighbor port0 10.10.1.3 02:00:00:00:00:33",
+        "set acl-plugin acl permit src 0.0.0.0/0 dst 10.10.1.3/32",
+        "set acl-plugin interface vxlan_tunnel0 input acl 0"] +
+        (["set interface ip vxlan-bypass port1"] if bypass else []) + ["trace add port-rx 50"])
+    s.wait_rx("port1", len(in1))
+    hops = {(r["node"], r["next"]) for r in s.js("show trace")["trace"]}
+    assert ("vxlan4-input", "device-input-features") in hops
+    assert ("device-input-features", "acl-input") in hops
+    errs = s.errors()
+    tun = s.iface("vxlan_tunnel0")
+    assert s.stop() == 0
+    out0, out1 = pcap_outs(tmp_path, 2)
+    assert errs == {("acl-input", "acl no rule matched (default deny)"): 3}
+    assert tun["rx-packets"] == len(in1)
+    assert out1 == []
+    permitted = [back(d, i) for i, d in enumerate(dsts) if d == "10.10.1.3"]
+    assert len(out0) == len(permitted)
+    for o, p in zip(out0, permitted):
+        assert o[Ether].dst == "02:00:00:00:00:33" and o[Ether].src == MAC0
+        exp = p[IP].copy()
+        exp.ttl = 63
+        del exp.chksum
+        assert raw(o[IP]) == raw(IP(raw(exp)))
