@@ -93,7 +93,7 @@ drop:
 	return VXI_NEXT_DROP;
 }
 
-static inline uint16_t vxi_one(struct sl_worker *w, struct rte_mbuf *m, struct vxi_cache *c)
+static __rte_noinline uint16_t vxi_one(struct sl_worker *w, struct rte_mbuf *m, struct vxi_cache *c)
 {
 	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
 	uint32_t hl = (ip->version_ihl & 0xf) * 4u;
@@ -122,7 +122,7 @@ drop:
 }
 
 /* ip6-udp-local checked the UDP header and its checksum */
-static inline uint16_t vxi6_one(struct sl_worker *w, struct rte_mbuf *m, struct vxi_cache *c)
+static __rte_noinline uint16_t vxi6_one(struct sl_worker *w, struct rte_mbuf *m, struct vxi_cache *c)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)p;
@@ -264,10 +264,25 @@ static __rte_always_inline uint16_t vxi_fast(const struct vxi_run *r, struct rte
 	return vxi_run_strip(m, p, VXI_OFF, r->next, r->ifx);
 }
 
-/* vxlan4-input's or vxlan6-input's process function `name`: each packet by the run r (of
- * type run_t) the fast way (fast_fn), else by one_fn, whose tunnel starts the next run
- * (learn_fn); a run's packets and bytes (less off, the outer headers) counted once. */
-#define VXI_RUN_PROCESS(name, run_t, fast_fn, one_fn, learn_fn, off)                        \
+/* The bypasses' memory of a vector's VTEPs (vxlanN-input's: none, it takes every packet) */
+struct byp_memo {
+	uint64_t hit, miss;   /* IPv4: the last VTEP and the last other address (byp_vtep) */
+	uint64_t a, b;        /* IPv6: the last VTEP's address, hit its byp_who */
+};
+
+/* vxlanN-input takes every packet it gets: ip4-udp-local or ip6-udp-local found it ours */
+static __rte_always_inline bool vxi_take(struct rte_mbuf *m, const uint8_t *p, struct byp_memo *k)
+{
+	(void)m, (void)p, (void)k;
+	return true;
+}
+
+/* The process function `name` of vxlan4-input, vxlan6-input and the bypasses: each packet
+ * by the run r (of type run_t) the fast way (fast_fn), else when take_fn takes it by one_fn,
+ * whose tunnel starts the next run (learn_fn), else (a bypass's packet for another) on along
+ * the arc (the bypass's feature feat); a run's packets and bytes (less off, the outer
+ * headers) counted once. */
+#define VXI_RUN_PROCESS(name, run_t, fast_fn, take_fn, one_fn, learn_fn, off, arc, feat)     \
 	static uint16_t name(struct rte_graph *g, struct rte_node *node, void **objs,       \
 			     uint16_t n)                                                    \
 	{                                                                                   \
@@ -276,6 +291,7 @@ static __rte_always_inline uint16_t vxi_fast(const struct vxi_run *r, struct rte
 		struct vxi_cache c = {.key = {.fib = UINT16_MAX}, .key6 = {.fib = UINT16_MAX}, \
 				      .ifx = UINT16_MAX, .port = RTE_BE16(SL_VXLAN_PORT)};  \
 		run_t r = {.ifx = UINT16_MAX}; /* no run: it wants UDP port 0 */            \
+		struct byp_memo k = {.hit = UINT64_MAX, .miss = UINT64_MAX};                \
 		uint32_t pkts = 0, bytes = 0;                                               \
 		for (uint16_t i = 0; i < n; i++) {                                          \
 			struct rte_mbuf *m = objs[i];                                       \
@@ -285,11 +301,13 @@ static __rte_always_inline uint16_t vxi_fast(const struct vxi_run *r, struct rte
 			if (likely(nx != UINT16_MAX)) {                                     \
 				pkts++;                                                     \
 				bytes += len - (uint32_t)(off);                             \
-			} else {                                                            \
+			} else if (take_fn(m, p, &k)) {                                     \
 				uint16_t rx = m->ol_flags & sl_flag_fib ? UINT16_MAX : m->port; \
 				vxi_run_count(w, r.ifx, &pkts, &bytes);                     \
 				nx = one_fn(w, m, &c);                                      \
 				r = learn_fn(&c, rx, p, nx);                                \
+			} else {                                                            \
+				nx = sl_feature_next(arc, feat, m->port, 0);                \
 			}                                                                   \
 			nexts[i] = nx;                                                      \
 		}                                                                           \
@@ -298,7 +316,8 @@ static __rte_always_inline uint16_t vxi_fast(const struct vxi_run *r, struct rte
 		return n;                                                                   \
 	}
 
-VXI_RUN_PROCESS(vxi_process, struct vxi_run, vxi_fast, vxi_one, vxi_run_learn, VXI_OFF)
+VXI_RUN_PROCESS(vxi_process, struct vxi_run, vxi_fast, vxi_take, vxi_one, vxi_run_learn, VXI_OFF,
+		SL_ARC_IP4_UNICAST, 0)
 
 /* vxlan6-input's runs, as vxlan4-input's: a packet whose next header is UDP (no extension
  * header), whose addresses, UDP port, VNI and receiving interface are the run's (and that
@@ -331,8 +350,9 @@ static struct vxi6_run vxi6_run_learn(const struct vxi_cache *c, uint16_t rx, co
 	return r;
 }
 
-static __rte_always_inline uint16_t vxi6_fast(const struct vxi6_run *r, struct rte_mbuf *m,
-					      const uint8_t *p)
+/* Whether m (its outer header at p) is of run r (when routed, to its tunnel's MAC) */
+static __rte_always_inline bool vxi6_match(const struct vxi6_run *r, const struct rte_mbuf *m,
+					   const uint8_t *p)
 {
 	uint64_t a0, a1, a2, a3;
 	uint32_t vni;
@@ -348,14 +368,21 @@ static __rte_always_inline uint16_t vxi6_fast(const struct vxi6_run *r, struct r
 	    ((a0 ^ r->a[0]) | (a1 ^ r->a[1]) | (a2 ^ r->a[2]) | (a3 ^ r->a[3])) ||
 	    (vni & RTE_BE32(0xffffff00)) != r->vni || port != r->port || m->port != r->rx ||
 	    (m->ol_flags & sl_flag_fib))
-		return UINT16_MAX;
-	if (r->next == VXI_NEXT_IP4 && /* routed: to the tunnel's MAC */
-	    !rte_is_same_ether_addr((const struct rte_ether_addr *)(p + VXI6_OFF), &r->mac))
+		return false;
+	return r->next != VXI_NEXT_IP4 || /* routed: to the tunnel's MAC */
+	       rte_is_same_ether_addr((const struct rte_ether_addr *)(p + VXI6_OFF), &r->mac);
+}
+
+static __rte_always_inline uint16_t vxi6_fast(const struct vxi6_run *r, struct rte_mbuf *m,
+					      const uint8_t *p)
+{
+	if (!vxi6_match(r, m, p))
 		return UINT16_MAX;
 	return vxi_run_strip(m, p, VXI6_OFF, r->next, r->ifx);
 }
 
-VXI_RUN_PROCESS(vxi6_process, struct vxi6_run, vxi6_fast, vxi6_one, vxi6_run_learn, VXI6_OFF)
+VXI_RUN_PROCESS(vxi6_process, struct vxi6_run, vxi6_fast, vxi_take, vxi6_one, vxi6_run_learn,
+		VXI6_OFF, SL_ARC_IP6_UNICAST, 0)
 
 #define VXI_NEXT_NODES                                                                      \
 	{[VXI_NEXT_DROP] = "error-drop", SL_MODE_NODES, [VXI_NEXT_IP4] = "ip4-input",        \
@@ -391,55 +418,64 @@ static inline uint32_t byp_who(struct rte_mbuf *m)
 
 /* A feature of the ip4-unicast arc (VPP's, `set interface ip vxlan-bypass IFACE [del]`): an
  * IPv4 packet with no options, not a fragment, to a VXLAN port (4789 or a tunnel's dst_port)
- * of a tunnel's local address in its table (sl_vx_vteps) goes from ip4-input straight to
- * vxlan4-input, past ip4-lookup, ip4-local and ip4-udp-local; any other packet goes on along
- * the arc, so the router's own decapsulation is what it was, only shorter. */
-enum { BYP_NEXT_VXLAN, BYP_NB_NEXT }; /* then the arc's edges (sl_feature_next) */
+ * of a tunnel's local address in its table (sl_vx_vteps) is decapsulated here, as
+ * vxlan4-input would (vxi_one; its errors are vxlan4-input's), past ip4-lookup, ip4-local and
+ * ip4-udp-local; any other packet goes on along the arc, so the router's own decapsulation
+ * is what it was, only shorter. Runs of one tunnel take vxlan4-input's fast way (vxi_fast)
+ * here too, the header's first word and protocol checked as well (what the bypass's test
+ * reads): sending them on to vxlan4-input cost a node of 35.4 instructions a packet that
+ * tested what vxi_fast tests again (make bench-graph's callgrind, vxlan-decap-bypass). */
 static uint8_t byp_feat;
+/* bytes 0-7 of the header: version 4, IHL 5, neither MF nor a fragment offset */
+#define BYP_W0_MASK (0xff | (uint64_t)RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK) << 48)
 
-static uint16_t byp_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
+/* The bypass's test for m (its IPv4 header at p): VXLAN to a VTEP; the vector's last VTEP
+ * and last other address (by byp_who and destination) in k. */
+static inline bool byp_vtep(struct rte_mbuf *m, const uint8_t *p, struct byp_memo *k)
 {
-	uint16_t nexts[n];
-	/* the vector's last VTEP and last other address, by interface (or, for a packet with a
-	 * table of its own, table | 1 << 31) and destination */
-	uint64_t hit = UINT64_MAX, miss = UINT64_MAX;
-	/* bytes 0-7 of the header: version 4, IHL 5, neither MF nor a fragment offset */
-	const uint64_t mask = 0xff | (uint64_t)RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK) << 48;
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = objs[i];
-		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)p;
-		uint64_t w0;
-		uint16_t dport;
-		memcpy(&w0, p, 8);
-		memcpy(&dport, p + sizeof(*ip) + offsetof(struct rte_udp_hdr, dst_port), 2);
-		nexts[i] = BYP_NEXT_VXLAN;
-		if (likely((w0 & mask) == RTE_IPV4_VHL_DEF && ip->next_proto_id == IPPROTO_UDP &&
-			   m->data_len >= sizeof(*ip) + sizeof(struct rte_udp_hdr) &&
-			   sl_vx_port_idx[rte_be_to_cpu_16(dport)] != SL_VX_NO_PORT)) {
-			uint64_t k = (uint64_t)byp_who(m) << 32 | ip->dst_addr;
-			if (likely(k == hit))
-				continue;
-			if (k != miss) {
-				if (sl_vtep_has(&sl_vx_vteps, sl_vtep_key(sl_pkt_fib(m), ip->dst_addr))) {
-					hit = k;
-					continue;
-				}
-				miss = k;
-			}
-		}
-		nexts[i] = sl_feature_next(SL_ARC_IP4_UNICAST, byp_feat, m->port, 0);
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)p;
+	uint64_t w0;
+	uint16_t dport;
+	memcpy(&w0, p, 8);
+	memcpy(&dport, p + sizeof(*ip) + offsetof(struct rte_udp_hdr, dst_port), 2);
+	if (!((w0 & BYP_W0_MASK) == RTE_IPV4_VHL_DEF && ip->next_proto_id == IPPROTO_UDP &&
+	      m->data_len >= sizeof(*ip) + sizeof(struct rte_udp_hdr) &&
+	      sl_vx_port_idx[rte_be_to_cpu_16(dport)] != SL_VX_NO_PORT))
+		return false;
+	uint64_t who = (uint64_t)byp_who(m) << 32 | ip->dst_addr;
+	if (who == k->hit)
+		return true;
+	if (who == k->miss)
+		return false;
+	if (sl_vtep_has(&sl_vx_vteps, sl_vtep_key(sl_pkt_fib(m), ip->dst_addr))) {
+		k->hit = who;
+		return true;
 	}
-	sl_enqueue_nexts(g, node, objs, nexts, n);
-	return n;
+	k->miss = who;
+	return false;
 }
+
+/* vxi_fast for the bypass: the run's packets not fragments and UDP as well (vxlan4-input's
+ * come from ip4-udp-local) */
+static __rte_always_inline uint16_t byp_fast(const struct vxi_run *r, struct rte_mbuf *m,
+					     const uint8_t *p)
+{
+	uint64_t w0;
+	memcpy(&w0, p, 8);
+	if ((w0 & BYP_W0_MASK) != RTE_IPV4_VHL_DEF || p[9] != IPPROTO_UDP)
+		return UINT16_MAX;
+	return vxi_fast(r, m, p);
+}
+
+VXI_RUN_PROCESS(byp_process, struct vxi_run, byp_fast, byp_vtep, vxi_one, vxi_run_learn, VXI_OFF,
+		SL_ARC_IP4_UNICAST, byp_feat)
 
 static struct rte_node_register byp_node = {
 	.name = "ip4-vxlan-bypass",
 	.process = byp_process,
 	.init = sl_node_init,
-	.nb_edges = BYP_NB_NEXT,
-	.next_nodes = {[BYP_NEXT_VXLAN] = "vxlan4-input"},
+	.nb_edges = VXI_NB_NEXT, /* vxlan4-input's, then the arc's (sl_feature_next) */
+	.next_nodes = VXI_NEXT_NODES,
 };
 SL_NODE_REGISTER(byp_node)
 
@@ -448,43 +484,75 @@ SL_NODE_REGISTER(byp_node)
 /* The same on the ip6-unicast arc (VPP's `set interface ip6 vxlan-bypass IFACE [del]`): an
  * IPv6 packet whose next header is UDP (no extension header), to a VXLAN port in use and to
  * a VXLAN tunnel's local address in its table (sl_vx_vteps6), whose UDP length and checksum
- * are right (sl_udp6_check, ip6-udp-local's), goes from ip6-input straight to vxlan6-input,
- * past ip6-lookup (the /128's trie walk), ip6-local and ip6-udp-local; any other packet, a
- * bad checksum included, goes on along the arc, where ip6-udp-local counts it as before. */
-enum { BYP6_NEXT_VXLAN, BYP6_NB_NEXT }; /* then the arc's edges (sl_feature_next) */
+ * are right (sl_udp6_check, ip6-udp-local's), is decapsulated here as vxlan6-input would
+ * (vxi6_one, and runs of one tunnel by vxi6_match, their checksums checked too), past
+ * ip6-lookup (the /128's trie walk), ip6-local and ip6-udp-local; any other packet, a bad
+ * checksum included, goes on along the arc, where ip6-udp-local counts it as before. */
 static uint8_t byp6_feat;
 
+/* The bypass's test for m (its IPv6 header at p) but the checksum: VXLAN to a VTEP; the
+ * vector's last VTEP (byp_who and the address's halves) in k. No miss
+ * is remembered (transit VXLAN to other addresses scans the few local addresses each time:
+ * keeping a miss too cost the VTEP's own packets 8 instructions a packet). */
+static inline bool byp6_vtep(struct rte_mbuf *m, const uint8_t *p, struct byp_memo *k)
+{
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)p;
+	uint16_t dport;
+	memcpy(&dport, p + sizeof(*ip) + offsetof(struct rte_udp_hdr, dst_port), 2);
+	if (!(ip->proto == IPPROTO_UDP && m->data_len >= sizeof(*ip) + sizeof(struct rte_udp_hdr) &&
+	      sl_vx_port_idx[rte_be_to_cpu_16(dport)] != SL_VX_NO_PORT))
+		return false;
+	uint64_t who = byp_who(m), a, b;
+	memcpy(&a, ip->dst_addr, 8);
+	memcpy(&b, ip->dst_addr + 8, 8);
+	if (who == k->hit && a == k->a && b == k->b)
+		return true;
+	if (!sl_vtep6_has(sl_pkt_fib(m), ip->dst_addr))
+		return false;
+	k->hit = who, k->a = a, k->b = b;
+	return true;
+}
+
+/* byp6_process, written out rather than by VXI_RUN_PROCESS: the checksum checked once in the
+ * loop for a run's packet and once for a packet that starts one, where VXI_RUN_PROCESS with
+ * the check in its two functions made gcc call sl_udp6_check out of line (232.2 -> 241.2 to
+ * 253.2 instructions a packet, make bench-graph's callgrind, vxlan6-decap-bypass) */
 static uint16_t byp6_process(struct rte_graph *g, struct rte_node *node, void **objs, uint16_t n)
 {
+	struct sl_worker *w = sl_node_worker(node);
 	uint16_t nexts[n];
-	/* the vector's last VTEP (byp_who and the address's halves); no miss is remembered
-	 * (transit VXLAN to other addresses scans the few local addresses each time: keeping a
-	 * miss too cost the VTEP's own packets 8 instructions a packet) */
-	uint64_t hit = UINT64_MAX, hit_a = 0, hit_b = 0;
+	struct vxi_cache c = {.key = {.fib = UINT16_MAX}, .key6 = {.fib = UINT16_MAX},
+			      .ifx = UINT16_MAX, .port = RTE_BE16(SL_VXLAN_PORT)};
+	struct vxi6_run r = {.ifx = UINT16_MAX}; /* no run: it wants UDP port 0 */
+	struct byp_memo k = {.hit = UINT64_MAX};
+	uint32_t pkts = 0, bytes = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = objs[i];
 		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)p;
-		uint16_t dport;
-		memcpy(&dport, p + sizeof(*ip) + offsetof(struct rte_udp_hdr, dst_port), 2);
-		if (likely(ip->proto == IPPROTO_UDP &&
-			   m->data_len >= sizeof(*ip) + sizeof(struct rte_udp_hdr) &&
-			   sl_vx_port_idx[rte_be_to_cpu_16(dport)] != SL_VX_NO_PORT)) {
-			uint64_t who = byp_who(m), a, b;
-			memcpy(&a, ip->dst_addr, 8);
-			memcpy(&b, ip->dst_addr + 8, 8);
-			bool vtep = who == hit && a == hit_a && b == hit_b;
-			if (!vtep && sl_vtep6_has(sl_pkt_fib(m), ip->dst_addr)) {
-				vtep = true;
-				hit = who, hit_a = a, hit_b = b;
-			}
-			if (likely(vtep && sl_udp6_check(m, p, sizeof(*ip)) == SL_UDP6_OK)) {
-				nexts[i] = BYP6_NEXT_VXLAN;
+		uint32_t len = m->pkt_len;
+		uint16_t nx;
+		if (likely(vxi6_match(&r, m, p)) &&
+		    likely(sl_udp6_check(m, p, sizeof(struct rte_ipv6_hdr)) == SL_UDP6_OK)) {
+			nx = vxi_run_strip(m, p, VXI6_OFF, r.next, r.ifx);
+			if (likely(nx != UINT16_MAX)) {
+				pkts++;
+				bytes += len - (uint32_t)VXI6_OFF;
+				nexts[i] = nx;
 				continue;
 			}
 		}
-		nexts[i] = sl_feature_next(SL_ARC_IP6_UNICAST, byp6_feat, m->port, 0);
+		if (byp6_vtep(m, p, &k) &&
+		    sl_udp6_check(m, p, sizeof(struct rte_ipv6_hdr)) == SL_UDP6_OK) {
+			uint16_t rx = m->ol_flags & sl_flag_fib ? UINT16_MAX : m->port;
+			vxi_run_count(w, r.ifx, &pkts, &bytes);
+			nx = vxi6_one(w, m, &c);
+			r = vxi6_run_learn(&c, rx, p, nx);
+		} else {
+			nx = sl_feature_next(SL_ARC_IP6_UNICAST, byp6_feat, m->port, 0);
+		}
+		nexts[i] = nx;
 	}
+	vxi_run_count(w, r.ifx, &pkts, &bytes);
 	sl_enqueue_nexts(g, node, objs, nexts, n);
 	return n;
 }
@@ -493,8 +561,8 @@ static struct rte_node_register byp6_node = {
 	.name = "ip6-vxlan-bypass",
 	.process = byp6_process,
 	.init = sl_node_init,
-	.nb_edges = BYP6_NB_NEXT,
-	.next_nodes = {[BYP6_NEXT_VXLAN] = "vxlan6-input"},
+	.nb_edges = VXI_NB_NEXT, /* vxlan6-input's, then the arc's (sl_feature_next) */
+	.next_nodes = VXI_NEXT_NODES,
 };
 SL_NODE_REGISTER(byp6_node)
 

@@ -67,8 +67,8 @@ def check_outer(o, vni=77, dst_mac=NH1, dst=VTEP):
 @pytest.mark.parametrize("bypass", [False, True], ids=["", "bypass"])
 def test_vxlan6_routed_exact(sluiced_factory, tmp_path, bypass):
     """... and with VPP's `set interface ip6 vxlan-bypass` on the underlay, every packet's
-    outcome the same: the good VXLAN past ip6-lookup, the rest (options, bad checksums,
-    other ports) on the long way."""
+    outcome the same: the good VXLAN decapsulated by the bypass, past ip6-lookup, the rest
+    (options, bad checksums, other ports) on the long way."""
     # 8 IPv4 flows, two packets each, and 4 IPv6 packets, routed into the tunnel
     in0 = [Ether(dst=MAC0, src=PEER0) / IP(src="10.10.1.2", dst="49.0.0.9", id=i) /
            UDP(sport=1000 + i % 8, dport=53) / Raw(b"q" * 30) for i in range(16)]
@@ -104,7 +104,10 @@ def test_vxlan6_routed_exact(sluiced_factory, tmp_path, bypass):
     # the long way without the bypass; with it, the good VXLAN past the lookup, the options
     # and the bad checksums along the arc to ip6-udp-local
     assert (("ip6-input", "ip6-vxlan-bypass") in hops) == bypass
-    assert (("ip6-vxlan-bypass", "vxlan6-input") in hops) == bypass
+    # the bypass decapsulates itself: the inner packets from it to ip4-input and ip6-input
+    assert (("ip6-vxlan-bypass", "ip4-input") in hops) == bypass
+    assert (("ip6-vxlan-bypass", "ip6-input") in hops) == bypass
+    assert ("ip6-vxlan-bypass", "vxlan6-input") not in hops
     assert (("ip6-vxlan-bypass", "ip6-lookup") in hops) == bypass
     assert ("ip6-udp-local", "vxlan6-input") in hops
     enc = [o for o in out1 if VXLAN in o]
@@ -260,3 +263,30 @@ def test_vxlan6_cli(sluiced_factory, tmp_path):
         lines.write_text("".join(f"create vxlan tunnel src 2001:db8::1 dst 2001:db8::2 vni {1000 + v} del\n" for v in range(200)))
         s.cli(f"exec {lines}")
         assert len(s.js("show vxlan tunnel")["tunnels"]) == 1
+
+
+@pytest.mark.parametrize("bypass", [False, True], ids=["local", "bypass"])
+def test_vxlan6_input_features(sluiced_factory, tmp_path, bypass):
+    """Over IPv6 too, a tunnel's input ACL sees its decapsulated packets (runs of one tunnel
+    included, by ip6-udp-local's way and by the bypass's; a bad checksum still dropped by
+    ip6-udp-local): the permitted ones routed exactly, the rest denied and counted."""
+    def back(d, i):
+        return Ether(dst=TUN_MAC, src=FAR) / IP(src="49.0.0.9", dst=d, ttl=64, id=i) / \
+            UDP(sport=53, dport=1000 + i) / Raw(b"a" * (20 + i))
+    dsts = ["10.10.1.3", "10.10.1.2", "10.10.1.3", "10.10.1.3", "10.10.1.2", "10.10.1.3"]
+    in1 = [vx(back(d, i)) for i, d in enumerate(dsts)] + [vx(back("10.10.1.3", 9), chksum=0x1234)]
+    from test_vxlan_pcap import routed_exactly
+    hops = set()
+    errs, ifs, out0, out1 = run(sluiced_factory, tmp_path, [], in1, [
+        "set interface ip address vxlan_tunnel0 172.16.0.1/30",
+        "ip neighbor port0 10.10.1.3 02:00:00:00:00:33",
+        "set acl-plugin acl permit src 0.0.0.0/0 dst 10.10.1.3/32",
+        "set acl-plugin interface vxlan_tunnel0 input acl 0"] +
+        (["set interface ip6 vxlan-bypass port1"] if bypass else []) + ["trace add port-rx 50"], hops)
+    assert (("ip6-vxlan-bypass" if bypass else "vxlan6-input"), "device-input-features") in hops
+    assert ("device-input-features", "acl-input") in hops
+    assert errs == {("acl-input", "acl no rule matched (default deny)"): 2,
+                    ("ip6-udp-local", "UDP checksum bad"): 1}
+    assert ifs["vxlan_tunnel0"]["rx-packets"] == len(dsts)
+    permitted = [back(d, i) for i, d in enumerate(dsts) if d == "10.10.1.3"]
+    routed_exactly(out0, permitted, "02:00:00:00:00:33")

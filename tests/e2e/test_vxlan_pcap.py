@@ -49,6 +49,18 @@ def check_outer(o, vni=77):
     assert o[VXLAN].flags == 0x08 and o[VXLAN].vni == vni and o[VXLAN].reserved2 == 0
 
 
+def routed_exactly(out, inner, mac):
+    """out, frames routed out of port0 to mac, are the inner frames' IPv4 packets one hop on,
+    in order."""
+    assert len(out) == len(inner)
+    for o, p in zip(out, inner):
+        assert o[Ether].dst == mac and o[Ether].src == MAC0
+        exp = p[IP].copy()
+        exp.ttl = 63
+        del exp.chksum
+        assert raw(o[IP]) == raw(IP(raw(exp)))
+
+
 def test_vxlan_routed_exact(sluiced_factory, tmp_path):
     # 8 flows, two packets each, routed into the tunnel
     in0 = [Ether(dst=MAC0, src=PEER0) / IP(src="10.10.1.2", dst="49.0.0.9", ttl=64, id=i) /
@@ -385,10 +397,12 @@ def test_vxlan_runs_interleaved(sluiced_factory, tmp_path):
 
 def test_vxlan_bypass(sluiced_factory, tmp_path):
     """set interface ip vxlan-bypass (VPP's ip4-vxlan-bypass on the ip4-unicast arc): VXLAN to
-    a tunnel's local address on a tunnel's port goes from ip4-input straight to vxlan4-input;
-    everything else goes on to ip4-lookup as without it (transit VXLAN forwarded, options,
-    fragments and other ports the router's own way), and the outcome of every packet is the
-    same as without the bypass. A port whose last tunnel went answers port unreachable."""
+    a tunnel's local address on a tunnel's port is decapsulated by the bypass itself, its
+    inner IPv4 to ip4-input (and the tunnel's own ip4-unicast features: unicast RPF);
+    everything else goes on to ip4-lookup as without it
+    (transit VXLAN forwarded, options, fragments and other ports the router's own way), and
+    the outcome of every packet is the same as without the bypass. A port whose last tunnel
+    went answers port unreachable."""
     from scapy.all import rdpcap
     from test_arp_hold import pg_ifaces, send
     from test_features import wait_tx
@@ -429,10 +443,25 @@ def test_vxlan_bypass(sluiced_factory, tmp_path):
     send(s, tmp_path, "a", "pg0", pkts)
     wait_tx(s, "pg1", 6)
     hops = {(r["node"], r["next"]) for r in s.js("show trace")["trace"]}
-    assert {("ip4-input", "ip4-vxlan-bypass"), ("ip4-vxlan-bypass", "vxlan4-input"),
-            ("ip4-vxlan-bypass", "ip4-lookup"), ("ip4-udp-local", "vxlan4-input")} <= hops
+    assert {("ip4-input", "ip4-vxlan-bypass"), ("ip4-vxlan-bypass", "ip4-input"),
+            ("ip4-vxlan-bypass", "ip4-lookup"), ("ip4-vxlan-bypass", "error-drop"),
+            ("ip4-udp-local", "vxlan4-input")} <= hops
+    assert ("ip4-vxlan-bypass", "vxlan4-input") not in hops
     s.cli("clear trace")
     assert s.iface("vxlan_tunnel0")["rx-packets"] == 4 and s.iface("vxlan_tunnel1")["rx-packets"] == 1
+
+    # unicast RPF on the tunnel (a feature of its ip4-unicast arc): ip4-input sends its inner
+    # packets to the check (49.0.0.9 is routed back by the tunnel)
+    s.cli(f"ip neighbor vxlan_tunnel0 172.16.0.2 {FAR}")
+    s.cli("ip route add 49.0.0.0/8 via 172.16.0.2 vxlan_tunnel0")
+    s.cli("set interface ip source-check vxlan_tunnel0")
+    s.cli("trace add pg-input 1")
+    send(s, tmp_path, "r", "pg0", [outer(inner(12))])
+    wait_tx(s, "pg1", 7)
+    hops = {(r["node"], r["next"]) for r in s.js("show trace")["trace"]}
+    assert {("ip4-vxlan-bypass", "ip4-input"), ("ip4-input", "ip4-source-check-via-rx")} <= hops
+    s.cli("set interface ip source-check vxlan_tunnel0 del")
+    s.cli("clear trace")
 
     # tunnel 1 goes, the last on 8472: the bypass leaves 8472 to port unreachable
     s.cli("set interface ip address del vxlan_tunnel1 172.16.1.1/30")
@@ -443,7 +472,7 @@ def test_vxlan_bypass(sluiced_factory, tmp_path):
     assert all(f["enabled"] == "no" for f in s.js("show interface features pg0")["features"])
     s.cli("trace add pg-input 1")
     send(s, tmp_path, "c", "pg0", [outer(inner(11))])
-    wait_tx(s, "pg1", 7)
+    wait_tx(s, "pg1", 8)
     hops = [(r["node"], r["next"]) for r in s.js("show trace")["trace"]]
     assert ("ip4-input", "ip4-lookup") in hops and ("ip4-udp-local", "vxlan4-input") in hops
     s.check_refused({"set interface ip vxlan-bypass pg9": "unknown interface 'pg9'",
@@ -459,8 +488,8 @@ def test_vxlan_bypass(sluiced_factory, tmp_path):
                     ("vxlan4-input", "no tunnel for the VNI and addresses"): 1}
     out = [p for p in rdpcap(str(tmp_path / "pg1.pcap")) if UDP in p]
     # the decapsulated packets routed (TTL 8), the transit one as it came (its TTL less one)
-    dec = [inner(i)[IP] for i in (1, 2, 3, 4, 5, 11)]
-    assert sorted(p[IP].id for p in out) == [1, 2, 3, 4, 5, 7, 11]
+    dec = [inner(i)[IP] for i in (1, 2, 3, 4, 5, 11, 12)]
+    assert sorted(p[IP].id for p in out) == [1, 2, 3, 4, 5, 7, 11, 12]
     for p in out:
         assert p[Ether].dst == nh and p[Ether].src == "02:fe:00:00:00:01"
         if p[IP].id == 7:  # the transit VXLAN, its inner frame untouched
@@ -496,7 +525,7 @@ def test_vxlan_input_features(sluiced_factory, tmp_path, bypass):
         (["set interface ip vxlan-bypass port1"] if bypass else []) + ["trace add port-rx 50"])
     s.wait_rx("port1", len(in1))
     hops = {(r["node"], r["next"]) for r in s.js("show trace")["trace"]}
-    assert ("vxlan4-input", "device-input-features") in hops
+    assert (("ip4-vxlan-bypass" if bypass else "vxlan4-input"), "device-input-features") in hops
     assert ("device-input-features", "acl-input") in hops
     errs = s.errors()
     tun = s.iface("vxlan_tunnel0")
@@ -506,10 +535,4 @@ def test_vxlan_input_features(sluiced_factory, tmp_path, bypass):
     assert tun["rx-packets"] == len(in1)
     assert out1 == []
     permitted = [back(d, i) for i, d in enumerate(dsts) if d == "10.10.1.3"]
-    assert len(out0) == len(permitted)
-    for o, p in zip(out0, permitted):
-        assert o[Ether].dst == "02:00:00:00:00:33" and o[Ether].src == MAC0
-        exp = p[IP].copy()
-        exp.ttl = 63
-        del exp.chksum
-        assert raw(o[IP]) == raw(IP(raw(exp)))
+    routed_exactly(out0, permitted, "02:00:00:00:00:33")
