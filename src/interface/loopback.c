@@ -3,19 +3,30 @@
  * is received on it again (loop-output -> ethernet-input). create loopback interface [mac M]
  * [instance N], delete loopback interface intfc loopN. */
 #include "../cli/cli.h"
+#include "../runtime/feature.h"
 #include "iface.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-enum { LO_NEXT_ETH, LO_NB_NEXT };
+enum { LO_NEXT_ETH, LO_NEXT_FEAT, LO_NB_NEXT };
 
+/* What a loopback sends it receives: to ethernet-input, or through its device-input features
+ * first (an input ACL, a policer) when it has any */
 static uint16_t lo_out_process(struct rte_graph *g, struct rte_node *node, void **objs,
 			       uint16_t n)
 {
 	sl_iface_loop_back(sl_node_worker(node), objs, n, true);
-	rte_node_next_stream_move(g, node, LO_NEXT_ETH);
+	if (likely(!__atomic_load_n(&sl_arc_users[SL_ARC_DEVICE_INPUT], __ATOMIC_RELAXED))) {
+		rte_node_next_stream_move(g, node, LO_NEXT_ETH);
+		return n;
+	}
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
+		rte_node_enqueue_x1(g, node, sl_if_features(m->port, SL_ARC_DEVICE_INPUT) ?
+						     LO_NEXT_FEAT : LO_NEXT_ETH, m);
+	}
 	return n;
 }
 
@@ -24,7 +35,7 @@ static struct rte_node_register lo_out_node = {
 	.process = lo_out_process,
 	.init = sl_node_init,
 	.nb_edges = LO_NB_NEXT,
-	.next_nodes = {[LO_NEXT_ETH] = "ethernet-input"},
+	.next_nodes = {[LO_NEXT_ETH] = "ethernet-input", [LO_NEXT_FEAT] = "device-input-features"},
 };
 SL_NODE_REGISTER(lo_out_node)
 

@@ -75,7 +75,7 @@ enum { BR_ERRORS(SL_ERR_ENUM) BR_NB_ERR };
 static const char *const br_reasons[] = {BR_ERRORS(SL_ERR_STR)};
 static uint16_t br_err;
 
-enum { BR_NEXT_DROP, BR_NEXT_ETH, BR_NB_STATIC };
+enum { BR_NEXT_DROP, BR_NEXT_ETH, BR_NEXT_FEAT, BR_NB_STATIC };
 static rte_edge_t br_tx0;
 
 RTE_INIT(br_init)
@@ -91,12 +91,13 @@ static inline bool in_bd(const struct sl_iface *f)
 }
 
 /* The edge to member port p: its port-tx, or routing for the domain's BVI (which the frame
- * then appears to arrive on). */
+ * then appears to arrive on: through its device-input features first, an input ACL or
+ * policer, when it has any). */
 static inline uint16_t to_member(struct rte_mbuf *m, uint16_t p)
 {
 	if (unlikely(sl_ifaces[p].bvi)) {
 		m->port = p;
-		return BR_NEXT_ETH;
+		return sl_if_features(p, SL_ARC_DEVICE_INPUT) ? BR_NEXT_FEAT : BR_NEXT_ETH;
 	}
 	sl_meta(m)->tx_if = p;
 	return sl_iface_tx_edge(br_tx0, p);
@@ -220,7 +221,8 @@ static struct rte_node_register br_node = {
 	.process = br_process,
 	.init = sl_node_init,
 	.nb_edges = BR_NB_STATIC,
-	.next_nodes = {[BR_NEXT_DROP] = "error-drop", [BR_NEXT_ETH] = "ethernet-input"},
+	.next_nodes = {[BR_NEXT_DROP] = "error-drop", [BR_NEXT_ETH] = "ethernet-input",
+		       [BR_NEXT_FEAT] = "device-input-features"},
 };
 SL_NODE_REGISTER(br_node)
 

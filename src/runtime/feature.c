@@ -92,6 +92,23 @@ int sl_arc_find(const char *name)
 	return -1;
 }
 
+/* Whether interface ifx receives nothing of its own, so that a device-input feature there
+ * would see nothing: an MPLS tunnel's packets are taken by their label (mpls local-label),
+ * never received on the tunnel (VPP's MPLS tunnels are output-only too). */
+static bool receives_nothing(uint16_t ifx)
+{
+	switch (sl_ifaces[ifx].type) {
+	case SL_IF_MPLSUDP:
+	case SL_IF_MPLSGRE:
+	case SL_IF_MPLSTUN:
+	case SL_IF_MPLSUDP6:
+	case SL_IF_MPLSGRE6:
+		return true;
+	default:
+		return false;
+	}
+}
+
 int sl_feature_set(uint16_t ifx, enum sl_arc_id arc, const char *name, bool on, char *why,
 		   size_t len)
 {
@@ -106,6 +123,11 @@ int sl_feature_set(uint16_t ifx, enum sl_arc_id arc, const char *name, bool on, 
 	uint8_t old = sl_if_fast[ifx].features[arc];
 	if (!!(old & 1u << f) == on)
 		return 0;
+	if (on && arc == SL_ARC_DEVICE_INPUT && receives_nothing(ifx)) {
+		snprintf(why, len, "%s receives no packets of its own (an MPLS tunnel's are "
+			 "taken by their label): input features do not apply", sl_ifaces[ifx].name);
+		return -EPERM;
+	}
 	if (on && a->feat[f].hook && a->feat[f].hook(ifx, true, why, len))
 		return -EPERM;
 	uint8_t mask = on ? (uint8_t)(old | 1u << f) : (uint8_t)(old & ~(1u << f));

@@ -11,8 +11,9 @@
  * The arcs:
  *   device-input      port-rx, pg-input, ethernet-input (a sub-interface's frames, their tags
  *                     popped), pppoe-input (a session's IPv4, as an Ethernet frame),
- *                     device-input-features (an IPoE session's frames, a tunnel's
- *                     decapsulated ones; an L3 tunnel's IP as an Ethernet frame) -> the interface's mode:
+ *                     device-input-features (an IPoE session's frames, a BVI's, a
+ *                     loopback's, a tunnel's decapsulated ones; an L3 tunnel's IP as an
+ *                     Ethernet frame; refused on MPLS tunnels, which receive nothing) -> the interface's mode:
  *                     ethernet-input or an L2 mode's node (end e = the mode); frames as
  *                     received
  *   ip4-unicast       ip4-input -> ip4-lookup: checked IPv4 packets, before the FIB

@@ -52,3 +52,31 @@ def test_bvi_routes_in_and_out_of_the_bridge(sluiced_factory, tmp_path):
     assert [p[ARP].op for p in pg1] == [1]
     # routed out of pg2 from behind the bridge
     assert len(pg2) == 1 and pg2[0][IP].dst == "48.1.2.3" and pg2[0][IP].ttl == 8 and pg2[0][Ether].dst == NH1
+
+
+def test_bvi_input_acl(sluiced_factory, tmp_path):
+    """A BVI's input features (here an input ACL) see the frames the bridge hands it, as
+    received on the BVI: the permitted one routed on, the other denied and counted, ARP (not
+    IP) past the ACL unclassified and answered."""
+    b = Bridge(sluiced_factory, tmp_path)
+    s = b.s
+    s.cli("set interface l3 pg2")
+    for line in ["bvi create", "set interface l2 bridge bvi0 10 bvi",
+                 "set interface ip address bvi0 10.10.5.1/24", "set interface state bvi0 up",
+                 "set interface ip address pg2 10.10.2.10/24",
+                 f"ip neighbor pg2 10.10.2.1 {NH1}", "ip route add 48.0.0.0/8 via 10.10.2.1",
+                 "set acl-plugin acl permit src 10.10.5.0/24 dst 48.1.2.3/32 proto 17",
+                 "set acl-plugin interface bvi0 input acl 0"]:
+        s.cli(line)
+    b.send(0, [Ether(src=H, dst="ff:ff:ff:ff:ff:ff") / ARP(psrc="10.10.5.2", hwsrc=H, pdst="10.10.5.1"),
+               Ether(src=H, dst=BVI) / IP(src="10.10.5.2", dst="48.1.2.3", ttl=9) / UDP(sport=11, dport=9),
+               Ether(src=H, dst=BVI) / IP(src="10.10.5.2", dst="48.9.9.9", ttl=9) / UDP(sport=12, dport=9)])
+    time.sleep(0.5)  # the ARP reply leaves through worker 0's inject ring
+    errs = s.errors()
+    assert s.stop() == 0
+    assert {k: v for k, v in errs.items() if k[0] != "arp (main)" and k[0] != "l2-bridge"} == \
+        {("acl-input", "acl no rule matched (default deny)"): 1}
+    pg2 = list(rdpcap(str(tmp_path / "pg2.pcap")))
+    assert len(pg2) == 1 and pg2[0][IP].dst == "48.1.2.3" and pg2[0][IP].ttl == 8
+    arp = [p for p in rdpcap(str(tmp_path / "pg0.pcap")) if ARP in p]
+    assert len(arp) == 1 and arp[0][ARP].op == 2 and arp[0][ARP].psrc == "10.10.5.1"

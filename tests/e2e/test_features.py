@@ -172,3 +172,33 @@ def test_device_input_and_output_arcs(sluiced_factory, tmp_path):
     assert s.js("pcap trace status")["pcap"] == []
     assert len(rdpcap(str(tmp_path / "pg2cap.pcap"))) == 0
     assert s.stop() == 0
+
+
+def test_loopback_input_acl(sluiced_factory, tmp_path):
+    """What a loopback sends it receives, through its own input features: a packet routed
+    into loop0 (its next hop answers with loop0's own MAC) comes back in on loop0 and goes
+    round until its TTL runs out (ICMP time exceeded to the sender); with an input ACL on
+    loop0 that permits it not, it is denied as it comes back in the first time."""
+    from scapy.all import ICMP
+    lo = "02:fe:10:00:00:01"
+    lines = pg_ifaces(1, tmp_path) + [
+        "set interface ip address pg0 10.10.1.10/24", f"ip neighbor pg0 10.10.1.2 {H0}",
+        f"create loopback interface mac {lo}", "set interface state loop0 up",
+        "set interface ip address loop0 10.10.9.1/24", f"ip neighbor loop0 10.10.9.2 {lo}",
+        "ip route add 49.0.0.0/8 via 10.10.9.2",
+        "set acl-plugin acl permit src 0.0.0.0/0 dst 1.1.1.1/32"]
+    s = sluiced_factory([], lines)
+    looped = Ether(src=H0, dst=PG0) / IP(src="10.10.1.2", dst="49.0.0.1", ttl=4) / UDP(sport=5, dport=9)
+    send(s, tmp_path, "a", "pg0", [looped])
+    time.sleep(0.3)
+    rx0 = s.iface("loop0")["rx-packets"]
+    s.cli("set acl-plugin interface loop0 input acl 0")
+    send(s, tmp_path, "b", "pg0", [looped])
+    time.sleep(0.3)
+    errs = s.errors()
+    rx1 = s.iface("loop0")["rx-packets"]
+    assert s.stop() == 0
+    assert rx0 == 3 and rx1 == rx0 + 1  # TTL 4: three times round; with the ACL, once
+    assert errs[("acl-input", "acl no rule matched (default deny)")] == 1
+    icmp = [p for p in rdpcap(str(tmp_path / "pg0.pcap")) if ICMP in p]
+    assert [(p[ICMP].type, p[IP].dst) for p in icmp] == [(11, "10.10.1.2")]

@@ -328,6 +328,16 @@ def test_mpls_lsp_cli(sluiced_factory, tmp_path):
         "mpls local-label add 503 non-eos via 10.10.2.1 port1": "pops the bottom label (eos) only",
         "mpls local-label add 503 eos via 10.10.2.1 nosuch": "unknown interface 'nosuch'",
     })
+    # an MPLS tunnel receives nothing of its own: input features refused, output ones taken
+    s.cli("set acl-plugin acl permit src 0.0.0.0/0 dst 0.0.0.0/0")
+    s.cli("policer add name p cir 1000 cb 1500")
+    nothing = "mpls-tunnel0 receives no packets of its own (an MPLS tunnel's are taken by their label)"
+    s.check_refused({"set acl-plugin interface mpls-tunnel0 input acl 0": nothing,
+                     "policer input name p mpls-tunnel0": nothing,
+                     "set interface feature mpls-tunnel0 pcap-rx arc device-input": nothing})
+    assert s.js("show acl-plugin interface mpls-tunnel0")["acl-interfaces"] == []
+    s.cli("set acl-plugin interface mpls-tunnel0 output acl 0")
+    s.cli("set acl-plugin interface mpls-tunnel0 output acl 0 del")
     assert len(s.js("show mpls tunnel")["mpls-tunnels"]) == 2
     assert len(s.js("show mpls fib")["labels"]) == 3
     # replaced, then deleted; the tunnels go once no route uses them
