@@ -7,8 +7,8 @@
  * encapsulation of bridged and routed packets; a policer on port0's input that marks), or
  * through an L2 mode (io, mac, macswap, 5tswap) chosen by the first byte, traced or not (its
  * bit 7); ACLs on port0's input (deny UDP to port 7, TCP SYN+FIN, ICMPv6 type 1, then
- * permit) and on port1's output; 49.0.0.0/8 has two paths of weights 1 and 3 (each packet's flow
- * hash read from its header); drop routes 61.0.0.0/8 and 2001:db8:61::/48; hierarchical QoS
+ * permit), on port1's output and on tunnels' input (VXLAN routed and bridged, GRE, IP-in-IP);
+ * 49.0.0.0/8 has two paths of weights 1 and 3 (each packet's flow hash read from its header); drop routes 61.0.0.0/8 and 2001:db8:61::/48; hierarchical QoS
  * on port1's output (pipes by VLAN IDs, TCs by
  * DSCP); PPPoE (discovery, and a session with IPCP and IPv6CP); IPoE's DHCP; no crash and no
  * buffer leak, and show trace formats whatever the nodes recorded. */
@@ -175,6 +175,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    env_cli("set acl-plugin interface port0 input acl 0", false) ||
 	    env_cli("set acl-plugin interface port0 input acl 1", false) ||
 	    env_cli("set acl-plugin interface port1 output acl 1", false) ||
+	    /* tunnels' own input ACLs: a routed VXLAN tunnel's, a bridged one's, and an L3
+	     * tunnel's (its IP made a frame for them) */
+	    env_cli("set acl-plugin interface vxlan_tunnel1 input acl 0", false) ||
+	    env_cli("set acl-plugin interface vxlan_tunnel3 input acl 1", false) ||
+	    env_cli("set acl-plugin interface gre0 input acl 0", false) ||
+	    env_cli("set acl-plugin interface ipip0 input acl 1", false) ||
 	    /* hierarchical QoS on port1: pipes by VLAN IDs, TCs by DSCP, some remapped */
 	    env_cli("qos profile fz rate 10g tc-rates 5g 5g", false) ||
 	    env_cli("set interface qos port1 rate 10g profile fz subports 2 pipes 16 "
