@@ -13,9 +13,9 @@
  *                     popped), pppoe-input (a session's IPv4, as an Ethernet frame),
  *                     device-input-features (an IPoE session's frames, a BVI's, a
  *                     loopback's, a tunnel's decapsulated ones; an L3 tunnel's IP as an
- *                     Ethernet frame; refused on MPLS tunnels, which receive nothing) -> the interface's mode:
- *                     ethernet-input or an L2 mode's node (end e = the mode); frames as
- *                     received
+ *                     Ethernet frame; refused on MPLS tunnels, which receive nothing)
+ *                     -> the interface's mode: ethernet-input or an L2 mode's node (end
+ *                     e = the mode); frames as received
  *   ip4-unicast       ip4-input -> ip4-lookup: checked IPv4 packets, before the FIB
  *   interface-output  interface-output-features -> interface-tx: frames as sent. A sender
  *                     reaches the arc through the interface's tx_slot, which points at the

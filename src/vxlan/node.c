@@ -122,7 +122,8 @@ drop:
 }
 
 /* ip6-udp-local checked the UDP header and its checksum */
-static __rte_noinline uint16_t vxi6_one(struct sl_worker *w, struct rte_mbuf *m, struct vxi_cache *c)
+static __rte_noinline uint16_t vxi6_one(struct sl_worker *w, struct rte_mbuf *m,
+					 struct vxi_cache *c)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)p;
@@ -264,7 +265,7 @@ static __rte_always_inline uint16_t vxi_fast(const struct vxi_run *r, struct rte
 	return vxi_run_strip(m, p, VXI_OFF, r->next, r->ifx);
 }
 
-/* The bypasses' memory of a vector's VTEPs (vxlanN-input's: none, it takes every packet) */
+/* The bypasses' memory of a vector's VTEPs (vxlanN-input keeps none: it takes every packet) */
 struct byp_memo {
 	uint64_t hit, miss;   /* IPv4: the last VTEP and the last other address (byp_vtep) */
 	uint64_t a, b;        /* IPv6: the last VTEP's address, hit its byp_who */
@@ -277,7 +278,7 @@ static __rte_always_inline bool vxi_take(struct rte_mbuf *m, const uint8_t *p, s
 	return true;
 }
 
-/* The process function `name` of vxlan4-input, vxlan6-input and the bypasses: each packet
+/* The process function `name` of vxlan4-input, vxlan6-input and ip4-vxlan-bypass: each packet
  * by the run r (of type run_t) the fast way (fast_fn), else when take_fn takes it by one_fn,
  * whose tunnel starts the next run (learn_fn), else (a bypass's packet for another) on along
  * the arc (the bypass's feature feat); a run's packets and bytes (less off, the outer
@@ -427,7 +428,8 @@ static inline uint32_t byp_who(struct rte_mbuf *m)
  * tested what vxi_fast tests again (make bench-graph's callgrind, vxlan-decap-bypass). */
 static uint8_t byp_feat;
 /* bytes 0-7 of the header: version 4, IHL 5, neither MF nor a fragment offset */
-#define BYP_W0_MASK (0xff | (uint64_t)RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK) << 48)
+#define BYP_W0_MASK \
+	(0xff | (uint64_t)RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK) << 48)
 
 /* The bypass's test for m (its IPv4 header at p): VXLAN to a VTEP; the vector's last VTEP
  * and last other address (by byp_who and destination) in k. */
