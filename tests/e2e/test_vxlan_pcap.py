@@ -536,3 +536,22 @@ def test_vxlan_input_features(sluiced_factory, tmp_path, bypass):
     assert out1 == []
     permitted = [back(d, i) for i, d in enumerate(dsts) if d == "10.10.1.3"]
     routed_exactly(out0, permitted, "02:00:00:00:00:33")
+
+
+def test_vxlan_input_policer(sluiced_factory, tmp_path):
+    """A policer on a tunnel's input meters its decapsulated frames (100 bytes each), with the
+    RFC 2697 arithmetic of a port's (test_policer): cb 1000 and eb 500 at cir 8 kbps pass 10
+    frames green and 5 yellow (marked AF11), and drop the other 15."""
+    back = [Ether(dst=TUN_MAC, src=FAR) / IP(src="49.0.0.9", dst="10.10.1.2", id=i) /
+            UDP(sport=i, dport=9) / Raw(b"p" * 58) for i in range(30)]
+    assert len(raw(back[0])) == 100
+    errs, ifs, out0, out1 = run(sluiced_factory, tmp_path, [], [vx(b) for b in back], [
+        "set interface ip address vxlan_tunnel0 172.16.0.1/30",
+        "policer add name p1 type 1r3c cir 8 cb 1000 eb 500 conform-action transmit "
+        "exceed-action mark-and-transmit AF11 violate-action drop",
+        "policer input name p1 vxlan_tunnel0"])
+    assert errs == {("policer-input", "policer violate-action drop"): 15}
+    assert ifs["vxlan_tunnel0"]["rx-packets"] == 30
+    assert [o[IP].id for o in out0] == list(range(15))
+    assert [o[IP].tos >> 2 for o in out0] == [0] * 10 + [10] * 5
+    assert out1 == []
