@@ -85,9 +85,9 @@ SL_NODE_REGISTER(rx_node)
 
 /* device-input-features: a frame received on a logical interface (m->port: an IPoE
  * session's, a BVI's, a loopback's, a tunnel's decapsulated) to that interface's first
- * device-input feature, as port-rx sends a port's
- * (its mode when the features went in the meantime). Its senders come here only while the
- * interface has a feature on the arc, so an interface without pays one load of its mask. */
+ * device-input feature, as port-rx sends a port's (its mode when the features went in the
+ * meantime). Its senders come here only while the interface has a feature on the arc, so an
+ * interface without pays one load of its mask. */
 static uint16_t dif_arc[SL_ARC_MAX_FEATS];
 
 static inline uint16_t dif_one(struct sl_worker *w, struct rte_mbuf *m)
