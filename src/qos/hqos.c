@@ -476,22 +476,27 @@ static __rte_always_inline uint32_t wq_fast(const struct hqos *h, const struct w
 	return rte_be_to_cpu_32(dst) & k->dst_mask;
 }
 
-/* wheel_in's usual case in one loop: an interface that classifies by DSCP, one subport, pipes
- * within the L2 (not fetched ahead), the port open with credit for n of its longest frames
- * (so no test of it per frame). Each frame of h's interface (the first of another ends it:
- * *took) classified and passed at once to `to` when its pipe is open and unlimited, else to
- * wheel_slow; the passed frames of the queue of DSCP 0 (the usual frame's) counted as all
- * passed less the others, which a table of the loop's counts (its rows set at a queue's first
- * frame, so a vector of one queue writes none), added to the subport's counters once. The loop
- * keeps few values live (no run of one key, no port credit, the pipe and queue not packed in
- * a word): 71.2 -> 51.8 instructions a frame (make bench-graph's callgrind, 1,024 pipes), the
- * same clocks on an Intel host whose qos-output took 13-15 clocks either way; DSCP 0's queue
- * out of the table, because the table's two adds per frame are each a chain through memory
- * when every frame has one queue (a store forwarded to the next frame's load, some 5 clocks
- * on Intel cores): the rate with 4,096 pipes 0.656 and 0.675 -> 0.683 and 0.707
- * (BENCHMARKS.md); DSCP 0's counted as the rest, the table's rows set when first used, the
- * frames walked with one index register (session 39): 54.9 -> 52.3 instructions. Returns the
- * frames passed, their bytes in *pbytes_out. */
+/* wheel_in's usual case: an interface that classifies by DSCP, one subport, the port open
+ * with credit for n of its longest frames (so no test of it per frame). Each
+ * frame of h's interface (the first of another ends it: *took) classified and passed at once
+ * to `to` when its pipe is open and unlimited, else to wheel_slow; the passed frames of the
+ * queue of DSCP 0 (the usual frame's) counted as all passed less the others, which a table of
+ * the loop's counts (its rows set at a queue's first frame, so a vector of one queue writes
+ * none), added to the subport's counters once (sessions 36-39: DSCP 0's queue out of the
+ * table, whose two adds per frame are a chain through memory when every frame has one queue).
+ * In chunks of WL_CHUNK frames, two loops each: the first classifies the chunk and fetches each
+ * frame's pipe line (an L2 hit at 4,096 pipes, beyond it at 20,000: the charge's load and store
+ * otherwise waited for it, and fetching it ahead in one loop cost a second classification's
+ * loads), keeping the pipe's address tagged with its queue (XOR DSCP 0's, so the usual frame's
+ * tag is 0); the second charges the pipes. 52.3 -> 67.3 instructions a frame (make
+ * bench-graph's callgrind, 1,024 pipes) but fewer clocks (session 41, BENCHMARKS.md: with
+ * 4,096 pipes qos-output 13.2 -> 11.3 clocks in 6 alternated rounds; chunks of 16 to 64 alike,
+ * the whole vector at once no better than one loop, the same loops without the fetch no better
+ * either; 20,000 sessions' pipes 21-22 -> 18-19 clocks, better than wheel_pass_all's fetch 8
+ * frames ahead). Returns the frames passed, their bytes in *pbytes_out. */
+#define WL_CHUNK 16
+#define WL_TAG (QOS_QUEUES - 1) /* a pipe's address's low bits, free (its line's): a queue */
+_Static_assert(QOS_QUEUES <= _Alignof(struct sl_wheel_pipe), "a queue fits below a pipe's address");
 static __rte_noinline uint16_t wheel_lean(struct sl_worker *w, struct hqos *h,
 					  const struct wq_consts *kp, struct rte_mbuf **b,
 					  uint16_t n, uint64_t now, struct rte_mbuf **__restrict to,
@@ -503,33 +508,53 @@ static __rte_noinline uint16_t wheel_lean(struct sl_worker *w, struct hqos *h,
 	const uint16_t ifx = h->ifx;
 	uint64_t qn[QOS_QUEUES], qb[QOS_QUEUES]; /* the other queues': where bit q of seen is set */
 	uint32_t seen = 0;
-	struct rte_mbuf **const to0 = to, **const end = b + n;
+	struct rte_mbuf **const to0 = to;
 	const uint32_t q0 = k.tmap[0]; /* DSCP 0's queue: the usual frame's */
 	uint64_t bytes = 0;            /* of every frame passed */
-	intptr_t i = -(intptr_t)n;     /* end[i]: the frame; one register for both */
-	for (; i; i++) {
-		struct rte_mbuf *m = end[i];
-		if (unlikely(sl_meta(m)->tx_if != ifx))
-			break;
-		uint32_t q, len = m->pkt_len;
-		struct sl_wheel_pipe *pp = &pipes[wq_fast(h, &k, m, &q)];
-		if (likely(sl_wheel_pipe_pass_open(pp, len, len + ovh, now))) {
-			/* passed at once */
-		} else if (!wheel_slow(w, h, m, (uint32_t)(pp - pipes), q, true, now)) {
-			continue;
-		}
-		bytes += len;
-		if (unlikely(q != q0)) {
-			if (!(seen >> q & 1)) {
-				seen |= 1u << q;
-				qn[q] = qb[q] = 0;
+	uintptr_t PP[WL_CHUNK];        /* a chunk's pipes, each tagged with its queue ^ q0 */
+	uint16_t lim = n;              /* the run's end, once a frame of another interface ends it */
+	for (uint16_t c0 = 0; c0 < lim; c0 = (uint16_t)(c0 + WL_CHUNK)) {
+		struct rte_mbuf **const bc = b + c0;
+		intptr_t cn = RTE_MIN(lim - c0, WL_CHUNK), j;
+		/* the chunk classified, each pipe's line fetched for the charges below */
+		for (j = 0; j < cn; j++) {
+			struct rte_mbuf *m = bc[j];
+			if (unlikely(sl_meta(m)->tx_if != ifx)) {
+				lim = (uint16_t)(c0 + j);
+				break;
 			}
-			qn[q]++;
-			qb[q] += len;
+			uint32_t q;
+			struct sl_wheel_pipe *pp = &pipes[wq_fast(h, &k, m, &q)];
+			__builtin_prefetch(pp, 1);
+			PP[j] = (uintptr_t)pp | (q ^ q0);
 		}
-		*to++ = m;
+		struct rte_mbuf **const be = bc + j;
+		const uintptr_t *const pe = PP + j;
+		for (intptr_t x = -j; x; x++) {
+			struct rte_mbuf *m = be[x];
+			uintptr_t v = pe[x];
+			struct sl_wheel_pipe *pp = (struct sl_wheel_pipe *)(v & ~(uintptr_t)WL_TAG);
+			uint32_t len = m->pkt_len;
+			if (likely(sl_wheel_pipe_pass_open(pp, len, len + ovh, now))) {
+				/* passed at once */
+			} else if (!wheel_slow(w, h, m, (uint32_t)(pp - pipes),
+					       (uint32_t)(v & WL_TAG) ^ q0, true, now)) {
+				continue;
+			}
+			bytes += len;
+			if (unlikely(v & WL_TAG)) { /* a queue other than DSCP 0's */
+				uint32_t q = (uint32_t)(v & WL_TAG) ^ q0;
+				if (!(seen >> q & 1)) {
+					seen |= 1u << q;
+					qn[q] = qb[q] = 0;
+				}
+				qn[q]++;
+				qb[q] += len;
+			}
+			*to++ = m;
+		}
 	}
-	*took = (uint16_t)(n + i);
+	*took = lim;
 	uint64_t n0 = (uint64_t)(to - to0), b0 = bytes;
 	for (; seen; seen &= seen - 1) {
 		uint32_t q = (uint32_t)__builtin_ctz(seen);
@@ -571,7 +596,7 @@ static __rte_noinline uint16_t wheel_in(struct rte_graph *g, struct rte_node *no
 	uint64_t pbytes;
 	/* the usual case: wheel_lean, while the port's bucket holds n of the interface's longest
 	 * frames (its MTU now, Ethernet and two VLAN tags, the overhead) */
-	if (fast && !prefetch && !h->sp_mask &&
+	if (fast && !h->sp_mask &&
 	    credits >= (int64_t)n * (sl_if_fast[ifx].mtu + 26 + h->o.overhead)) {
 		to += wheel_lean(w, h, &k, b, n, now, to, took, &pbytes);
 	} else {
@@ -1152,8 +1177,8 @@ static int hqos_build(struct sl_out *o, struct hqos *h, int idx, uint32_t mtu)
 		wheel_profile(h, idx);
 		for (uint32_t p = 0; p < n; p++)
 			sl_wheel_pipe_profile(h->wheel, p, (uint32_t)idx);
-		/* pipes that stay in the L2 cache are found there in time; fetching them ahead
-		 * cost about 10 instructions a frame for nothing (4,096 pipes, 256 KB) */
+		/* wheel_pass_all's (wheel_lean fetches a chunk's pipes itself): pipes beyond the
+		 * L2 cache fetched 8 frames ahead; those within it are found there in time */
 		long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
 		h->prefetch = l2 <= 0 || (size_t)n * sizeof(struct sl_wheel_pipe) > (size_t)l2 / 2;
 		return 0;

@@ -299,6 +299,56 @@ def test_qos_vectors_into_one_queue(sluiced_factory, tmp_path):
 
 
 
+
+def test_qos_wheel_two_ports_one_vector(sluiced_factory, tmp_path):
+    """Two ports on the wheel, owned by one worker, whose frames come interleaved in one vector
+    in runs of 1 to 40 (across wheel_lean's chunks of 16): each port sends exactly its own
+    frames, in order; each pipe (the destination's low 3 bits) and each class (EF mapped to
+    TC0, AF11 to TC11 by default, DSCP 0 with or without ECN to TC12) counts them; nothing is dropped or queued."""
+    from scapy.all import rdpcap
+    ports = pcap_ports(tmp_path, [], [], [])
+    frames, want = [], {1: [], 2: []}
+    runs = [1, 5, 17, 33, 16, 2, 40, 15, 3, 31]
+    k = 0
+    for r, length in enumerate(runs):
+        port = 1 + r % 2
+        for _ in range(length):
+            tos = (0, 46 << 2, 1, 0, 10 << 2)[k % 5]  # DSCP 0, EF, ECN-only, 0, AF11
+            f = frame(dst=f"{47 + port}.0.0.{k % 8}", tos=tos, sport=k + 1)
+            frames.append(f)
+            want[port].append((k + 1, k % 8, tos))
+            k += 1
+    wrpcap(str(tmp_path / "stream.pcap"), frames)
+    cycles = 8
+    s = sluiced_factory(ports, ROUTER + [
+        "set interface ip address port2 10.10.3.10/24", "set interface state port2 up",
+        "ip neighbor port2 10.10.3.1 42:01:0a:0a:03:01", "ip route add 49.0.0.0/8 via 10.10.3.1",
+        "qos profile fast rate 100g",
+        "set interface qos port1 rate 100g profile fast pipes 8 pipe-from ip-dst scheduler wheel",
+        "set interface qos port2 rate 100g profile fast pipes 8 pipe-from ip-dst scheduler wheel",
+        "set qos map port1 dscp 46 tc 0", "set qos map port2 dscp 46 tc 0",
+        f"packet-generator new {{ name s limit {len(frames) * cycles} interface port0 worker 0 "
+        f"pcap {tmp_path}/stream.pcap }}"])
+    stream_sent(s, len(frames) * cycles, 20)
+    shows = {p: s.js(f"show qos port{p}") for p in (1, 2)}
+    pipes = {p: [s.js(f"show qos port{p} subport 0 pipe {i}")["qos-pipe"][0]["sent-packets"]
+                 for i in range(8)] for p in (1, 2)}
+    errs = s.errors()
+    assert s.stop() == 0
+    assert not errs, errs
+    for p in (1, 2):
+        out = [o for o in rdpcap(str(tmp_path / f"out{p}.pcap")) if UDP in o]
+        got = [(o[UDP].sport, int(o[IP].dst.split(".")[3]), o[IP].tos) for o in out]
+        assert got == want[p] * cycles, p
+        tcs = shows[p]["qos-tcs"]
+        for tc, dscps in ((0, {46}), (11, {10}), (12, {0})):  # AF11: class 1, TC 12 - 1
+            n = sum(1 for _, _, tos in want[p] if tos >> 2 in dscps) * cycles
+            assert (tcs[tc]["packets"], tcs[tc]["sent-packets"]) == (n, n), (p, tc, tcs)
+        assert sum(t["packets"] for t in tcs) == len(out), (p, tcs)
+        assert sum(t["dropped-packets"] for t in tcs) == 0, (p, tcs)
+        per_pipe = [sum(1 for _, d, _ in want[p] if d == i) * cycles for i in range(8)]
+        assert pipes[p] == per_pipe, (p, pipes[p], per_pipe)
+
 @release_only
 def test_qos_wheel_idle_port_refilled(sluiced_factory, tmp_path):
     """A vector into a wheel port idle since a burst emptied its bucket: the bucket is refilled
