@@ -9,8 +9,8 @@
  * bit 7); ACLs on port0's input (deny UDP to port 7, TCP SYN+FIN, ICMPv6 type 1, then
  * permit), on port1's output and on tunnels' input (VXLAN routed and bridged, GRE, IP-in-IP);
  * 49.0.0.0/8 has two paths of weights 1 and 3 (each packet's flow hash read from its header); drop routes 61.0.0.0/8 and 2001:db8:61::/48; hierarchical QoS
- * on port1's output (pipes by VLAN IDs, TCs by
- * DSCP); PPPoE (discovery, and a session with IPCP and IPv6CP); IPoE's DHCP; no crash and no
+ * on port1's output (rte_sched: pipes by VLAN IDs, TCs by DSCP) and port0's (the timing
+ * wheel: pipes by destination); PPPoE (discovery, and a session with IPCP and IPv6CP); IPoE's DHCP; no crash and no
  * buffer leak, and show trace formats whatever the nodes recorded. */
 #include "fuzz.h"
 #include "../common/ring_env.h"
@@ -186,7 +186,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	    env_cli("set interface qos port1 rate 10g profile fz subports 2 pipes 16 "
 		    "pipe-from vlan queue-size 64", false) ||
 	    env_cli("set qos map port1 dscp 46 tc 0", false) ||
-	    env_cli("set qos map port1 dscp 2 tc 12 queue 2", false))
+	    env_cli("set qos map port1 dscp 2 tc 12 queue 2", false) ||
+	    /* and on port0's output the timing wheel, pipes by destination (qos-output's
+	     * wheel_lean: IPv4, IPv6 and PPPoE frames classified in place, the rest by
+	     * qos_classify), EF to TC0 */
+	    env_cli("qos profile fw rate 10g", false) ||
+	    env_cli("set interface qos port0 rate 10g profile fw pipes 16 pipe-from ip-dst "
+		    "scheduler wheel", false) ||
+	    env_cli("set qos map port0 dscp 46 tc 0", false))
 		abort();
 	env_walk(2); /* what the set-up sent (a neighbour solicitation) leaves first */
 	drain_tx();
