@@ -477,23 +477,24 @@ static __rte_always_inline uint32_t wq_fast(const struct hqos *h, const struct w
 }
 
 /* wheel_in's usual case: an interface that classifies by DSCP, one subport, the port open
- * with credit for n of its longest frames (so no test of it per frame). Each
- * frame of h's interface (the first of another ends it: *took) classified and passed at once
- * to `to` when its pipe is open and unlimited, else to wheel_slow; the passed frames of the
- * queue of DSCP 0 (the usual frame's) counted as all passed less the others, which a table of
- * the loop's counts (its rows set at a queue's first frame, so a vector of one queue writes
- * none), added to the subport's counters once (sessions 36-39: DSCP 0's queue out of the
- * table, whose two adds per frame are a chain through memory when every frame has one queue).
- * In chunks of WL_CHUNK frames, two loops each: the first classifies the chunk and fetches each
- * frame's pipe line (an L2 hit at 4,096 pipes, beyond it at 20,000: the charge's load and store
- * otherwise waited for it, and fetching it ahead in one loop cost a second classification's
- * loads), keeping the pipe's address tagged with its queue (XOR DSCP 0's, so the usual frame's
- * tag is 0); the second charges the pipes. 52.3 -> 67.3 instructions a frame (make
- * bench-graph's callgrind, 1,024 pipes) but fewer clocks (session 41, BENCHMARKS.md: with
- * 4,096 pipes qos-output 13.2 -> 11.3 clocks in 6 alternated rounds; chunks of 16 to 64 alike,
- * the whole vector at once no better than one loop, the same loops without the fetch no better
- * either; 20,000 sessions' pipes 21-22 -> 18-19 clocks, better than wheel_pass_all's fetch 8
- * frames ahead). Returns the frames passed, their bytes in *pbytes_out. */
+ * with credit for n of its longest frames (so no test of it per frame). Each frame of h's
+ * interface (the first of another ends it: *took) classified and passed at once to `to` when
+ * its pipe is open and unlimited, else to wheel_slow; the passed frames of the queue of DSCP 0
+ * (the usual frame's) counted as all passed less the others, which a table of the loop's
+ * counts (its rows set at a queue's first frame, so a vector of one queue writes none), added
+ * to the subport's counters once (sessions 36-39: DSCP 0's queue out of the table, whose two
+ * adds per frame are a chain through memory when every frame has one queue).
+ * In chunks of WL_CHUNK frames, two loops each: the first classifies the chunk and fetches
+ * each frame's pipe line (an L2 hit at 4,096 pipes, beyond it at 20,000: the charge's load
+ * and store otherwise waited for it, and fetching it ahead in one loop cost a second
+ * classification's loads), keeping the pipe's address tagged with its queue (XOR DSCP 0's, so
+ * the usual frame's tag is 0); the second charges the pipes. 52.3 -> 67.3 instructions a
+ * frame (make bench-graph's callgrind, 1,024 pipes) but fewer clocks (session 41,
+ * BENCHMARKS.md: with 4,096 pipes qos-output 13.2 -> 11.3 clocks in 6 alternated rounds;
+ * chunks of 16 to 64 alike, the whole vector at once no better than one loop, the same loops
+ * without the fetch no better either; 20,000 sessions' pipes 21-22 -> 18-19 clocks, better
+ * than wheel_pass_all's fetch 8 frames ahead). Returns the frames passed, their bytes in
+ * *pbytes_out. */
 #define WL_CHUNK 16
 #define WL_TAG (QOS_QUEUES - 1) /* a pipe's address's low bits, free (its line's): a queue */
 _Static_assert(QOS_QUEUES <= _Alignof(struct sl_wheel_pipe), "a queue fits below a pipe's address");
