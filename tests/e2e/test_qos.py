@@ -298,14 +298,12 @@ def test_qos_vectors_into_one_queue(sluiced_factory, tmp_path):
     assert len(pcap_outs(tmp_path, 2)[1]) == 4096
 
 
-
-
 def test_qos_wheel_two_ports_one_vector(sluiced_factory, tmp_path):
     """Two ports on the wheel, owned by one worker, whose frames come interleaved in one vector
     in runs of 1 to 40 (across wheel_lean's chunks of 16): each port sends exactly its own
     frames, in order; each pipe (the destination's low 3 bits) and each class (EF mapped to
-    TC0, AF11 to TC11 by default, DSCP 0 with or without ECN to TC12) counts them; nothing is dropped or queued."""
-    from scapy.all import rdpcap
+    TC0, AF11 to TC11 by default, DSCP 0 with or without ECN to TC12) counts them; nothing is
+    dropped or queued."""
     ports = pcap_ports(tmp_path, [], [], [])
     frames, want = [], {1: [], 2: []}
     runs = [1, 5, 17, 33, 16, 2, 40, 15, 3, 31]
@@ -336,8 +334,9 @@ def test_qos_wheel_two_ports_one_vector(sluiced_factory, tmp_path):
     errs = s.errors()
     assert s.stop() == 0
     assert not errs, errs
+    outs = pcap_outs(tmp_path, 3)
     for p in (1, 2):
-        out = [o for o in rdpcap(str(tmp_path / f"out{p}.pcap")) if UDP in o]
+        out = [o for o in outs[p] if UDP in o]
         got = [(o[UDP].sport, int(o[IP].dst.split(".")[3]), o[IP].tos) for o in out]
         assert got == want[p] * cycles, p
         tcs = shows[p]["qos-tcs"]

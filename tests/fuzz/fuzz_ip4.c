@@ -10,7 +10,8 @@
  * permit), on port1's output and on tunnels' input (VXLAN routed and bridged, GRE, IP-in-IP);
  * 49.0.0.0/8 has two paths of weights 1 and 3 (each packet's flow hash read from its header); drop routes 61.0.0.0/8 and 2001:db8:61::/48; hierarchical QoS
  * on port1's output (rte_sched: pipes by VLAN IDs, TCs by DSCP) and port0's (the timing
- * wheel: pipes by destination); PPPoE (discovery, and a session with IPCP and IPv6CP); IPoE's DHCP; no crash and no
+ * wheel: pipes by destination); PPPoE (discovery, and a session with IPCP and IPv6CP); IPoE's
+ * DHCP; no crash and no
  * buffer leak, and show trace formats whatever the nodes recorded. */
 #include "fuzz.h"
 #include "../common/ring_env.h"
