@@ -488,7 +488,7 @@ static __rte_always_inline uint32_t wq_fast(const struct hqos *h, const struct w
  * each frame's pipe line (an L2 hit at 4,096 pipes, beyond it at 20,000: the charge's load
  * and store otherwise waited for it, and fetching it ahead in one loop cost a second
  * classification's loads), keeping the pipe's address tagged with its queue (XOR DSCP 0's, so
- * the usual frame's tag is 0); the second charges the pipes. 52.3 -> 67.3 instructions a
+ * the usual frame's tag is 0); the second charges the pipes. 52.4 -> 67.3 instructions a
  * frame (make bench-graph's callgrind, 1,024 pipes) but fewer clocks (session 41,
  * BENCHMARKS.md: with 4,096 pipes qos-output 13.2 -> 11.3 clocks in 6 alternated rounds;
  * chunks of 16 to 64 alike, the whole vector at once no better than one loop, the same loops
