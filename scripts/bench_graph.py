@@ -26,7 +26,9 @@ RUNS=routed,acl-1,acl-1000,qos-4096 runs only those of the tunnel runs, and noth
 PAIRED=N (with RUNS): each of its feature runs (policer, acl-N, acl6-N, qos-N, qos-N-wheel) in
 one daemon, the feature taken off and put back between trials, N pairs of trials in ABBA order:
 the cost as the median of the pairs' differences, the rate as the median of their ratios (a
-pair's two trials fall in the same period of this host's speed), and the feature's own nodes.
+pair's two trials fall in the same period of this host's speed), of the data plane's nodes
+alone (pg-input left out) and of the whole path (pg-input, the port's receive, counted), and
+the feature's own nodes.
 BENCH_KEEP=1 keeps the runs' folder (printed at the end: callgrind's output files, to annotate
 per source line with a build that has debug information, SLUICE_BUILD=...)."""
 import json
@@ -917,14 +919,14 @@ def toggles(tag):
 
 def paired_clocks(tmp):
     """Per feature run with a toggle: (pairs of (off, on) whole-path sums without pg-input,
-    the feature's own nodes' clocks per pair)."""
+    the feature's own nodes' clocks per pair, pairs of (off, on) whole-path sums with it)."""
     out = {}
     for tag, setup, wrap in VX_RUNS:
         if not toggles(tag):
             continue
         off, on = toggles(tag)
         d, conf = stream_run_dir(tmp, f"pair-{tag}", setup, wrap)
-        pairs, own = [], []
+        pairs, own, whole = [], [], []
         with Daemon(conf, d) as s:
             base_nodes, now = None, "on"
             for i in range(PAIRED):
@@ -938,16 +940,17 @@ def paired_clocks(tmp):
                     base_nodes = set(got["off"])
                 alone = {k: sum(v for n, v in t.items() if n != "pg-input") for k, t in got.items()}
                 pairs.append((alone["off"], alone["on"]))
+                whole.append((sum(got["off"].values()), sum(got["on"].values())))
                 own.append(sum(v for n, v in got["on"].items() if n not in base_nodes))
             errs = s.js("show errors")["errors"]
         if errs:
             print(f"   {tag} errors: {errs}")
-        out[tag] = (pairs, own)
+        out[tag] = (pairs, own, whole)
     return out
 
 
 def print_paired(res):
-    for tag, (pairs, own) in res.items():
+    for tag, (pairs, own, whole) in res.items():
         diffs = [b - a for a, b in pairs]
         ratios = [a / b for a, b in pairs]
         print(f"   {tag}: {len(pairs)} pairs, the nodes alone (pg-input left out), off -> on: " +
@@ -957,6 +960,12 @@ def print_paired(res):
         print(f"     cost (the pairs' differences, median) {statistics.median(diffs):+.1f}; "
               f"rate with it / without (the pairs' ratios inverted, median) "
               f"{statistics.median(ratios):.3f}; each: " + ", ".join(f"{x:.3f}" for x in ratios))
+        # the forwarding rate itself: the whole path, pg-input (the port's receive) counted
+        wr = [a / b for a, b in whole]
+        print("     the whole path (pg-input counted), off -> on: " +
+              ", ".join(f"{a:.1f} -> {b:.1f}" for a, b in whole) +
+              f"; rate with it / without (median) {statistics.median(wr):.3f}; each: " +
+              ", ".join(f"{x:.3f}" for x in wr))
 
 
 def callgrind_pair(tmp, fam, setup, ecmp_setup, tag=""):

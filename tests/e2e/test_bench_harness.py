@@ -300,4 +300,9 @@ def test_bench_graph_pairs_features_with_routing(tmp_path):
         own = re.search(rf"^   {tag}: .*\n     the feature's own nodes per pair: (\S+), (\S+);",
                         r.stdout, re.M)
         assert own and all(float(x.rstrip(",;")) > 0 for x in own.groups()), r.stdout
+        # the whole path counts pg-input as well: above the nodes alone in every trial
+        whole = re.search(rf"^   {tag}: (?:.*\n){{3}}     the whole path \(pg-input counted\), "
+                          r"off -> on: (\S+) -> (\S+), (\S+) -> (\S+);", r.stdout, re.M)
+        assert whole, r.stdout
+        assert all(float(w) > float(a) for w, a in zip(whole.groups(), m.groups())), r.stdout
     assert "errors" not in r.stdout, r.stdout
