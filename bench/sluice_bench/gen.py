@@ -5,6 +5,7 @@ search and each trial is a new run of the same process."""
 import itertools
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -102,6 +103,8 @@ class GenSession:
         if self.shared:
             for f in Path("/dev/hugepages").glob(f"{self.prefix}map_*"):
                 f.unlink()
+        # DPDK 22.11 leaves its runtime folder (its config and fbarray files) behind at exit
+        shutil.rmtree(f"/run/dpdk/{self.prefix}", ignore_errors=True)
 
     def request(self, **req):
         self.f.write(json.dumps(req) + "\n")
@@ -130,7 +133,8 @@ class GenSession:
         short = int(rate * g["seconds"] * 0.98)
         return Trial(offered_pps=rate, sent=max(offered, short), received=g["sent"] - g["lost"],
                      seconds=g["seconds"], latency_us=g.get("latency_us"),
-                     gen_busy_pct=max(g["lanes_busy_pct"]), refused=g["tx_full"])
+                     gen_busy_pct=max(g["lanes_busy_pct"]), refused=g["tx_full"],
+                     gen_late_us=g.get("tx_late_max_us"))
 
 
 class RestartingTrial:

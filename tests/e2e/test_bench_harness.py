@@ -23,8 +23,17 @@ def bench(topo, tmp_path, name, timeout=400):
     """sluice-bench on topo (a dict), results in tmp_path/name: the finished process."""
     (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(topo))
     # the command the project's setup installs (scripts/setup.sh)
-    return subprocess.run([str(ROOT / ".venv/bin/sluice-bench"), str(tmp_path / f"{name}.yaml"), "--out",
-                           str(tmp_path / name)], capture_output=True, text=True, timeout=timeout)
+    p = subprocess.Popen([str(ROOT / ".venv/bin/sluice-bench"), str(tmp_path / f"{name}.yaml"), "--out",
+                          str(tmp_path / name)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        raise
+    r = subprocess.CompletedProcess(p.args, p.returncode, out, err)
+    r.pid = p.pid  # its generators' DPDK prefixes are sluice-gen-PID-N
+    return r
 
 
 # Dozens of generator runs against a sanitizer build that is several times slower, on two
@@ -45,6 +54,8 @@ def test_harness_writes_results(tmp_path):
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     # the run's folder (the DUT's and the generator's sockets and logs) is gone after a run that ends
     assert set(glob.glob("/tmp/sluice-bench-*")) <= folders
+    # and so are its generators' DPDK runtime folders
+    assert not glob.glob(f"/run/dpdk/sluice-gen-{r.pid}-*")
     res = json.loads((tmp_path / "out/results.json").read_text())
     assert [s["size"] for s in res["sizes"]] == [64, "imix"]
     for s in res["sizes"]:
@@ -98,6 +109,7 @@ def test_harness_over_vhost_user(tmp_path):
     assert s["ndr"]["mpps"] > 0.02 and s["latency"][0]["latency_us"]["p50"] > 0
     assert "[####################] NDR" in r.stdout          # the progress bar, completed
     assert set(os.listdir("/dev/hugepages")) <= before
+    assert not glob.glob(f"/run/dpdk/sluice-gen-{r.pid}-*")  # nor the generator's runtime folder
     # a CLI line the DUT refuses stops the run with the line named
     topo["dut"]["cli"] = ["ip route add nonsense"]
     r = bench(topo, tmp_path, "bad", timeout=120)
