@@ -95,6 +95,7 @@ struct lane {
 	/* TX, written by the lane */
 	uint64_t seq[MAX_STREAMS], sent[MAX_STREAMS], tx_bytes[MAX_STREAMS], tx_full, nsent, quota;
 	uint64_t next_tx, gap_seen, last_tx, burst_no;
+	uint64_t late_max; /* TSC: the most a paced burst left after its time (this lane's stalls) */
 	uint64_t busy, span;       /* TSC cycles: in turns of the loop that sent or received; all */
 	volatile int done;         /* nothing more to send in this run */
 	/* RX */
@@ -296,7 +297,7 @@ static void lane_reset(struct lane *l)
 	memset(l->seq, 0, sizeof(l->seq));
 	memset(l->sent, 0, sizeof(l->sent));
 	memset(l->tx_bytes, 0, sizeof(l->tx_bytes));
-	l->tx_full = l->nsent = l->burst_no = l->last_tx = 0;
+	l->tx_full = l->nsent = l->burst_no = l->last_tx = l->late_max = 0;
 	l->busy = l->span = 0;
 	memset(l->rx, 0, sizeof(l->rx));
 	memset(l->rx_sig, 0, sizeof(l->rx_sig));
@@ -424,6 +425,8 @@ static int lane_main(void *arg)
 				rte_smp_wmb();
 				l->done = 1;
 			} else if (!gap || now >= l->next_tx) {
+				if (gap && now - l->next_tx > l->late_max)
+					l->late_max = now - l->next_tx;
 				tx_burst(l, now, epoch);
 				l->next_tx += gap;
 				worked = true;
@@ -619,7 +622,7 @@ static void report(FILE *f, int json)
 {
 	static struct rxflow st[MAX_STREAMS], all;
 	uint64_t sent[MAX_STREAMS] = {0}, sbytes[MAX_STREAMS] = {0}, tbytes = 0, tsent = 0;
-	uint64_t tx_full = 0, rx = 0, rx_sig = 0, stale = 0;
+	uint64_t tx_full = 0, rx = 0, rx_sig = 0, stale = 0, late = 0;
 	uint64_t ptx[2] = {0}, prx[2] = {0}, prx_sig[2] = {0};
 	memset(st, 0, sizeof(st));
 	memset(&all, 0, sizeof(all));
@@ -641,6 +644,7 @@ static void report(FILE *f, int json)
 	for (unsigned k = 0; k < nb_lanes; k++) {
 		tx_full += lanes[k].tx_full;
 		stale += lanes[k].stale;
+		late = RTE_MAX(late, lanes[k].late_max);
 		for (unsigned pi = 0; pi < 2; pi++) {
 			/* a lane receives first on the RX port ([1]), then on the TX port ([0]) */
 			unsigned to = pi == 0 && opt.port[0] != opt.port[1];
@@ -665,6 +669,9 @@ static void report(FILE *f, int json)
 					l->span ? 100.0 * (double)l->busy / (double)l->span : 0.0);
 	}
 	double busy_cpp = tsent + rx ? (double)busy / (double)(tsent + rx) : 0;
+	/* paced: the most a burst left after its time (the lane held up, by this machine's
+	 * scheduler for one; it then sends what it owes back to back, a burst of late x rate) */
+	double late_us = (double)late * 1e6 / (double)rte_get_tsc_hz();
 	if (json) {
 		fputc('{', f);
 		put_counts(f, &all, tsent, tbytes, 1);
@@ -672,10 +679,11 @@ static void report(FILE *f, int json)
 			   ", \"stale\": %" PRIu64 ", \"tx_full\": %" PRIu64 ", \"seconds\": %.3f, "
 			   "\"tx_mpps\": %.3f, \"rx_mpps\": %.3f, \"rate_pps\": %.0f, \"lanes\": %u, "
 			   "\"lanes_busy_pct\": [%s], \"busy_cycles_per_packet\": %.1f, "
+			   "\"tx_late_max_us\": %.1f, "
 			   "\"state\": \"%s\", \"run\": %u, \"drain_ms\": %u, \"ports\": [",
 			rx, rx_sig, rx - rx_sig - stale, stale, tx_full, secs, (double)tsent / dsecs / 1e6,
-			(double)rx_sig / dsecs / 1e6, run.rate, nb_lanes, lanes_busy, busy_cpp, state,
-			run.epoch, run.drain_ms);
+			(double)rx_sig / dsecs / 1e6, run.rate, nb_lanes, lanes_busy, busy_cpp, late_us,
+			state, run.epoch, run.drain_ms);
 		for (unsigned pi = 0; pi < (opt.port[0] == opt.port[1] ? 1u : 2u); pi++) {
 			struct rte_eth_link link = {0};
 			rte_eth_link_get_nowait(opt.port[pi], &link);
@@ -698,9 +706,10 @@ static void report(FILE *f, int json)
 	put_counts(f, &all, tsent, tbytes, 0);
 	fprintf(f, "\nreceived %" PRIu64 " (signed %" PRIu64 ", stale %" PRIu64 ")  tx-full %" PRIu64
 		   "\n%.2f s: offered %.3f Mpps, received %.3f Mpps (%u lane%s, busy %s%%, %.1f "
-		   "cycles per packet sent or received)\n",
+		   "cycles per packet sent or received; a burst up to %.1f us late)\n",
 		rx, rx_sig, stale, tx_full, secs, (double)tsent / dsecs / 1e6,
-		(double)rx_sig / dsecs / 1e6, nb_lanes, nb_lanes > 1 ? "s" : "", lanes_busy, busy_cpp);
+		(double)rx_sig / dsecs / 1e6, nb_lanes, nb_lanes > 1 ? "s" : "", lanes_busy, busy_cpp,
+		late_us);
 	for (unsigned pi = 0; opt.bidir && pi < 2; pi++)
 		fprintf(f, "port %u: sent %" PRIu64 "  received %" PRIu64 " (signed %" PRIu64 ")\n",
 			opt.port[pi], ptx[pi], prx[pi], prx_sig[pi]);

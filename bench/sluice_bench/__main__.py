@@ -226,7 +226,8 @@ def dut_trial(topo, d, sub, size):
 
 def trial_log(ts):
     return [{"offered_mpps": t.offered_pps / 1e6, "rx_mpps": t.rx_pps / 1e6, "seconds": t.seconds,
-             "loss_ratio": t.loss_ratio, "refused": t.refused, "gen_busy_pct": t.gen_busy_pct}
+             "loss_ratio": t.loss_ratio, "refused": t.refused, "gen_busy_pct": t.gen_busy_pct,
+             "gen_late_us": t.gen_late_us}
             for t in ts]
 
 
@@ -477,11 +478,14 @@ def run_fixed(topo, out, at_mpps, trials, seconds=0.5, overload_mpps=0.0, log=pr
                         p.pause()
                     logs[name].append({"loss_ratio": t.loss_ratio, "refused": t.refused,
                                        "rx_mpps": t.rx_pps / 1e6, "gen_busy_pct": t.gen_busy_pct,
+                                       "gen_late_us": t.gen_late_us,
                                        "p99_us": (t.latency_us or {}).get("p99")})
                     log(f"  {name}: trial {k + 1}/{trials} at {at_mpps} Mpps"
                         f"{f' after {overload_mpps} Mpps' if overload_mpps else ''}: "
                         f"loss {t.loss_ratio:.5f}, "
-                        f"{t.refused} refused, generator {t.gen_busy_pct:.0f}% busy")
+                        f"{t.refused} refused, generator {t.gen_busy_pct:.0f}% busy"
+                        + (f", a burst up to {t.gen_late_us / 1000:.1f} ms late"
+                           if t.gen_late_us is not None else ""))
         res = {"name": topo["name"], "size": size, "at_mpps": at_mpps, "seconds": seconds,
                "overload_mpps": overload_mpps, "duts": {}}
         for name, lg in logs.items():

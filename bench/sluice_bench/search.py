@@ -19,6 +19,7 @@ class Trial:
     gen_busy_pct: float = None  # the busiest generator lane's share of busy time, when known
     refused: int = 0         # of sent: refused by the generator's full TX ring (the DUT did
                              # not drain its RX ring), as against lost inside the DUT
+    gen_late_us: float = None  # the most a paced burst of the generator left late, when known
 
     @property
     def loss_ratio(self) -> float:
@@ -88,6 +89,8 @@ def progress_line(n_done, expected, rate, secs, t, loss_ratio):
     bar = "#" * round(done * 20)
     busy = f"  (generator {t.gen_busy_pct:.0f}% busy)" if t.gen_busy_pct is not None else ""
     refused = f", {t.refused} refused by its TX ring" if t.refused else ""
+    if t.refused and t.gen_late_us is not None:
+        refused += f" (a burst up to {t.gen_late_us / 1000:.1f} ms late)"
     ok = t.loss_ratio <= loss_ratio
     return (f"[{bar:<20}] {rate / 1e6:9.4f} Mpps {secs:4.1f} s: loss "
             f"{t.loss_ratio:.5f} {'pass' if ok else 'fail'}{busy}{refused}")

@@ -3,6 +3,7 @@
 ranges, IMIX sizes, valid checksums, signatures); latency through a memif loop is sane."""
 import json
 import os
+import signal
 import struct
 import subprocess
 from collections import Counter
@@ -275,6 +276,15 @@ def test_control_socket(tmp_path):
         assert req({"cmd": "stop"}) == {"ok": True}
         w = req({"cmd": "stats"})
         assert w["state"] == "idle" and w["seconds"] < 1 and w["lost"] == 0 and w["sent"] > 5000
+        # a lane held up (here the whole process, stopped for 0.3 s) sends its bursts late,
+        # then back to back: the report says how late the latest one left
+        assert req({"cmd": "start", "rate": 50000, "duration": 1})["ok"]
+        time.sleep(0.2)
+        os.kill(p.pid, signal.SIGSTOP)
+        time.sleep(0.3)
+        os.kill(p.pid, signal.SIGCONT)
+        w = req({"cmd": "wait"})
+        assert w["run"] == 4 and w["lost"] == 0 and 250000 <= w["tx_late_max_us"] < 1000000, w
         for bad, why in [('{"cmd": "bogus"}', 'unknown cmd "bogus"'), ('{"cmd": start}', "must be a string"),
                          ("nonsense", "one JSON object"), ('{"cmd": "update", "rate": 5}', "no run"),
                          ('{"cmd": "start", "rate": 1, "percent": 1}', "not both"),
@@ -284,7 +294,7 @@ def test_control_socket(tmp_path):
                             for d in (-1, 1.5, 60001, "x")]:
             a = req(bad)
             assert a["ok"] is False and why in a["error"], (bad, a)
-        assert req({"cmd": "stats"})["run"] == 3      # refused requests changed nothing
+        assert req({"cmd": "stats"})["run"] == 4      # refused requests changed nothing
         assert req({"cmd": "quit"}) == {"ok": True}
         assert p.wait(timeout=10) == 0
     finally:
