@@ -6,7 +6,9 @@
 sluiced-*: two sluiced, server A and server B, one worker each (SEED004_CORES="A,B", default
 the forwarding core of BENCH_CORES for both), joined by a memif "wire" (A serves it). Each has
 a vhost-user port (DIR/vhost0.sock on A, DIR/vhost1.sock on B) to which the "VMs" connect
-(sluice-gen over virtio-user: VM1 sends into A, VM2 receives from B).
+(sluice-gen over virtio-user: VM1 sends into A, VM2 receives from B). On one core the two
+workers run with `unix { poll-yield }` (SEED004_POLL_YIELD=0: without; SEED004_POLL_SLEEP_US=N:
+a sleep of N us after a walk with no packet as well).
   mplsudp: the vRouter's model. VM1's interface is in table 1 on A; 48.0.0.0/8 in table 1 is
   routed into an MPLS-over-UDP tunnel to B with label 100; B pops label 100 into its table 1,
   where 48.0.0.0/8 is VM2.
@@ -32,7 +34,7 @@ from sluice_run import FWD_CORE, MAIN_CORE, Daemon, serve  # noqa: E402
 A_MAC, B_MAC = "02:00:00:00:0a:01", "02:00:00:00:0b:01"  # the wire's two ends
 VM1_PORT_MAC, VM2_MAC = "02:00:00:00:00:10", "02:00:00:00:00:02"
 
-STARTUP = """unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log poll-sleep-usec {sleep} }}
+STARTUP = """unix {{ cli-listen {d}/cli.sock exec {d}/setup.cli log {d}/sluiced.log poll-sleep-usec {sleep}{yld} }}
 cpu {{ main-core {main} corelist-workers {worker} }}
 dpdk {{
   vdev {p0} {{ name port0 mac-address {m0} }}
@@ -83,8 +85,13 @@ set interface l2 bridge vxlan_tunnel0 1
 
 def sluiced_pair(d, mode):
     cores = os.environ.get("SEED004_CORES", f"{FWD_CORE},{FWD_CORE}").split(",")
-    # two workers on one core take turns only if each sleeps when it has nothing to do
-    sleep = int(os.environ.get("SEED004_POLL_SLEEP_US", "10" if cores[0] == cores[1] else "0"))
+    # two busy-polling workers on one core are switched only at the kernel's ticks (4 ms
+    # here), and each one's ring fills meanwhile: on one core they give it up after every
+    # walk (poll-yield) and take turns walk by walk. (Sleeping 10 us after an empty walk
+    # instead, as until session 42, forwarded less and lost more: BENCHMARKS.md, seed 004.)
+    shared = cores[0] == cores[1]
+    sleep = int(os.environ.get("SEED004_POLL_SLEEP_US", "0"))
+    yld = " poll-yield" if os.environ.get("SEED004_POLL_YIELD", "1" if shared else "0") == "1" else ""
     wire = d / "wire.sock"
     sides = {
         "a": (f"net_vhost0,iface={d}/vhost0.sock,queues=1", VM1_PORT_MAC,
@@ -99,7 +106,7 @@ def sluiced_pair(d, mode):
         sub = d / name
         sub.mkdir(parents=True, exist_ok=True)
         (sub / "setup.cli").write_text(cli)
-        daemons.append(Daemon(STARTUP.format(d=sub, main=MAIN_CORE, worker=core, sleep=sleep, p0=p0, m0=m0,
+        daemons.append(Daemon(STARTUP.format(d=sub, main=MAIN_CORE, worker=core, sleep=sleep, yld=yld, p0=p0, m0=m0,
                                              p1=p1, m1=m1), sub))
     return daemons
 

@@ -210,6 +210,7 @@ int main(int argc, char **argv)
 	}
 	sl_rx_vector = (uint16_t)cfg.rx_vector;
 	sl_poll_sleep_us = cfg.poll_sleep_us;
+	sl_poll_yield = cfg.poll_yield;
 	if (sl_runtime_init(ng, lcores) || sl_iface_init(&cfg, sl_pool, ng))
 		goto out;
 	const char *failed = "";

@@ -181,6 +181,10 @@ static int sec_unix(struct lexer *lx, struct sl_config *c, const char *key)
 		return 0;
 	if (!strcmp(key, "poll-sleep-usec"))
 		return expect_uint(lx, key, 0, 1000000, &c->poll_sleep_us);
+	if (!strcmp(key, "poll-yield")) {
+		c->poll_yield = true;
+		return 0;
+	}
 	return fail(lx, "unknown 'unix' option '%s'", key);
 }
 

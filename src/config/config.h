@@ -36,6 +36,7 @@ struct sl_config {
 	uint32_t buffers_per_numa;
 	uint32_t rx_vector;        /* most packets port-rx takes per graph walk */
 	uint32_t poll_sleep_us;    /* a worker sleeps this long after a walk with no packet */
+	bool poll_yield;           /* a worker gives up its core (sched_yield) after each walk */
 	uint32_t ip4_max_routes;
 	uint32_t ip4_tbl8s;
 	uint32_t ip6_max_routes; /* per IPv6 FIB (every table) */

@@ -8,6 +8,7 @@
 #include "feature.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@ struct sl_worker sl_workers[SL_MAX_WORKERS + 1];
 struct sl_worker *sl_graph_creating;
 uint16_t sl_nb_workers;
 uint32_t sl_poll_sleep_us;
+bool sl_poll_yield;
 struct rte_rcu_qsbr *sl_rcu;
 volatile bool sl_quit;
 
@@ -419,6 +421,8 @@ static inline void worker_turn(struct sl_worker *wk)
 	rte_rcu_qsbr_quiescent(sl_rcu, wk->rcu_id);
 	if (unlikely(sl_poll_sleep_us) && !moved)
 		rte_delay_us_sleep(sl_poll_sleep_us);
+	else if (unlikely(sl_poll_yield))
+		sched_yield();
 }
 
 static int worker_main(void *arg)

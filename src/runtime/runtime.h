@@ -74,6 +74,9 @@ void sl_runtime_fini(void);
 extern uint32_t sl_main_asleep;
 /* unix { poll-sleep-usec N }: a worker sleeps N us after a walk that moved no packet (0: never) */
 extern uint32_t sl_poll_sleep_us;
+/* unix { poll-yield }: a worker gives up its core (sched_yield) after every walk, so that
+ * workers sharing a core take turns walk by walk rather than by the kernel's time slices */
+extern bool sl_poll_yield;
 extern int sl_main_efd;
 void sl_main_wake_slow(void);
 static inline void sl_main_wake(void)

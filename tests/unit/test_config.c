@@ -47,7 +47,7 @@ int main(void)
 	char err[256] = "";
 	const char *good =
 		"# comment\n"
-		"unix { cli-listen /run/x.sock exec /etc/setup.cli log /tmp/l poll-sleep-usec 50 }\n"
+		"unix { cli-listen /run/x.sock exec /etc/setup.cli log /tmp/l poll-sleep-usec 50 poll-yield }\n"
 		"cpu { main-core 1 corelist-workers 2-3,5 }\n"
 		"dpdk {\n"
 		"  dev 0000:00:08.0 { name eth0 num-rx-queues 2 num-tx-queues 4 num-rx-desc 512 }\n"
@@ -60,7 +60,7 @@ int main(void)
 	CHECK(parse(good, &c, err) == 0);
 	CHECK(!strcmp(c.cli_listen, "/run/x.sock"));
 	CHECK(!strcmp(c.exec, "/etc/setup.cli"));
-	CHECK(c.poll_sleep_us == 50);
+	CHECK(c.poll_sleep_us == 50 && c.poll_yield);
 	CHECK(c.main_core == 1);
 	int cores[8];
 	CHECK(sl_parse_corelist(c.corelist_workers, cores, 8) == 3 && cores[2] == 5);
@@ -74,6 +74,7 @@ int main(void)
 	CHECK(!strcmp(c.eal_args, "--log-level=8 -d x"));
 	CHECK(c.buffers_per_numa == 32768);
 	CHECK(c.ip4_max_routes == 1048576 && c.ip4_tbl8s == 4096);
+	CHECK(parse("unix { poll-sleep-usec 5 }\n", &c, err) == 0 && !c.poll_yield); /* off by default */
 	CHECK(sl_config_load(&c, "/nonexistent/startup.conf", err, sizeof(err)) != 0);
 	CHECK(strstr(err, "/nonexistent/startup.conf") != NULL);
 	return CHECK_REPORT();
