@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from .search import expected_trials, interleave, on_turn, progress_line, search_steps
+from .search import expected_trials, interleave, late_text, on_turn, progress_line, search_steps
 from .gen import Pausing, RestartingTrial
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -484,8 +484,7 @@ def run_fixed(topo, out, at_mpps, trials, seconds=0.5, overload_mpps=0.0, log=pr
                         f"{f' after {overload_mpps} Mpps' if overload_mpps else ''}: "
                         f"loss {t.loss_ratio:.5f}, "
                         f"{t.refused} refused, generator {t.gen_busy_pct:.0f}% busy"
-                        + (f", a burst up to {t.gen_late_us / 1000:.1f} ms late"
-                           if t.gen_late_us is not None else ""))
+                        + (f", {late_text(t)}" if late_text(t) else ""))
         res = {"name": topo["name"], "size": size, "at_mpps": at_mpps, "seconds": seconds,
                "overload_mpps": overload_mpps, "duts": {}}
         for name, lg in logs.items():

@@ -83,14 +83,19 @@ def search_steps(max_pps: float, loss_ratio: float = 0.0, min_pps: float = 1e3,
             step *= 2
 
 
+def late_text(t):
+    """How late the trial's latest paced burst left, when the generator said: for its lines."""
+    return f"a burst up to {t.gen_late_us / 1000:.1f} ms late" if t.gen_late_us is not None else ""
+
+
 def progress_line(n_done, expected, rate, secs, t, loss_ratio):
     """A trial's progress line: a bar of the search's expected trials, the rate, the loss."""
     done = min(n_done / max(expected, n_done + 1), 0.99)
     bar = "#" * round(done * 20)
     busy = f"  (generator {t.gen_busy_pct:.0f}% busy)" if t.gen_busy_pct is not None else ""
     refused = f", {t.refused} refused by its TX ring" if t.refused else ""
-    if t.refused and t.gen_late_us is not None:
-        refused += f" (a burst up to {t.gen_late_us / 1000:.1f} ms late)"
+    if t.refused and late_text(t):
+        refused += f" ({late_text(t)})"
     ok = t.loss_ratio <= loss_ratio
     return (f"[{bar:<20}] {rate / 1e6:9.4f} Mpps {secs:4.1f} s: loss "
             f"{t.loss_ratio:.5f} {'pass' if ok else 'fail'}{busy}{refused}")

@@ -8,8 +8,8 @@
 #include "feature.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <fnmatch.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
