@@ -131,10 +131,12 @@ static struct {
 	int json, progress;
 	uint64_t count;            /* packets to send; 0: as many as the duration allows */
 	uint32_t drain_ms;
+	uint16_t rxd, txd;         /* descriptors a queue asks for (--rxd, --txd) */
 	const char *control;
 	const char *stream_text[MAX_STREAMS];
 	unsigned nb_text;
-} opt = {.port = {0, 1}, .duration = 5, .drain_ms = DRAIN_MS, .size = 64, .dst = "48.0.0.0/8", .src = "16.0.0.1"};
+} opt = {.port = {0, 1}, .duration = 5, .drain_ms = DRAIN_MS, .rxd = 1024, .txd = 1024,
+	   .size = 64, .dst = "48.0.0.0/8", .src = "16.0.0.1"};
 
 /* the subscriber emulator's options (--pppoe-...): on with --pppoe-sessions */
 static struct bng_emu_opts emu = {.rate = 100, .user = "user", .password = "secret",
@@ -196,7 +198,9 @@ static int port_init(uint16_t p, struct rte_mempool *mp)
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf = RTE_ETH_RSS_IP & info.flow_type_rss_offloads;
 	}
-	uint16_t nrx = 1024, ntx = 1024;
+	/* the PMD may give fewer (or more): rte_eth_dev_adjust_nb_rx_tx_desc. A virtio-user
+	 * TX queue uses no more than it is given here, whatever its ring's queue_size */
+	uint16_t nrx = opt.rxd, ntx = opt.txd;
 	if (rte_eth_dev_configure(p, (uint16_t)nb_lanes, (uint16_t)nb_lanes, &conf) ||
 	    rte_eth_dev_adjust_nb_rx_tx_desc(p, &nrx, &ntx))
 		return fprintf(stderr, "sluice-gen: port %u: configure failed\n", p), -1;
@@ -956,7 +960,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: sluice-gen [EAL args] -- [--tx-port N] [--rx-port N] [--bidir]\n"
 		"       [--rate PPS|PCT%%] [--duration S] [--count N] [--drain-ms MS] [--json]\n"
-		"       [--progress]\n"
+		"       [--progress] [--rxd N] [--txd N]\n"
 		"       [--size BYTES --dst A.B.C.D/LEN --src A.B.C.D --dst-mac MAC]\n"
 		"       [--stream '[port N] size MIN[-MAX]|imix|mix S:W,...\n"
 		"                  data { IP4: SMAC -> DMAC [vlan ID]\n"
@@ -981,7 +985,9 @@ static void usage(void)
 		"  %d streams; under --bidir a stream without 'port' is sent both ways.\n"
 		"  Lanes: every worker lcore (EAL -l) sends and receives on a queue of its own.\n"
 		"  --drain-ms: how long the receivers count frames after the last is sent (default\n"
-		"  500; RFC 2544 asks 2000 in front of a device that may queue for long).\n",
+		"  500; RFC 2544 asks 2000 in front of a device that may queue for long).\n"
+		"  --rxd, --txd: descriptors of each RX and TX queue (default 1024, as testpmd's\n"
+		"  options; over virtio-user, the DUT's receive ring is this TX queue).\n",
 		MAX_STREAMS);
 }
 
@@ -1093,6 +1099,7 @@ static int parse(int argc, char **argv)
 		{"src", 1, 0, 'S'},      {"dst-mac", 1, 0, 'm'}, {"json", 0, 0, 'j'},
 		{"stream", 1, 0, 'x'},   {"count", 1, 0, 'c'},   {"bidir", 0, 0, 'b'},
 		{"control", 1, 0, 'C'},  {"progress", 0, 0, 'p'},   {"drain-ms", 1, 0, 1015},
+		{"rxd", 1, 0, 1016},     {"txd", 1, 0, 1017},
 		{"pppoe-sessions", 1, 0, 1000}, {"pppoe-rate", 1, 0, 1001}, {"pppoe-user", 1, 0, 1002},
 		{"pppoe-password", 1, 0, 1003}, {"pppoe-traffic", 1, 0, 1004},
 		{"pppoe-target", 1, 0, 1005}, {"pppoe-router-mac", 1, 0, 1006},
@@ -1241,6 +1248,15 @@ static int parse(int argc, char **argv)
 			emu.pppoe_svlan = (uint16_t)v;
 			break;
 		}
+		case 1016:
+		case 1017: {
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (*end || end == optarg || v < 64 || v > 32768)
+				return fprintf(stderr, "sluice-gen: bad --%s '%s' (64-32768)\n",
+					       c == 1016 ? "rxd" : "txd", optarg), -1;
+			*(c == 1016 ? &opt.rxd : &opt.txd) = (uint16_t)v;
+			break;
+		}
 		case 1008:
 			emu_hold = strtod(optarg, &end);
 			if (*end || end == optarg || emu_hold < 0)
@@ -1296,8 +1312,11 @@ static int gen_main(int argc, char **argv)
 	nb_lanes = w ? w : 1;
 	if (!w)
 		lanes[0].lcore = rte_get_main_lcore();
-	struct rte_mempool *mp = rte_pktmbuf_pool_create("gen_pool", 8192 * (nb_lanes + 1), 256, 0,
-							 RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	/* a lane's two ports' rings full, and room to build bursts: 8,192 with the default rings */
+	unsigned per_lane = RTE_MAX(8192u, 2u * (opt.rxd + opt.txd) + 4096u);
+	struct rte_mempool *mp = rte_pktmbuf_pool_create("gen_pool", per_lane * (nb_lanes + 1), 256,
+							 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+							 (int)rte_socket_id());
 	if (!mp)
 		return fprintf(stderr, "sluice-gen: no memory for the packet pool\n"), 1;
 	if (port_init(opt.port[0], mp) || (opt.port[1] != opt.port[0] && port_init(opt.port[1], mp)))

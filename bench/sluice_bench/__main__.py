@@ -215,13 +215,15 @@ def run_folder(prefix="sluice-bench-"):
 
 def dut_trial(topo, d, sub, size):
     """The RestartingTrial of DUT d (run folder sub) at a frame size: its generator as the
-    topology's gen with the DUT's own gen settings over it; gen.drain_ms is sluice-gen's
-    --drain-ms (its default, 500, without)."""
+    topology's gen with the DUT's own gen settings over it; gen.drain_ms, gen.rxd and gen.txd
+    are sluice-gen's --drain-ms, --rxd and --txd (its defaults, 500, 1024 and 1024, without)."""
     sub.mkdir(parents=True)
     g = {**topo["gen"], **d.get("gen", {})}
+    args = [a for k in ("drain_ms", "rxd", "txd") if k in g
+            for a in ("--" + k.replace("_", "-"), str(int(g[k])))]
     return RestartingTrial(lambda: dut_of(d, sub), sub / "memif.sock", huge=g.get("huge", True),
                            stream=stream_for(size, g), vdevs=g.get("vdevs"), eal=g.get("eal", []),
-                           gen_args=["--drain-ms", str(int(g["drain_ms"]))] if "drain_ms" in g else [])
+                           gen_args=args)
 
 
 def trial_log(ts):

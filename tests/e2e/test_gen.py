@@ -301,3 +301,45 @@ def test_control_socket(tmp_path):
         if p.poll() is None:
             p.kill()
             p.wait()
+
+
+def test_txd_sets_the_vhost_receivers_ring(tmp_path):
+    """--txd N: over virtio-user the generator's TX queue is the vhost-user receiver's ring, and
+    the queue uses no more than N descriptors whatever its queue_size. Into a sluiced vhost-user
+    port whose process is stopped, a run takes what the ring holds and the rest is refused:
+    1,024 frames with the default, 4,096 with --txd 4096 (queue_size=4096 both times).
+    Bad values are refused."""
+    import sys
+    import pytest
+    from conftest import ROOT, Sluiced, hugepages_free_mb
+    for bad in ("32", "40000", "x"):
+        r = subprocess.run([GEN, "--no-huge", "--no-pci", "-m", "128", "--file-prefix", f"gen-bad-{os.getpid()}",
+                            "--log-level", "4", "--vdev", "net_null0,no-rx=1", "--", "--txd", bad],
+                           capture_output=True, text=True, timeout=30)
+        assert r.returncode == 2 and f"bad --txd '{bad}' (64-32768)" in r.stderr
+    if hugepages_free_mb() < 1400:
+        pytest.skip("virtio-user shares the generator's memory by hugepage files")
+    sys.path.insert(0, str(ROOT / "bench"))
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from sluice_bench.gen import GenSession
+    taken = {}
+    for txd in (None, 4096):
+        sub = tmp_path / f"txd-{txd}"
+        sub.mkdir()
+        vs = sub / "vhost.sock"
+        d = Sluiced(sub, [f"net_vhost0,iface={vs},queues=1"], ["set interface state port0 up"],
+                    memory=256).start()
+        try:
+            with GenSession(vs, None, sub, vdevs=[f"net_virtio_user0,path={vs},queues=1,queue_size=4096",
+                                                 "net_null0,no-rx=1"],
+                            gen_args=["--txd", str(txd)] if txd else []) as g:
+                os.kill(d.proc.pid, signal.SIGSTOP)  # the ring is no longer drained
+                try:
+                    r = g.run(200000, 0.5)
+                finally:
+                    os.kill(d.proc.pid, signal.SIGCONT)
+            assert r["sent"] + r["tx_full"] >= 90000  # offered about 0.5 s at 200,000/s
+            taken[txd] = r["sent"]
+        finally:
+            d.stop()
+    assert taken == {None: 1024, 4096: 4096}
