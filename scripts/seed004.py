@@ -6,11 +6,15 @@ Linux bridges with the kernel's VXLAN in two network namespaces; NDR, PDR and th
 forwarded at the highest load offered, trial by trial, then one table and one plot shaped
 like the seed's comparison in results/seed-004/.
 
-Environment: REPEAT (default 1) repeats each search; SEED004_CORES="A,B" puts server A's and
+Environment: REPEAT (default 1) repeats each search; SEED004_RING=N makes every DUT's receive
+queue from VM1 N frames deep (default the topology's 4,096: the virtio ring's queue_size and
+the generator's --txd for sluiced, the af_packet ring and netdev_max_backlog for the kernel);
+SEED004_CORES="A,B" puts server A's and
 server B's workers on those cores (default: both on the forwarding core of BENCH_CORES, as a
 2-core machine must; the generator keeps its own core)."""
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -71,11 +75,26 @@ def report(res, out):
     return lines
 
 
+def with_ring(topo, n):
+    """topo with every DUT's receive queue from VM1 n frames deep (see bench/topologies/seed-004.yaml)."""
+    for d in topo["duts"]:
+        g = d["gen"]
+        g["vdevs"] = [re.sub(r"(queue_size|framecnt)=\d+", rf"\g<1>={n}", v) for v in g["vdevs"]]
+        if "txd" in g:
+            g["txd"] = n
+        d["cmd"] = re.sub(r"--backlog \d+", f"--backlog {n}", d["cmd"])
+    return topo
+
+
 def main():
     os.chdir(ROOT)  # the topology's commands name scripts/ from here
-    ensure_hugepages(3800)  # two pairs of sluiced (about 1.4 GB each) and the generators
+    # two pairs of sluiced (about 1.4 GB each) and the generators: 3.6 GB at the most in
+    # session 43's runs, and a generator that found 242 MB free at 3,800 did not start
+    ensure_hugepages(4400)
     out = ROOT / "results" / "seed-004"
     topo = yaml.safe_load(open(ROOT / "bench/topologies/seed-004.yaml"))
+    if os.environ.get("SEED004_RING"):
+        topo = with_ring(topo, int(os.environ["SEED004_RING"]))
     run_topology(topo, out, log=lambda m: print(m, flush=True),
                  repeat=max(int(os.environ.get("REPEAT", "1")), 1))
     print("\n".join(report(json.loads((out / "results.json").read_text()), out)))

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Seed 004's two servers, as one DUT of sluice-bench (kind: command): until SIGTERM.
 
-  python3 scripts/seed004_hosts.py DIR sluiced-mplsudp|sluiced-vxlan|kernel-vxlan
+  python3 scripts/seed004_hosts.py DIR sluiced-mplsudp|sluiced-vxlan|kernel-vxlan [--backlog N]
 
 sluiced-*: two sluiced, server A and server B, one worker each (SEED004_CORES="A,B", default
 the forwarding core of BENCH_CORES for both), joined by a memif "wire" (A serves it). Each has
@@ -115,10 +115,16 @@ def sh(cmd, check=True):
     return subprocess.run(cmd, shell=True, check=check, capture_output=True, text=True)
 
 
-def kernel_up():
-    """The two namespaces (s4a, s4b), the wire and the VMs' veths; their teardown."""
+def kernel_up(backlog=None):
+    """The two namespaces (s4a, s4b), the wire and the VMs' veths; their teardown. backlog: the
+    kernel's per-CPU receive queue (net.core.netdev_max_backlog, restored at teardown), as deep
+    as the sluiced servers' receive rings."""
     down = []
     try:
+        if backlog:
+            old = Path("/proc/sys/net/core/netdev_max_backlog").read_text().strip()
+            sh(f"sysctl -qw net.core.netdev_max_backlog={int(backlog)}")
+            down.append(f"sysctl -qw net.core.netdev_max_backlog={old}")
         for n in ("s4a", "s4b"):
             sh(f"ip netns add {n}")
             down.append(f"ip netns del {n}")
@@ -155,11 +161,12 @@ def kernel_up():
 
 def main():
     d, mode = Path(sys.argv[1]), sys.argv[2]
+    backlog = sys.argv[4] if sys.argv[3:4] == ["--backlog"] else None
     if mode == "kernel-vxlan":
         stop = []
         signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
         signal.signal(signal.SIGINT, lambda *_: stop.append(1))
-        down = kernel_up()
+        down = kernel_up(backlog)
         try:
             while not stop:
                 time.sleep(0.2)

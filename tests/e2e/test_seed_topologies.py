@@ -95,3 +95,41 @@ def test_seed004_servers_carry_vm1_to_vm2(sluiced_factory, tmp_path, mode):
         else:
             assert bytes(x) == bytes(frame)
     assert not [k for k in errs_b if k[0].startswith(("mpls", "vxlan"))], errs_b
+
+
+def test_seed004_receive_queues_one_depth():
+    """seed-004.yaml gives every DUT's receive queue from VM1 one depth (the sluiced servers' ring:
+    the virtio-user queue_size and the generator's txd; the kernel's: the af_packet ring and
+    netdev_max_backlog), and SEED004_RING=N (seed004.with_ring) moves all four together; the
+    kernel's backlog is set while its servers are up and put back after."""
+    import re
+    import subprocess
+    import sys
+    sys.path.insert(0, str(ROOT / "scripts"))
+    sys.path.insert(0, str(ROOT / "bench"))
+    import seed004
+    import seed004_hosts as h
+
+    def depths(topo):
+        got = set()
+        for d in topo["duts"]:
+            g = d["gen"]
+            got |= {int(x) for v in g["vdevs"] for x in re.findall(r"(?:queue_size|framecnt)=(\d+)", v)}
+            got |= {int(g["txd"])} if d["name"].startswith("sluiced") else set()
+            got |= {int(x) for x in re.findall(r"--backlog (\d+)", d["cmd"])}
+        return got
+    topo = yaml.safe_load(open(ROOT / "bench/topologies/seed-004.yaml"))
+    assert [d["name"] for d in topo["duts"]] == ["sluiced-mplsudp", "sluiced-vxlan", "linux-bridge-vxlan"]
+    assert depths(topo) == {4096}
+    assert all("--backlog" in d["cmd"] or "txd" in d["gen"] for d in topo["duts"])
+    assert depths(seed004.with_ring(topo, 1024)) == {1024}
+    path = Path("/proc/sys/net/core/netdev_max_backlog")
+    before = path.read_text().strip()
+    down = h.kernel_up(backlog=int(before) + 77)
+    try:
+        assert path.read_text().strip() == str(int(before) + 77)
+    finally:
+        for c in down:
+            subprocess.run(c, shell=True, capture_output=True)
+    assert path.read_text().strip() == before
+    assert "s4a" not in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
