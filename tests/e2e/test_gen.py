@@ -327,8 +327,7 @@ def test_txd_sets_the_vhost_receivers_ring(tmp_path):
         sub = tmp_path / f"txd-{txd}"
         sub.mkdir()
         vs = sub / "vhost.sock"
-        d = Sluiced(sub, [f"net_vhost0,iface={vs},queues=1"], ["set interface state port0 up"],
-                    memory=256).start()
+        d = Sluiced(sub, [f"net_vhost0,iface={vs},queues=1"], ["set interface state port0 up"]).start()
         try:
             with GenSession(vs, None, sub, vdevs=[f"net_virtio_user0,path={vs},queues=1,queue_size=4096",
                                                  "net_null0,no-rx=1"],
