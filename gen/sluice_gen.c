@@ -96,6 +96,7 @@ struct lane {
 	uint64_t seq[MAX_STREAMS], sent[MAX_STREAMS], tx_bytes[MAX_STREAMS], tx_full, nsent, quota;
 	uint64_t next_tx, gap_seen, last_tx, burst_no;
 	uint64_t late_max; /* TSC: the most a paced burst left after its time (this lane's stalls) */
+	uint64_t late_at;  /* TSC: when that burst was due, from the run's start */
 	uint64_t busy, span;       /* TSC cycles: in turns of the loop that sent or received; all */
 	volatile int done;         /* nothing more to send in this run */
 	/* RX */
@@ -301,7 +302,7 @@ static void lane_reset(struct lane *l)
 	memset(l->seq, 0, sizeof(l->seq));
 	memset(l->sent, 0, sizeof(l->sent));
 	memset(l->tx_bytes, 0, sizeof(l->tx_bytes));
-	l->tx_full = l->nsent = l->burst_no = l->last_tx = l->late_max = 0;
+	l->tx_full = l->nsent = l->burst_no = l->last_tx = l->late_max = l->late_at = 0;
 	l->busy = l->span = 0;
 	memset(l->rx, 0, sizeof(l->rx));
 	memset(l->rx_sig, 0, sizeof(l->rx_sig));
@@ -429,8 +430,10 @@ static int lane_main(void *arg)
 				rte_smp_wmb();
 				l->done = 1;
 			} else if (!gap || now >= l->next_tx) {
-				if (gap && now - l->next_tx > l->late_max)
+				if (gap && now - l->next_tx > l->late_max) {
 					l->late_max = now - l->next_tx;
+					l->late_at = l->next_tx - run.start;
+				}
 				tx_burst(l, now, epoch);
 				l->next_tx += gap;
 				worked = true;
@@ -626,7 +629,7 @@ static void report(FILE *f, int json)
 {
 	static struct rxflow st[MAX_STREAMS], all;
 	uint64_t sent[MAX_STREAMS] = {0}, sbytes[MAX_STREAMS] = {0}, tbytes = 0, tsent = 0;
-	uint64_t tx_full = 0, rx = 0, rx_sig = 0, stale = 0, late = 0;
+	uint64_t tx_full = 0, rx = 0, rx_sig = 0, stale = 0, late = 0, late_at = 0;
 	uint64_t ptx[2] = {0}, prx[2] = {0}, prx_sig[2] = {0};
 	memset(st, 0, sizeof(st));
 	memset(&all, 0, sizeof(all));
@@ -648,7 +651,10 @@ static void report(FILE *f, int json)
 	for (unsigned k = 0; k < nb_lanes; k++) {
 		tx_full += lanes[k].tx_full;
 		stale += lanes[k].stale;
-		late = RTE_MAX(late, lanes[k].late_max);
+		if (lanes[k].late_max >= late) {
+			late = lanes[k].late_max;
+			late_at = lanes[k].late_at;
+		}
 		for (unsigned pi = 0; pi < 2; pi++) {
 			/* a lane receives first on the RX port ([1]), then on the TX port ([0]) */
 			unsigned to = pi == 0 && opt.port[0] != opt.port[1];
@@ -683,11 +689,11 @@ static void report(FILE *f, int json)
 			   ", \"stale\": %" PRIu64 ", \"tx_full\": %" PRIu64 ", \"seconds\": %.3f, "
 			   "\"tx_mpps\": %.3f, \"rx_mpps\": %.3f, \"rate_pps\": %.0f, \"lanes\": %u, "
 			   "\"lanes_busy_pct\": [%s], \"busy_cycles_per_packet\": %.1f, "
-			   "\"tx_late_max_us\": %.1f, "
+			   "\"tx_late_max_us\": %.1f, \"tx_late_at_ms\": %.1f, "
 			   "\"state\": \"%s\", \"run\": %u, \"drain_ms\": %u, \"ports\": [",
 			rx, rx_sig, rx - rx_sig - stale, stale, tx_full, secs, (double)tsent / dsecs / 1e6,
 			(double)rx_sig / dsecs / 1e6, run.rate, nb_lanes, lanes_busy, busy_cpp, late_us,
-			state, run.epoch, run.drain_ms);
+			(double)late_at * 1e3 / (double)rte_get_tsc_hz(), state, run.epoch, run.drain_ms);
 		for (unsigned pi = 0; pi < (opt.port[0] == opt.port[1] ? 1u : 2u); pi++) {
 			struct rte_eth_link link = {0};
 			rte_eth_link_get_nowait(opt.port[pi], &link);

@@ -277,7 +277,8 @@ def test_control_socket(tmp_path):
         w = req({"cmd": "stats"})
         assert w["state"] == "idle" and w["seconds"] < 1 and w["lost"] == 0 and w["sent"] > 5000
         # a lane held up (here the whole process, stopped for 0.3 s) sends its bursts late,
-        # then back to back: the report says how late the latest one left
+        # then back to back: the report says how late the latest one left, and when into the
+        # run it was due
         assert req({"cmd": "start", "rate": 50000, "duration": 1})["ok"]
         time.sleep(0.2)
         os.kill(p.pid, signal.SIGSTOP)
@@ -285,6 +286,7 @@ def test_control_socket(tmp_path):
         os.kill(p.pid, signal.SIGCONT)
         w = req({"cmd": "wait"})
         assert w["run"] == 4 and w["lost"] == 0 and 250000 <= w["tx_late_max_us"] < 1000000, w
+        assert 150 <= w["tx_late_at_ms"] <= 450, w  # that burst was due when the stop came
         for bad, why in [('{"cmd": "bogus"}', 'unknown cmd "bogus"'), ('{"cmd": start}', "must be a string"),
                          ("nonsense", "one JSON object"), ('{"cmd": "update", "rate": 5}', "no run"),
                          ('{"cmd": "start", "rate": 1, "percent": 1}', "not both"),
