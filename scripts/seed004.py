@@ -9,9 +9,9 @@ like the seed's comparison in results/seed-004/.
 Environment: REPEAT (default 1) repeats each search; SEED004_RING=N makes every DUT's receive
 queue from VM1 N frames deep (default the topology's 4,096: the virtio ring's queue_size and
 the generator's --txd for sluiced, the af_packet ring and netdev_max_backlog for the kernel);
-SEED004_CORES="A,B" puts server A's and
-server B's workers on those cores (default: both on the forwarding core of BENCH_CORES, as a
-2-core machine must; the generator keeps its own core)."""
+SEED004_CORES="A,B" puts server A's and server B's workers on those cores (default: both on
+the forwarding core of BENCH_CORES, as a 2-core machine must; the generator keeps its own
+core)."""
 import json
 import os
 import re
