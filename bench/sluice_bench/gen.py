@@ -25,6 +25,11 @@ class LinkDown(RuntimeError):
     """The generator's ports did not come up, or went down: the DUT is not there."""
 
 
+class GenExited(RuntimeError):
+    """The generator's process ended while a search used it (its status and log's tail say
+    how): RestartingTrial starts DUT and generator again, as after LinkDown."""
+
+
 class GenSession:
     """sluice-gen with a control socket, as a context manager. vdevs: the generator's two
     ports, '{sock}' replaced by sock and '{dir}' by its folder (None: a memif client pair on
@@ -92,7 +97,7 @@ class GenSession:
         try:
             if self.p.poll() is None and hasattr(self, "f"):
                 self.request(cmd="quit")
-        except OSError:
+        except (OSError, GenExited):
             pass
         if self.p.poll() is None:
             self.p.terminate()
@@ -106,12 +111,26 @@ class GenSession:
         # DPDK 22.11 leaves its runtime folder (its config and fbarray files) behind at exit
         shutil.rmtree(f"/run/dpdk/{self.prefix}", ignore_errors=True)
 
+    def exited(self):
+        """GenExited for a generator whose control socket closed: its exit status (a negative
+        one is the signal that ended it) and its log's tail."""
+        try:
+            rc = self.p.wait(5)
+        except subprocess.TimeoutExpired:
+            rc = "still running"
+        tail = (self.run_dir / "gen.log").read_text(errors="replace")[-1500:]
+        return GenExited(f"sluice-gen (pid {self.p.pid}) closed its control socket, exit status "
+                         f"{rc}; its log ends:\n{tail}")
+
     def request(self, **req):
-        self.f.write(json.dumps(req) + "\n")
-        self.f.flush()
-        line = self.f.readline()
+        try:
+            self.f.write(json.dumps(req) + "\n")
+            self.f.flush()
+            line = self.f.readline()
+        except OSError:  # the other end went away: BrokenPipeError, ConnectionResetError
+            line = ""
         if not line:
-            raise RuntimeError("sluice-gen closed its control socket")
+            raise self.exited()
         a = json.loads(line)
         if a.get("ok") is False:
             raise RuntimeError(f"sluice-gen: {a['error']}")
@@ -140,7 +159,8 @@ class GenSession:
 class RestartingTrial:
     """Trials against a DUT this object starts (make_dut() gives a context manager) through
     one GenSession, both started again (and counted in restarts) if the generator's links do
-    not come up or go down. Use it as a context manager; call it as a trial function."""
+    not come up or go down, or the generator exits during a trial (said on stderr, with its
+    status and log). Use it as a context manager; call it as a trial function."""
 
     def __init__(self, make_dut, sock, stream=None, huge=True, vdevs=None, eal=(), gen_args=()):
         self.make_dut, self.restarts = make_dut, 0
@@ -176,9 +196,11 @@ class RestartingTrial:
         for attempt in range(3):
             try:
                 return self.gen.trial(rate, secs)
-            except LinkDown:
+            except (LinkDown, GenExited) as e:
                 if attempt == 2:
                     raise
+                print(f"sluice-bench: {e}\nsluice-bench: starting the DUT and its generator again",
+                      file=sys.stderr)
                 self._down()
                 self.__enter__()
                 self.restarts += 1

@@ -318,3 +318,28 @@ def test_bench_graph_pairs_features_with_routing(tmp_path):
         assert whole, r.stdout
         assert all(float(w) > float(a) for w, a in zip(whole.groups(), m.groups())), r.stdout
     assert "errors" not in r.stdout, r.stdout
+
+
+def test_harness_restarts_a_generator_that_exits(tmp_path, capfd):
+    """A generator that dies during a search (here killed between two trials) is not the end of
+    the run: the trial function says so on stderr with its exit status (-9: SIGKILL), starts the
+    DUT and the generator again, counts a restart and gives the trial's result; and it leaves
+    no process behind."""
+    import signal
+    import sys
+    sys.path.insert(0, str(ROOT / "bench"))
+    from sluice_bench.__main__ import dut_trial
+    base = yaml.safe_load(open(ROOT / "bench/topologies/memif-sluiced-vs-testpmd-io.yaml"))
+    topo = {"name": "restart", "gen": dict(base["gen"], drain_ms=DRAIN_MS), "search": {"sizes": [64]}}
+    with dut_trial(topo, dict(base["duts"][0], warmup_s=0.2), tmp_path / "dut", 64) as t:
+        first = t(50000, 0.2)
+        assert first.received > 0 and t.restarts == 0
+        dead = t.gen.p
+        os.kill(dead.pid, signal.SIGKILL)
+        dead.wait(10)
+        again = t(50000, 0.2)
+        assert t.restarts == 1 and t.gen.p.pid != dead.pid and again.received > 0
+    err = capfd.readouterr().err
+    assert f"sluice-gen (pid {dead.pid}) closed its control socket, exit status -9" in err
+    assert "starting the DUT and its generator again" in err
+    assert t.gen.p.poll() is not None and t.dut.d.proc.poll() is not None
