@@ -7,7 +7,9 @@ longest turn between two port-rx polls and their turns of 0.5 ms or more (show r
 cleared before the trial); and the threads that ran during the trial, by CPU time
 (/proc/*/task/*/schedstat), to see what shared the generator's core.
 
-  .venv/bin/python scripts/lab/seed004_stalls.py RATE TRIALS [SECS]"""
+  [GEN_NICE=N] .venv/bin/python scripts/lab/seed004_stalls.py RATE TRIALS [SECS]
+
+GEN_NICE=N runs every thread of the generator at nice N."""
 import glob
 import json
 import os
@@ -61,6 +63,9 @@ def main():
         time.sleep(4)
         vd = [f"net_virtio_user{i},path={d}/vhost{i}.sock,queues=1,queue_size=4096" for i in (0, 1)]
         with GenSession(d / "memif.sock", STREAM, d, vdevs=vd, gen_args=["--txd", "4096"]) as g:
+            if os.environ.get("GEN_NICE"):  # every thread of the generator at that nice value
+                for tid in os.listdir(f"/proc/{g.p.pid}/task"):
+                    os.setpriority(os.PRIO_PROCESS, int(tid), int(os.environ["GEN_NICE"]))
             for k in range(trials):
                 for s in "ab":
                     subprocess.run([str(BUILD / "sluicectl"), "-s", str(d / s / "cli.sock"), "clear runtime"],
