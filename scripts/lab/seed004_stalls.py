@@ -13,6 +13,7 @@ GEN_NICE=N runs every thread of the generator at nice N."""
 import glob
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -82,6 +83,7 @@ def main():
     finally:
         dut.send_signal(signal.SIGTERM)
         dut.wait(30)
+        shutil.rmtree(d, ignore_errors=True)
 
 
 if __name__ == "__main__":
