@@ -5,7 +5,6 @@
 
 #include "../sluice.h"
 #include "../runtime/crc.h"
-#include "../runtime/cksum.h"
 #include <rte_fib.h>
 #include <rte_ip.h>
 
@@ -105,26 +104,6 @@ static inline uint16_t sl_cksum_ttl_dec(uint16_t be_cksum)
  * bursts of SL_ICMP_BURST (RFC 1812 4.3.2.8, RFC 4443 2.4 f); now is the TSC. */
 #define SL_ICMP_RATE_PER_S 1000
 #define SL_ICMP_BURST 100u
-/* ip4-input's fast test of the IPv4 header at b (m's data): a 20-byte header, right checksum,
- * total length equal to the frame, TTL not zero, unicast source (RFC 1812 5.2.2, 5.3.7);
- * false for anything else, which ip4-input's per-packet function checks by name. The header
- * read once, in two 8-byte words and a 4-byte one as the checksum wants it, every check made
- * on them (byte k of a word read little-endian is its bits 8k to 8k+7): byte 0 version and
- * IHL, bytes 2-3 the total length, byte 8 the TTL, bytes 12-15 the source. */
-static __rte_always_inline bool sl_ip4_input_fast(const struct rte_mbuf *m, const uint8_t *b)
-{
-	uint64_t q0, q1;
-	uint32_t w4;
-	memcpy(&q0, b, 8);
-	memcpy(&q1, b + 8, 8);
-	memcpy(&w4, b + 16, 4);
-	uint64_t v0 = rte_le_to_cpu_64(q0), v1 = rte_le_to_cpu_64(q1);
-	uint32_t src = (uint32_t)(v1 >> 32); /* as it lies in memory */
-	return m->data_len >= sizeof(struct rte_ipv4_hdr) && (uint8_t)v0 == RTE_IPV4_VHL_DEF &&
-	       rte_bswap16((uint16_t)(v0 >> 16)) == m->pkt_len && (uint8_t)v1 != 0 &&
-	       (src & 0xf0) != 0xe0 && src != 0xffffffff && sl_ip4_hdr20_sum_ok64(q0, q1, w4);
-}
-
 static inline bool sl_icmp_allow(struct sl_worker *w, uint64_t now)
 {
 	uint64_t per = rte_get_tsc_hz() / SL_ICMP_RATE_PER_S;
